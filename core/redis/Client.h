@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/redis/ConnectionOptions.h"
+#include "core/redis/ConnectionState.h"
+#include "core/redis/RespCodec.h"
+
+#include <QMutex>
+#include <QObject>
+#include <QThread>
+#include <atomic>
+
+namespace tollgate {
+
+class Connection;
+
+/// A Redis connection that never blocks its caller. Owns a worker thread on which one
+/// socket lives; commands are pipelined on it. Thread-safe: execute() may be called from
+/// any thread.
+///
+/// Callbacks: with a context object, `done` runs on the context's thread (queued, and not at
+/// all if the context is destroyed first). With a null context it runs on the worker thread;
+/// core uses that to chain commands and for the blocking helpers.
+class Client : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Client(ConnectionOptions options, QObject* parent = nullptr);
+    ~Client() override;
+
+    const ConnectionOptions& options() const { return m_options; }
+
+    /// Starts connecting (AUTH, SELECT, CLIENT SETNAME). Commands issued during the first
+    /// attempt wait for it; afterwards, while reconnecting, they fail fast with Closed.
+    void open();
+
+    ConnectionState state() const { return m_state.load(); }
+    Error lastError() const;
+
+    /// Sends one command: any Redis command, arguments as raw bytes.
+    void execute(Command args, QObject* context, Callback<Reply> done);
+
+    /// Blocking convenience for CLI and tools; never call it from a GUI thread.
+    Result<Reply> executeSync(Command args);
+
+Q_SIGNALS:
+    void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
+    /// A pub/sub message (after SUBSCRIBE / PSUBSCRIBE through execute()).
+    void messageReceived(const QByteArray& channel, const QByteArray& payload,
+                         const QByteArray& pattern);
+
+private:
+    ConnectionOptions m_options;
+    QThread m_thread;
+    Connection* m_connection = nullptr; // lives on m_thread
+    std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
+    std::atomic<bool> m_closing{false};
+    mutable QMutex m_errorMutex;
+    Error m_lastError;
+};
+
+/// Runs `done(result)` on context's thread, or right here when context is null.
+template <typename T>
+void deliver(QObject* context, const Callback<T>& done, Result<T> result)
+{
+    if (!done)
+        return;
+    if (!context) {
+        done(std::move(result));
+        return;
+    }
+    QMetaObject::invokeMethod(
+        context, [done, result = std::move(result)]() mutable { done(std::move(result)); },
+        Qt::QueuedConnection);
+}
+
+} // namespace tollgate

@@ -1,0 +1,382 @@
+#include "core/redis/Connection.h"
+
+#include <QFile>
+#include <QLocalSocket>
+#include <QRandomGenerator>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslSocket>
+#include <QTcpSocket>
+#include <algorithm>
+
+namespace tollgate {
+
+QString connectionStateName(ConnectionState state)
+{
+    switch (state) {
+    case ConnectionState::Disconnected: return QStringLiteral("disconnected");
+    case ConnectionState::Connecting: return QStringLiteral("connecting");
+    case ConnectionState::Connected: return QStringLiteral("connected");
+    case ConnectionState::Reconnecting: return QStringLiteral("reconnecting");
+    }
+    return {};
+}
+
+namespace {
+
+Result<QSslKey> readPrivateKey(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error{ErrorKind::Io, QStringLiteral("cannot read TLS key file ") + path};
+    const QByteArray pem = file.readAll();
+    for (QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec, QSsl::Dsa}) {
+        QSslKey key(pem, algorithm, QSsl::Pem);
+        if (!key.isNull())
+            return key;
+    }
+    return Error{ErrorKind::Io, QStringLiteral("not a PEM private key: ") + path};
+}
+
+Result<QSslConfiguration> tlsConfiguration(const TlsOptions& tls)
+{
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    if (!tls.caFile.isEmpty()) {
+        const auto cas = QSslCertificate::fromPath(tls.caFile, QSsl::Pem);
+        if (cas.isEmpty())
+            return Error{ErrorKind::Io, QStringLiteral("cannot read CA file ") + tls.caFile};
+        config.setCaCertificates(cas);
+    }
+    if (!tls.certFile.isEmpty()) {
+        const auto certs = QSslCertificate::fromPath(tls.certFile, QSsl::Pem);
+        if (certs.isEmpty())
+            return Error{ErrorKind::Io,
+                         QStringLiteral("cannot read certificate file ") + tls.certFile};
+        config.setLocalCertificate(certs.first());
+        auto key = readPrivateKey(tls.keyFile.isEmpty() ? tls.certFile : tls.keyFile);
+        if (!key)
+            return key.error();
+        config.setPrivateKey(*key);
+    }
+    config.setPeerVerifyMode(tls.verifyPeer ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
+    return config;
+}
+
+bool isSubscribeCommand(const Command& args)
+{
+    if (args.isEmpty())
+        return false;
+    const QByteArray name = args.first().toUpper();
+    return name == "SUBSCRIBE" || name == "PSUBSCRIBE";
+}
+
+} // namespace
+
+Connection::Connection(ConnectionOptions options)
+    : m_options(std::move(options)), m_connectTimer(new QTimer(this)),
+      m_deadlineTimer(new QTimer(this)), m_reconnectTimer(new QTimer(this))
+{
+    m_connectTimer->setSingleShot(true);
+    m_reconnectTimer->setSingleShot(true);
+    m_deadlineTimer->setInterval(50);
+    connect(m_connectTimer, &QTimer::timeout, this, [this] {
+        dropConnection({ErrorKind::Timeout,
+                        QStringLiteral("connecting to %1 timed out after %2 ms")
+                            .arg(m_options.endpoint())
+                            .arg(m_options.connectTimeout.count())});
+    });
+    connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
+    connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
+    m_clock.start();
+}
+
+Connection::~Connection()
+{
+    m_options.autoReconnect = false;
+    const Error closed{ErrorKind::Closed, QStringLiteral("client closed")};
+    if (m_state == ConnectionState::Connecting)
+        m_state = ConnectionState::Disconnected;
+    dropConnection(closed);
+    failWaiting(closed);
+}
+
+void Connection::open()
+{
+    if (m_state != ConnectionState::Disconnected)
+        return;
+    setState(ConnectionState::Connecting);
+    startAttempt();
+}
+
+void Connection::submit(Command args, Done done)
+{
+    switch (m_state) {
+    case ConnectionState::Connected:
+        if (isSubscribeCommand(args))
+            m_pushMode = true;
+        write(args, std::move(done));
+        return;
+    case ConnectionState::Connecting:
+        m_waiting.push_back({std::move(args), std::move(done)});
+        return;
+    case ConnectionState::Disconnected:
+    case ConnectionState::Reconnecting:
+        // Fail fast: a caller must never hang on a server that is not there.
+        done(Error{ErrorKind::Closed, QStringLiteral("not connected to ") + m_options.endpoint() +
+                                          QStringLiteral(" (") + connectionStateName(m_state) +
+                                          QLatin1Char(')')});
+        return;
+    }
+}
+
+Status Connection::createDevice()
+{
+    m_tlsErrors.clear();
+    if (m_options.transport == ConnectionOptions::Transport::Unix) {
+        auto* socket = new QLocalSocket;
+        m_device.reset(socket);
+        connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
+        connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
+            onTransportError({ErrorKind::Io, m_options.socketPath + QStringLiteral(": ") +
+                                                 socket->errorString()});
+        });
+        connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
+        socket->connectToServer(m_options.socketPath);
+        return Unit{};
+    }
+
+    QTcpSocket* socket = nullptr;
+    if (m_options.tls.enabled) {
+        auto config = tlsConfiguration(m_options.tls);
+        if (!config)
+            return config.error();
+        auto* ssl = new QSslSocket;
+        ssl->setSslConfiguration(*config);
+        connect(ssl, &QSslSocket::encrypted, this, &Connection::onTransportReady);
+        connect(ssl, &QSslSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
+            QStringList texts;
+            for (const QSslError& e : errors)
+                texts << e.errorString();
+            m_tlsErrors = texts.join(QStringLiteral("; "));
+        });
+        socket = ssl;
+    } else {
+        socket = new QTcpSocket;
+        connect(socket, &QTcpSocket::connected, this, &Connection::onTransportReady);
+    }
+    m_device.reset(socket);
+    connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket] {
+        QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
+        if (!m_tlsErrors.isEmpty())
+            message += QStringLiteral(" (TLS: ") + m_tlsErrors + QLatin1Char(')');
+        onTransportError({ErrorKind::Io, message});
+    });
+    connect(socket, &QTcpSocket::readyRead, this, &Connection::onReadyRead);
+    if (auto* ssl = qobject_cast<QSslSocket*>(socket)) {
+        const QString peer =
+            m_options.tls.serverName.isEmpty() ? m_options.host : m_options.tls.serverName;
+        ssl->connectToHostEncrypted(m_options.host, m_options.port, peer);
+    } else {
+        socket->connectToHost(m_options.host, m_options.port);
+    }
+    return Unit{};
+}
+
+void Connection::startAttempt()
+{
+    m_parser.reset();
+    m_handshakeDone = false;
+    m_pushMode = false;
+    m_connectTimer->start(m_options.connectTimeout);
+    const Status created = createDevice();
+    if (!created)
+        dropConnection(created.error());
+}
+
+void Connection::onTransportReady()
+{
+    m_connectTimer->stop();
+    if (auto* tcp = qobject_cast<QTcpSocket*>(m_device.get())) {
+        tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+        tcp->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
+    }
+    sendHandshake();
+}
+
+void Connection::sendHandshake()
+{
+    // Pipelined: AUTH, SELECT, CLIENT SETNAME, then PING marks the end. Any failure
+    // except SETNAME (an ACL may forbid it) drops the attempt with that error.
+    QIODevice* device = m_device.get();
+    auto failOn = [this, device](const Result<Reply>& r) {
+        if (!r && device == m_device.get())
+            dropConnection(r.error());
+    };
+    if (!m_options.password.isEmpty()) {
+        Command auth{QByteArrayLiteral("AUTH")};
+        if (!m_options.user.isEmpty())
+            auth << m_options.user.toUtf8();
+        auth << m_options.password.toUtf8();
+        write(auth, failOn);
+    }
+    if (m_options.database != 0)
+        write({QByteArrayLiteral("SELECT"), QByteArray::number(m_options.database)}, failOn);
+    if (!m_options.clientName.isEmpty())
+        write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
+               m_options.clientName.toUtf8()},
+              [](const Result<Reply>&) {});
+    write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
+        if (device != m_device.get())
+            return;
+        if (!r) {
+            dropConnection(r.error());
+            return;
+        }
+        m_handshakeDone = true;
+        m_attempt = 0;
+        setState(ConnectionState::Connected);
+        auto waiting = std::move(m_waiting);
+        m_waiting.clear();
+        for (Waiting& w : waiting)
+            submit(std::move(w.args), std::move(w.done));
+    });
+}
+
+void Connection::write(const Command& args, Done done, bool withDeadline)
+{
+    const qint64 deadline =
+        withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
+    m_inFlight.push_back({std::move(done), deadline});
+    m_device->write(encodeCommand(args));
+    if (!m_deadlineTimer->isActive())
+        m_deadlineTimer->start();
+}
+
+void Connection::onReadyRead()
+{
+    if (!m_device)
+        return;
+    m_parser.feed(m_device->readAll());
+    QIODevice* device = m_device.get();
+    while (device == m_device.get()) {
+        auto next = m_parser.next();
+        if (!next) {
+            dropConnection(next.error());
+            return;
+        }
+        if (!next->has_value())
+            return;
+        Reply reply = std::move(**next);
+        if (m_pushMode && handlePush(reply))
+            continue;
+        if (m_inFlight.empty()) {
+            dropConnection({ErrorKind::Protocol, QStringLiteral("unexpected reply from server")});
+            return;
+        }
+        Done done = std::move(m_inFlight.front().done);
+        m_inFlight.pop_front();
+        if (m_inFlight.empty())
+            m_deadlineTimer->stop();
+        if (reply.type == Reply::Type::Error)
+            done(classifyErrorReply(reply.string));
+        else
+            done(std::move(reply));
+    }
+}
+
+bool Connection::handlePush(const Reply& reply)
+{
+    if (!reply.isArray() || reply.elements.size() < 3)
+        return false;
+    const QByteArray kind = reply.elements[0].string;
+    if (kind == "message") {
+        Q_EMIT pushReceived(reply.elements[1].string, reply.elements[2].string, {});
+        return true;
+    }
+    if (kind == "pmessage" && reply.elements.size() == 4) {
+        Q_EMIT pushReceived(reply.elements[2].string, reply.elements[3].string,
+                            reply.elements[1].string);
+        return true;
+    }
+    return false;
+}
+
+void Connection::onTransportError(const Error& error)
+{
+    dropConnection(error);
+}
+
+void Connection::checkDeadlines()
+{
+    if (m_inFlight.empty()) {
+        m_deadlineTimer->stop();
+        return;
+    }
+    const qint64 deadline = m_inFlight.front().deadlineMs;
+    if (deadline != 0 && m_clock.elapsed() > deadline) {
+        // The reply stream can no longer be matched to requests: start over.
+        dropConnection({ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
+                                                .arg(m_options.endpoint())
+                                                .arg(m_options.commandTimeout.count())});
+    }
+}
+
+void Connection::dropConnection(const Error& error)
+{
+    m_connectTimer->stop();
+    m_deadlineTimer->stop();
+    if (m_device) {
+        m_device->disconnect(this);
+        if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
+            socket->abort();
+        else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
+            local->abort();
+        // Never delete a socket inside its own signal handler.
+        m_device.release()->deleteLater();
+    }
+    const bool firstAttempt = m_state == ConnectionState::Connecting;
+    // State first: callbacks below may submit again and must see "not connected".
+    if (m_options.autoReconnect) {
+        setState(ConnectionState::Reconnecting, error);
+        scheduleReconnect();
+    } else {
+        setState(ConnectionState::Disconnected, error);
+    }
+    auto inFlight = std::move(m_inFlight);
+    m_inFlight.clear();
+    for (InFlight& request : inFlight)
+        request.done(error);
+    if (firstAttempt)
+        failWaiting(error);
+}
+
+void Connection::failWaiting(const Error& error)
+{
+    auto waiting = std::move(m_waiting);
+    m_waiting.clear();
+    for (Waiting& w : waiting)
+        w.done(error);
+}
+
+void Connection::scheduleReconnect()
+{
+    const qint64 base = m_options.reconnectMinDelay.count() << std::min(m_attempt, 16);
+    const qint64 capped = std::min<qint64>(base, m_options.reconnectMaxDelay.count());
+    // +-20% jitter so many consoles do not reconnect in lockstep.
+    const double jitter = 0.8 + 0.4 * QRandomGenerator::global()->generateDouble();
+    ++m_attempt;
+    m_reconnectTimer->start(std::max<qint64>(1, static_cast<qint64>(capped * jitter)));
+}
+
+void Connection::setState(ConnectionState state, const Error& error)
+{
+    if (m_state == state && state != ConnectionState::Reconnecting)
+        return;
+    const bool changed = m_state != state;
+    m_state = state;
+    if (changed || !error.message.isEmpty())
+        Q_EMIT stateChanged(state, error);
+}
+
+} // namespace tollgate

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "core/redis/ConnectionOptions.h"
+#include "core/redis/ConnectionState.h"
+#include "core/redis/RespCodec.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+#include <deque>
+#include <memory>
+
+class QIODevice;
+
+namespace tollgate {
+
+/// The I/O side of a Client: owns one socket and lives on the client's worker thread.
+/// Every method runs on that thread; Client posts work to it. Commands are written as
+/// soon as they arrive (pipelining) and completed in order as replies come back.
+class Connection : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(Result<Reply>)>;
+
+    explicit Connection(ConnectionOptions options);
+    ~Connection() override;
+
+    void open();
+    void submit(Command args, Done done);
+
+Q_SIGNALS:
+    void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
+    /// Pub/sub push: pattern is empty for plain SUBSCRIBE messages.
+    void pushReceived(const QByteArray& channel, const QByteArray& payload,
+                      const QByteArray& pattern);
+
+private:
+    struct InFlight
+    {
+        Done done;
+        qint64 deadlineMs = 0; // on m_clock; 0 = no deadline (subscriptions)
+    };
+    struct Waiting
+    {
+        Command args;
+        Done done;
+    };
+
+    void startAttempt();
+    Status createDevice();
+    void onTransportReady();
+    void onReadyRead();
+    void onTransportError(const Error& error);
+    void sendHandshake();
+    void write(const Command& args, Done done, bool withDeadline = true);
+    void setState(ConnectionState state, const Error& error = {});
+    void dropConnection(const Error& error);
+    void scheduleReconnect();
+    void checkDeadlines();
+    bool handlePush(const Reply& reply);
+    void failWaiting(const Error& error);
+
+    ConnectionOptions m_options;
+    ConnectionState m_state = ConnectionState::Disconnected;
+    std::unique_ptr<QIODevice> m_device;
+    RespParser m_parser;
+    std::deque<InFlight> m_inFlight;
+    std::deque<Waiting> m_waiting; // submitted while the first connect is in progress
+    // Children, so moveToThread() takes them along to the worker thread.
+    QTimer* m_connectTimer;
+    QTimer* m_deadlineTimer;
+    QTimer* m_reconnectTimer;
+    QElapsedTimer m_clock;
+    int m_attempt = 0;
+    bool m_handshakeDone = false;
+    bool m_pushMode = false;
+    QString m_tlsErrors;
+};
+
+} // namespace tollgate

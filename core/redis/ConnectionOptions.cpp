@@ -1,0 +1,170 @@
+#include "core/redis/ConnectionOptions.h"
+
+#include <QUrl>
+#include <QUrlQuery>
+
+namespace tollgate {
+
+namespace {
+
+Result<std::chrono::milliseconds> parseMillis(const QString& text, const QString& what)
+{
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 1 || value > 3600 * 1000)
+        return Error{ErrorKind::InvalidInput,
+                     what + QStringLiteral(" must be 1..3600000 ms, got '") + text +
+                         QLatin1Char('\'')};
+    return std::chrono::milliseconds(value);
+}
+
+Result<int> parseDatabase(const QString& text)
+{
+    bool ok = false;
+    const int db = text.toInt(&ok);
+    if (!ok || db < 0 || db > 1'000'000)
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("database must be a number >= 0, got '") + text +
+                         QLatin1Char('\'')};
+    return db;
+}
+
+Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
+{
+    for (const auto& [key, value] : query.queryItems(QUrl::FullyDecoded)) {
+        if (key == QLatin1String("ca")) {
+            options.tls.caFile = value;
+        } else if (key == QLatin1String("cert")) {
+            options.tls.certFile = value;
+        } else if (key == QLatin1String("key")) {
+            options.tls.keyFile = value;
+        } else if (key == QLatin1String("sni")) {
+            options.tls.serverName = value;
+        } else if (key == QLatin1String("verify")) {
+            options.tls.verifyPeer = value != QLatin1String("0") && value != QLatin1String("false");
+        } else if (key == QLatin1String("connect_timeout")) {
+            auto ms = parseMillis(value, QStringLiteral("connect_timeout"));
+            if (!ms)
+                return ms.error();
+            options.connectTimeout = *ms;
+        } else if (key == QLatin1String("timeout")) {
+            auto ms = parseMillis(value, QStringLiteral("timeout"));
+            if (!ms)
+                return ms.error();
+            options.commandTimeout = *ms;
+        } else if (key == QLatin1String("name")) {
+            options.clientName = value;
+        } else if (key == QLatin1String("db")) {
+            auto db = parseDatabase(value);
+            if (!db)
+                return db.error();
+            options.database = *db;
+        } else {
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("unknown URL option '") + key + QLatin1Char('\'')};
+        }
+    }
+    return Unit{};
+}
+
+} // namespace
+
+Result<ConnectionOptions> ConnectionOptions::fromUrl(const QString& text)
+{
+    const QUrl url(text.trimmed(), QUrl::StrictMode);
+    const QString scheme = url.scheme().toLower();
+    if (!url.isValid() || scheme.isEmpty())
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("not a Redis URL: '") + text +
+                         QStringLiteral("' (expected redis://host:port/db, rediss://... or "
+                                        "unix:///path)")};
+
+    ConnectionOptions options;
+    options.user = url.userName(QUrl::FullyDecoded);
+    options.password = url.password(QUrl::FullyDecoded);
+    // redis://:secret@host means "no user, password secret"; redis://secret@host is the
+    // legacy form where the only credential is the password.
+    if (!url.userName().isEmpty() && url.password().isNull() &&
+        !text.contains(QStringLiteral(":@"))) {
+        options.password = options.user;
+        options.user.clear();
+    }
+
+    if (scheme == QLatin1String("unix")) {
+        options.transport = Transport::Unix;
+        options.socketPath = url.path(QUrl::FullyDecoded);
+        if (options.socketPath.isEmpty())
+            return Error{ErrorKind::InvalidInput, QStringLiteral("unix:// URL without a path")};
+    } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
+        options.tls.enabled = scheme == QLatin1String("rediss");
+        if (url.host().isEmpty())
+            return Error{ErrorKind::InvalidInput, QStringLiteral("URL without a host: ") + text};
+        options.host = url.host();
+        const int port = url.port(6379);
+        if (port < 1 || port > 65535)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("port out of range: ") + text};
+        options.port = static_cast<quint16>(port);
+        QString path = url.path();
+        if (path.startsWith(QLatin1Char('/')))
+            path.remove(0, 1);
+        if (!path.isEmpty()) {
+            auto db = parseDatabase(path);
+            if (!db)
+                return db.error();
+            options.database = *db;
+        }
+    } else {
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("unsupported scheme '") + scheme +
+                         QStringLiteral("' (use redis://, rediss:// or unix://)")};
+    }
+
+    const Status applied = applyQuery(options, QUrlQuery(url));
+    if (!applied)
+        return applied.error();
+    return options;
+}
+
+QString ConnectionOptions::toUrl(bool withPassword) const
+{
+    QUrl url;
+    QUrlQuery query;
+    if (transport == Transport::Unix) {
+        url.setScheme(QStringLiteral("unix"));
+        url.setPath(socketPath);
+        if (database != 0)
+            query.addQueryItem(QStringLiteral("db"), QString::number(database));
+    } else {
+        url.setScheme(tls.enabled ? QStringLiteral("rediss") : QStringLiteral("redis"));
+        url.setHost(host);
+        url.setPort(port);
+        url.setPath(QLatin1Char('/') + QString::number(database));
+        if (tls.enabled) {
+            if (!tls.caFile.isEmpty())
+                query.addQueryItem(QStringLiteral("ca"), tls.caFile);
+            if (!tls.certFile.isEmpty())
+                query.addQueryItem(QStringLiteral("cert"), tls.certFile);
+            if (!tls.keyFile.isEmpty())
+                query.addQueryItem(QStringLiteral("key"), tls.keyFile);
+            if (!tls.serverName.isEmpty())
+                query.addQueryItem(QStringLiteral("sni"), tls.serverName);
+            if (!tls.verifyPeer)
+                query.addQueryItem(QStringLiteral("verify"), QStringLiteral("0"));
+        }
+    }
+    if (!user.isEmpty())
+        url.setUserName(user);
+    if (withPassword && !password.isEmpty())
+        url.setPassword(password);
+    url.setQuery(query);
+    return url.toString();
+}
+
+QString ConnectionOptions::endpoint() const
+{
+    if (transport == Transport::Unix)
+        return socketPath;
+    return host + QLatin1Char(':') + QString::number(port);
+}
+
+} // namespace tollgate

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/redis/Result.h"
+
+#include <QString>
+#include <chrono>
+
+namespace tollgate {
+
+struct TlsOptions
+{
+    bool enabled = false;
+    QString caFile;       // PEM bundle to trust; empty = system CAs
+    QString certFile;     // client certificate (PEM), optional
+    QString keyFile;      // client private key (PEM), optional
+    QString serverName;   // name to verify; empty = the host
+    bool verifyPeer = true;
+};
+
+/// Where and how to connect. Plain struct with sensible defaults; build one from a URL:
+///   redis://[user:password@]host[:port][/db]
+///   rediss://[user:password@]host[:port][/db]?ca=PATH&cert=PATH&key=PATH&sni=NAME&verify=0
+///   unix:///path/to/redis.sock[?db=N]
+/// Query options valid for every scheme: connect_timeout=MS, timeout=MS, name=CLIENTNAME.
+struct ConnectionOptions
+{
+    enum class Transport { Tcp, Unix };
+
+    Transport transport = Transport::Tcp;
+    QString host = QStringLiteral("127.0.0.1");
+    quint16 port = 6379;
+    QString socketPath;
+    QString user;     // ACL user; empty = "default"
+    QString password; // never written to disk by Tollgate
+    int database = 0;
+    TlsOptions tls;
+    QString clientName = QStringLiteral("tollgate");
+
+    std::chrono::milliseconds connectTimeout{3000};
+    std::chrono::milliseconds commandTimeout{5000};
+    bool autoReconnect = true;
+    std::chrono::milliseconds reconnectMinDelay{100};
+    std::chrono::milliseconds reconnectMaxDelay{5000};
+
+    static Result<ConnectionOptions> fromUrl(const QString& url);
+    /// The URL back, without the password unless asked for.
+    QString toUrl(bool withPassword = false) const;
+    /// "host:port" or the socket path, for status lines.
+    QString endpoint() const;
+};
+
+} // namespace tollgate

@@ -1,0 +1,112 @@
+#include "core/redis/RespCodec.h"
+
+#include <hiredis/hiredis.h>
+#include <vector>
+
+namespace tollgate {
+
+namespace {
+
+struct ReplyObjectDeleter
+{
+    void operator()(void* reply) const { freeReplyObject(reply); }
+};
+using ReplyObject = std::unique_ptr<void, ReplyObjectDeleter>;
+
+struct CommandBufferDeleter
+{
+    void operator()(char* buffer) const { redisFreeCommand(buffer); }
+};
+
+Reply convert(const redisReply* raw)
+{
+    Reply reply;
+    switch (raw->type) {
+    case REDIS_REPLY_STRING:
+        reply.type = Reply::Type::String;
+        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
+        break;
+    case REDIS_REPLY_STATUS:
+        reply.type = Reply::Type::Status;
+        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
+        break;
+    case REDIS_REPLY_ERROR:
+        reply.type = Reply::Type::Error;
+        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
+        break;
+    case REDIS_REPLY_INTEGER:
+        reply.type = Reply::Type::Integer;
+        reply.integer = raw->integer;
+        break;
+    case REDIS_REPLY_ARRAY:
+        reply.type = Reply::Type::Array;
+        reply.elements.reserve(raw->elements);
+        for (size_t i = 0; i < raw->elements; ++i)
+            reply.elements.push_back(convert(raw->element[i]));
+        break;
+    default:
+        reply.type = Reply::Type::Nil;
+        break;
+    }
+    return reply;
+}
+
+} // namespace
+
+QByteArray encodeCommand(const Command& args)
+{
+    std::vector<const char*> argv;
+    std::vector<size_t> lengths;
+    argv.reserve(args.size());
+    lengths.reserve(args.size());
+    for (const QByteArray& arg : args) {
+        argv.push_back(arg.constData());
+        lengths.push_back(static_cast<size_t>(arg.size()));
+    }
+    char* raw = nullptr;
+    const int length = redisFormatCommandArgv(&raw, static_cast<int>(argv.size()), argv.data(),
+                                              lengths.data());
+    std::unique_ptr<char, CommandBufferDeleter> buffer(raw);
+    if (length < 0 || !buffer)
+        return {};
+    return QByteArray(buffer.get(), length);
+}
+
+void RespParser::ReaderDeleter::operator()(redisReader* reader) const
+{
+    redisReaderFree(reader);
+}
+
+RespParser::RespParser() : m_reader(redisReaderCreate())
+{
+    // Keep memory bounded after large replies (hiredis' default is 16 KiB too).
+    m_reader->maxbuf = 64 * 1024;
+}
+
+RespParser::~RespParser() = default;
+
+void RespParser::feed(const QByteArray& bytes)
+{
+    redisReaderFeed(m_reader.get(), bytes.constData(), static_cast<size_t>(bytes.size()));
+}
+
+Result<std::optional<Reply>> RespParser::next()
+{
+    void* raw = nullptr;
+    if (redisReaderGetReply(m_reader.get(), &raw) != REDIS_OK) {
+        const QString why = QString::fromUtf8(m_reader->errstr);
+        return Error{ErrorKind::Protocol, QStringLiteral("invalid reply from server: ") + why};
+    }
+    if (!raw)
+        return std::optional<Reply>();
+    ReplyObject owned(raw);
+    return std::optional<Reply>(convert(static_cast<const redisReply*>(raw)));
+}
+
+void RespParser::reset()
+{
+    m_reader.reset(redisReaderCreate());
+    m_reader->maxbuf = 64 * 1024;
+}
+
+} // namespace tollgate

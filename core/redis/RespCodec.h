@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/redis/Reply.h"
+#include "core/redis/Result.h"
+
+#include <QList>
+#include <memory>
+
+struct redisReader;
+
+namespace tollgate {
+
+using Command = QList<QByteArray>;
+
+/// Encodes one command as a RESP array of bulk strings (hiredis' redisFormatCommandArgv),
+/// so any byte, including \0 and \r\n, travels safely.
+QByteArray encodeCommand(const Command& args);
+
+/// Incremental RESP decoder over hiredis' redisReader. Feed it whatever the socket
+/// delivered; take complete replies out as they become available.
+class RespParser
+{
+public:
+    RespParser();
+    ~RespParser();
+    RespParser(const RespParser&) = delete;
+    RespParser& operator=(const RespParser&) = delete;
+
+    void feed(const QByteArray& bytes);
+
+    /// A complete reply, std::nullopt when more bytes are needed, or a Protocol error
+    /// after which the stream is unusable (the connection must be dropped).
+    Result<std::optional<Reply>> next();
+
+    /// Forget buffered bytes (after a reconnect).
+    void reset();
+
+private:
+    struct ReaderDeleter
+    {
+        void operator()(redisReader* reader) const;
+    };
+    std::unique_ptr<redisReader, ReaderDeleter> m_reader;
+};
+
+} // namespace tollgate
