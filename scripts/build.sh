@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing (scripts/setup.sh), then configures and builds into build/ with Ninja,
+# RelWithDebInfo. Warnings are errors when CI=true. Extra CMake arguments: TOLLGATE_CMAKE_ARGS.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/setup.sh
+
+werror=OFF
+if [[ "${CI:-}" == "true" ]]; then
+    werror=ON
+fi
+
+configure=(-S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOLLGATE_WERROR="$werror")
+# The generator is fixed at the first configure; naming it again on an existing tree made with
+# another one would be an error, so only a fresh tree gets -G Ninja.
+if [[ ! -f build/CMakeCache.txt ]]; then
+    configure+=(-G Ninja)
+fi
+# shellcheck disable=SC2206 # word splitting of the user's extra arguments is intended
+configure+=(${TOLLGATE_CMAKE_ARGS:-})
+
+cmake "${configure[@]}"
+cmake --build build -j2

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what Tollgate needs to build, test and run its demo on Debian 12 / Ubuntu 23.04+.
+# Idempotent: silent and without apt-get calls when everything is already installed.
+#
+# The tests and `tollgate --demo` start their own redis-server on a free port, so the system
+# service that the redis-server package may start (or fail to start, without systemd) is never
+# used and never required.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev
+    # Qt6ChartsConfig.cmake requires Qt6OpenGL, which qt6-base-dev does not pull in on Debian 12;
+    # Qt6GuiConfig.cmake requires OpenGL headers (WrapOpenGL). XKB is optional there: no
+    # libxkbcommon-dev needed.
+    libqt6opengl6-dev libgl-dev
+    libhiredis-dev qtkeychain-qt6-dev
+    redis-server redis-tools openssl
+    # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
+    xvfb xauth fonts-dejavu-core
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "setup.sh: not a Debian/Ubuntu system; install the equivalents of:" >&2
+    echo "  ${packages[*]}" >&2
+    exit 0
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    if [[ "$status" != "install ok installed" ]]; then
+        missing+=("$package")
+    fi
+done
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+        as_root=(sudo)
+    else
+        echo "setup.sh: missing packages: ${missing[*]}" >&2
+        echo "setup.sh: not root and no sudo: install them as root, then run this again." >&2
+        exit 1
+    fi
+fi
+
+echo "setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
