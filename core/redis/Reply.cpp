@@ -24,6 +24,14 @@ QByteArray Reply::toBytes() const
     return string;
 }
 
+QList<QPair<QByteArray, QByteArray>> Reply::toPairs() const
+{
+    QList<QPair<QByteArray, QByteArray>> pairs;
+    for (size_t i = 0; i + 1 < elements.size(); i += 2)
+        pairs.append({elements[i].toBytes(), elements[i + 1].toBytes()});
+    return pairs;
+}
+
 QString Reply::toDisplayString(int indent) const
 {
     const QString pad(indent, QLatin1Char(' '));

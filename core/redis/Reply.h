@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <optional>
 #include <vector>
@@ -28,6 +30,8 @@ struct Reply
     /// String/status bytes; integers rendered in decimal; empty for nil.
     QByteArray toBytes() const;
     QString toQString() const { return QString::fromUtf8(toBytes()); }
+    /// A flat array [k1, v1, k2, v2, ...] (HGETALL, XRANGE fields) as pairs.
+    QList<QPair<QByteArray, QByteArray>> toPairs() const;
     /// A readable one-line-per-element rendering, as redis-cli prints it.
     QString toDisplayString(int indent = 0) const;
 

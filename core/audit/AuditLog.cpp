@@ -1,0 +1,89 @@
+#include "core/audit/AuditLog.h"
+
+namespace tollgate {
+
+AuditEntry AuditEntry::fromStreamEntry(const Reply& entry)
+{
+    AuditEntry out;
+    if (entry.elements.size() < 2)
+        return out;
+    out.id = entry.elements[0].toBytes();
+    out.timeMs = out.id.split('-').value(0).toLongLong();
+    for (const auto& [field, value] : entry.elements[1].toPairs()) {
+        if (field == "event")
+            out.event = QString::fromUtf8(value);
+        else if (field == "user")
+            out.user = value;
+        else if (field == "action")
+            out.action = value;
+        else if (field == "actor")
+            out.actor = QString::fromUtf8(value);
+        else if (field == "reason")
+            out.reason = QString::fromUtf8(value);
+        else if (field == "until_ms")
+            out.untilMs = value.toLongLong();
+        else if (field == "detail" || field == "count")
+            out.detail = QString::fromUtf8(field + '=' + value);
+    }
+    return out;
+}
+
+AuditLog::AuditLog(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+{
+}
+
+QByteArray AuditLog::streamKey(const QByteArray& user) const
+{
+    return user.isEmpty() ? m_schema.auditKey() : m_schema.userAuditKey(user);
+}
+
+void AuditLog::latest(const QByteArray& user, int count, QObject* context,
+                      Callback<std::vector<AuditEntry>> done) const
+{
+    range({QByteArrayLiteral("XREVRANGE"), streamKey(user), QByteArrayLiteral("+"),
+           QByteArrayLiteral("-"), QByteArrayLiteral("COUNT"), QByteArray::number(count)},
+          context, std::move(done));
+}
+
+void AuditLog::newer(const QByteArray& user, const QByteArray& afterId, int count,
+                     QObject* context, Callback<std::vector<AuditEntry>> done) const
+{
+    const QByteArray start = afterId.isEmpty() ? QByteArrayLiteral("-") : '(' + afterId;
+    range({QByteArrayLiteral("XRANGE"), streamKey(user), start, QByteArrayLiteral("+"),
+           QByteArrayLiteral("COUNT"), QByteArray::number(count)},
+          context, std::move(done));
+}
+
+void AuditLog::range(Command command, QObject* context,
+                     Callback<std::vector<AuditEntry>> done) const
+{
+    m_client->execute(std::move(command), nullptr, [context, done](Result<Reply> reply) {
+        if (!reply) {
+            deliver(context, done, Result<std::vector<AuditEntry>>(reply.error()));
+            return;
+        }
+        std::vector<AuditEntry> entries;
+        entries.reserve(reply->elements.size());
+        for (const Reply& element : reply->elements)
+            entries.push_back(AuditEntry::fromStreamEntry(element));
+        deliver(context, done, Result<std::vector<AuditEntry>>(std::move(entries)));
+    });
+}
+
+void AuditLog::record(const AuditEntry& entry, QObject* context, Callback<Unit> done) const
+{
+    Command command{QByteArrayLiteral("XADD"), m_schema.auditKey(), QByteArrayLiteral("MAXLEN"),
+                    QByteArrayLiteral("~"), QByteArray::number(kGlobalMaxLen),
+                    QByteArrayLiteral("*"), QByteArrayLiteral("event"), entry.event.toUtf8(),
+                    QByteArrayLiteral("user"), entry.user, QByteArrayLiteral("action"),
+                    entry.action, QByteArrayLiteral("actor"), entry.actor.toUtf8(),
+                    QByteArrayLiteral("reason"), entry.reason.toUtf8(),
+                    QByteArrayLiteral("until_ms"), QByteArray::number(entry.untilMs)};
+    if (!entry.detail.isEmpty())
+        command << QByteArrayLiteral("detail") << entry.detail.toUtf8();
+    m_client->execute(command, nullptr, [context, done](Result<Reply> reply) {
+        deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
+    });
+}
+
+} // namespace tollgate

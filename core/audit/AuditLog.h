@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/redis/Client.h"
+
+#include <vector>
+
+namespace tollgate {
+
+/// One entry of an audit stream (per-user <p>:{<user>}:audit or global <p>:audit).
+struct AuditEntry
+{
+    QByteArray id;     // stream id "<ms>-<seq>"
+    qint64 timeMs = 0; // from the id
+    QString event;     // ban, unban, reset, warn, auto_ban, policy, policy_delete, repair, ...
+    QByteArray user;
+    QByteArray action;
+    QString actor;
+    QString reason;
+    qint64 untilMs = 0;
+    QString detail;
+
+    static AuditEntry fromStreamEntry(const Reply& entry);
+};
+
+/// Reads the audit streams and writes the global mirror. Bans and unbans write the per-user
+/// stream inside their script (atomic with the change); every console or CLI write also
+/// lands here in the global stream, which the console's audit view follows.
+class AuditLog
+{
+public:
+    static constexpr int kGlobalMaxLen = 100'000;
+
+    AuditLog(Client* client, KeySchema schema);
+
+    /// Newest first (XREVRANGE ... COUNT). Empty user = the global stream.
+    void latest(const QByteArray& user, int count, QObject* context,
+                Callback<std::vector<AuditEntry>> done) const;
+    /// Entries after `afterId`, oldest first (XRANGE (id + COUNT): for live views.
+    void newer(const QByteArray& user, const QByteArray& afterId, int count, QObject* context,
+               Callback<std::vector<AuditEntry>> done) const;
+    /// XADD to the global stream (capped with MAXLEN ~).
+    void record(const AuditEntry& entry, QObject* context, Callback<Unit> done) const;
+
+private:
+    QByteArray streamKey(const QByteArray& user) const;
+    void range(Command command, QObject* context, Callback<std::vector<AuditEntry>> done) const;
+
+    Client* m_client;
+    KeySchema m_schema;
+};
+
+} // namespace tollgate

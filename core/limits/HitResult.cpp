@@ -1,0 +1,49 @@
+#include "core/limits/HitResult.h"
+
+namespace tollgate {
+
+QString tierName(Tier tier)
+{
+    switch (tier) {
+    case Tier::Ok: return QStringLiteral("ok");
+    case Tier::Warn: return QStringLiteral("warn");
+    case Tier::Deny: return QStringLiteral("deny");
+    case Tier::Banned: return QStringLiteral("banned");
+    }
+    return {};
+}
+
+Result<HitResult> HitResult::fromReply(const Reply& reply)
+{
+    const auto malformed = [] {
+        return Result<HitResult>(ErrorKind::Protocol, QStringLiteral("malformed reply from hit.lua"));
+    };
+    if (!reply.isArray() || reply.elements.size() < 7)
+        return malformed();
+    HitResult hit;
+    const QByteArray tier = reply.elements[1].toBytes();
+    if (tier == "ok")
+        hit.tier = Tier::Ok;
+    else if (tier == "warn")
+        hit.tier = Tier::Warn;
+    else if (tier == "deny")
+        hit.tier = Tier::Deny;
+    else if (tier == "banned")
+        hit.tier = Tier::Banned;
+    else
+        return malformed();
+    qint64* fields[] = {&hit.count, &hit.limit, &hit.remaining, &hit.resetMs, &hit.retryAfterMs};
+    for (int i = 0; i < 5; ++i) {
+        auto value = reply.elements[static_cast<size_t>(i + 2)].toInteger();
+        if (!value)
+            return malformed();
+        *fields[i] = *value;
+    }
+    auto allowed = reply.elements[0].toInteger();
+    if (!allowed)
+        return malformed();
+    hit.allowed = *allowed == 1;
+    return hit;
+}
+
+} // namespace tollgate

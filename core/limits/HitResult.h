@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/redis/Reply.h"
+#include "core/redis/Result.h"
+
+namespace tollgate {
+
+enum class Tier { Ok, Warn, Deny, Banned };
+
+QString tierName(Tier tier);
+
+/// What hit.lua answers: enough for RateLimit-Limit / -Remaining / -Reset and Retry-After.
+struct HitResult
+{
+    bool allowed = false;
+    Tier tier = Tier::Ok;
+    qint64 count = 0;
+    qint64 limit = 0;
+    qint64 remaining = 0;
+    qint64 resetMs = 0;
+    qint64 retryAfterMs = 0; // -1: never (permanent ban)
+    QString message;         // the policy's deny message, when denied
+
+    static Result<HitResult> fromReply(const Reply& reply);
+};
+
+} // namespace tollgate

@@ -1,0 +1,211 @@
+#include "core/limits/KeySchema.h"
+
+#include <QList>
+
+namespace tollgate {
+
+namespace {
+
+bool isPlain(unsigned char c)
+{
+    // Bytes >= 0x80 stay raw so UTF-8 ids remain readable in raw key listings.
+    if (c >= 0x80)
+        return true;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return true;
+    switch (c) {
+    case '-': case '_': case '.': case '@': case '+': case '=': case '!': case '~':
+    case ',': case ';': case '#': case '&': case '$': case '(': case ')': case '\'':
+    case '/': case '<': case '>': case '|': case '^': case '`': case '"':
+        return true;
+    default:
+        return false; // ':', '{', '}', '*', '?', '[', ']', '\\', '%', space, controls
+    }
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1; // escape() writes upper case only; anything else is not ours
+}
+
+} // namespace
+
+KeySchema::KeySchema(QByteArray prefix) : m_prefix(std::move(prefix)) {}
+
+QByteArray KeySchema::escape(const QByteArray& id)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    QByteArray out;
+    out.reserve(id.size());
+    for (char ch : id) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (isPlain(c)) {
+            out += ch;
+        } else {
+            out += '%';
+            out += digits[c >> 4];
+            out += digits[c & 0xF];
+        }
+    }
+    return out;
+}
+
+std::optional<QByteArray> KeySchema::unescape(const QByteArray& escaped)
+{
+    QByteArray out;
+    out.reserve(escaped.size());
+    for (int i = 0; i < escaped.size(); ++i) {
+        const char c = escaped[i];
+        if (c != '%') {
+            if (!isPlain(static_cast<unsigned char>(c)))
+                return std::nullopt;
+            out += c;
+            continue;
+        }
+        if (i + 2 >= escaped.size())
+            return std::nullopt;
+        const int high = hexValue(escaped[i + 1]);
+        const int low = hexValue(escaped[i + 2]);
+        if (high < 0 || low < 0)
+            return std::nullopt;
+        out += static_cast<char>(high * 16 + low);
+        i += 2;
+    }
+    return out;
+}
+
+Status KeySchema::validateId(const QByteArray& id, const QString& what)
+{
+    if (id.isEmpty())
+        return Error{ErrorKind::InvalidInput, what + QStringLiteral(" must not be empty")};
+    if (id.size() > kMaxIdBytes)
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("%1 is %2 bytes long; at most %3 bytes are allowed")
+                         .arg(what)
+                         .arg(id.size())
+                         .arg(kMaxIdBytes)};
+    return Unit{};
+}
+
+QByteArray KeySchema::userBase(const QByteArray& user) const
+{
+    return m_prefix + ":{" + escape(user) + '}';
+}
+
+QByteArray KeySchema::stateKey(const QByteArray& user, const QByteArray& action,
+                               Algorithm algorithm, qint64 windowMs) const
+{
+    return userBase(user) + ':' + escape(action) + ':' + algorithmCode(algorithm) + ':' +
+           QByteArray::number(windowMs);
+}
+
+QByteArray KeySchema::actionBanKey(const QByteArray& user, const QByteArray& action) const
+{
+    return userBase(user) + ':' + escape(action) + ":ban";
+}
+
+QByteArray KeySchema::userBanKey(const QByteArray& user) const
+{
+    return userBase(user) + ":ban";
+}
+
+QByteArray KeySchema::userAuditKey(const QByteArray& user) const
+{
+    return userBase(user) + ":audit";
+}
+
+QByteArray KeySchema::policyKey(const QByteArray& action) const
+{
+    return m_prefix + ":policy:" + escape(action);
+}
+
+QByteArray KeySchema::auditKey() const
+{
+    return m_prefix + ":audit";
+}
+
+QByteArray KeySchema::eventsChannel() const
+{
+    return m_prefix + ":events";
+}
+
+QByteArray KeySchema::userPattern(const QByteArray& user) const
+{
+    return userBase(user) + ":*";
+}
+
+QByteArray KeySchema::actionPattern(const QByteArray& user, const QByteArray& action) const
+{
+    return userBase(user) + ':' + escape(action) + ":*";
+}
+
+QByteArray KeySchema::allUsersPattern() const
+{
+    return m_prefix + ":{*";
+}
+
+QByteArray KeySchema::policyPattern() const
+{
+    return m_prefix + ":policy:*";
+}
+
+KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
+{
+    Parsed parsed;
+    if (!key.startsWith(QByteArray(m_prefix + ':')))
+        return parsed;
+    const QByteArray rest = key.mid(m_prefix.size() + 1);
+    if (rest == "audit") {
+        parsed.kind = Parsed::Kind::Audit;
+        return parsed;
+    }
+    if (rest.startsWith("policy:")) {
+        auto action = unescape(rest.mid(7));
+        if (action && !action->isEmpty()) {
+            parsed.kind = Parsed::Kind::Policy;
+            parsed.action = *action;
+        }
+        return parsed;
+    }
+    if (!rest.startsWith('{'))
+        return parsed;
+    const int close = rest.indexOf('}');
+    if (close < 0 || close + 1 >= rest.size() || rest[close + 1] != ':')
+        return parsed;
+    auto user = unescape(rest.mid(1, close - 1));
+    if (!user || user->isEmpty())
+        return parsed;
+    const QList<QByteArray> parts = rest.mid(close + 2).split(':');
+    Parsed result;
+    result.user = *user;
+    if (parts.size() == 1 && (parts[0] == "ban" || parts[0] == "audit")) {
+        result.kind = parts[0] == "ban" ? Parsed::Kind::UserBan : Parsed::Kind::UserAudit;
+        return result;
+    }
+    auto action = unescape(parts[0]);
+    if (!action || action->isEmpty())
+        return parsed;
+    result.action = *action;
+    if (parts.size() == 2 && parts[1] == "ban") {
+        result.kind = Parsed::Kind::ActionBan;
+        return result;
+    }
+    if (parts.size() == 3) {
+        auto algorithm = algorithmFromCode(parts[1]);
+        bool ok = false;
+        const qint64 window = parts[2].toLongLong(&ok);
+        if (algorithm && ok && window > 0) {
+            result.kind = Parsed::Kind::State;
+            result.algorithm = *algorithm;
+            result.windowMs = window;
+            return result;
+        }
+    }
+    return parsed;
+}
+
+} // namespace tollgate

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "core/limits/Algorithm.h"
+#include "core/redis/Result.h"
+
+#include <QByteArray>
+
+namespace tollgate {
+
+/// Where Tollgate keeps things in Redis (README "Key schema"):
+///   <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   state of one user/action/window
+///   <p>:{<user>}:<action>:ban                        ban of one action (hash)
+///   <p>:{<user>}:ban                                 ban of every action (hash)
+///   <p>:{<user>}:audit                               per-user audit stream
+///   <p>:policy:<action>                              policy hash
+///   <p>:audit                                        global audit stream
+///   <p>:events                                       pub/sub channel
+/// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
+/// ':', '{', '}', glob characters or whitespace: every key parses back exactly, all keys of
+/// one user share one Redis Cluster hash slot, and no id matches another user's SCAN pattern.
+class KeySchema
+{
+public:
+    static constexpr int kMaxIdBytes = 1024;
+
+    explicit KeySchema(QByteArray prefix = QByteArrayLiteral("tg"));
+
+    const QByteArray& prefix() const { return m_prefix; }
+
+    static QByteArray escape(const QByteArray& id);
+    static std::optional<QByteArray> unescape(const QByteArray& escaped);
+    /// Non-empty and at most kMaxIdBytes; `what` names the id in the message ("user id").
+    static Status validateId(const QByteArray& id, const QString& what);
+
+    QByteArray stateKey(const QByteArray& user, const QByteArray& action, Algorithm algorithm,
+                        qint64 windowMs) const;
+    QByteArray actionBanKey(const QByteArray& user, const QByteArray& action) const;
+    QByteArray userBanKey(const QByteArray& user) const;
+    QByteArray userAuditKey(const QByteArray& user) const;
+    QByteArray policyKey(const QByteArray& action) const;
+    QByteArray auditKey() const;
+    QByteArray eventsChannel() const;
+
+    /// SCAN patterns. Escaped ids hold no glob characters, so they can be embedded as is.
+    QByteArray userPattern(const QByteArray& user) const;            // every key of a user
+    QByteArray actionPattern(const QByteArray& user, const QByteArray& action) const;
+    QByteArray allUsersPattern() const;                              // <p>:{*
+    QByteArray policyPattern() const;
+
+    struct Parsed
+    {
+        enum class Kind { State, ActionBan, UserBan, UserAudit, Policy, Audit, Foreign };
+        Kind kind = Kind::Foreign;
+        QByteArray user;
+        QByteArray action;
+        Algorithm algorithm = Algorithm::FixedWindow;
+        qint64 windowMs = 0;
+    };
+    Parsed parse(const QByteArray& key) const;
+
+private:
+    QByteArray userBase(const QByteArray& user) const;
+
+    QByteArray m_prefix;
+};
+
+} // namespace tollgate

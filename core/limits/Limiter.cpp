@@ -1,0 +1,68 @@
+#include "core/limits/Limiter.h"
+
+#include "core/scripts/ScriptRunner.h"
+
+namespace tollgate {
+
+Limiter::Limiter(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+{
+}
+
+void Limiter::hit(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+                  Callback<HitResult> done) const
+{
+    run(QByteArrayLiteral("hit"), policy, user, cost, context, std::move(done));
+}
+
+void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+                   Callback<HitResult> done) const
+{
+    run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
+}
+
+void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
+                  qint64 cost, QObject* context, Callback<HitResult> done) const
+{
+    Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (valid)
+        valid = policy.validate();
+    if (valid && (cost < 0 || cost > Policy::kMaxLimit))
+        valid = Error{ErrorKind::InvalidInput,
+                      QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
+    if (!valid) {
+        deliver(context, done, Result<HitResult>(valid.error()));
+        return;
+    }
+
+    Command keys{m_schema.userBanKey(user), m_schema.actionBanKey(user, policy.action),
+                 m_schema.userAuditKey(user)};
+    Command args{mode,
+                 algorithmName(policy.algorithm),
+                 QByteArray::number(cost > 0 ? cost : policy.cost),
+                 policy.countDenied ? QByteArrayLiteral("1") : QByteArrayLiteral("0"),
+                 QByteArray::number(policy.warn),
+                 QByteArray::number(policy.banMs),
+                 policy.banUntilMidnight ? QByteArrayLiteral("midnight") : QByteArray(),
+                 QByteArray::number(policy.tzOffsetMs),
+                 user,
+                 policy.action,
+                 m_schema.eventsChannel()};
+    for (const WindowLimit& w : policy.windows) {
+        keys << m_schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
+        args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
+    }
+    const QString message = policy.message;
+    runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
+              [context, done, message](Result<Reply> reply) {
+                  if (!reply) {
+                      deliver(context, done, Result<HitResult>(reply.error()));
+                      return;
+                  }
+                  auto hit = HitResult::fromReply(*reply);
+                  if (hit && !hit->allowed)
+                      hit->message = message;
+                  deliver(context, done, std::move(hit));
+              });
+}
+
+} // namespace tollgate

@@ -1,0 +1,262 @@
+#include "core/limits/Moderation.h"
+
+#include "core/audit/AuditLog.h"
+#include "core/redis/Scan.h"
+#include "core/scripts/ScriptRunner.h"
+
+namespace tollgate {
+
+namespace {
+
+using Kind = KeySchema::Parsed::Kind;
+
+Status validateWrite(const QByteArray& user, const QByteArray& action, const QString& actor,
+                     const QString& reason, bool reasonRequired)
+{
+    Status status = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (status && !action.isEmpty())
+        status = KeySchema::validateId(action, QStringLiteral("action"));
+    if (status && actor.trimmed().isEmpty())
+        status = Error{ErrorKind::InvalidInput, QStringLiteral("an actor is required")};
+    if (status && reasonRequired && reason.trimmed().isEmpty())
+        status = Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required")};
+    if (status && reason.size() > 2000)
+        status = Error{ErrorKind::InvalidInput, QStringLiteral("reason is longer than 2000 characters")};
+    return status;
+}
+
+} // namespace
+
+Moderation::Moderation(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+{
+}
+
+BanInfo Moderation::banFromFields(const QByteArray& user,
+                                  const QList<QPair<QByteArray, QByteArray>>& fields)
+{
+    BanInfo ban;
+    ban.user = user;
+    for (const auto& [field, value] : fields) {
+        if (field == "reason")
+            ban.reason = QString::fromUtf8(value);
+        else if (field == "actor")
+            ban.actor = QString::fromUtf8(value);
+        else if (field == "source")
+            ban.source = QString::fromUtf8(value);
+        else if (field == "action")
+            ban.action = value;
+        else if (field == "created_ms")
+            ban.createdMs = value.toLongLong();
+        else if (field == "until_ms")
+            ban.untilMs = value.toLongLong();
+    }
+    return ban;
+}
+
+void Moderation::ban(const BanRequest& request, QObject* context, Callback<BanInfo> done) const
+{
+    Status valid = validateWrite(request.user, request.action, request.actor, request.reason, true);
+    if (valid && (request.durationMs < 0 || request.untilMs < 0))
+        valid = Error{ErrorKind::InvalidInput, QStringLiteral("ban duration must be positive")};
+    if (valid && request.durationMs > 0 && request.untilMs > 0)
+        valid = Error{ErrorKind::InvalidInput,
+                      QStringLiteral("give a ban duration or an end time, not both")};
+    if (!valid) {
+        deliver(context, done, Result<BanInfo>(valid.error()));
+        return;
+    }
+    const QByteArray banKey = request.action.isEmpty()
+                                  ? m_schema.userBanKey(request.user)
+                                  : m_schema.actionBanKey(request.user, request.action);
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    runScript(client, QStringLiteral("ban"), {banKey, schema.userAuditKey(request.user)},
+              {request.user, request.action, request.actor.toUtf8(), request.reason.toUtf8(),
+               QByteArray::number(request.durationMs), QByteArray::number(request.untilMs),
+               schema.eventsChannel()},
+              nullptr, [=](Result<Reply> reply) {
+                  if (!reply) {
+                      deliver(context, done, Result<BanInfo>(reply.error()));
+                      return;
+                  }
+                  BanInfo ban;
+                  ban.user = request.user;
+                  ban.action = request.action;
+                  ban.reason = request.reason;
+                  ban.actor = request.actor;
+                  ban.source = QStringLiteral("manual");
+                  if (reply->elements.size() >= 2) {
+                      ban.untilMs = reply->elements[0].toInteger().value_or(0);
+                      ban.createdMs = reply->elements[1].toInteger().value_or(0);
+                  }
+                  AuditEntry entry;
+                  entry.event = QStringLiteral("ban");
+                  entry.user = request.user;
+                  entry.action = request.action;
+                  entry.actor = request.actor;
+                  entry.reason = request.reason;
+                  entry.untilMs = ban.untilMs;
+                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+                  deliver(context, done, Result<BanInfo>(ban));
+              });
+}
+
+void Moderation::userKeys(const QByteArray& user,
+                          std::function<bool(const KeySchema::Parsed&)> accept,
+                          Callback<QList<QByteArray>> done) const
+{
+    ScanOptions scan;
+    scan.pattern = m_schema.userPattern(user);
+    scan.count = 1000;
+    const KeySchema schema = m_schema;
+    collectKeys(m_client, scan, nullptr, [schema, user, accept, done](Result<QList<QByteArray>> keys) {
+        if (!keys) {
+            done(keys.error());
+            return;
+        }
+        QList<QByteArray> accepted;
+        for (const QByteArray& key : *keys) {
+            const auto parsed = schema.parse(key);
+            // The pattern is exact for escaped ids; the check guards foreign look-alikes.
+            if (parsed.user == user && accept(parsed))
+                accepted << key;
+        }
+        done(accepted);
+    });
+}
+
+void Moderation::unban(const QByteArray& user, const QByteArray& action, const QString& actor,
+                       const QString& reason, QObject* context, Callback<qint64> done) const
+{
+    const Status valid = validateWrite(user, action, actor, reason, true);
+    if (!valid) {
+        deliver(context, done, Result<qint64>(valid.error()));
+        return;
+    }
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    auto run = [=](const QList<QByteArray>& banKeys) {
+        Command keys{schema.userAuditKey(user)};
+        keys << banKeys;
+        runScript(client, QStringLiteral("unban"), keys,
+                  {user, action, actor.toUtf8(), reason.toUtf8(), schema.eventsChannel()}, nullptr,
+                  [=](Result<Reply> reply) {
+                      if (!reply) {
+                          deliver(context, done, Result<qint64>(reply.error()));
+                          return;
+                      }
+                      const qint64 removed = reply->toInteger().value_or(0);
+                      AuditEntry entry;
+                      entry.event = QStringLiteral("unban");
+                      entry.user = user;
+                      entry.action = action;
+                      entry.actor = actor;
+                      entry.reason = reason;
+                      entry.detail = QStringLiteral("removed=%1").arg(removed);
+                      AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+                      deliver(context, done, Result<qint64>(removed));
+                  });
+    };
+    if (!action.isEmpty()) {
+        run({schema.actionBanKey(user, action)});
+        return;
+    }
+    userKeys(
+        user, [](const KeySchema::Parsed& p) { return p.kind == Kind::UserBan || p.kind == Kind::ActionBan; },
+        [=](Result<QList<QByteArray>> keys) {
+            if (!keys) {
+                deliver(context, done, Result<qint64>(keys.error()));
+                return;
+            }
+            QList<QByteArray> banKeys = *keys;
+            if (!banKeys.contains(schema.userBanKey(user)))
+                banKeys << schema.userBanKey(user);
+            run(banKeys);
+        });
+}
+
+void Moderation::reset(const QByteArray& user, const QByteArray& action, const QString& actor,
+                       const QString& reason, QObject* context, Callback<qint64> done) const
+{
+    const Status valid = validateWrite(user, action, actor, reason, false);
+    if (!valid) {
+        deliver(context, done, Result<qint64>(valid.error()));
+        return;
+    }
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    userKeys(
+        user,
+        [action](const KeySchema::Parsed& p) {
+            return p.kind == Kind::State && (action.isEmpty() || p.action == action);
+        },
+        [=](Result<QList<QByteArray>> stateKeys) {
+            if (!stateKeys) {
+                deliver(context, done, Result<qint64>(stateKeys.error()));
+                return;
+            }
+            Command keys{schema.userAuditKey(user)};
+            keys << *stateKeys;
+            runScript(client, QStringLiteral("reset"), keys,
+                      {user, action, actor.toUtf8(), reason.toUtf8(), schema.eventsChannel()},
+                      nullptr, [=](Result<Reply> reply) {
+                          if (!reply) {
+                              deliver(context, done, Result<qint64>(reply.error()));
+                              return;
+                          }
+                          const qint64 deleted = reply->toInteger().value_or(0);
+                          AuditEntry entry;
+                          entry.event = QStringLiteral("reset");
+                          entry.user = user;
+                          entry.action = action;
+                          entry.actor = actor;
+                          entry.reason = reason;
+                          entry.detail = QStringLiteral("deleted=%1").arg(deleted);
+                          AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+                          deliver(context, done, Result<qint64>(deleted));
+                      });
+        });
+}
+
+void Moderation::bans(const QByteArray& user, QObject* context,
+                      Callback<std::vector<BanInfo>> done) const
+{
+    const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (!valid) {
+        deliver(context, done, Result<std::vector<BanInfo>>(valid.error()));
+        return;
+    }
+    Client* client = m_client;
+    userKeys(
+        user, [](const KeySchema::Parsed& p) { return p.kind == Kind::UserBan || p.kind == Kind::ActionBan; },
+        [=](Result<QList<QByteArray>> keys) {
+            if (!keys) {
+                deliver(context, done, Result<std::vector<BanInfo>>(keys.error()));
+                return;
+            }
+            auto bans = std::make_shared<std::vector<BanInfo>>();
+            auto pending = std::make_shared<int>(keys->size());
+            if (keys->isEmpty()) {
+                deliver(context, done, Result<std::vector<BanInfo>>(*bans));
+                return;
+            }
+            for (const QByteArray& key : *keys) {
+                auto ban = std::make_shared<BanInfo>();
+                client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr, [=](Result<Reply> r) {
+                    if (r && !r->elements.empty())
+                        *ban = banFromFields(user, r->toPairs());
+                });
+                client->execute({QByteArrayLiteral("PTTL"), key}, nullptr, [=](Result<Reply> r) {
+                    // Replies arrive in order: HGETALL has been handled already.
+                    if (r && !ban->source.isEmpty()) {
+                        ban->ttlMs = r->toInteger().value_or(-1);
+                        bans->push_back(*ban);
+                    }
+                    if (--*pending == 0)
+                        deliver(context, done, Result<std::vector<BanInfo>>(*bans));
+                });
+            }
+        });
+}
+
+} // namespace tollgate

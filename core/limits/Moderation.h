@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/redis/Client.h"
+
+#include <vector>
+
+namespace tollgate {
+
+struct BanRequest
+{
+    QByteArray user;
+    QByteArray action;   // empty = every action of the user
+    QString actor;       // who: required
+    QString reason;      // why: required
+    qint64 durationMs = 0;
+    qint64 untilMs = 0;  // absolute epoch ms; both 0 = permanent
+};
+
+struct BanInfo
+{
+    QByteArray user;
+    QByteArray action;   // empty = every action
+    QString reason;
+    QString actor;
+    QString source;      // manual | auto
+    qint64 createdMs = 0;
+    qint64 untilMs = 0;  // 0 = permanent
+    qint64 ttlMs = -1;   // PTTL when read; -1 = none
+};
+
+/// Ban, unban and reset, each one script that also appends to the user's audit stream;
+/// each also lands in the global audit stream with the actor.
+class Moderation
+{
+public:
+    Moderation(Client* client, KeySchema schema);
+
+    void ban(const BanRequest& request, QObject* context, Callback<BanInfo> done) const;
+    /// Removes the action's ban, or with an empty action every ban of the user.
+    /// Delivers how many bans were removed.
+    void unban(const QByteArray& user, const QByteArray& action, const QString& actor,
+               const QString& reason, QObject* context, Callback<qint64> done) const;
+    /// Deletes the counters of one action (or of every action). Delivers the number deleted.
+    void reset(const QByteArray& user, const QByteArray& action, const QString& actor,
+               const QString& reason, QObject* context, Callback<qint64> done) const;
+    /// Every ban of a user.
+    void bans(const QByteArray& user, QObject* context, Callback<std::vector<BanInfo>> done) const;
+
+    /// Parses a ban hash (HGETALL pairs).
+    static BanInfo banFromFields(const QByteArray& user,
+                                 const QList<QPair<QByteArray, QByteArray>>& fields);
+
+private:
+    /// Keys of one user (SCAN with the user's pattern), parsed, filtered by `accept`.
+    void userKeys(const QByteArray& user,
+                  std::function<bool(const KeySchema::Parsed&)> accept,
+                  Callback<QList<QByteArray>> done) const;
+
+    Client* m_client;
+    KeySchema m_schema;
+};
+
+} // namespace tollgate

@@ -1,0 +1,133 @@
+#include "core/limits/PolicyStore.h"
+
+#include "core/audit/AuditLog.h"
+#include "core/redis/Scan.h"
+#include "core/scripts/ScriptRunner.h"
+
+#include <algorithm>
+
+namespace tollgate {
+
+PolicyStore::PolicyStore(Client* client, KeySchema schema)
+    : m_client(client), m_schema(std::move(schema))
+{
+}
+
+void PolicyStore::get(const QByteArray& action, QObject* context, Callback<Policy> done) const
+{
+    const Status id = KeySchema::validateId(action, QStringLiteral("action"));
+    if (!id) {
+        deliver(context, done, Result<Policy>(id.error()));
+        return;
+    }
+    m_client->execute({QByteArrayLiteral("HGETALL"), m_schema.policyKey(action)}, nullptr,
+                      [action, context, done](Result<Reply> reply) {
+                          if (!reply) {
+                              deliver(context, done, Result<Policy>(reply.error()));
+                              return;
+                          }
+                          if (reply->elements.empty()) {
+                              deliver(context, done,
+                                      Result<Policy>(ErrorKind::NotFound,
+                                                     QStringLiteral("no policy for action '") +
+                                                         QString::fromUtf8(action) +
+                                                         QLatin1Char('\'')));
+                              return;
+                          }
+                          deliver(context, done, Policy::fromFields(action, reply->toPairs()));
+                      });
+}
+
+void PolicyStore::list(QObject* context, Callback<std::vector<Policy>> done) const
+{
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    ScanOptions scan;
+    scan.pattern = schema.policyPattern();
+    scan.type = QByteArrayLiteral("hash");
+    collectKeys(client, scan, nullptr, [=](Result<QList<QByteArray>> keys) {
+        if (!keys) {
+            deliver(context, done, Result<std::vector<Policy>>(keys.error()));
+            return;
+        }
+        auto policies = std::make_shared<std::vector<Policy>>();
+        auto pending = std::make_shared<int>(keys->size());
+        if (keys->isEmpty()) {
+            deliver(context, done, Result<std::vector<Policy>>(*policies));
+            return;
+        }
+        for (const QByteArray& key : *keys) {
+            const auto parsed = schema.parse(key);
+            client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr,
+                            [=](Result<Reply> reply) {
+                                // A malformed policy is skipped here; `get` reports it.
+                                if (reply && parsed.kind == KeySchema::Parsed::Kind::Policy) {
+                                    auto policy = Policy::fromFields(parsed.action, reply->toPairs());
+                                    if (policy && !policy->windows.empty())
+                                        policies->push_back(*policy);
+                                }
+                                if (--*pending > 0)
+                                    return;
+                                std::sort(policies->begin(), policies->end(),
+                                          [](const Policy& a, const Policy& b) {
+                                              return a.action < b.action;
+                                          });
+                                deliver(context, done, Result<std::vector<Policy>>(*policies));
+                            });
+        }
+    });
+}
+
+void PolicyStore::save(const Policy& policy, const QString& actor, QObject* context,
+                       Callback<qint64> done) const
+{
+    const Status valid = policy.validate();
+    if (!valid) {
+        deliver(context, done, Result<qint64>(valid.error()));
+        return;
+    }
+    Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel()};
+    for (const auto& [field, value] : policy.toFields())
+        args << field << value;
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    AuditEntry entry;
+    entry.event = QStringLiteral("policy");
+    entry.action = policy.action;
+    entry.actor = actor;
+    entry.reason = policy.windowsText() +
+                   (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
+    runScript(client, QStringLiteral("policy_set"), {schema.policyKey(policy.action)}, args,
+              nullptr, [=](Result<Reply> reply) {
+                  if (!reply) {
+                      deliver(context, done, Result<qint64>(reply.error()));
+                      return;
+                  }
+                  const qint64 revision = reply->toInteger().value_or(0);
+                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+                  deliver(context, done, Result<qint64>(revision));
+              });
+}
+
+void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
+                         QObject* context, Callback<Unit> done) const
+{
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    AuditEntry entry;
+    entry.event = QStringLiteral("policy_delete");
+    entry.action = action;
+    entry.actor = actor;
+    runScript(client, QStringLiteral("policy_delete"), {schema.policyKey(action)},
+              {QByteArray::number(revision), actor.toUtf8(), schema.eventsChannel()}, nullptr,
+              [=](Result<Reply> reply) {
+                  if (!reply) {
+                      deliver(context, done, Status(reply.error()));
+                      return;
+                  }
+                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+                  deliver(context, done, Status(Unit{}));
+              });
+}
+
+} // namespace tollgate

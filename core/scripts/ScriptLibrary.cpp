@@ -1,0 +1,101 @@
+#include "core/scripts/ScriptLibrary.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+
+namespace tollgate {
+
+namespace {
+
+// The leading comment: either a --[[ ... ]] block or consecutive "--" lines.
+QStringList headerLines(const QByteArray& source)
+{
+    const QString text = QString::fromUtf8(source);
+    if (text.startsWith(QStringLiteral("--[["))) {
+        const int end = text.indexOf(QStringLiteral("]]"));
+        return text.mid(4, end < 0 ? -1 : end - 4).split(QLatin1Char('\n'));
+    }
+    QStringList lines;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        if (!line.startsWith(QStringLiteral("--")))
+            break;
+        lines << line.mid(2).mid(line.startsWith(QStringLiteral("-- ")) ? 1 : 0);
+    }
+    return lines;
+}
+
+} // namespace
+
+const ScriptLibrary& ScriptLibrary::instance()
+{
+    static const ScriptLibrary library;
+    return library;
+}
+
+ScriptLibrary::ScriptLibrary()
+{
+    const QDir dir(QStringLiteral(":/lua"));
+    const QStringList files = dir.entryList({QStringLiteral("*.lua")}, QDir::Files, QDir::Name);
+    for (const QString& file : files) {
+        QFile f(dir.filePath(file));
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        m_scripts << describe(file.chopped(4), f.readAll());
+    }
+}
+
+const ScriptInfo* ScriptLibrary::find(const QString& name) const
+{
+    for (const ScriptInfo& script : m_scripts) {
+        if (script.name == name)
+            return &script;
+    }
+    return nullptr;
+}
+
+ScriptInfo ScriptLibrary::describe(const QString& name, const QByteArray& source)
+{
+    QStringList replyLines;
+    ScriptInfo info;
+    info.name = name;
+    info.source = source;
+    info.sha1 = QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex();
+
+    static const QRegularExpression keyLine(QStringLiteral("^KEYS\\[[^\\]]+\\]"));
+    static const QRegularExpression argLine(QStringLiteral("^ARGV\\[[^\\]]+\\]"));
+    QStringList header;
+    QStringList* continued = nullptr;
+    for (const QString& raw : headerLines(source)) {
+        const QString text = raw.trimmed();
+        header << raw;
+        if (text.isEmpty()) {
+            continued = nullptr;
+            continue;
+        }
+        const bool indented = raw.startsWith(QLatin1Char(' ')) || raw.startsWith(QLatin1Char('\t'));
+        if (info.summary.isEmpty()) {
+            info.summary = text;
+        } else if (keyLine.match(text).hasMatch()) {
+            info.keys << text.simplified();
+            continued = &info.keys;
+        } else if (argLine.match(text).hasMatch()) {
+            info.args << text.simplified();
+            continued = &info.args;
+        } else if (text.startsWith(QStringLiteral("Reply"), Qt::CaseInsensitive)) {
+            replyLines.clear();
+            replyLines << text;
+            continued = &replyLines;
+        } else if (continued && indented) {
+            continued->last() += QLatin1Char(' ') + text; // a wrapped description
+        } else {
+            continued = nullptr;
+        }
+    }
+    info.reply = replyLines.join(QLatin1Char(' '));
+    info.header = header.join(QLatin1Char('\n')).trimmed();
+    return info;
+}
+
+} // namespace tollgate

@@ -1,0 +1,86 @@
+#include "core/scripts/ScriptRunner.h"
+
+#include "core/scripts/ScriptLibrary.h"
+
+namespace tollgate {
+
+namespace {
+
+Command evalshaCommand(const ScriptInfo& script, const Command& keys, const Command& args)
+{
+    Command command{QByteArrayLiteral("EVALSHA"), script.sha1, QByteArray::number(keys.size())};
+    command << keys << args;
+    return command;
+}
+
+} // namespace
+
+void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
+               QObject* context, Callback<Reply> done)
+{
+    const ScriptInfo* script = ScriptLibrary::instance().find(name);
+    if (!script) {
+        deliver(context, done,
+                Result<Reply>(ErrorKind::NotFound, QStringLiteral("no script named ") + name));
+        return;
+    }
+    Command command = evalshaCommand(*script, keys, args);
+    // Intermediate steps run on the worker thread (null context); only the final result
+    // is delivered to the caller's context.
+    client->execute(command, nullptr, [=](Result<Reply> first) {
+        if (first || first.error().kind != ErrorKind::NoScript) {
+            deliver(context, done, std::move(first));
+            return;
+        }
+        client->execute({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"), script->source},
+                        nullptr, [=](Result<Reply> loaded) {
+                            if (!loaded) {
+                                deliver(context, done, std::move(loaded));
+                                return;
+                            }
+                            client->execute(command, nullptr, [=](Result<Reply> retried) {
+                                deliver(context, done, std::move(retried));
+                            });
+                        });
+    });
+}
+
+void scriptsLoaded(Client* client, QObject* context, Callback<QList<bool>> done)
+{
+    Command command{QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("EXISTS")};
+    for (const ScriptInfo& script : ScriptLibrary::instance().scripts())
+        command << script.sha1;
+    client->execute(command, nullptr, [=](Result<Reply> reply) {
+        if (!reply) {
+            deliver(context, done, Result<QList<bool>>(reply.error()));
+            return;
+        }
+        QList<bool> loaded;
+        for (const Reply& element : reply->elements)
+            loaded << (element.integer == 1);
+        deliver(context, done, Result<QList<bool>>(loaded));
+    });
+}
+
+void loadAllScripts(Client* client, QObject* context, Callback<Unit> done)
+{
+    const auto& scripts = ScriptLibrary::instance().scripts();
+    auto remaining = std::make_shared<int>(scripts.size());
+    auto failed = std::make_shared<std::optional<Error>>();
+    if (scripts.isEmpty()) {
+        deliver(context, done, Status(Unit{}));
+        return;
+    }
+    for (const ScriptInfo& script : scripts) {
+        client->execute({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"), script.source},
+                        nullptr, [=](Result<Reply> reply) {
+                            if (!reply && !*failed)
+                                *failed = reply.error();
+                            if (--*remaining == 0)
+                                deliver(context, done,
+                                        *failed ? Status(**failed) : Status(Unit{}));
+                        });
+    }
+}
+
+} // namespace tollgate
