@@ -1,0 +1,72 @@
+--[[ ban.lua: ban a user from one action or from every action, by hand.
+
+KEYS[1]  the ban hash: <p>:{<user>}:<action>:ban (one action) or <p>:{<user>}:ban (every action)
+KEYS[2]  user audit stream <p>:{<user>}:audit
+
+ARGV[1]  raw user id (for the audit entry and the event)
+ARGV[2]  raw action id; "" = every action (user-wide ban)
+ARGV[3]  actor, required
+ARGV[4]  reason, required
+ARGV[5]  duration_ms, 0 = none
+ARGV[6]  until_ms, absolute epoch ms, 0 = none; both 0 = permanent, both set = TG_INVALID
+ARGV[7]  events channel, "" = do not publish
+
+Writes the hash {reason, actor, created_ms, until_ms (0 = permanent), scope "user"|"action", action,
+source "manual"}, replacing any previous ban on that key, with PEXPIREAT until_ms (no TTL when
+permanent); appends an audit entry "ban"; publishes "ban\n<user>\n<action>".
+Reply: { until_ms, created_ms }
+Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type).
+]]
+
+local MAX_BAN_MS = 3153600000000         -- 100 years
+local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31
+
+local function int(x) return string.format('%d', x) end
+
+local function to_int(s)
+  if #s <= 17 and s:match('^%d+$') then return tonumber(s) end
+  return nil
+end
+
+local function expect_type(key, wanted)
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'none' and kind ~= wanted then
+    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
+  end
+end
+
+if #KEYS ~= 2 or #ARGV ~= 7 then return redis.error_reply('TG_INVALID ban takes 2 keys and 7 arguments') end
+local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[7]
+local duration_ms, until_ms = to_int(ARGV[5]), to_int(ARGV[6])
+if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
+if reason == '' then return redis.error_reply('TG_INVALID reason is required') end
+if not duration_ms or duration_ms > MAX_BAN_MS then
+  return redis.error_reply('TG_INVALID duration_ms must be an integer in [0, ' .. int(MAX_BAN_MS) .. ']')
+end
+if not until_ms or until_ms > MAX_EPOCH_MS then
+  return redis.error_reply('TG_INVALID until_ms must be an epoch time in ms, or 0')
+end
+if duration_ms > 0 and until_ms > 0 then
+  return redis.error_reply('TG_INVALID give duration_ms or until_ms, not both')
+end
+
+local t = redis.call('TIME')
+local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if until_ms > 0 and until_ms <= now_ms then
+  return redis.error_reply('TG_INVALID until_ms ' .. ARGV[6] .. ' is not in the future')
+end
+if duration_ms > 0 then until_ms = now_ms + duration_ms end
+
+local bad = expect_type(KEYS[1], 'hash') or expect_type(KEYS[2], 'stream')
+if bad then return bad end
+
+local scope = action == '' and 'user' or 'action'
+
+redis.call('DEL', KEYS[1])               -- a new ban replaces the old one, TTL included
+redis.call('HSET', KEYS[1], 'reason', reason, 'actor', actor, 'created_ms', int(now_ms),
+  'until_ms', int(until_ms), 'scope', scope, 'action', action, 'source', 'manual')
+if until_ms > 0 then redis.call('PEXPIREAT', KEYS[1], int(until_ms)) end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', '1000', '*', 'event', 'ban', 'user', user, 'action', action,
+  'actor', actor, 'reason', reason, 'until_ms', int(until_ms))
+if channel ~= '' then redis.call('PUBLISH', channel, 'ban\n' .. user .. '\n' .. action) end
+return { until_ms, now_ms }
