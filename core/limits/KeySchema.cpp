@@ -123,6 +123,11 @@ QByteArray KeySchema::policyKey(const QByteArray& action) const
     return m_prefix + ":policy:" + escape(action);
 }
 
+QByteArray KeySchema::statsKey(const QByteArray& action) const
+{
+    return m_prefix + ":stats:" + escape(action);
+}
+
 QByteArray KeySchema::auditKey() const
 {
     return m_prefix + ":audit";
@@ -167,6 +172,14 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
         auto action = unescape(rest.mid(7));
         if (action && !action->isEmpty()) {
             parsed.kind = Parsed::Kind::Policy;
+            parsed.action = *action;
+        }
+        return parsed;
+    }
+    if (rest.startsWith("stats:")) {
+        auto action = unescape(rest.mid(6));
+        if (action && !action->isEmpty()) {
+            parsed.kind = Parsed::Kind::Stats;
             parsed.action = *action;
         }
         return parsed;

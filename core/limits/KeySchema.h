@@ -13,6 +13,7 @@ namespace tollgate {
 ///   <p>:{<user>}:ban                                 ban of every action (hash)
 ///   <p>:{<user>}:audit                               per-user audit stream
 ///   <p>:policy:<action>                              policy hash
+///   <p>:stats:<action>                               per-second hit statistics (hash)
 ///   <p>:audit                                        global audit stream
 ///   <p>:events                                       pub/sub channel
 /// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
@@ -38,6 +39,8 @@ public:
     QByteArray userBanKey(const QByteArray& user) const;
     QByteArray userAuditKey(const QByteArray& user) const;
     QByteArray policyKey(const QByteArray& action) const;
+    /// Per-action per-second outcome counters for the console (stats.lua).
+    QByteArray statsKey(const QByteArray& action) const;
     QByteArray auditKey() const;
     QByteArray eventsChannel() const;
 
@@ -49,7 +52,7 @@ public:
 
     struct Parsed
     {
-        enum class Kind { State, ActionBan, UserBan, UserAudit, Policy, Audit, Foreign };
+        enum class Kind { State, ActionBan, UserBan, UserAudit, Policy, Stats, Audit, Foreign };
         Kind kind = Kind::Foreign;
         QByteArray user;
         QByteArray action;

@@ -52,8 +52,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
         args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
     }
     const QString message = policy.message;
+    Client* client = m_client;
+    const bool recordStats = m_recordStats && mode == "hit";
+    const QByteArray statsKey = m_schema.statsKey(policy.action);
+    const QByteArray costArg = args[2];
     runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
-              [context, done, message](Result<Reply> reply) {
+              [=](Result<Reply> reply) {
                   if (!reply) {
                       deliver(context, done, Result<HitResult>(reply.error()));
                       return;
@@ -61,6 +65,10 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
                   auto hit = HitResult::fromReply(*reply);
                   if (hit && !hit->allowed)
                       hit->message = message;
+                  if (hit && recordStats)
+                      runScript(client, QStringLiteral("stats"), {statsKey},
+                                {tierName(hit->tier).toUtf8(), costArg}, nullptr,
+                                [](const Result<Reply>&) {});
                   deliver(context, done, std::move(hit));
               });
 }

@@ -23,12 +23,17 @@ public:
 
     const KeySchema& schema() const { return m_schema; }
 
+    /// Also feed the console's per-second statistics (stats.lua, one more EVALSHA per hit,
+    /// sent without waiting for it). Off by default.
+    void setRecordStats(bool on) { m_recordStats = on; }
+
 private:
     void run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
              QObject* context, Callback<HitResult> done) const;
 
     Client* m_client;
     KeySchema m_schema;
+    bool m_recordStats = false;
 };
 
 } // namespace tollgate

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/redis/Client.h"
+
+#include <chrono>
+#include <functional>
+#include <vector>
+
+namespace tollgate {
+
+/// A key of ours that has no TTL but needs one (repair.lua said "would_fix" or "fixed").
+struct RepairItem
+{
+    QByteArray key;
+    KeySchema::Parsed parsed;
+    QString status;   // would_fix (dry run) | fixed
+    qint64 ttlMs = 0; // the TTL a fix sets / has set (0: an ended ban, deleted)
+};
+
+struct RepairProgress
+{
+    qint64 scanned = 0; // keys seen by SCAN so far
+    qint64 found = 0;   // keys without the TTL they need
+    qint64 fixed = 0;   // of those, repaired
+};
+
+struct RepairOptions
+{
+    bool fix = false;          // false = dry run: report only
+    QString actor;             // for the global audit entry when something was fixed
+    int scanCount = 500;       // SCAN COUNT hint, also the largest batch passed to the script
+    std::chrono::milliseconds pause{0}; // between SCAN calls, to stay gentle on a busy server
+    qint64 maxItems = 100'000; // items kept in the report; the totals keep counting
+};
+
+struct RepairReport
+{
+    std::vector<RepairItem> items;
+    RepairProgress totals;
+    qint64 skipped = 0;     // keys without TTL that repair.lua does not recognise as ours
+    bool cancelled = false; // the progress callback asked to stop
+};
+
+/// Finds keys of ours that lost their TTL (an interrupted INCR + EXPIRE by an older client, a
+/// manual SET) and, with `fix`, gives them the TTL they need.
+class Repair
+{
+public:
+    /// Called on the client's worker thread after each batch; return false to stop.
+    using ProgressFn = std::function<bool(const RepairProgress&)>;
+
+    Repair(Client* client, KeySchema schema);
+
+    /// Client-side SCAN over <p>:{* (never KEYS), each batch grouped by user hash tag and
+    /// passed to repair.lua (EVALSHA) once per user, so every call touches one Cluster slot.
+    void run(const RepairOptions& options, ProgressFn progress, QObject* context,
+             Callback<RepairReport> done) const;
+
+private:
+    Client* m_client;
+    KeySchema m_schema;
+};
+
+} // namespace tollgate

@@ -1,0 +1,104 @@
+#include "ui/common/Session.h"
+
+#include <QHash>
+
+namespace tollgate::ui {
+
+namespace {
+
+/// One representative command per write, checked with ACL DRYRUN (Redis 7). The keys are
+/// placeholders of our schema so key-pattern ACLs (~tg:*) are honoured.
+QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
+{
+    const QByteArray state = schema.stateKey("probe", "probe", Algorithm::FixedWindow, 1000);
+    return {
+        {Session::Write::Ban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
+        {Session::Write::Unban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
+        {Session::Write::Reset, {"EVALSHA", QByteArray(40, '0'), "1", state}},
+        {Session::Write::EditPolicy, {"EVALSHA", QByteArray(40, '0'), "1", schema.policyKey("probe")}},
+        {Session::Write::DeleteKey, {"DEL", state}},
+        {Session::Write::RepairKey, {"EVALSHA", QByteArray(40, '0'), "1", state}},
+        {Session::Write::RunScript, {"EVALSHA", QByteArray(40, '0'), "1", state}},
+    };
+}
+
+} // namespace
+
+Session::Session(Settings settings, QObject* parent)
+    : QObject(parent), m_settings(std::move(settings)), m_schema(m_settings.prefix)
+{
+    if (m_settings.actor.isEmpty()) {
+        const QByteArray user = qgetenv("USER");
+        m_settings.actor = user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
+    }
+    m_client = std::make_unique<Client>(m_settings.connection);
+    ConnectionOptions events = m_settings.connection;
+    events.clientName += QStringLiteral("-events");
+    events.commandTimeout = std::chrono::hours(24); // a subscription waits for pushes
+    m_events = std::make_unique<Client>(events);
+
+    connect(m_client.get(), &Client::stateChanged, this,
+            [this](ConnectionState state, const Error& error) {
+                if (state == ConnectionState::Connected)
+                    checkPermissions();
+                Q_EMIT stateChanged(state, error);
+            });
+    connect(m_events.get(), &Client::stateChanged, this, [this](ConnectionState state) {
+        if (state == ConnectionState::Connected)
+            subscribe(); // again after every reconnect
+    });
+    connect(m_events.get(), &Client::messageReceived, this,
+            [this](const QByteArray&, const QByteArray& payload) {
+                const QList<QByteArray> parts = payload.split('\n');
+                Q_EMIT eventReceived(parts.value(0), parts.value(1), parts.value(2));
+            });
+}
+
+Session::~Session() = default;
+
+void Session::open()
+{
+    m_client->open();
+    m_events->open();
+}
+
+void Session::subscribe()
+{
+    m_events->execute({QByteArrayLiteral("SUBSCRIBE"), m_schema.eventsChannel()}, this,
+                      [](const Result<Reply>&) {});
+}
+
+QString Session::writeBlockedReason(Write write) const
+{
+    if (m_settings.readOnly)
+        return tr("The profile \"%1\" is read-only").arg(m_settings.profileName);
+    return m_denied.value(write);
+}
+
+void Session::checkPermissions()
+{
+    const QString user =
+        m_settings.connection.user.isEmpty() ? QStringLiteral("default") : m_settings.connection.user;
+    auto denied = std::make_shared<QHash<Write, QString>>();
+    const auto checks = probes(m_schema);
+    auto pending = std::make_shared<int>(checks.size());
+    for (const auto& [write, command] : checks) {
+        Command dryRun{QByteArrayLiteral("ACL"), QByteArrayLiteral("DRYRUN"), user.toUtf8()};
+        dryRun << command;
+        const Write w = write;
+        m_client->execute(dryRun, this, [this, w, user, denied, pending](Result<Reply> reply) {
+            // "OK" means allowed; any other string explains the refusal. When DRYRUN itself
+            // is not permitted (or the server predates Redis 7), assume allowed: the server
+            // still refuses with NOPERM and the page shows that error.
+            if (reply && reply->isString() && reply->string != "OK")
+                denied->insert(w, tr("ACL user '%1' may not do this: %2")
+                                      .arg(user, QString::fromUtf8(reply->string)));
+            if (--*pending == 0) {
+                m_denied = *denied;
+                Q_EMIT permissionsChanged();
+            }
+        });
+    }
+}
+
+} // namespace tollgate::ui

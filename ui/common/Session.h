@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/audit/AuditLog.h"
+#include "core/limits/KeySchema.h"
+#include "core/limits/Limiter.h"
+#include "core/limits/Moderation.h"
+#include "core/limits/PolicyStore.h"
+#include "core/redis/Client.h"
+
+#include <QObject>
+#include <QSet>
+#include <memory>
+
+namespace tollgate::ui {
+
+/// What the console is connected to, shared by every page: the Redis client, the key schema,
+/// the core services, who the operator is, and what they may write.
+///
+/// Pages never block on it: every service call takes a context object and a callback.
+class Session : public QObject
+{
+    Q_OBJECT
+public:
+    /// A write the console can perform; pages disable the ones not allowed.
+    enum class Write { Ban, Unban, Reset, EditPolicy, DeleteKey, RepairKey, RunScript };
+
+    struct Settings
+    {
+        ConnectionOptions connection;
+        QByteArray prefix = QByteArrayLiteral("tg");
+        QString actor;          // recorded in the audit trail; defaults to the OS user
+        bool readOnly = false;  // profile setting: disables every write
+        QString profileName;
+    };
+
+    explicit Session(Settings settings, QObject* parent = nullptr);
+    ~Session() override;
+
+    /// Connects both the command and the pub/sub connections.
+    void open();
+
+    Client* client() const { return m_client.get(); }
+    const KeySchema& schema() const { return m_schema; }
+    Limiter limiter() const { return Limiter(client(), m_schema); }
+    PolicyStore policies() const { return PolicyStore(client(), m_schema); }
+    Moderation moderation() const { return Moderation(client(), m_schema); }
+    AuditLog audit() const { return AuditLog(client(), m_schema); }
+
+    const Settings& settings() const { return m_settings; }
+    QString actor() const { return m_settings.actor; }
+    bool isReadOnly() const { return m_settings.readOnly; }
+    ConnectionState state() const { return m_client->state(); }
+
+    /// Empty when allowed; otherwise why not, for a tooltip ("read-only profile",
+    /// "ACL user 'viewer' may not run EVALSHA").
+    QString writeBlockedReason(Write write) const;
+    bool canWrite(Write write) const { return writeBlockedReason(write).isEmpty(); }
+
+Q_SIGNALS:
+    void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
+    /// After connecting: the ACL user's rights were (re)checked.
+    void permissionsChanged();
+    /// A message on <prefix>:events (policy changed, ban, unban, reset ...).
+    void eventReceived(const QByteArray& event, const QByteArray& user, const QByteArray& action);
+
+private:
+    void checkPermissions();
+    void subscribe();
+
+    Settings m_settings;
+    KeySchema m_schema;
+    std::unique_ptr<Client> m_client;
+    std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
+    QHash<Write, QString> m_denied;   // write -> reason (from ACL DRYRUN)
+};
+
+} // namespace tollgate::ui
