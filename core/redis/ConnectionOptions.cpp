@@ -156,6 +156,8 @@ QString ConnectionOptions::toUrl(bool withPassword) const
         url.setUserName(user);
     if (withPassword && !password.isEmpty())
         url.setPassword(password);
+    else if (!user.isEmpty())
+        url.setPassword(QLatin1String("")); // "user:@host": a bare "user@host" reads as a password
     url.setQuery(query);
     return url.toString();
 }

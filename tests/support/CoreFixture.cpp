@@ -1,0 +1,128 @@
+#include "tests/support/CoreFixture.h"
+
+#include <QElapsedTimer>
+
+namespace tollgate::test {
+
+CoreFixture::CoreFixture() = default;
+
+CoreFixture::~CoreFixture()
+{
+    // Services hold raw Client pointers: drop them before the clients, the clients before the
+    // server.
+    m_limiter.reset();
+    m_policies.reset();
+    m_moderation.reset();
+    m_audit.reset();
+    m_client.reset();
+    m_inspector.reset();
+}
+
+ConnectionOptions CoreFixture::options() const
+{
+    auto parsed = ConnectionOptions::fromUrl(m_server.url());
+    ConnectionOptions options = parsed ? *parsed : ConnectionOptions{};
+    options.reconnectMinDelay = std::chrono::milliseconds(20);
+    options.reconnectMaxDelay = std::chrono::milliseconds(200);
+    return options;
+}
+
+std::unique_ptr<Client> CoreFixture::connect(const ConnectionOptions& options, int timeoutMs)
+{
+    auto client = std::make_unique<Client>(options);
+    client->open();
+    QElapsedTimer timer;
+    timer.start();
+    while (client->state() != ConnectionState::Connected && timer.elapsed() < timeoutMs)
+        QTest::qWait(5);
+    if (client->state() != ConnectionState::Connected) {
+        m_error = QStringLiteral("client did not connect to %1: %2")
+                      .arg(options.endpoint(), client->lastError().toString());
+        return nullptr;
+    }
+    return client;
+}
+
+bool CoreFixture::start(const QStringList& extraArgs)
+{
+    if (!m_server.start(extraArgs)) {
+        m_error = m_server.errorString();
+        return false;
+    }
+    m_client = connect(options());
+    m_inspector = connect(options());
+    if (!m_client || !m_inspector)
+        return false;
+    m_limiter = std::make_unique<Limiter>(m_client.get(), m_schema);
+    m_policies = std::make_unique<PolicyStore>(m_client.get(), m_schema);
+    m_moderation = std::make_unique<Moderation>(m_client.get(), m_schema);
+    m_audit = std::make_unique<AuditLog>(m_client.get(), m_schema);
+    return true;
+}
+
+Result<Reply> CoreFixture::inspect(const Command& args)
+{
+    return m_inspector->executeSync(args);
+}
+
+qint64 CoreFixture::integer(const Command& args)
+{
+    auto reply = inspect(args);
+    if (!reply)
+        return -3;
+    return reply->toInteger().value_or(-3);
+}
+
+QByteArray CoreFixture::bytes(const Command& args)
+{
+    auto reply = inspect(args);
+    return reply ? reply->toBytes() : QByteArray();
+}
+
+bool CoreFixture::flush()
+{
+    auto reply = inspect({"FLUSHALL"});
+    if (!reply)
+        m_error = reply.error().toString();
+    return reply.ok();
+}
+
+Result<qint64> CoreFixture::save(const Policy& policy, const QString& actor)
+{
+    return await<qint64>([&](QObject* context, Callback<qint64> done) {
+        m_policies->save(policy, actor, context, std::move(done));
+    });
+}
+
+Result<HitResult> CoreFixture::hit(const Policy& policy, const QByteArray& user, qint64 cost)
+{
+    return await<HitResult>([&](QObject* context, Callback<HitResult> done) {
+        m_limiter->hit(policy, user, cost, context, std::move(done));
+    });
+}
+
+Result<HitResult> CoreFixture::peek(const Policy& policy, const QByteArray& user, qint64 cost)
+{
+    return await<HitResult>([&](QObject* context, Callback<HitResult> done) {
+        m_limiter->peek(policy, user, cost, context, std::move(done));
+    });
+}
+
+Result<std::vector<AuditEntry>> CoreFixture::userAudit(const QByteArray& user, int count)
+{
+    return await<std::vector<AuditEntry>>(
+        [&](QObject* context, Callback<std::vector<AuditEntry>> done) {
+            m_audit->latest(user, count, context, std::move(done));
+        });
+}
+
+Policy makePolicy(const QByteArray& action, qint64 limit, qint64 windowMs, Algorithm algorithm)
+{
+    Policy policy;
+    policy.action = action;
+    policy.algorithm = algorithm;
+    policy.windows = {{limit, windowMs}};
+    return policy;
+}
+
+} // namespace tollgate::test

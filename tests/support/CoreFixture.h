@@ -1,0 +1,94 @@
+#pragma once
+
+#include "core/audit/AuditLog.h"
+#include "core/limits/KeySchema.h"
+#include "core/limits/Limiter.h"
+#include "core/limits/Moderation.h"
+#include "core/limits/PolicyStore.h"
+#include "core/redis/Client.h"
+#include "tests/support/RedisServer.h"
+
+#include <QObject>
+#include <QtTest>
+#include <memory>
+#include <optional>
+
+namespace tollgate::test {
+
+// Waits (spinning the test thread's event loop) for an asynchronous core call. `start` gets a
+// context object living on the test thread and the callback; the result is delivered there.
+// When nothing arrives in time, the context is destroyed first, so a late reply is dropped,
+// and a Timeout error naming the wait comes back instead.
+template <typename T, typename Start>
+Result<T> await(Start&& start, int timeoutMs = 10000)
+{
+    std::optional<Result<T>> out;
+    {
+        QObject context;
+        start(&context, Callback<T>([&out](Result<T> result) { out.emplace(std::move(result)); }));
+        (void)QTest::qWaitFor([&out] { return out.has_value(); }, timeoutMs);
+    }
+    if (!out)
+        return Error{ErrorKind::Timeout, QStringLiteral("test: no result within %1 ms").arg(timeoutMs)};
+    return std::move(*out);
+}
+
+// A private redis-server plus a connected core Client and the services over it, all sharing
+// one KeySchema ("tg" prefix). `inspect()` runs a command on a second client, so state checks
+// do not go through the client under test.
+class CoreFixture
+{
+public:
+    CoreFixture();
+    ~CoreFixture();
+    CoreFixture(const CoreFixture&) = delete;
+    CoreFixture& operator=(const CoreFixture&) = delete;
+
+    // Starts the server (extra redis-server arguments allowed) and connects both clients.
+    bool start(const QStringList& extraArgs = {});
+    // A new client for `options` (or the server's URL), opened, waited for until Connected.
+    std::unique_ptr<Client> connect(const ConnectionOptions& options, int timeoutMs = 10000);
+    ConnectionOptions options() const;
+
+    RedisServer& server() { return m_server; }
+    Client* client() { return m_client.get(); }
+    const KeySchema& schema() const { return m_schema; }
+    Limiter& limiter() { return *m_limiter; }
+    PolicyStore& policies() { return *m_policies; }
+    Moderation& moderation() { return *m_moderation; }
+    AuditLog& audit() { return *m_audit; }
+    QString errorString() const { return m_error; }
+
+    // Blocking command on the inspection client (from the test thread only).
+    Result<Reply> inspect(const Command& args);
+    // Shorthands over inspect(); -3 / empty on error.
+    qint64 integer(const Command& args);
+    QByteArray bytes(const Command& args);
+    qint64 dbsize() { return integer({"DBSIZE"}); }
+    qint64 pttl(const QByteArray& key) { return integer({"PTTL", key}); }
+    // FLUSHALL between test functions (test set-up only: core never flushes).
+    bool flush();
+
+    // Awaited shorthands over the services.
+    Result<qint64> save(const Policy& policy, const QString& actor = QStringLiteral("test"));
+    Result<HitResult> hit(const Policy& policy, const QByteArray& user, qint64 cost = 0);
+    Result<HitResult> peek(const Policy& policy, const QByteArray& user, qint64 cost = 0);
+    Result<std::vector<AuditEntry>> userAudit(const QByteArray& user, int count = 100);
+
+private:
+    RedisServer m_server;
+    KeySchema m_schema;
+    std::unique_ptr<Client> m_client;
+    std::unique_ptr<Client> m_inspector;
+    std::unique_ptr<Limiter> m_limiter;
+    std::unique_ptr<PolicyStore> m_policies;
+    std::unique_ptr<Moderation> m_moderation;
+    std::unique_ptr<AuditLog> m_audit;
+    QString m_error;
+};
+
+// A policy for tests: one window, fixed_window unless given.
+Policy makePolicy(const QByteArray& action, qint64 limit, qint64 windowMs,
+                  Algorithm algorithm = Algorithm::FixedWindow);
+
+} // namespace tollgate::test
