@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/redis/Result.h"
+
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+#include <memory>
+
+namespace tollgate {
+
+/// A private, throw-away redis-server for `tollgate --demo` (and `tollgatectl demo`):
+/// loopback only, a free port, its own temporary directory, no persistence
+/// (--save "" --appendonly no). Stopped and cleaned up by stop() or the destructor; on Linux
+/// the kernel also kills it if this process dies first.
+class DemoServer
+{
+public:
+    DemoServer();
+    ~DemoServer();
+    DemoServer(const DemoServer&) = delete;
+    DemoServer& operator=(const DemoServer&) = delete;
+
+    /// Starts redis-server and waits (blocking, 10 s at most) until PING answers.
+    /// NotFound with install instructions when redis-server is not installed.
+    Status start();
+    /// SIGTERM, then SIGKILL after 3 s; removes the directory. Safe when not running.
+    void stop();
+
+    bool isRunning() const;
+    quint16 port() const { return m_port; }
+    QString dir() const;
+    /// "redis://127.0.0.1:<port>"
+    QString url() const;
+
+    /// redis-server on PATH, in /usr/bin or /usr/sbin; empty when not installed.
+    static QString redisServerPath();
+
+private:
+    Status launch(const QString& program);
+    bool waitUntilReady();
+    QString logTail() const;
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<QProcess> m_process;
+    quint16 m_port = 0;
+};
+
+} // namespace tollgate

@@ -1,0 +1,237 @@
+#include "core/demo/DemoTraffic.h"
+
+#include "core/limits/Limiter.h"
+#include "core/limits/PolicyStore.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+#include <QTimeZone>
+
+namespace tollgate {
+
+namespace {
+
+Policy makePolicy(const char* action, Algorithm algorithm, std::vector<WindowLimit> windows)
+{
+    Policy policy;
+    policy.action = action;
+    policy.algorithm = algorithm;
+    policy.windows = std::move(windows);
+    return policy;
+}
+
+constexpr qint64 kSecond = 1000;
+constexpr qint64 kMinute = 60 * kSecond;
+constexpr qint64 kHour = 60 * kMinute;
+constexpr qint64 kDay = 24 * kHour;
+
+struct Abuser
+{
+    const char* user;
+    const char* action;
+    int hitsPerTick;
+};
+
+// Each one trips its action's limit within a few seconds: warn first where the policy has a
+// warn tier, then deny, then the ban.
+constexpr Abuser kAbusers[] = {
+    {"scraper-42", "view", 2},      {"spam-bot-7", "comment", 1}, {"like-farm-3", "like", 1},
+    {"search-crawler", "search", 1}, {"api-hammer", "api", 2},
+};
+
+// How ordinary users spread their clicks over the actions (weights).
+struct Mix
+{
+    const char* action;
+    int weight;
+};
+constexpr Mix kMix[] = {{"view", 40}, {"search", 15}, {"like", 15}, {"comment", 8},
+                        {"api", 12},  {"export", 5},  {"upload", 5}};
+
+} // namespace
+
+DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options options,
+                         QObject* parent)
+    : QObject(parent), m_options(std::move(options)), m_schema(std::move(schema))
+{
+    connection.clientName = QStringLiteral("tollgate-demo-traffic");
+    m_client = std::make_unique<Client>(std::move(connection));
+    m_timer.setInterval(m_options.tick);
+    connect(&m_timer, &QTimer::timeout, this, &DemoTraffic::tick);
+}
+
+DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, QObject* parent)
+    : DemoTraffic(std::move(connection), std::move(schema), Options{}, parent)
+{
+}
+
+DemoTraffic::~DemoTraffic()
+{
+    stop();
+}
+
+QList<QByteArray> DemoTraffic::abusiveUsers()
+{
+    QList<QByteArray> users;
+    for (const Abuser& abuser : kAbusers)
+        users << QByteArray(abuser.user);
+    return users;
+}
+
+std::vector<Policy> DemoTraffic::examplePolicies()
+{
+    std::vector<Policy> policies;
+
+    Policy comment = makePolicy("comment", Algorithm::FixedWindow, {{10, 30 * kSecond}});
+    comment.message = QStringLiteral("You are commenting too fast; try again in a few seconds.");
+    policies.push_back(comment);
+
+    Policy like = makePolicy("like", Algorithm::FixedWindow, {{10, 10 * kSecond}});
+    like.banMs = kHour;
+    policies.push_back(like);
+
+    Policy upload = makePolicy("upload", Algorithm::FixedWindow, {{100, kDay}});
+    upload.banUntilMidnight = true;
+    upload.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * kSecond;
+    policies.push_back(upload);
+
+    Policy view = makePolicy("view", Algorithm::FixedWindow, {{20, kMinute}});
+    view.warn = 10;
+    view.banMs = kHour;
+    policies.push_back(view);
+
+    Policy search = makePolicy("search", Algorithm::FixedWindow,
+                               {{10, kMinute}, {100, kHour}, {1000, kDay}});
+    policies.push_back(search);
+
+    policies.push_back(makePolicy("api", Algorithm::SlidingLog, {{5, kSecond}}));
+    policies.push_back(makePolicy("export", Algorithm::TokenBucket, {{100, kHour}}));
+    return policies;
+}
+
+void DemoTraffic::start()
+{
+    if (!m_stopped)
+        return;
+    m_stopped = false;
+    m_client->open();
+    loadPolicies();
+}
+
+void DemoTraffic::loadPolicies()
+{
+    const std::vector<Policy> wanted = examplePolicies();
+    auto pending = std::make_shared<int>(int(wanted.size()));
+    auto firstError = std::make_shared<std::optional<Error>>();
+    const PolicyStore store(m_client.get(), m_schema);
+    for (const Policy& policy : wanted) {
+        const Policy saved = policy;
+        auto finish = [this, pending, firstError](std::optional<Policy> loaded,
+                                                  std::optional<Error> error) {
+            if (loaded)
+                m_policies.push_back(*loaded);
+            if (error && !*firstError)
+                *firstError = error;
+            if (--*pending > 0 || m_stopped)
+                return;
+            if (m_policies.empty()) {
+                Q_EMIT failed(firstError->value_or(
+                    Error{ErrorKind::NotFound, QStringLiteral("no policy could be loaded")}));
+                return;
+            }
+            m_timer.start();
+            Q_EMIT started();
+        };
+        store.save(saved, m_options.actor, this,
+                   [this, saved, finish](Result<qint64> revision) {
+                       if (revision) {
+                           Policy stored = saved;
+                           stored.revision = revision.value();
+                           finish(stored, std::nullopt);
+                           return;
+                       }
+                       if (revision.error().kind != ErrorKind::Conflict) {
+                           finish(std::nullopt, revision.error());
+                           return;
+                       }
+                       // Someone (an earlier demo run) saved it already: use theirs.
+                       PolicyStore(m_client.get(), m_schema)
+                           .get(saved.action, this, [finish](Result<Policy> existing) {
+                               if (existing)
+                                   finish(existing.value(), std::nullopt);
+                               else
+                                   finish(std::nullopt, existing.error());
+                           });
+                   });
+    }
+}
+
+void DemoTraffic::stop()
+{
+    m_stopped = true;
+    m_timer.stop();
+}
+
+const Policy* DemoTraffic::policy(const QByteArray& action) const
+{
+    for (const Policy& p : m_policies)
+        if (p.action == action)
+            return &p;
+    return nullptr;
+}
+
+void DemoTraffic::tick()
+{
+    if (m_inFlight > m_options.maxInFlight)
+        return;
+    ++m_tickCount;
+    const int budget = qMax(1, m_options.maxHitsPerSecond * int(m_options.tick.count()) / 1000);
+    int sent = 0;
+    QRandomGenerator* random = QRandomGenerator::global();
+
+    // Abusers: relentless, but each one starts a little later so the dashboard shows the
+    // tiers change over the first seconds.
+    int index = 0;
+    for (const Abuser& abuser : kAbusers) {
+        const int startsAtTick = 10 + index++ * 15;
+        if (m_tickCount < startsAtTick)
+            continue;
+        if (const Policy* p = policy(abuser.action))
+            for (int i = 0; i < abuser.hitsPerTick && sent < budget; ++i, ++sent)
+                hit(*p, abuser.user);
+    }
+
+    // Ordinary users: about one click every five seconds each.
+    const double perTick = m_options.ordinaryUsers * m_options.tick.count() / 5000.0;
+    int clicks = int(perTick) + (random->generateDouble() < perTick - int(perTick) ? 1 : 0);
+    int totalWeight = 0;
+    for (const Mix& mix : kMix)
+        totalWeight += mix.weight;
+    for (; clicks > 0 && sent < budget; --clicks, ++sent) {
+        int pick = random->bounded(totalWeight);
+        const char* action = kMix[0].action;
+        for (const Mix& mix : kMix) {
+            if (pick < mix.weight) {
+                action = mix.action;
+                break;
+            }
+            pick -= mix.weight;
+        }
+        const QByteArray user =
+            QByteArrayLiteral("user-") +
+            QByteArray::number(random->bounded(m_options.ordinaryUsers) + 1).rightJustified(4, '0');
+        if (const Policy* p = policy(action))
+            hit(*p, user);
+    }
+}
+
+void DemoTraffic::hit(const Policy& policy, const QByteArray& user)
+{
+    Limiter limiter(m_client.get(), m_schema);
+    limiter.setRecordStats(true);
+    ++m_inFlight;
+    ++m_hitsSent;
+    limiter.hit(policy, user, 0, this, [this](const Result<HitResult>&) { --m_inFlight; });
+}
+
+} // namespace tollgate

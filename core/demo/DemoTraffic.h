@@ -1,0 +1,69 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/limits/Policy.h"
+#include "core/redis/Client.h"
+
+#include <QObject>
+#include <QTimer>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+namespace tollgate {
+
+/// The demo's traffic simulator: loads example policies (PolicyStore), then counts hits
+/// through Limiter (with console statistics on) for many ordinary users at a human rate and a
+/// few abusive ones who reach warn, deny and ban within seconds. It uses a connection of its
+/// own, so the console can reconnect elsewhere while it runs.
+class DemoTraffic : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        int ordinaryUsers = 200;
+        int maxHitsPerSecond = 300; // hard cap, whatever the mix
+        int maxInFlight = 200;      // skip a tick while Redis lags behind
+        std::chrono::milliseconds tick{100};
+        QString actor = QStringLiteral("demo");
+    };
+
+    DemoTraffic(ConnectionOptions connection, KeySchema schema, Options options,
+                QObject* parent = nullptr);
+    DemoTraffic(ConnectionOptions connection, KeySchema schema, QObject* parent = nullptr);
+    ~DemoTraffic() override;
+
+    /// Connects, saves the example policies (keeping existing ones), then starts the hits.
+    void start();
+    void stop();
+    bool isRunning() const { return m_timer.isActive(); }
+
+    qint64 hitsSent() const { return m_hitsSent; }
+    /// The users who misbehave, e.g. to open one of them in the console.
+    static QList<QByteArray> abusiveUsers();
+    /// The example policies, as saved by start().
+    static std::vector<Policy> examplePolicies();
+
+Q_SIGNALS:
+    void started();
+    void failed(const tollgate::Error& error);
+
+private:
+    void loadPolicies();
+    void tick();
+    void hit(const Policy& policy, const QByteArray& user);
+    const Policy* policy(const QByteArray& action) const;
+
+    Options m_options;
+    KeySchema m_schema;
+    std::unique_ptr<Client> m_client;
+    std::vector<Policy> m_policies;
+    QTimer m_timer;
+    qint64 m_hitsSent = 0;
+    int m_inFlight = 0;
+    int m_tickCount = 0;
+    bool m_stopped = true;
+};
+
+} // namespace tollgate
