@@ -59,6 +59,10 @@ struct SubjectsRun
             auto userBan = userBans.find(key.first);
             if (userBan != userBans.end())
                 subject.userBan = userBan->second;
+            if (!subject.hasPolicy) { // no peek: say what we know
+                subject.state.allowed = !subject.banned();
+                subject.state.tier = subject.banned() ? Tier::Banned : Tier::Ok;
+            }
             result.subjects.push_back(std::move(subject));
         }
         deliver(context, callback, Result<SubjectList>(std::move(result)));

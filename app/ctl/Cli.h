@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/redis/Blocking.h"
+#include "core/redis/Client.h"
+
+#include <QStringList>
+#include <memory>
+
+namespace tollgate::ctl {
+
+/// Exit codes, documented in docs/CLI.md.
+enum ExitCode : int {
+    ExitOk = 0,      // success, or the hit/peek is allowed
+    ExitDenied = 1,  // hit/peek not allowed (deny or banned)
+    ExitUsage = 2,   // bad flags, unknown command, invalid input (nothing was written)
+    ExitFailure = 3, // connection or server error, conflict, not found
+};
+
+/// What every command gets: the global options and a lazily opened connection.
+struct Cli
+{
+    QString url;
+    QByteArray prefix = QByteArrayLiteral("tg");
+    QString actor;
+    bool json = false;
+
+    KeySchema schema() const { return KeySchema(prefix); }
+    /// The connection, opened on first use; nullptr (after printing the error) on a bad URL.
+    Client* client();
+
+private:
+    std::unique_ptr<Client> m_client;
+};
+
+// One function per command; `args` holds "tollgatectl <command>" then the command's arguments.
+int policyCommand(Cli& cli, const QStringList& args);
+int hitCommand(Cli& cli, const QStringList& args);
+int peekCommand(Cli& cli, const QStringList& args);
+int banCommand(Cli& cli, const QStringList& args);
+int unbanCommand(Cli& cli, const QStringList& args);
+int resetCommand(Cli& cli, const QStringList& args);
+int subjectsCommand(Cli& cli, const QStringList& args);
+int repairCommand(Cli& cli, const QStringList& args);
+int auditCommand(Cli& cli, const QStringList& args);
+int scriptsCommand(Cli& cli, const QStringList& args);
+int benchCommand(Cli& cli, const QStringList& args);
+
+} // namespace tollgate::ctl

@@ -1,0 +1,264 @@
+// subjects, repair, audit, scripts: looking at what is in Redis.
+#include "app/ctl/Cli.h"
+#include "app/ctl/Output.h"
+
+#include "core/audit/AuditLog.h"
+#include "core/limits/Repair.h"
+#include "core/limits/Subjects.h"
+#include "core/scripts/ScriptLibrary.h"
+#include "core/scripts/ScriptRunner.h"
+
+#include <QDateTime>
+#include <cstdio>
+#include <unistd.h>
+
+namespace tollgate::ctl {
+
+namespace {
+
+QString kindName(KeySchema::Parsed::Kind kind)
+{
+    using Kind = KeySchema::Parsed::Kind;
+    switch (kind) {
+    case Kind::State: return QStringLiteral("state");
+    case Kind::ActionBan: return QStringLiteral("action_ban");
+    case Kind::UserBan: return QStringLiteral("user_ban");
+    case Kind::UserAudit: return QStringLiteral("user_audit");
+    case Kind::Policy: return QStringLiteral("policy");
+    case Kind::Audit: return QStringLiteral("audit");
+    default: break; // foreign, or kinds this command does not list
+    }
+    return QStringLiteral("other");
+}
+
+QString timeText(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QJsonValue banJson(const std::optional<BanInfo>& ban)
+{
+    return ban ? QJsonValue(toJson(*ban)) : QJsonValue();
+}
+
+} // namespace
+
+int subjectsCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addOptions({
+        QCommandLineOption(QStringLiteral("action"), QStringLiteral("Only this action."),
+                           QStringLiteral("action")),
+        QCommandLineOption(QStringLiteral("max"), QStringLiteral("At most this many subjects (default 10000)."),
+                           QStringLiteral("n")),
+    });
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    SubjectsOptions options;
+    options.action = parser.value(QStringLiteral("action")).toUtf8();
+    auto max = integerOption(parser, QStringLiteral("max"), options.maxSubjects);
+    if (max && *max < 1)
+        max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};
+    if (!max)
+        return fail(max.error());
+    options.maxSubjects = *max;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const Subjects subjects(client, cli.schema());
+    auto list = waitFor<SubjectList>(
+        [&](Callback<SubjectList> done) { subjects.list(options, nullptr, done); });
+    if (!list)
+        return fail(list.error());
+    if (list->truncated)
+        std::fprintf(stderr, "tollgatectl: note: stopped at %lld subjects (--max)\n",
+                     static_cast<long long>(options.maxSubjects));
+
+    if (cli.json) {
+        QJsonArray array;
+        for (const Subject& s : list->subjects) {
+            QJsonObject object = toJson(s.state);
+            object.insert(QStringLiteral("user"), text(s.user));
+            object.insert(QStringLiteral("action"), text(s.action));
+            object.insert(QStringLiteral("has_policy"), s.hasPolicy);
+            object.insert(QStringLiteral("banned"), s.banned());
+            object.insert(QStringLiteral("ban"), banJson(s.ban));
+            object.insert(QStringLiteral("user_ban"), banJson(s.userBan));
+            if (!s.error.isEmpty())
+                object.insert(QStringLiteral("error"), s.error);
+            array.append(object);
+        }
+        printJson(array);
+        return ExitOk;
+    }
+    QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"), QStringLiteral("TIER"),
+                             QStringLiteral("COUNT/LIMIT"), QStringLiteral("RESET"), QStringLiteral("BAN")}};
+    for (const Subject& s : list->subjects) {
+        const auto& ban = s.ban ? s.ban : s.userBan;
+        QString banText;
+        if (ban)
+            banText = (ban->untilMs == 0 ? QStringLiteral("permanent")
+                                         : QStringLiteral("until ") + timeText(ban->untilMs)) +
+                      QStringLiteral(" by ") + ban->actor + QStringLiteral(": ") + ban->reason;
+        const bool known = s.hasPolicy && s.error.isEmpty();
+        rows << QStringList{text(s.user),
+                            s.action.isEmpty() ? QStringLiteral("*") : text(s.action),
+                            known ? tierName(s.state.tier) : (s.error.isEmpty() ? QStringLiteral("-") : QStringLiteral("error")),
+                            known ? QStringLiteral("%1/%2").arg(s.state.count).arg(s.state.limit) : QStringLiteral("-"),
+                            known ? humanMs(s.state.resetMs) : QStringLiteral("-"),
+                            banText};
+    }
+    printTable(rows);
+    return ExitOk;
+}
+
+int repairCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addOption(QCommandLineOption(QStringLiteral("fix"),
+                                        QStringLiteral("Give the keys their TTL (default: dry run).")));
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    RepairOptions options;
+    options.fix = parser.isSet(QStringLiteral("fix"));
+    options.actor = cli.actor;
+    const bool showProgress = !cli.json && isatty(STDERR_FILENO);
+    const Repair repair(client, cli.schema());
+    auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
+        repair.run(
+            options,
+            [showProgress](const RepairProgress& p) {
+                if (showProgress)
+                    std::fprintf(stderr, "\rscanned %lld  without TTL %lld  fixed %lld",
+                                 static_cast<long long>(p.scanned), static_cast<long long>(p.found),
+                                 static_cast<long long>(p.fixed));
+                return true;
+            },
+            nullptr, done);
+    });
+    if (showProgress)
+        std::fputs("\r\033[K", stderr);
+    if (!report)
+        return fail(report.error());
+
+    if (cli.json) {
+        QJsonArray items;
+        for (const RepairItem& item : report->items)
+            items.append(QJsonObject{{QStringLiteral("key"), text(item.key)},
+                                     {QStringLiteral("kind"), kindName(item.parsed.kind)},
+                                     {QStringLiteral("user"), text(item.parsed.user)},
+                                     {QStringLiteral("action"), text(item.parsed.action)},
+                                     {QStringLiteral("status"), item.status},
+                                     {QStringLiteral("ttl_ms"), item.ttlMs}});
+        printJson(QJsonObject{{QStringLiteral("mode"), options.fix ? QStringLiteral("fix") : QStringLiteral("dry")},
+                              {QStringLiteral("scanned"), report->totals.scanned},
+                              {QStringLiteral("found"), report->totals.found},
+                              {QStringLiteral("fixed"), report->totals.fixed},
+                              {QStringLiteral("skipped"), report->skipped},
+                              {QStringLiteral("items"), items}});
+        return ExitOk;
+    }
+    for (const RepairItem& item : report->items)
+        printLine(QStringLiteral("%1  %2  ttl %3").arg(item.status, text(item.key), humanMs(item.ttlMs)));
+    printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 not ours skipped%5")
+                  .arg(report->totals.scanned)
+                  .arg(report->totals.found)
+                  .arg(report->totals.fixed)
+                  .arg(report->skipped)
+                  .arg(!options.fix && report->totals.found > 0 ? QStringLiteral(" (run with --fix to repair)")
+                                                                 : QString()));
+    return ExitOk;
+}
+
+int auditCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addOptions({
+        QCommandLineOption(QStringLiteral("user"), QStringLiteral("This user's stream (default: the global one)."),
+                           QStringLiteral("user")),
+        QCommandLineOption(QStringLiteral("count"), QStringLiteral("Newest N entries (default 20)."),
+                           QStringLiteral("n")),
+    });
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    auto count = integerOption(parser, QStringLiteral("count"), 20);
+    if (count && (*count < 1 || *count > 100'000))
+        count = Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
+    if (!count)
+        return fail(count.error());
+    const QByteArray user = parser.value(QStringLiteral("user")).toUtf8();
+    if (parser.isSet(QStringLiteral("user"))) {
+        const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+        if (!valid)
+            return fail(valid.error());
+    }
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const AuditLog log(client, cli.schema());
+    auto entries = waitFor<std::vector<AuditEntry>>([&](Callback<std::vector<AuditEntry>> done) {
+        log.latest(user, int(*count), nullptr, done);
+    });
+    if (!entries)
+        return fail(entries.error());
+    if (cli.json) {
+        QJsonArray array;
+        for (const AuditEntry& e : *entries)
+            array.append(QJsonObject{{QStringLiteral("id"), text(e.id)},
+                                     {QStringLiteral("time_ms"), e.timeMs},
+                                     {QStringLiteral("event"), e.event},
+                                     {QStringLiteral("user"), text(e.user)},
+                                     {QStringLiteral("action"), text(e.action)},
+                                     {QStringLiteral("actor"), e.actor},
+                                     {QStringLiteral("reason"), e.reason},
+                                     {QStringLiteral("until_ms"), e.untilMs},
+                                     {QStringLiteral("detail"), e.detail}});
+        printJson(array);
+        return ExitOk;
+    }
+    QList<QStringList> rows{{QStringLiteral("TIME"), QStringLiteral("EVENT"), QStringLiteral("USER"),
+                             QStringLiteral("ACTION"), QStringLiteral("ACTOR"), QStringLiteral("REASON")}};
+    for (const AuditEntry& e : *entries)
+        rows << QStringList{timeText(e.timeMs), e.event, text(e.user), text(e.action), e.actor,
+                            e.reason.simplified()};
+    printTable(rows);
+    return ExitOk;
+}
+
+int scriptsCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    auto loaded = waitFor<QList<bool>>(
+        [&](Callback<QList<bool>> done) { scriptsLoaded(client, nullptr, done); });
+    if (!loaded)
+        return fail(loaded.error());
+    const auto& scripts = ScriptLibrary::instance().scripts();
+    if (cli.json) {
+        QJsonArray array;
+        for (int i = 0; i < scripts.size(); ++i)
+            array.append(QJsonObject{{QStringLiteral("name"), scripts[i].name},
+                                     {QStringLiteral("sha1"), QString::fromLatin1(scripts[i].sha1)},
+                                     {QStringLiteral("loaded"), loaded->value(i)},
+                                     {QStringLiteral("summary"), scripts[i].summary}});
+        printJson(array);
+        return ExitOk;
+    }
+    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("SHA1"), QStringLiteral("LOADED"),
+                             QStringLiteral("SUMMARY")}};
+    for (int i = 0; i < scripts.size(); ++i)
+        rows << QStringList{scripts[i].name, QString::fromLatin1(scripts[i].sha1),
+                            loaded->value(i) ? QStringLiteral("yes") : QStringLiteral("no"),
+                            scripts[i].summary};
+    printTable(rows);
+    return ExitOk;
+}
+
+} // namespace tollgate::ctl

@@ -1,0 +1,179 @@
+// ban, unban, reset: each one script that also writes the user's audit stream.
+#include "app/ctl/Cli.h"
+#include "app/ctl/Output.h"
+
+#include "core/limits/Duration.h"
+
+#include <QDateTime>
+#include <QTimeZone>
+
+namespace tollgate::ctl {
+
+namespace {
+
+QCommandLineOption actionOption()
+{
+    return QCommandLineOption(QStringLiteral("action"),
+                              QStringLiteral("Only this action (default: every action of the user)."),
+                              QStringLiteral("action"));
+}
+
+QCommandLineOption reasonOption(const char* description)
+{
+    return QCommandLineOption(QStringLiteral("reason"), QString::fromLatin1(description),
+                              QStringLiteral("text"));
+}
+
+// "midnight" (the next local one), an ISO date-time ("2030-01-31T18:00", local unless it has
+// an offset or Z) or an ISO date (its local start).
+Result<qint64> parseUntil(const QString& value)
+{
+    QDateTime when;
+    if (value == QLatin1String("midnight")) {
+        when = QDate::currentDate().addDays(1).startOfDay();
+    } else {
+        when = QDateTime::fromString(value, Qt::ISODateWithMs);
+        if (!when.isValid()) {
+            const QDate date = QDate::fromString(value, Qt::ISODate);
+            if (date.isValid())
+                when = date.startOfDay();
+        }
+    }
+    if (!when.isValid())
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("--until needs an ISO date/time like 2030-01-31T18:00, "
+                                    "2030-01-31 or 'midnight'; got '%1'")
+                         .arg(value)};
+    return when.toMSecsSinceEpoch();
+}
+
+QString banText(const BanInfo& ban)
+{
+    const QString scope = ban.action.isEmpty() ? QStringLiteral("every action")
+                                               : QStringLiteral("action ") + text(ban.action);
+    const QString until = ban.untilMs == 0
+                              ? QStringLiteral("permanently")
+                              : QStringLiteral("until ") +
+                                    QDateTime::fromMSecsSinceEpoch(ban.untilMs).toString(Qt::ISODate);
+    return QStringLiteral("banned %1 from %2 %3").arg(text(ban.user), scope, until);
+}
+
+} // namespace
+
+int banCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+    parser.addOptions({
+        actionOption(),
+        QCommandLineOption(QStringLiteral("for"), QStringLiteral("Ban for this long (30m, 2h, 7d)."),
+                           QStringLiteral("duration")),
+        QCommandLineOption(QStringLiteral("until"),
+                           QStringLiteral("Ban until an ISO date/time (local time unless it has "
+                                          "an offset) or 'midnight'."),
+                           QStringLiteral("when")),
+        QCommandLineOption(QStringLiteral("permanent"), QStringLiteral("Ban until lifted by hand.")),
+        reasonOption("Why (required)."),
+    });
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    const int ends = int(parser.isSet(QStringLiteral("for"))) + int(parser.isSet(QStringLiteral("until"))) +
+                     int(parser.isSet(QStringLiteral("permanent")));
+    if (ends != 1)
+        return usage(QStringLiteral("ban needs exactly one of --for, --until or --permanent"));
+
+    BanRequest request;
+    request.user = parser.positionalArguments().at(0).toUtf8();
+    request.action = parser.value(QStringLiteral("action")).toUtf8();
+    request.actor = cli.actor;
+    request.reason = parser.value(QStringLiteral("reason"));
+    if (parser.isSet(QStringLiteral("for"))) {
+        auto duration = parseDuration(parser.value(QStringLiteral("for")));
+        if (duration && *duration < 1)
+            duration = Error{ErrorKind::InvalidInput, QStringLiteral("--for must be longer than 0")};
+        if (!duration)
+            return fail(duration.error());
+        request.durationMs = *duration;
+    } else if (parser.isSet(QStringLiteral("until"))) {
+        auto until = parseUntil(parser.value(QStringLiteral("until")));
+        if (!until)
+            return fail(until.error());
+        request.untilMs = *until;
+    }
+    if (parser.isSet(QStringLiteral("action")) && request.action.isEmpty())
+        return usage(QStringLiteral("--action must not be empty"));
+
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const Moderation moderation(client, cli.schema());
+    auto ban = waitFor<BanInfo>(
+        [&](Callback<BanInfo> done) { moderation.ban(request, nullptr, done); });
+    if (!ban)
+        return fail(ban.error());
+    if (cli.json)
+        printJson(toJson(*ban));
+    else
+        printLine(banText(*ban));
+    return ExitOk;
+}
+
+int unbanCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+    parser.addOptions({actionOption(), reasonOption("Why (required).")});
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    const QByteArray user = parser.positionalArguments().at(0).toUtf8();
+    const QByteArray action = parser.value(QStringLiteral("action")).toUtf8();
+    if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
+        return usage(QStringLiteral("--action must not be empty"));
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const Moderation moderation(client, cli.schema());
+    auto removed = waitFor<qint64>([&](Callback<qint64> done) {
+        moderation.unban(user, action, cli.actor, parser.value(QStringLiteral("reason")), nullptr, done);
+    });
+    if (!removed)
+        return fail(removed.error());
+    if (cli.json)
+        printJson(QJsonObject{{QStringLiteral("user"), text(user)},
+                              {QStringLiteral("action"), text(action)},
+                              {QStringLiteral("removed"), *removed}});
+    else
+        printLine(QStringLiteral("unbanned %1: %2 ban(s) lifted").arg(text(user)).arg(*removed));
+    return ExitOk;
+}
+
+int resetCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+    parser.addOptions({actionOption(), reasonOption("Why (optional, for the audit trail).")});
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    const QByteArray user = parser.positionalArguments().at(0).toUtf8();
+    const QByteArray action = parser.value(QStringLiteral("action")).toUtf8();
+    if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
+        return usage(QStringLiteral("--action must not be empty"));
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const Moderation moderation(client, cli.schema());
+    auto deleted = waitFor<qint64>([&](Callback<qint64> done) {
+        moderation.reset(user, action, cli.actor, parser.value(QStringLiteral("reason")), nullptr, done);
+    });
+    if (!deleted)
+        return fail(deleted.error());
+    if (cli.json)
+        printJson(QJsonObject{{QStringLiteral("user"), text(user)},
+                              {QStringLiteral("action"), text(action)},
+                              {QStringLiteral("deleted"), *deleted}});
+    else
+        printLine(QStringLiteral("reset %1: %2 counter(s) deleted").arg(text(user)).arg(*deleted));
+    return ExitOk;
+}
+
+} // namespace tollgate::ctl

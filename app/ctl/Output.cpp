@@ -1,0 +1,205 @@
+#include "app/ctl/Output.h"
+
+#include "core/limits/Duration.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QTextStream>
+#include <cstdio>
+
+namespace tollgate::ctl {
+
+namespace {
+
+QTextStream& out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+} // namespace
+
+int exitCodeFor(ErrorKind kind)
+{
+    return kind == ErrorKind::InvalidInput ? ExitUsage : ExitFailure;
+}
+
+int fail(const Error& error)
+{
+    QString message = error.message.simplified(); // exactly one line, whatever the server said
+    switch (error.kind) {
+    case ErrorKind::InvalidInput:
+    case ErrorKind::NotFound:
+        break;
+    case ErrorKind::Conflict:
+        message = QStringLiteral("conflict: ") + message +
+                  QStringLiteral(" (nothing saved; re-read with 'policy get' and try again)");
+        break;
+    default:
+        message = errorKindName(error.kind) + QStringLiteral(" error: ") + message;
+        break;
+    }
+    out().flush();
+    std::fprintf(stderr, "tollgatectl: %s\n", qUtf8Printable(message));
+    return exitCodeFor(error.kind);
+}
+
+int usage(const QString& message)
+{
+    out().flush();
+    std::fprintf(stderr, "tollgatectl: %s\n", qUtf8Printable(message.simplified()));
+    return ExitUsage;
+}
+
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
+                                  int minPositional, int maxPositional)
+{
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    parser.addOption(help);
+    const QString command = args.value(0).section(QLatin1Char(' '), 1); // "hit", "policy set"
+    if (!parser.parse(args))
+        return usage(QStringLiteral("%1: %2 (see '%3 --help')")
+                         .arg(command, parser.errorText().remove(QLatin1Char('.')), args.value(0)));
+    if (parser.isSet(help)) {
+        QString helpText = parser.helpText();
+        // Qt names the binary as invoked; show the command as typed instead.
+        const QStringList appArgs = QCoreApplication::arguments();
+        if (!appArgs.isEmpty())
+            helpText.replace(helpText.indexOf(appArgs.first()), appArgs.first().size(), args.value(0));
+        out() << helpText;
+        out().flush();
+        return int(ExitOk);
+    }
+    const int count = int(parser.positionalArguments().size());
+    if (count < minPositional)
+        return usage(QStringLiteral("%1: missing argument (see '%2 --help')").arg(command, args.value(0)));
+    if (count > maxPositional)
+        return usage(QStringLiteral("%1: unexpected argument '%2' (see '%3 --help')")
+                         .arg(command, parser.positionalArguments().value(maxPositional), args.value(0)));
+    return std::nullopt;
+}
+
+Result<qint64> integerOption(const QCommandLineParser& parser, const QString& name, qint64 fallback)
+{
+    if (!parser.isSet(name))
+        return fallback;
+    bool ok = false;
+    const QString value = parser.value(name);
+    const qint64 number = value.trimmed().toLongLong(&ok);
+    if (!ok)
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("--%1 needs a whole number, got '%2'").arg(name, value)};
+    return number;
+}
+
+void printJson(const QJsonObject& object)
+{
+    out() << QJsonDocument(object).toJson(QJsonDocument::Compact) << '\n';
+    out().flush();
+}
+
+void printJson(const QJsonArray& array)
+{
+    out() << QJsonDocument(array).toJson(QJsonDocument::Compact) << '\n';
+    out().flush();
+}
+
+void printLine(const QString& line)
+{
+    out() << line << '\n';
+    out().flush();
+}
+
+void printTable(const QList<QStringList>& rows)
+{
+    QList<int> widths;
+    for (const QStringList& row : rows) {
+        for (int i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i)
+                widths << 0;
+            widths[i] = qMax(widths[i], int(row[i].size()));
+        }
+    }
+    for (const QStringList& row : rows) {
+        QString line;
+        for (int i = 0; i < row.size(); ++i)
+            line += i + 1 < row.size() ? row[i].leftJustified(widths[i] + 2) : row[i];
+        out() << line << '\n';
+    }
+    out().flush();
+}
+
+QString humanMs(qint64 ms)
+{
+    if (ms < 0)
+        return QStringLiteral("never");
+    if (ms < 1000)
+        return QString::number(ms) + QStringLiteral("ms");
+    if (ms < 60'000)
+        return QString::number(double(ms) / 1000.0, 'f', 1) + QStringLiteral("s");
+    return formatDuration(ms / 1000 * 1000);
+}
+
+QString text(const QByteArray& id)
+{
+    return QString::fromUtf8(id);
+}
+
+QJsonObject toJson(const HitResult& hit)
+{
+    QJsonObject object{
+        {QStringLiteral("allowed"), hit.allowed},
+        {QStringLiteral("tier"), tierName(hit.tier)},
+        {QStringLiteral("count"), hit.count},
+        {QStringLiteral("limit"), hit.limit},
+        {QStringLiteral("remaining"), hit.remaining},
+        {QStringLiteral("reset_ms"), hit.resetMs},
+        {QStringLiteral("retry_after_ms"), hit.retryAfterMs},
+    };
+    if (!hit.allowed && !hit.message.isEmpty())
+        object.insert(QStringLiteral("message"), hit.message);
+    return object;
+}
+
+QJsonObject toJson(const Policy& policy)
+{
+    QJsonArray windows;
+    for (const WindowLimit& w : policy.windows)
+        windows.append(QJsonObject{{QStringLiteral("limit"), w.limit},
+                                   {QStringLiteral("window_ms"), w.windowMs},
+                                   {QStringLiteral("window"), formatDuration(w.windowMs)}});
+    return QJsonObject{
+        {QStringLiteral("action"), text(policy.action)},
+        {QStringLiteral("algorithm"), QString::fromLatin1(algorithmName(policy.algorithm))},
+        {QStringLiteral("windows"), windows},
+        {QStringLiteral("cost"), policy.cost},
+        {QStringLiteral("warn"), policy.warn},
+        {QStringLiteral("ban_ms"), policy.banMs},
+        {QStringLiteral("ban_until"),
+         policy.banUntilMidnight ? QStringLiteral("midnight") : QString()},
+        {QStringLiteral("tz_offset_ms"), policy.tzOffsetMs},
+        {QStringLiteral("count_denied"), policy.countDenied},
+        {QStringLiteral("message"), policy.message},
+        {QStringLiteral("revision"), policy.revision},
+        {QStringLiteral("updated_by"), policy.updatedBy},
+        {QStringLiteral("updated_ms"), policy.updatedMs},
+    };
+}
+
+QJsonObject toJson(const BanInfo& ban)
+{
+    return QJsonObject{
+        {QStringLiteral("user"), text(ban.user)},
+        {QStringLiteral("action"), text(ban.action)},
+        {QStringLiteral("scope"), ban.action.isEmpty() ? QStringLiteral("user") : QStringLiteral("action")},
+        {QStringLiteral("reason"), ban.reason},
+        {QStringLiteral("actor"), ban.actor},
+        {QStringLiteral("source"), ban.source},
+        {QStringLiteral("created_ms"), ban.createdMs},
+        {QStringLiteral("until_ms"), ban.untilMs},
+        {QStringLiteral("permanent"), ban.untilMs == 0},
+    };
+}
+
+} // namespace tollgate::ctl

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "app/ctl/Cli.h"
+#include "core/limits/HitResult.h"
+#include "core/limits/Moderation.h"
+#include "core/limits/Policy.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <optional>
+
+namespace tollgate::ctl {
+
+/// Prints "tollgatectl: <message>" on stderr (the one line every error gets) and returns the
+/// exit code for the error's kind: InvalidInput -> 2, everything else -> 3.
+int fail(const Error& error);
+/// A usage error: one stderr line, exit code 2.
+int usage(const QString& message);
+int exitCodeFor(ErrorKind kind);
+
+/// Parses a sub-command's arguments. Returns an exit code when the command must stop here
+/// (bad flags, wrong number of positional arguments, --help), nullopt to go on.
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
+                                  int minPositional, int maxPositional);
+/// A whole number option; InvalidInput naming the flag when it is not one.
+Result<qint64> integerOption(const QCommandLineParser& parser, const QString& name,
+                             qint64 fallback);
+
+void printJson(const QJsonObject& object);
+void printJson(const QJsonArray& array);
+void printLine(const QString& line);
+/// Left-aligned columns, two spaces apart; the first row is the header.
+void printTable(const QList<QStringList>& rows);
+/// "850ms", "9.7s", "1h30m": for people, not exact.
+QString humanMs(qint64 ms);
+QString text(const QByteArray& id);
+
+QJsonObject toJson(const HitResult& hit);
+QJsonObject toJson(const Policy& policy);
+QJsonObject toJson(const BanInfo& ban);
+
+} // namespace tollgate::ctl

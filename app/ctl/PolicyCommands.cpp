@@ -1,0 +1,260 @@
+// policy list | get | set | delete
+#include "app/ctl/Cli.h"
+#include "app/ctl/Output.h"
+
+#include "core/limits/Duration.h"
+#include "core/limits/PolicyStore.h"
+
+#include <QDateTime>
+
+namespace tollgate::ctl {
+
+namespace {
+
+QCommandLineOption valueOption(const char* name, const char* description, const char* valueName)
+{
+    return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(description),
+                              QString::fromLatin1(valueName));
+}
+
+void printPolicyText(const Policy& policy)
+{
+    QString line = text(policy.action) + QStringLiteral(": ") +
+                   QString::fromLatin1(algorithmName(policy.algorithm)) + QLatin1Char(' ') +
+                   policy.windowsText();
+    if (policy.cost != 1)
+        line += QStringLiteral(", cost %1").arg(policy.cost);
+    if (policy.warn > 0)
+        line += QStringLiteral(", warn above %1").arg(policy.warn);
+    if (policy.hasBan())
+        line += QStringLiteral(", ") + policy.banText();
+    if (policy.countDenied)
+        line += QStringLiteral(", denied hits count");
+    line += QStringLiteral(" (revision %1)").arg(policy.revision);
+    printLine(line);
+    if (!policy.message.isEmpty())
+        printLine(QStringLiteral("  message: ") + policy.message);
+}
+
+int list(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const PolicyStore store(client, cli.schema());
+    auto policies = waitFor<std::vector<Policy>>(
+        [&](Callback<std::vector<Policy>> done) { store.list(nullptr, done); });
+    if (!policies)
+        return fail(policies.error());
+    if (cli.json) {
+        QJsonArray array;
+        for (const Policy& policy : *policies)
+            array.append(toJson(policy));
+        printJson(array);
+    } else if (policies->empty()) {
+        printLine(QStringLiteral("no policies"));
+    } else {
+        for (const Policy& policy : *policies)
+            printPolicyText(policy);
+    }
+    return ExitOk;
+}
+
+int get(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const PolicyStore store(client, cli.schema());
+    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
+    auto policy = waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
+    if (!policy)
+        return fail(policy.error());
+    if (cli.json)
+        printJson(toJson(*policy));
+    else
+        printPolicyText(*policy);
+    return ExitOk;
+}
+
+// The revision to save or delete with: --revision, else the stored one (0 when there is none).
+Result<qint64> currentRevision(const QCommandLineParser& parser, const PolicyStore& store,
+                               const QByteArray& action)
+{
+    if (parser.isSet(QStringLiteral("revision"))) {
+        auto revision = integerOption(parser, QStringLiteral("revision"), 0);
+        if (revision && *revision < 0)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("--revision must be 0 or more")};
+        return revision;
+    }
+    auto stored = waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
+    if (stored)
+        return stored->revision;
+    if (stored.error().kind == ErrorKind::NotFound)
+        return qint64(0);
+    return stored.error();
+}
+
+Result<Policy> policyFromFlags(const QCommandLineParser& parser)
+{
+    Policy policy;
+    policy.action = parser.positionalArguments().at(0).toUtf8();
+    const bool single = parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
+    if (parser.isSet(QStringLiteral("windows"))) {
+        if (single)
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("give --windows or --limit with --window, not both")};
+        auto windows = Policy::parseWindows(parser.value(QStringLiteral("windows")));
+        if (!windows)
+            return windows.error();
+        policy.windows = *windows;
+    } else {
+        if (!parser.isSet(QStringLiteral("limit")) || !parser.isSet(QStringLiteral("window")))
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("policy set needs --limit and --window (or --windows)")};
+        auto limit = integerOption(parser, QStringLiteral("limit"), 0);
+        if (!limit)
+            return limit.error();
+        auto window = parseDuration(parser.value(QStringLiteral("window")));
+        if (!window)
+            return window.error();
+        policy.windows.push_back({*limit, *window});
+    }
+    if (parser.isSet(QStringLiteral("algorithm"))) {
+        const QString name = parser.value(QStringLiteral("algorithm"));
+        auto algorithm = algorithmFromName(name.toUtf8());
+        if (!algorithm)
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("unknown algorithm '%1' (fixed_window, sliding_log, "
+                                        "sliding_window, token_bucket)")
+                             .arg(name)};
+        policy.algorithm = *algorithm;
+    }
+    auto cost = integerOption(parser, QStringLiteral("cost"), 1);
+    if (!cost)
+        return cost.error();
+    policy.cost = *cost;
+    auto warn = integerOption(parser, QStringLiteral("warn"), 0);
+    if (!warn)
+        return warn.error();
+    policy.warn = *warn;
+    if (parser.isSet(QStringLiteral("ban"))) {
+        auto ban = parseDuration(parser.value(QStringLiteral("ban")));
+        if (!ban)
+            return ban.error();
+        policy.banMs = *ban;
+    }
+    if (parser.isSet(QStringLiteral("ban-until"))) {
+        if (parser.value(QStringLiteral("ban-until")) != QLatin1String("midnight"))
+            return Error{ErrorKind::InvalidInput, QStringLiteral("--ban-until takes 'midnight'")};
+        policy.banUntilMidnight = true;
+    }
+    // The next midnight is this machine's: the offset travels with the policy.
+    policy.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+    policy.countDenied = parser.isSet(QStringLiteral("count-denied"));
+    policy.message = parser.value(QStringLiteral("message"));
+    const Status valid = policy.validate();
+    if (!valid)
+        return valid.error();
+    return policy;
+}
+
+int set(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action to limit."));
+    parser.addOptions({
+        valueOption("limit", "Hits allowed per window.", "n"),
+        valueOption("window", "Window length: 500ms, 30s, 10m, 1h, 1d, 1w.", "duration"),
+        valueOption("windows", "Several windows at once: 1m:10,1h:100,1d:1000.", "list"),
+        valueOption("algorithm", "fixed_window (default), sliding_log, sliding_window, token_bucket.",
+                    "name"),
+        valueOption("cost", "Default cost of one hit (default 1).", "n"),
+        valueOption("warn", "Tier 'warn' above this count (default none).", "n"),
+        valueOption("ban", "Ban for this long after exceeding the limit.", "duration"),
+        valueOption("ban-until", "Ban until 'midnight' (local time of this machine).", "when"),
+        QCommandLineOption(QStringLiteral("count-denied"), QStringLiteral("Denied hits count too.")),
+        valueOption("message", "Message shown to the user on deny.", "text"),
+        valueOption("revision", "Save only if the stored policy is at this revision (0 = new).", "n"),
+    });
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    auto policy = policyFromFlags(parser);
+    if (!policy)
+        return fail(policy.error());
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const PolicyStore store(client, cli.schema());
+    auto revision = currentRevision(parser, store, policy->action);
+    if (!revision)
+        return fail(revision.error());
+    policy->revision = *revision;
+    auto saved = waitFor<qint64>(
+        [&](Callback<qint64> done) { store.save(*policy, cli.actor, nullptr, done); });
+    if (!saved)
+        return fail(saved.error());
+    policy->revision = *saved;
+    policy->updatedBy = cli.actor;
+    if (cli.json)
+        printJson(toJson(*policy));
+    else
+        printPolicyText(*policy);
+    return ExitOk;
+}
+
+int remove(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+    parser.addOption(valueOption("revision", "Delete only if the policy is at this revision.", "n"));
+    if (auto exit = parseArguments(parser, args, 1, 1))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const PolicyStore store(client, cli.schema());
+    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
+    auto revision = currentRevision(parser, store, action);
+    if (!revision)
+        return fail(revision.error());
+    auto removed = waitFor<Unit>([&](Callback<Unit> done) {
+        store.remove(action, *revision, cli.actor, nullptr, done);
+    });
+    if (!removed)
+        return fail(removed.error());
+    if (cli.json)
+        printJson(QJsonObject{{QStringLiteral("action"), text(action)},
+                              {QStringLiteral("deleted"), true}});
+    else
+        printLine(QStringLiteral("policy %1 deleted").arg(text(action)));
+    return ExitOk;
+}
+
+} // namespace
+
+int policyCommand(Cli& cli, const QStringList& args)
+{
+    const QString sub = args.value(1);
+    const QStringList rest = QStringList{args.value(0) + QLatin1Char(' ') + sub} + args.mid(2);
+    if (sub == QLatin1String("list"))
+        return list(cli, rest);
+    if (sub == QLatin1String("get"))
+        return get(cli, rest);
+    if (sub == QLatin1String("set"))
+        return set(cli, rest);
+    if (sub == QLatin1String("delete"))
+        return remove(cli, rest);
+    if (sub.isEmpty())
+        return usage(QStringLiteral("policy needs a sub-command: list, get, set or delete"));
+    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete)").arg(sub));
+}
+
+} // namespace tollgate::ctl

@@ -1,0 +1,143 @@
+// tollgatectl: the command-line face of Tollgate. Global options are read here (anywhere on the
+// line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
+#include "app/ctl/Cli.h"
+#include "app/ctl/Output.h"
+
+#include <QCoreApplication>
+#include <QSysInfo>
+#include <map>
+
+using namespace tollgate;
+using namespace tollgate::ctl;
+
+namespace {
+
+const char kUsage[] = R"(Usage: tollgatectl [--url URL] [--prefix P] [--actor NAME] [--json] <command> [args]
+
+Commands:
+  policy list | get <action> | set <action> ... | delete <action>
+  hit <action> <user> [--cost N]        count a hit (exit 1 when denied)
+  peek <action> <user> [--cost N]       what a hit would get, counting nothing
+  ban <user> [--action A] (--for D | --until T | --permanent) --reason R
+  unban <user> [--action A] --reason R
+  reset <user> [--action A] [--reason R]
+  subjects [--action A] [--max N]       users x actions with their state and bans
+  repair [--fix]                        keys of ours without a TTL (dry run unless --fix)
+  audit [--user U] [--count N]          newest audit entries
+  scripts                               the Lua scripts, their SHA1 and whether loaded
+  bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]
+
+Global options (anywhere on the line):
+  --url URL       redis://[user:pass@]host:port/db, rediss://..., unix:///path
+                  (default: $TOLLGATE_URL, else redis://127.0.0.1:6379)
+  --prefix P      key prefix (default tg)
+  --actor NAME    who is acting, for the audit trail (default $USER@host)
+  --json          machine-readable output: one compact JSON value
+  <command> --help  the command's own options
+
+Exit codes: 0 success/allowed, 1 denied, 2 usage or invalid input, 3 connection or server error.
+)";
+
+QString defaultActor()
+{
+    const QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        return QStringLiteral("cli");
+    const QString host = QSysInfo::machineHostName();
+    return host.isEmpty() ? user : user + QLatin1Char('@') + host;
+}
+
+} // namespace
+
+Client* Cli::client()
+{
+    if (m_client)
+        return m_client.get();
+    auto options = ConnectionOptions::fromUrl(url);
+    if (!options) {
+        fail(Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message});
+        return nullptr;
+    }
+    options->clientName = QStringLiteral("tollgatectl");
+    // A CLI reports a dead server instead of waiting for it to come back.
+    options->autoReconnect = false;
+    m_client = std::make_unique<Client>(*options);
+    m_client->open();
+    return m_client.get();
+}
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("tollgatectl"));
+
+    Cli cli;
+    cli.url = qEnvironmentVariable("TOLLGATE_URL", QStringLiteral("redis://127.0.0.1:6379"));
+    cli.actor = defaultActor();
+
+    // Pull the global options out wherever they are; "--" ends option parsing.
+    const QStringList all = QCoreApplication::arguments();
+    QStringList rest;
+    for (int i = 1; i < all.size(); ++i) {
+        const QString& arg = all[i];
+        if (arg == QLatin1String("--")) {
+            rest << all.mid(i);
+            break;
+        }
+        if (arg == QLatin1String("--json")) {
+            cli.json = true;
+            continue;
+        }
+        bool matched = false;
+        for (const QString& name : {QStringLiteral("url"), QStringLiteral("prefix"), QStringLiteral("actor")}) {
+            const QString flag = QStringLiteral("--") + name;
+            QString value;
+            if (arg == flag) {
+                if (i + 1 >= all.size())
+                    return usage(flag + QStringLiteral(" needs a value"));
+                value = all[++i];
+            } else if (arg.startsWith(flag + QLatin1Char('='))) {
+                value = arg.mid(flag.size() + 1);
+            } else {
+                continue;
+            }
+            matched = true;
+            if (name == QLatin1String("url"))
+                cli.url = value;
+            else if (name == QLatin1String("prefix"))
+                cli.prefix = value.toUtf8();
+            else
+                cli.actor = value;
+        }
+        if (!matched)
+            rest << arg;
+    }
+    if (cli.prefix.isEmpty())
+        return usage(QStringLiteral("--prefix must not be empty"));
+    if (cli.actor.trimmed().isEmpty())
+        return usage(QStringLiteral("--actor must not be empty"));
+
+    if (rest.isEmpty()) {
+        std::fputs(kUsage, stderr);
+        return ExitUsage;
+    }
+    const QString command = rest.takeFirst();
+    if (command == QLatin1String("help") || command == QLatin1String("--help") ||
+        command == QLatin1String("-h")) {
+        std::fputs(kUsage, stdout);
+        return ExitOk;
+    }
+
+    const std::map<QString, int (*)(Cli&, const QStringList&)> commands{
+        {QStringLiteral("policy"), policyCommand},   {QStringLiteral("hit"), hitCommand},
+        {QStringLiteral("peek"), peekCommand},       {QStringLiteral("ban"), banCommand},
+        {QStringLiteral("unban"), unbanCommand},     {QStringLiteral("reset"), resetCommand},
+        {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
+        {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
+        {QStringLiteral("bench"), benchCommand},
+    };
+    const auto found = commands.find(command);
+    if (found == commands.end())
+        return usage(QStringLiteral("unknown command '%1' (see 'tollgatectl --help')").arg(command));
+    return found->second(cli, QStringList{QStringLiteral("tollgatectl ") + command} + rest);
+}
