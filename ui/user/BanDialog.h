@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/limits/Moderation.h"
+#include "ui/common/Session.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QDateTimeEdit;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QRadioButton;
+
+namespace tollgate::ui {
+
+/// Bans one user from one action or from all of them: for a duration (10m, 1h, 1d or typed,
+/// parsed by core parseDuration), until a date, or permanently; a reason is required. The Ban
+/// button stays disabled until the input is valid and the problem is shown inline. Performs
+/// the ban itself (Moderation::ban, audited with Session::actor) and accepts on success.
+class BanDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kMaxBanMs = 100LL * 365 * 86'400'000; // ban.lua's limit
+
+    BanDialog(Session* session, const QByteArray& user, const QList<QByteArray>& actions,
+              QWidget* parent = nullptr);
+
+    /// The request the current input describes, or why it is invalid.
+    Result<BanRequest> request() const;
+
+Q_SIGNALS:
+    void banned(const tollgate::BanInfo& ban);
+
+private:
+    void validate();
+    void apply();
+
+    Session* m_session;
+    QByteArray m_user;
+    QComboBox* m_scope;
+    QRadioButton* m_forDuration;
+    QRadioButton* m_untilDate;
+    QRadioButton* m_permanent;
+    QComboBox* m_duration;
+    QDateTimeEdit* m_until;
+    QLineEdit* m_reason;
+    QLabel* m_error;
+    QPushButton* m_apply;
+    bool m_busy = false;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,119 @@
+#include "ui/user/ReasonDialog.h"
+
+#include "ui/common/Ask.h"
+#include "ui/user/UserText.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArray& user,
+                           const QList<QByteArray>& scopes, QWidget* parent)
+    : QDialog(parent), m_session(session), m_operation(operation), m_user(user)
+{
+    const bool unban = operation == Operation::Unban;
+    setObjectName(unban ? QStringLiteral("unbanDialog") : QStringLiteral("resetDialog"));
+    setWindowTitle(unban ? tr("Unban %1").arg(displayId(user))
+                         : tr("Reset counters of %1").arg(displayId(user)));
+
+    m_scope = new QComboBox(this);
+    m_scope->setObjectName(QStringLiteral("scopeComboBox"));
+    m_scope->addItem(unban ? tr("Every ban of this user") : tr("Every action"), QByteArray());
+    for (const QByteArray& action : scopes) {
+        m_scope->addItem(action.isEmpty() ? tr("The ban of all actions") : displayId(action),
+                         action);
+    }
+    m_reason = new QLineEdit(this);
+    m_reason->setObjectName(QStringLiteral("reasonLineEdit"));
+    m_reason->setPlaceholderText(tr("Why (required; recorded in the audit log)"));
+    m_reason->setMaxLength(2000);
+
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("errorLabel"));
+    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error->setWordWrap(true);
+
+    auto* buttons = new QDialogButtonBox(this);
+    m_apply = buttons->addButton(unban ? tr("Unban") : tr("Reset"), QDialogButtonBox::AcceptRole);
+    m_apply->setObjectName(unban ? QStringLiteral("applyUnbanButton")
+                                 : QStringLiteral("applyResetButton"));
+    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("cancelButton"));
+    connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
+    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("User:"), new QLabel(displayId(user), this));
+    form->addRow(unban ? tr("Lift:") : tr("Counters of:"), m_scope);
+    form->addRow(tr("Reason:"), m_reason);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(buttons);
+
+    connect(m_reason, &QLineEdit::textChanged, this, &ReasonDialog::validate);
+    validate();
+    resize(420, sizeHint().height());
+}
+
+void ReasonDialog::validate()
+{
+    const bool ok = !m_reason->text().trimmed().isEmpty();
+    m_error->setText(ok ? QString() : tr("A reason is required"));
+    m_apply->setEnabled(ok && !m_busy);
+}
+
+QString ReasonDialog::describe(const QByteArray& action) const
+{
+    const QString user = displayId(m_user);
+    if (m_operation == Operation::Unban) {
+        return action.isEmpty() ? tr("every ban of user \"%1\"").arg(user)
+                                : tr("the ban of user \"%1\" on action \"%2\"").arg(user, displayId(action));
+    }
+    return action.isEmpty()
+               ? tr("every rate-limit counter of user \"%1\" (all actions, all windows)").arg(user)
+               : tr("the rate-limit counters of user \"%1\" for action \"%2\" (all windows)")
+                     .arg(user, displayId(action));
+}
+
+void ReasonDialog::apply()
+{
+    const QString reason = m_reason->text().trimmed();
+    if (reason.isEmpty() || m_busy) {
+        validate();
+        return;
+    }
+    const QByteArray action = m_scope->currentData().toByteArray();
+    if (m_operation == Operation::Reset &&
+        !Ask::confirm(this, tr("Reset counters"),
+                      tr("Delete %1? The user starts from zero; bans are kept.").arg(describe(action)))) {
+        return;
+    }
+    m_busy = true;
+    m_apply->setEnabled(false);
+    auto done = [this](Result<qint64> count) {
+        m_busy = false;
+        validate();
+        if (!count) {
+            m_error->setText(count.error().toString());
+            Ask::warn(this, m_operation == Operation::Unban ? tr("Unban failed") : tr("Reset failed"),
+                      count.error().toString());
+            return;
+        }
+        Q_EMIT applied(*count);
+        accept();
+    };
+    const Moderation moderation = m_session->moderation();
+    if (m_operation == Operation::Unban)
+        moderation.unban(m_user, action, m_session->actor(), reason, this, done);
+    else
+        moderation.reset(m_user, action, m_session->actor(), reason, this, done);
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "ui/common/Session.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace tollgate::ui {
+
+/// Unban or reset counters of one user, for one action or all of them, with a required reason.
+/// Reset asks for confirmation (Ask::confirm) naming exactly what it deletes. Performs the
+/// write itself (Moderation, audited with Session::actor) and accepts on success.
+class ReasonDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    enum class Operation { Unban, Reset };
+
+    /// `scopes`: the actions offered besides "all" (the user's bans, or the user's actions).
+    ReasonDialog(Session* session, Operation operation, const QByteArray& user,
+                 const QList<QByteArray>& scopes, QWidget* parent = nullptr);
+
+Q_SIGNALS:
+    /// How many bans were removed / counters deleted.
+    void applied(qint64 count);
+
+private:
+    void validate();
+    void apply();
+    QString describe(const QByteArray& action) const;
+
+    Session* m_session;
+    Operation m_operation;
+    QByteArray m_user;
+    QComboBox* m_scope;
+    QLineEdit* m_reason;
+    QLabel* m_error;
+    QPushButton* m_apply;
+    bool m_busy = false;
+};
+
+} // namespace tollgate::ui

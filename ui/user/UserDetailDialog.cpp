@@ -1,0 +1,443 @@
+#include "ui/user/UserDetailDialog.h"
+
+#include "core/limits/Duration.h"
+#include "core/redis/Scan.h"
+#include "ui/user/BanDialog.h"
+#include "ui/user/ReasonDialog.h"
+#include "ui/user/UserText.h"
+#include "ui/user/WriteGuard.h"
+
+#include <QDateTime>
+#include <QDeadlineTimer>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+namespace {
+
+enum ActionColumn { ActAction, ActCount, ActRemaining, ActReset, ActWindows, ActTier, ActColumnCount };
+enum BanColumn { BanScope, BanReason, BanActor, BanSource, BanExpires, BanColumnCount };
+enum AuditColumn { AudTime, AudEvent, AudAction, AudActor, AudReason, AudDetail, AudColumnCount };
+
+QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& headers)
+{
+    auto* table = new QTableWidget(0, int(headers.size()), parent);
+    table->setObjectName(name);
+    table->setHorizontalHeaderLabels(headers);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setAlternatingRowColors(true);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+void setCell(QTableWidget* table, int row, int column, const QString& text,
+             Qt::Alignment alignment = Qt::AlignLeft | Qt::AlignVCenter)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(alignment);
+    item->setToolTip(text);
+    table->setItem(row, column, item);
+}
+
+qint64 steadyNowMs()
+{
+    return QDeadlineTimer::current().deadline();
+}
+
+QGroupBox* group(const QString& title, QWidget* content, QWidget* parent)
+{
+    auto* box = new QGroupBox(title, parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(content);
+    return box;
+}
+
+} // namespace
+
+UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWidget* parent)
+    : QDialog(parent), m_session(session), m_user(user)
+{
+    setObjectName(QStringLiteral("userDetailDialog"));
+    setWindowTitle(tr("User %1").arg(displayId(user)));
+
+    m_header = new QLabel(displayId(user), this);
+    m_header->setObjectName(QStringLiteral("userLabel"));
+    m_header->setTextFormat(Qt::PlainText);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont big = m_header->font();
+    big.setPointSizeF(big.pointSizeF() * 1.4);
+    big.setBold(true);
+    m_header->setFont(big);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("summaryLabel"));
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("messageLabel"));
+    m_message->setTextFormat(Qt::PlainText);
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("errorLabel"));
+    m_error->setTextFormat(Qt::PlainText);
+    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error->setWordWrap(true);
+
+    m_actionsTable = makeTable(this, QStringLiteral("actionsTableWidget"),
+                               {tr("Action"), tr("Count / limit"), tr("Remaining"), tr("Resets in"),
+                                tr("Windows"), tr("Tier")});
+    m_bansTable = makeTable(this, QStringLiteral("bansTableWidget"),
+                            {tr("Scope"), tr("Reason"), tr("Actor"), tr("Source"), tr("Expires")});
+    m_auditTable = makeTable(this, QStringLiteral("auditTableWidget"),
+                             {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"),
+                              tr("Detail")});
+
+    m_ban = new QPushButton(tr("Ban…"), this);
+    m_ban->setObjectName(QStringLiteral("banButton"));
+    markWrite(m_ban, Session::Write::Ban, tr("Ban this user from one action or all of them"));
+    m_unban = new QPushButton(tr("Unban…"), this);
+    m_unban->setObjectName(QStringLiteral("unbanButton"));
+    markWrite(m_unban, Session::Write::Unban, tr("Lift one ban or every ban of this user"));
+    m_reset = new QPushButton(tr("Reset counters…"), this);
+    m_reset->setObjectName(QStringLiteral("resetButton"));
+    markWrite(m_reset, Session::Write::Reset, tr("Delete this user's rate-limit counters"));
+    auto* refreshButton = new QPushButton(tr("Refresh"), this);
+    refreshButton->setObjectName(QStringLiteral("refreshButton"));
+    auto* closeButton = new QPushButton(tr("Close"), this);
+    closeButton->setObjectName(QStringLiteral("closeButton"));
+
+    connect(m_ban, &QPushButton::clicked, this, &UserDetailDialog::openBan);
+    connect(m_unban, &QPushButton::clicked, this, &UserDetailDialog::openUnban);
+    connect(m_reset, &QPushButton::clicked, this, &UserDetailDialog::openReset);
+    connect(refreshButton, &QPushButton::clicked, this, &UserDetailDialog::refresh);
+    connect(closeButton, &QPushButton::clicked, this, &QDialog::reject);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("detailSplitter"));
+    splitter->addWidget(group(tr("Actions"), m_actionsTable, splitter));
+    splitter->addWidget(group(tr("Bans"), m_bansTable, splitter));
+    splitter->addWidget(group(tr("Audit history (newest first)"), m_auditTable, splitter));
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 3);
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_ban);
+    buttons->addWidget(m_unban);
+    buttons->addWidget(m_reset);
+    buttons->addStretch(1);
+    buttons->addWidget(refreshButton);
+    buttons->addWidget(closeButton);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_header);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_message);
+    layout->addWidget(m_error);
+    layout->addWidget(splitter, 1);
+    layout->addLayout(buttons);
+
+    guardWrites(this, session);
+
+    // Countdowns are computed from fetched deadlines; Redis is not asked again for them.
+    m_ticker = new QTimer(this);
+    m_ticker->setInterval(250);
+    connect(m_ticker, &QTimer::timeout, this, &UserDetailDialog::tick);
+    m_ticker->start();
+
+    connect(session, &Session::eventReceived, this,
+            [this](const QByteArray&, const QByteArray& user) {
+                if (user == m_user)
+                    refresh();
+            });
+    resize(960, 720);
+    refresh();
+}
+
+UserDetailDialog::~UserDetailDialog() = default;
+
+void UserDetailDialog::refresh()
+{
+    const int generation = ++m_generation;
+    m_pending = 3;
+    m_keysAndPolicies = 2;
+    loadActions(generation);
+    loadBans(generation);
+    loadAudit(generation);
+}
+
+void UserDetailDialog::partDone(int generation)
+{
+    if (generation != m_generation || --m_pending > 0)
+        return;
+    m_summary->setText(tr("%n action(s)", nullptr, int(m_actions.size())) + QStringLiteral(" · ") +
+                       tr("%n ban(s)", nullptr, int(m_bans.size())));
+    Q_EMIT refreshed();
+}
+
+void UserDetailDialog::showError(const QString& what, const Error& error)
+{
+    m_error->setText(what + QStringLiteral(": ") + error.toString());
+}
+
+void UserDetailDialog::loadActions(int generation)
+{
+    const Status valid = KeySchema::validateId(m_user, tr("user id"));
+    if (!valid) {
+        showError(tr("Cannot load this user"), valid.error());
+        partDone(generation);
+        return;
+    }
+    ScanOptions scan;
+    scan.pattern = m_session->schema().userPattern(m_user);
+    scan.count = 1000;
+    collectKeys(m_session->client(), scan, this,
+                [this, generation](Result<QList<QByteArray>> keys) {
+                    if (generation != m_generation)
+                        return;
+                    if (!keys)
+                        showError(tr("Listing the user's keys failed"), keys.error());
+                    m_userKeys = keys ? *keys : QList<QByteArray>();
+                    if (--m_keysAndPolicies == 0)
+                        peekActions(generation);
+                });
+    m_session->policies().list(this, [this, generation](Result<std::vector<Policy>> policies) {
+        if (generation != m_generation)
+            return;
+        if (!policies)
+            showError(tr("Loading policies failed"), policies.error());
+        m_policies = policies ? *policies : std::vector<Policy>();
+        if (--m_keysAndPolicies == 0)
+            peekActions(generation);
+    });
+}
+
+void UserDetailDialog::peekActions(int generation)
+{
+    std::map<QByteArray, ActionRow> rows;
+    for (const QByteArray& key : std::as_const(m_userKeys)) {
+        const KeySchema::Parsed parsed = m_session->schema().parse(key);
+        if (parsed.kind != KeySchema::Parsed::Kind::State &&
+            parsed.kind != KeySchema::Parsed::Kind::ActionBan)
+            continue;
+        ActionRow& row = rows[parsed.action];
+        row.action = parsed.action;
+        if (parsed.kind == KeySchema::Parsed::Kind::State)
+            row.keyWindows << algorithmCode(parsed.algorithm) + ' ' +
+                                  formatDuration(parsed.windowMs).toUtf8();
+    }
+    for (const Policy& policy : m_policies) {
+        auto row = rows.find(policy.action);
+        if (row != rows.end())
+            row->second.policy = policy;
+    }
+    m_actions = std::move(rows);
+
+    auto outstanding = std::make_shared<int>(1); // held until every peek is sent
+    auto finish = [this, generation, outstanding] {
+        if (--*outstanding > 0 || generation != m_generation)
+            return;
+        showActions();
+        partDone(generation);
+    };
+    const Limiter limiter = m_session->limiter();
+    for (auto& [action, row] : m_actions) {
+        if (!row.policy)
+            continue;
+        ++*outstanding;
+        const QByteArray name = action;
+        limiter.peek(*row.policy, m_user, 0, this,
+                     [this, generation, name, finish](Result<HitResult> state) {
+                         if (generation == m_generation) {
+                             auto row = m_actions.find(name);
+                             if (row != m_actions.end() && state) {
+                                 row->second.state = *state;
+                                 row->second.resetDeadline = steadyNowMs() + state->resetMs;
+                             } else if (row != m_actions.end()) {
+                                 row->second.error = state.error().toString();
+                             }
+                         }
+                         finish();
+                     });
+    }
+    finish();
+}
+
+void UserDetailDialog::showActions()
+{
+    m_actionsTable->setRowCount(int(m_actions.size()));
+    int r = 0;
+    const auto right = Qt::AlignRight | Qt::AlignVCenter;
+    for (const auto& [action, row] : m_actions) {
+        setCell(m_actionsTable, r, ActAction, displayId(action));
+        QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
+        if (!row.keyWindows.isEmpty())
+            windows += tr(" (keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
+        setCell(m_actionsTable, r, ActWindows, windows);
+        if (row.state) {
+            setCell(m_actionsTable, r, ActCount,
+                    QStringLiteral("%1 / %2").arg(row.state->count).arg(row.state->limit), right);
+            setCell(m_actionsTable, r, ActRemaining, QString::number(row.state->remaining), right);
+            setCell(m_actionsTable, r, ActTier, tierName(row.state->tier));
+        } else {
+            setCell(m_actionsTable, r, ActCount, QString(), right);
+            setCell(m_actionsTable, r, ActRemaining, QString(), right);
+            setCell(m_actionsTable, r, ActTier, row.error.isEmpty() ? QStringLiteral("—") : row.error);
+        }
+        setCell(m_actionsTable, r, ActReset, QString(), right);
+        ++r;
+    }
+    m_actionsTable->resizeColumnsToContents();
+    tick();
+}
+
+void UserDetailDialog::loadBans(int generation)
+{
+    m_session->moderation().bans(m_user, this, [this, generation](Result<std::vector<BanInfo>> bans) {
+        if (generation != m_generation)
+            return;
+        if (!bans)
+            showError(tr("Loading bans failed"), bans.error());
+        m_bans = bans ? *bans : std::vector<BanInfo>();
+        std::sort(m_bans.begin(), m_bans.end(),
+                  [](const BanInfo& a, const BanInfo& b) { return a.action < b.action; });
+        showBans();
+        partDone(generation);
+    });
+}
+
+void UserDetailDialog::showBans()
+{
+    m_bansTable->setRowCount(int(m_bans.size()));
+    for (int r = 0; r < int(m_bans.size()); ++r) {
+        const BanInfo& ban = m_bans[size_t(r)];
+        setCell(m_bansTable, r, BanScope, ban.action.isEmpty() ? tr("all actions") : displayId(ban.action));
+        setCell(m_bansTable, r, BanReason, ban.reason);
+        setCell(m_bansTable, r, BanActor, ban.actor);
+        setCell(m_bansTable, r, BanSource, ban.source);
+        setCell(m_bansTable, r, BanExpires, QString());
+    }
+    m_bansTable->resizeColumnsToContents();
+    tick();
+}
+
+void UserDetailDialog::loadAudit(int generation)
+{
+    m_session->audit().latest(m_user, 200, this,
+                              [this, generation](Result<std::vector<AuditEntry>> entries) {
+                                  if (generation != m_generation)
+                                      return;
+                                  if (!entries)
+                                      showError(tr("Loading the audit history failed"), entries.error());
+                                  showAudit(entries ? *entries : std::vector<AuditEntry>());
+                                  partDone(generation);
+                              });
+}
+
+void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
+{
+    m_auditTable->setRowCount(int(entries.size()));
+    for (int r = 0; r < int(entries.size()); ++r) {
+        const AuditEntry& entry = entries[size_t(r)];
+        setCell(m_auditTable, r, AudTime, formatTime(entry.timeMs));
+        setCell(m_auditTable, r, AudEvent, entry.event);
+        setCell(m_auditTable, r, AudAction, entry.action.isEmpty() ? QString() : displayId(entry.action));
+        setCell(m_auditTable, r, AudActor, entry.actor);
+        setCell(m_auditTable, r, AudReason, entry.reason);
+        QString detail = entry.detail;
+        if (entry.untilMs > 0)
+            detail = (detail.isEmpty() ? QString() : detail + QStringLiteral("; ")) +
+                     tr("until %1").arg(formatTime(entry.untilMs));
+        setCell(m_auditTable, r, AudDetail, detail);
+    }
+    m_auditTable->resizeColumnsToContents();
+}
+
+void UserDetailDialog::tick()
+{
+    const qint64 steady = steadyNowMs();
+    int r = 0;
+    for (const auto& [action, row] : m_actions) {
+        if (QTableWidgetItem* item = m_actionsTable->item(r, ActReset))
+            item->setText(row.state ? formatCountdown(row.resetDeadline - steady) : QString());
+        ++r;
+    }
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (int b = 0; b < int(m_bans.size()); ++b) {
+        const BanInfo& ban = m_bans[size_t(b)];
+        if (QTableWidgetItem* item = m_bansTable->item(b, BanExpires)) {
+            item->setText(ban.untilMs <= 0 ? tr("permanent")
+                                           : tr("in %1 (%2)").arg(formatCountdown(ban.untilMs - now),
+                                                                  formatTime(ban.untilMs)));
+        }
+    }
+}
+
+QList<QByteArray> UserDetailDialog::knownActions() const
+{
+    QList<QByteArray> actions;
+    for (const Policy& policy : m_policies)
+        actions << policy.action;
+    for (const auto& [action, row] : m_actions) {
+        if (!actions.contains(action))
+            actions << action;
+    }
+    std::sort(actions.begin(), actions.end());
+    return actions;
+}
+
+void UserDetailDialog::openBan()
+{
+    auto* dialog = new BanDialog(m_session, m_user, knownActions(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &BanDialog::banned, this, [this](const BanInfo& ban) {
+        m_error->clear();
+        m_message->setText(ban.action.isEmpty() ? tr("Banned from all actions.")
+                                                : tr("Banned from %1.").arg(displayId(ban.action)));
+        refresh();
+    });
+    dialog->open(); // window-modal without a nested event loop
+}
+
+void UserDetailDialog::openUnban()
+{
+    QList<QByteArray> scopes;
+    for (const BanInfo& ban : m_bans)
+        scopes << ban.action;
+    auto* dialog = new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
+        m_error->clear();
+        m_message->setText(tr("%n ban(s) lifted.", nullptr, int(count)));
+        refresh();
+    });
+    dialog->open();
+}
+
+void UserDetailDialog::openReset()
+{
+    QList<QByteArray> scopes;
+    for (const auto& [action, row] : m_actions) {
+        if (!row.keyWindows.isEmpty())
+            scopes << action;
+    }
+    auto* dialog = new ReasonDialog(m_session, ReasonDialog::Operation::Reset, m_user, scopes, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
+        m_error->clear();
+        m_message->setText(tr("%n counter(s) deleted.", nullptr, int(count)));
+        refresh();
+    });
+    dialog->open();
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "core/audit/AuditLog.h"
+#include "core/limits/HitResult.h"
+#include "core/limits/Moderation.h"
+#include "core/limits/Policy.h"
+#include "ui/common/Session.h"
+
+#include <QDialog>
+#include <map>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTimer;
+
+namespace tollgate::ui {
+
+/// Everything about one user: each action's counter / limit, remaining, reset countdown and
+/// windows; the bans with reason, actor, source and expiry; the user's audit history (newest
+/// first); and Ban…, Unban…, Reset counters… (each audited with Session::actor). Loads
+/// asynchronously and again after every write or relevant event.
+class UserDetailDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    UserDetailDialog(Session* session, const QByteArray& user, QWidget* parent = nullptr);
+    ~UserDetailDialog() override;
+
+    const QByteArray& user() const { return m_user; }
+
+public Q_SLOTS:
+    /// Reloads actions, bans and history (a newer reload supersedes one in flight).
+    void refresh();
+
+Q_SIGNALS:
+    /// A refresh completed (all three parts arrived, successfully or not).
+    void refreshed();
+
+private:
+    struct ActionRow
+    {
+        QByteArray action;
+        std::optional<Policy> policy;
+        QList<QByteArray> keyWindows; // "fw 1m" for each state key seen
+        std::optional<HitResult> state;
+        QString error;
+        qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties
+    };
+
+    void loadActions(int generation);
+    void peekActions(int generation);
+    void loadBans(int generation);
+    void loadAudit(int generation);
+    void partDone(int generation);
+    void showActions();
+    void showBans();
+    void showAudit(const std::vector<AuditEntry>& entries);
+    void tick();
+    void showError(const QString& what, const Error& error);
+    QList<QByteArray> knownActions() const;
+
+    void openBan();
+    void openUnban();
+    void openReset();
+
+    Session* m_session;
+    QByteArray m_user;
+    QLabel* m_header;
+    QLabel* m_summary;
+    QLabel* m_message;
+    QLabel* m_error;
+    QTableWidget* m_actionsTable;
+    QTableWidget* m_bansTable;
+    QTableWidget* m_auditTable;
+    QPushButton* m_ban;
+    QPushButton* m_unban;
+    QPushButton* m_reset;
+    QTimer* m_ticker;
+
+    int m_generation = 0;
+    int m_pending = 0;
+    std::vector<Policy> m_policies;
+    QList<QByteArray> m_userKeys;
+    int m_keysAndPolicies = 0; // both must arrive before the peeks
+    std::map<QByteArray, ActionRow> m_actions;
+    std::vector<BanInfo> m_bans;
+};
+
+} // namespace tollgate::ui
