@@ -1,0 +1,111 @@
+#include "ui/connection/ConnectionBanner.h"
+
+#include "ui/common/Session.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+
+namespace tollgate::ui {
+
+ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent)
+{
+    setObjectName(QStringLiteral("connectionBanner"));
+    setFrameShape(QFrame::NoFrame);
+    setAutoFillBackground(true);
+    m_label = new QLabel(this);
+    m_label->setObjectName(QStringLiteral("bannerLabel"));
+    m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_label->setWordWrap(true);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(10, 5, 10, 5);
+    layout->addWidget(m_label);
+    setLook(Look::Idle, tr("Not connected"));
+}
+
+void ConnectionBanner::setSession(Session* session)
+{
+    disconnect(m_connection);
+    m_session = session;
+    m_wasConnected = false;
+    if (!session) {
+        setLook(Look::Idle, tr("Not connected"));
+        return;
+    }
+    m_connection = connect(session, &Session::stateChanged, this, &ConnectionBanner::onStateChanged);
+    onStateChanged(session->state(), session->client()->lastError());
+}
+
+QString ConnectionBanner::text() const
+{
+    return m_label->text();
+}
+
+void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
+{
+    if (!m_session)
+        return;
+    const Session::Settings& settings = m_session->settings();
+    const QString endpoint = settings.connection.endpoint();
+    const QString user =
+        settings.connection.user.isEmpty() ? QStringLiteral("default") : settings.connection.user;
+    switch (state) {
+    case ConnectionState::Disconnected:
+        setLook(Look::Idle, tr("Not connected to %1").arg(endpoint));
+        break;
+    case ConnectionState::Connecting:
+        setLook(Look::Connecting, tr("Connecting to %1\u2026").arg(endpoint));
+        break;
+    case ConnectionState::Connected: {
+        m_wasConnected = true;
+        QString text = tr("Connected to %1 as %2").arg(endpoint, user);
+        if (settings.connection.database != 0)
+            text += tr(", database %1").arg(settings.connection.database);
+        if (settings.readOnly)
+            text += tr(" (read-only)");
+        setLook(Look::Connected, text);
+        break;
+    }
+    case ConnectionState::Reconnecting: {
+        const QString why = error.message.isEmpty() ? tr("connection lost") : error.message;
+        // Wrong credentials will not fix themselves: say "failed", but the client keeps
+        // trying, so a password changed on the server side still recovers.
+        if (error.kind == ErrorKind::Auth || !m_wasConnected)
+            setLook(Look::Failed, tr("Cannot connect to %1: %2 (retrying)").arg(endpoint, why));
+        else
+            setLook(Look::Reconnecting, tr("Reconnecting to %1: %2 (retrying)").arg(endpoint, why));
+        break;
+    }
+    }
+}
+
+void ConnectionBanner::setLook(Look look, const QString& text)
+{
+    m_look = look;
+    m_label->setText(text);
+    QString background;
+    QString foreground = QStringLiteral("#ffffff");
+    switch (look) {
+    case Look::Idle:
+        background = QStringLiteral("#5f6368");
+        break;
+    case Look::Connecting:
+        background = QStringLiteral("#1a73e8");
+        break;
+    case Look::Connected:
+        background = QStringLiteral("#e6f4ea");
+        foreground = QStringLiteral("#0d652d");
+        break;
+    case Look::Reconnecting:
+        background = QStringLiteral("#f9ab00");
+        foreground = QStringLiteral("#202124");
+        break;
+    case Look::Failed:
+        background = QStringLiteral("#c5221f");
+        break;
+    }
+    setStyleSheet(QStringLiteral("#connectionBanner { background: %1; } #bannerLabel { color: %2; }")
+                      .arg(background, foreground));
+    setProperty("look", int(look));
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/redis/ConnectionState.h"
+#include "core/redis/Error.h"
+
+#include <QFrame>
+#include <QPointer>
+
+class QLabel;
+
+namespace tollgate::ui {
+
+class Session;
+
+/// The strip at the top of the window saying how the connection is: connecting, connected to
+/// X as Y, reconnecting (why, retrying) or failing (why). Driven by Session::stateChanged; the
+/// client retries by itself, so the banner turns green again when Redis comes back.
+class ConnectionBanner : public QFrame
+{
+    Q_OBJECT
+public:
+    enum class Look { Idle, Connecting, Connected, Reconnecting, Failed };
+    Q_ENUM(Look)
+
+    explicit ConnectionBanner(QWidget* parent = nullptr);
+
+    /// Follows this session from now on (null = "not connected").
+    void setSession(Session* session);
+    Look look() const { return m_look; }
+    QString text() const;
+
+private:
+    void onStateChanged(ConnectionState state, const Error& error);
+    void setLook(Look look, const QString& text);
+
+    QPointer<Session> m_session;
+    QMetaObject::Connection m_connection;
+    QLabel* m_label;
+    Look m_look = Look::Idle;
+    bool m_wasConnected = false;
+};
+
+} // namespace tollgate::ui
