@@ -105,11 +105,17 @@ void fetchStates(const std::shared_ptr<SubjectsRun>& run, const std::vector<Poli
             continue;
         target->hasPolicy = true;
         ++run->pending;
-        limiter.peek(policy->second, user, 0, nullptr, [run, target](Result<HitResult> state) {
+        const qint64 cost = policy->second.cost;
+        limiter.peek(policy->second, user, 0, nullptr, [run, target, cost](Result<HitResult> state) {
             --run->pending;
-            if (state)
+            if (state) {
                 target->state = *state;
-            else
+                // peek answers with the count a hit would reach; show the count as it is now.
+                if (state->allowed) {
+                    target->state.count = qMax<qint64>(0, state->count - cost);
+                    target->state.remaining = qMin(state->limit, state->remaining + cost);
+                }
+            } else
                 target->error = state.error().message;
             run->finishIfIdle();
         });

@@ -16,7 +16,9 @@ struct Subject
     QByteArray user;
     QByteArray action;            // empty: a row for a user-wide ban only
     bool hasPolicy = false;       // false: keys exist but the action has no policy (any more)
-    HitResult state;              // what a hit of cost 1 would get now (hit.lua peek)
+    /// From hit.lua peek: count and remaining as they are now; allowed, tier, reset and
+    /// retry_after as the next hit (of the policy's cost) would get them.
+    HitResult state;
     std::optional<BanInfo> ban;     // ban of this action
     std::optional<BanInfo> userBan; // ban of every action of the user
     QString error;                // peek failed for this subject (e.g. a corrupt key)
