@@ -7,8 +7,11 @@
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Client.h"
 #include "tests/support/RedisServer.h"
+#include "tests/support/TestEnv.h"
 
+#include <QEventLoop>
 #include <QObject>
+#include <QTimer>
 #include <QtTest>
 #include <memory>
 #include <optional>
@@ -24,9 +27,18 @@ Result<T> await(Start&& start, int timeoutMs = 10000)
 {
     std::optional<Result<T>> out;
     {
+        // An event loop that quits on the result (QTest::qWaitFor polls in 10 ms steps, which
+        // would dominate tests that make hundreds of calls).
+        QEventLoop loop;
         QObject context;
-        start(&context, Callback<T>([&out](Result<T> result) { out.emplace(std::move(result)); }));
-        (void)QTest::qWaitFor([&out] { return out.has_value(); }, timeoutMs);
+        start(&context, Callback<T>([&out, &loop](Result<T> result) {
+                  out.emplace(std::move(result));
+                  loop.quit();
+              }));
+        if (!out) {
+            QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+            loop.exec();
+        }
     }
     if (!out)
         return Error{ErrorKind::Timeout, QStringLiteral("test: no result within %1 ms").arg(timeoutMs)};
