@@ -201,12 +201,17 @@ int set(Cli& cli, const QStringList& args)
         [&](Callback<qint64> done) { store.save(*policy, cli.actor, nullptr, done); });
     if (!saved)
         return fail(saved.error());
-    policy->revision = *saved;
-    policy->updatedBy = cli.actor;
+    // Show what is stored now, server-owned fields included.
+    auto stored = waitFor<Policy>([&](Callback<Policy> done) { store.get(policy->action, nullptr, done); });
+    if (!stored) {
+        policy->revision = *saved;
+        policy->updatedBy = cli.actor;
+    }
+    const Policy& shown = stored ? *stored : *policy;
     if (cli.json)
-        printJson(toJson(*policy));
+        printJson(toJson(shown));
     else
-        printPolicyText(*policy);
+        printPolicyText(shown);
     return ExitOk;
 }
 
