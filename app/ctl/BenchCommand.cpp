@@ -161,7 +161,7 @@ int benchCommand(Cli& cli, const QStringList& args)
         for (qint64 i = 0; i < pipeline; ++i)
             issue(worker.get(), shared);
 
-    QTimer::singleShot(std::chrono::seconds(seconds), [shared] { shared->stop = true; });
+    QTimer::singleShot(std::chrono::seconds(seconds), Qt::PreciseTimer, [shared] { shared->stop = true; });
     QTimer drain;
     QObject::connect(&drain, &QTimer::timeout, [&] {
         const bool allBroken = std::all_of(workers.begin(), workers.end(),
