@@ -1,0 +1,178 @@
+#include "ui/audit/AuditModel.h"
+
+#include <QDateTime>
+#include <QStringDecoder>
+#include <algorithm>
+
+namespace tollgate::ui {
+
+namespace {
+
+QString formatTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+} // namespace
+
+AuditModel::AuditModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+QString AuditModel::safeText(const QByteArray& bytes)
+{
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString decoded = decoder(bytes);
+    QString out;
+    const auto hex = [&out](uint value) {
+        out += QStringLiteral("\\x") + QString::number(value, 16).rightJustified(2, u'0');
+    };
+    if (decoder.hasError()) { // not UTF-8: show the bytes
+        for (const char byte : bytes) {
+            const auto u = uchar(byte);
+            if (u >= 0x20 && u < 0x7f && u != '\\')
+                out += QLatin1Char(byte);
+            else
+                hex(u);
+        }
+        return out;
+    }
+    for (const QChar c : decoded) {
+        if (c == u'\n')
+            out += QStringLiteral("\\n");
+        else if (c == u'\r')
+            out += QStringLiteral("\\r");
+        else if (c == u'\t')
+            out += QStringLiteral("\\t");
+        else if (c == u'\\')
+            out += QStringLiteral("\\\\");
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || c.category() == QChar::Other_Format)
+            hex(c.unicode());
+        else
+            out += c;
+    }
+    return out;
+}
+
+void AuditModel::setEntries(std::vector<AuditEntry> newestFirst)
+{
+    beginResetModel();
+    m_rows = std::move(newestFirst);
+    if (int(m_rows.size()) > m_maxRows)
+        m_rows.resize(size_t(m_maxRows));
+    m_ids.clear();
+    for (const AuditEntry& entry : m_rows)
+        m_ids.insert(entry.id);
+    endResetModel();
+}
+
+int AuditModel::prependNewer(const std::vector<AuditEntry>& oldestFirst)
+{
+    std::vector<AuditEntry> fresh;
+    for (auto it = oldestFirst.rbegin(); it != oldestFirst.rend(); ++it)
+        if (!m_ids.contains(it->id))
+            fresh.push_back(*it);
+    if (fresh.empty())
+        return 0;
+    beginInsertRows({}, 0, int(fresh.size()) - 1);
+    for (const AuditEntry& entry : fresh)
+        m_ids.insert(entry.id);
+    m_rows.insert(m_rows.begin(), std::make_move_iterator(fresh.begin()),
+                  std::make_move_iterator(fresh.end()));
+    endInsertRows();
+    if (int(m_rows.size()) > m_maxRows) {
+        beginRemoveRows({}, m_maxRows, int(m_rows.size()) - 1);
+        for (size_t row = size_t(m_maxRows); row < m_rows.size(); ++row)
+            m_ids.remove(m_rows[row].id);
+        m_rows.resize(size_t(m_maxRows));
+        endRemoveRows();
+    }
+    return int(fresh.size());
+}
+
+QByteArray AuditModel::newestId() const
+{
+    return m_rows.empty() ? QByteArray() : m_rows.front().id;
+}
+
+QStringList AuditModel::eventNames() const
+{
+    QSet<QString> names;
+    for (const AuditEntry& entry : m_rows)
+        names.insert(entry.event);
+    QStringList sorted(names.begin(), names.end());
+    sorted.sort();
+    return sorted;
+}
+
+int AuditModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int AuditModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant AuditModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const AuditEntry& entry = m_rows[size_t(index.row())];
+    if (role == EventNameRole && index.column() == Event)
+        return entry.event;
+    if (role == Qt::ToolTipRole && index.column() == Reason && !entry.detail.isEmpty())
+        return QString(safeText(entry.reason.toUtf8()) + u'\n' + safeText(entry.detail.toUtf8()));
+    if (role == Qt::ToolTipRole && index.column() == Time)
+        return QString::fromLatin1(entry.id);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case Time:
+        return formatTime(entry.timeMs);
+    case Event:
+        return safeText(entry.event.toUtf8());
+    case User:
+        return safeText(entry.user);
+    case Action:
+        return entry.action.isEmpty() && !entry.user.isEmpty() ? tr("(all)")
+                                                               : safeText(entry.action);
+    case Actor:
+        return safeText(entry.actor.toUtf8());
+    case Reason:
+        return safeText(entry.reason.isEmpty() ? entry.detail.toUtf8() : entry.reason.toUtf8());
+    case Until:
+        if (entry.untilMs > 0)
+            return formatTime(entry.untilMs);
+        return entry.event == QLatin1String("ban") ? tr("permanent") : QString();
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Time:
+        return tr("Time");
+    case Event:
+        return tr("Event");
+    case User:
+        return tr("User");
+    case Action:
+        return tr("Action");
+    case Actor:
+        return tr("Actor");
+    case Reason:
+        return tr("Reason");
+    case Until:
+        return tr("Until");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,196 @@
+#include "ui/audit/AuditPage.h"
+
+#include "ui/audit/AuditFilterModel.h"
+#include "ui/audit/AuditModel.h"
+#include "ui/common/Session.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+namespace {
+
+// The events core writes; others found in the stream are added as they appear.
+const char* const kKnownEvents[] = {"ban",    "unban",         "reset",  "auto_ban",
+                                    "policy", "policy_delete", "repair", "warn"};
+
+} // namespace
+
+AuditPage::AuditPage(Session* session, QWidget* parent)
+    : QWidget(parent),
+      m_session(session),
+      m_model(new AuditModel(this)),
+      m_filter(new AuditFilterModel(this)),
+      m_filterEdit(new QLineEdit(this)),
+      m_eventCombo(new QComboBox(this)),
+      m_liveCheck(new QCheckBox(tr("Live"), this)),
+      m_view(new QTableView(this)),
+      m_status(new QLabel(this))
+{
+    setObjectName(QStringLiteral("auditPage"));
+    m_filterEdit->setObjectName(QStringLiteral("filterLineEdit"));
+    m_filterEdit->setPlaceholderText(tr("Filter by user, action, actor, reason…"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_eventCombo->setObjectName(QStringLiteral("eventComboBox"));
+    m_eventCombo->addItem(tr("All events"), QString());
+    for (const char* event : kKnownEvents)
+        m_eventCombo->addItem(QString::fromLatin1(event), QString::fromLatin1(event));
+    m_liveCheck->setObjectName(QStringLiteral("liveCheckBox"));
+    m_liveCheck->setChecked(true);
+    m_liveCheck->setToolTip(tr("Follow new entries as they are written"));
+    m_status->setObjectName(QStringLiteral("statusLabel"));
+
+    m_filter->setSourceModel(m_model);
+    m_view->setObjectName(QStringLiteral("auditTableView"));
+    m_view->setModel(m_filter);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
+    QHeaderView* header = m_view->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(AuditModel::Reason, QHeaderView::Stretch);
+    const int digits = m_view->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00"));
+    header->resizeSection(AuditModel::Time, digits + 24);
+    header->resizeSection(AuditModel::Until, digits + 24);
+    header->resizeSection(AuditModel::Event, 110);
+    header->resizeSection(AuditModel::User, 160);
+    header->resizeSection(AuditModel::Action, 130);
+    header->resizeSection(AuditModel::Actor, 120);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_filterEdit, 1);
+    bar->addWidget(m_eventCombo);
+    bar->addWidget(m_liveCheck);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_status);
+
+    connect(m_filterEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_filter->setText(text.trimmed());
+        updateStatus();
+    });
+    connect(m_eventCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_filter->setEvent(m_eventCombo->currentData().toString());
+        updateStatus();
+    });
+    connect(m_liveCheck, &QCheckBox::toggled, this, [this](bool live) {
+        if (live && isVisible()) {
+            m_timer.start();
+            refresh();
+        } else {
+            m_timer.stop();
+        }
+    });
+
+    m_timer.setInterval(1000);
+    connect(&m_timer, &QTimer::timeout, this, &AuditPage::refresh);
+    connect(session, &Session::eventReceived, this, [this] {
+        if (isVisible() && m_liveCheck->isChecked())
+            refresh();
+    });
+    connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
+        if (state == ConnectionState::Connected && isVisible())
+            refresh();
+    });
+    updateStatus();
+}
+
+void AuditPage::refresh()
+{
+    if (m_inFlight) {
+        m_again = true;
+        return;
+    }
+    if (m_loaded)
+        poll();
+    else
+        load();
+}
+
+void AuditPage::load()
+{
+    m_inFlight = true;
+    m_session->audit().latest({}, kInitialEntries, this,
+                              [this](Result<std::vector<AuditEntry>> entries) {
+                                  m_inFlight = false;
+                                  if (!entries) {
+                                      m_error = entries.error().toString();
+                                  } else {
+                                      m_error.clear();
+                                      m_loaded = true;
+                                      m_model->setEntries(std::move(entries).value());
+                                      updateEventChoices();
+                                  }
+                                  updateStatus();
+                                  if (std::exchange(m_again, false))
+                                      refresh();
+                              });
+}
+
+void AuditPage::poll()
+{
+    m_inFlight = true;
+    m_session->audit().newer(
+        {}, m_model->newestId(), kInitialEntries, this,
+        [this](Result<std::vector<AuditEntry>> entries) {
+            m_inFlight = false;
+            bool more = false;
+            if (!entries) {
+                m_error = entries.error().toString();
+            } else {
+                m_error.clear();
+                if (m_model->prependNewer(*entries) > 0)
+                    updateEventChoices();
+                more = int(entries->size()) == kInitialEntries; // a burst: keep reading
+            }
+            updateStatus();
+            if (std::exchange(m_again, false) || more)
+                refresh();
+        });
+}
+
+void AuditPage::updateEventChoices()
+{
+    for (const QString& event : m_model->eventNames())
+        if (m_eventCombo->findData(event) < 0)
+            m_eventCombo->addItem(AuditModel::safeText(event.toUtf8()), event);
+}
+
+void AuditPage::updateStatus()
+{
+    if (!m_error.isEmpty()) {
+        m_status->setText(tr("Could not read the audit log: %1").arg(m_error));
+        return;
+    }
+    const int total = m_model->rowCount();
+    const int shown = m_filter->rowCount();
+    m_status->setText(shown == total ? tr("%n entries", nullptr, total)
+                                     : tr("%1 of %n entries", nullptr, total).arg(shown));
+}
+
+void AuditPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_liveCheck->isChecked())
+        m_timer.start();
+    refresh();
+}
+
+void AuditPage::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    m_timer.stop();
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,178 @@
+#include "ui/dashboard/DashboardModels.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QStringDecoder>
+
+namespace tollgate::ui {
+
+QString displayId(const QByteArray& id)
+{
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString decoded = decoder(id);
+    QString out;
+    const auto hex = [&out](uint value) {
+        out += QStringLiteral("\\x") + QString::number(value, 16).rightJustified(2, u'0');
+    };
+    if (decoder.hasError()) { // not UTF-8: show the bytes
+        for (const char byte : id) {
+            const auto u = uchar(byte);
+            if (u >= 0x20 && u < 0x7f && u != '\\')
+                out += QLatin1Char(byte);
+            else
+                hex(u);
+        }
+        return out;
+    }
+    for (const QChar c : decoded) {
+        if (c == u'\n')
+            out += QStringLiteral("\\n");
+        else if (c == u'\r')
+            out += QStringLiteral("\\r");
+        else if (c == u'\t')
+            out += QStringLiteral("\\t");
+        else if (c == u'\\')
+            out += QStringLiteral("\\\\");
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || c.category() == QChar::Other_Format)
+            hex(c.unicode());
+        else
+            out += c;
+    }
+    return out;
+}
+
+void ActionStatsModel::setActions(std::vector<ActionStats> actions)
+{
+    replaceRows(std::move(actions));
+}
+
+int ActionStatsModel::rowOf(const QByteArray& action) const
+{
+    for (size_t row = 0; row < m_rows.size(); ++row)
+        if (m_rows[row].action == action)
+            return int(row);
+    return -1;
+}
+
+int ActionStatsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const ActionStats& row = m_rows[size_t(index.row())];
+    if (role == Qt::TextAlignmentRole && index.column() != Action)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case Action:
+        return displayId(row.action);
+    case HitsPerSec:
+        return row.lastHits();
+    case DenialsPerSec:
+        return row.lastDenials();
+    case WarnsPerSec:
+        return row.warns.isEmpty() ? 0.0 : row.warns.last();
+    case ActiveBans:
+        return row.activeBans;
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Action:
+        return tr("Action");
+    case HitsPerSec:
+        return tr("Hits/s");
+    case DenialsPerSec:
+        return tr("Denials/s");
+    case WarnsPerSec:
+        return tr("Warnings/s");
+    case ActiveBans:
+        return tr("Active bans");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+void NearLimitModel::setEntries(std::vector<NearLimitEntry> entries)
+{
+    replaceRows(std::move(entries));
+}
+
+int NearLimitModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant NearLimitModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const NearLimitEntry& row = m_rows[size_t(index.row())];
+    if (role == Qt::ForegroundRole && index.column() == Tier) {
+        switch (row.state.tier) {
+        case tollgate::Tier::Banned:
+        case tollgate::Tier::Deny:
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        case tollgate::Tier::Warn:
+            return QBrush(QColor(0xb2, 0x6a, 0x00));
+        case tollgate::Tier::Ok:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= Count)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case User:
+        return displayId(row.user);
+    case Action:
+        return displayId(row.action);
+    case Tier:
+        return tierName(row.state.tier);
+    case Count:
+        return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
+    case Remaining:
+        return row.state.remaining;
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case User:
+        return tr("User");
+    case Action:
+        return tr("Action");
+    case Tier:
+        return tr("Tier");
+    case Count:
+        return tr("Count / limit");
+    case Remaining:
+        return tr("Remaining");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace tollgate::ui

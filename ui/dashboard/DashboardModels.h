@@ -1,0 +1,45 @@
+#pragma once
+
+#include "ui/dashboard/DashboardData.h"
+#include "ui/dashboard/RowTableModel.h"
+
+namespace tollgate::ui {
+
+/// One row per action with a policy: the latest second's rates and the active bans. The
+/// dashboard's charts draw their series from the same rows.
+class ActionStatsModel : public RowTableModel<ActionStats>
+{
+    Q_OBJECT
+public:
+    enum Column { Action, HitsPerSec, DenialsPerSec, WarnsPerSec, ActiveBans, ColumnCount };
+
+    using RowTableModel::RowTableModel;
+
+    void setActions(std::vector<ActionStats> actions);
+    /// The row of an action, or -1.
+    int rowOf(const QByteArray& action) const;
+
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+};
+
+/// Subjects close to or over their limit, worst first.
+class NearLimitModel : public RowTableModel<NearLimitEntry>
+{
+    Q_OBJECT
+public:
+    enum Column { User, Action, Tier, Count, Remaining, ColumnCount };
+
+    using RowTableModel::RowTableModel;
+
+    void setEntries(std::vector<NearLimitEntry> entries);
+
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,156 @@
+#include "ui/dashboard/DashboardPage.h"
+
+#include "ui/common/Session.h"
+#include "ui/dashboard/DashboardModels.h"
+#include "ui/dashboard/RateChart.h"
+#include "ui/dashboard/StatsSampler.h"
+
+#include <QFrame>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+namespace {
+
+QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* parent)
+{
+    auto* view = new QTableView(parent);
+    view->setObjectName(name);
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setAlternatingRowColors(true);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    return view;
+}
+
+QLabel* sectionTitle(const QString& text, QWidget* parent)
+{
+    auto* label = new QLabel(text, parent);
+    QFont font = label->font();
+    font.setBold(true);
+    label->setFont(font);
+    return label;
+}
+
+} // namespace
+
+DashboardPage::DashboardPage(Session* session, QWidget* parent)
+    : QWidget(parent),
+      m_session(session),
+      m_sampler(new StatsSampler(session, this)),
+      m_actions(new ActionStatsModel(this)),
+      m_nearLimit(new NearLimitModel(this)),
+      m_hitsChart(new RateChart(tr("Hits per second"), m_actions, &ActionStats::hits, this)),
+      m_denialsChart(
+          new RateChart(tr("Denials per second"), m_actions, &ActionStats::denials, this)),
+      m_status(new QLabel(this)),
+      m_actionsView(makeTable(m_actions, QStringLiteral("actionStatsTableView"), this)),
+      m_nearLimitView(makeTable(m_nearLimit, QStringLiteral("nearLimitTableView"), this))
+{
+    setObjectName(QStringLiteral("dashboardPage"));
+    m_hitsChart->setObjectName(QStringLiteral("hitsChartView"));
+    m_denialsChart->setObjectName(QStringLiteral("denialsChartView"));
+    m_status->setObjectName(QStringLiteral("statusLabel"));
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* tiles = new QHBoxLayout;
+    tiles->addWidget(tile(tr("Server ops/s"), QStringLiteral("ops"), &m_ops));
+    tiles->addWidget(tile(tr("Memory used"), QStringLiteral("memory"), &m_memory));
+    tiles->addWidget(tile(tr("Clients"), QStringLiteral("clients"), &m_clients));
+    tiles->addWidget(tile(tr("User-wide bans"), QStringLiteral("userBans"), &m_bans));
+
+    auto* charts = new QHBoxLayout;
+    charts->addWidget(m_hitsChart);
+    charts->addWidget(m_denialsChart);
+
+    auto* tables = new QGridLayout;
+    tables->addWidget(sectionTitle(tr("Actions: now and active bans"), this), 0, 0);
+    tables->addWidget(sectionTitle(tr("Near or over the limit"), this), 0, 1);
+    tables->addWidget(m_actionsView, 1, 0);
+    tables->addWidget(m_nearLimitView, 1, 1);
+    tables->setColumnStretch(0, 1);
+    tables->setColumnStretch(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(tiles);
+    layout->addLayout(charts, 3);
+    layout->addLayout(tables, 2);
+    layout->addWidget(m_status);
+
+    connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
+        m_actions->setActions(m_sampler->actions());
+        showScanSummary(); // replaces an error shown by an earlier failed sample
+    });
+    connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {
+        m_nearLimit->setEntries(m_sampler->nearLimit());
+        showScanSummary();
+    });
+    connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);
+    connect(m_sampler, &StatsSampler::failed, this, [this](const Error& error) {
+        m_status->setText(tr("Could not sample: %1").arg(error.toString()));
+    });
+}
+
+QWidget* DashboardPage::tile(const QString& title, const QString& name, QLabel** value)
+{
+    auto* frame = new QFrame(this);
+    frame->setObjectName(name + QStringLiteral("TileFrame"));
+    frame->setFrameShape(QFrame::StyledPanel);
+    auto* caption = new QLabel(title, frame);
+    caption->setObjectName(name + QStringLiteral("CaptionLabel"));
+    *value = new QLabel(QStringLiteral("–"), frame);
+    (*value)->setObjectName(name + QStringLiteral("ValueLabel"));
+    QFont big = (*value)->font();
+    big.setPointSizeF(big.pointSizeF() * 2);
+    big.setBold(true);
+    (*value)->setFont(big);
+    auto* layout = new QVBoxLayout(frame);
+    layout->addWidget(caption);
+    layout->addWidget(*value);
+    return frame;
+}
+
+void DashboardPage::showServer()
+{
+    const ServerStats& server = m_sampler->server();
+    const QLocale locale;
+    m_ops->setText(locale.toString(server.opsPerSec));
+    m_memory->setText(locale.formattedDataSize(server.usedMemory));
+    m_clients->setText(locale.toString(server.connectedClients));
+}
+
+void DashboardPage::showScanSummary()
+{
+    if (!m_sampler->hasScanned()) {
+        m_status->setText(tr("Scanning subjects…"));
+        return;
+    }
+    m_bans->setText(QLocale().toString(m_sampler->userWideBans()));
+    m_status->setText(tr("Last scan: %1 keys, %2 subjects near or over the limit")
+                          .arg(m_sampler->scannedKeys())
+                          .arg(m_sampler->nearLimit().size()));
+}
+
+void DashboardPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    m_sampler->setActive(true);
+}
+
+void DashboardPage::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    m_sampler->setActive(false);
+}
+
+} // namespace tollgate::ui

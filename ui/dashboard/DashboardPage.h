@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace tollgate::ui {
+
+class ActionStatsModel;
+class NearLimitModel;
+class RateChart;
+class Session;
+class StatsSampler;
+
+/// The live overview: hits/s and denials/s per action (charts), server ops/s, memory and
+/// clients (tiles), active bans per action and the near / over the limit list (tables).
+/// Samples only while visible.
+class DashboardPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit DashboardPage(Session* session, QWidget* parent = nullptr);
+
+    StatsSampler* sampler() const { return m_sampler; }
+    ActionStatsModel* actionsModel() const { return m_actions; }
+    NearLimitModel* nearLimitModel() const { return m_nearLimit; }
+    RateChart* hitsChart() const { return m_hitsChart; }
+    RateChart* denialsChart() const { return m_denialsChart; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
+
+private:
+    QWidget* tile(const QString& title, const QString& name, QLabel** value);
+    void showServer();
+    void showScanSummary();
+
+    Session* m_session;
+    StatsSampler* m_sampler;
+    ActionStatsModel* m_actions;
+    NearLimitModel* m_nearLimit;
+    RateChart* m_hitsChart;
+    RateChart* m_denialsChart;
+    QLabel* m_ops = nullptr;
+    QLabel* m_memory = nullptr;
+    QLabel* m_clients = nullptr;
+    QLabel* m_bans = nullptr;
+    QLabel* m_status;
+    QTableView* m_actionsView;
+    QTableView* m_nearLimitView;
+};
+
+} // namespace tollgate::ui

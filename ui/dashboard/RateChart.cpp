@@ -1,0 +1,84 @@
+#include "ui/dashboard/RateChart.h"
+
+#include "ui/dashboard/DashboardModels.h"
+
+#include <QLineSeries>
+#include <QValueAxis>
+#include <cmath>
+
+namespace tollgate::ui {
+
+namespace {
+
+// 1, 2, 5, 10, 20, 50 ...: a round top for the y axis so it does not jitter every second.
+double niceCeiling(double value)
+{
+    if (value <= 5)
+        return 5;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+    for (const double step : {1.0, 2.0, 5.0, 10.0})
+        if (step * magnitude >= value)
+            return step * magnitude;
+    return 10 * magnitude;
+}
+
+} // namespace
+
+RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, QWidget* parent)
+    : QChartView(parent), m_model(model), m_rate(rate), m_x(new QValueAxis), m_y(new QValueAxis)
+{
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    chart->setAnimationOptions(QChart::NoAnimation); // redrawn every second: no flicker
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    m_x->setRange(-(kDashboardSeconds - 1), 0);
+    m_x->setTickCount(7);
+    m_x->setLabelFormat(QStringLiteral("%d s"));
+    m_y->setRange(0, 5);
+    m_y->setLabelFormat(QStringLiteral("%d"));
+    chart->addAxis(m_x, Qt::AlignBottom);
+    chart->addAxis(m_y, Qt::AlignLeft);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(200);
+
+    connect(model, &QAbstractItemModel::dataChanged, this, &RateChart::refresh);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &RateChart::refresh);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &RateChart::refresh);
+    connect(model, &QAbstractItemModel::modelReset, this, &RateChart::refresh);
+}
+
+void RateChart::refresh()
+{
+    QHash<QByteArray, QLineSeries*> kept;
+    double top = 0;
+    for (const ActionStats& stats : m_model->rows()) {
+        QLineSeries* line = m_series.take(stats.action);
+        if (!line) {
+            line = new QLineSeries;
+            line->setName(displayId(stats.action));
+            chart()->addSeries(line);
+            line->attachAxis(m_x);
+            line->attachAxis(m_y);
+        }
+        const QVector<double>& values = stats.*m_rate;
+        QList<QPointF> points;
+        points.reserve(values.size());
+        const qsizetype offset = values.size() - 1;
+        for (qsizetype i = 0; i < values.size(); ++i) {
+            points.append(QPointF(double(i - offset), values[i]));
+            top = std::max(top, values[i]);
+        }
+        line->replace(points); // one call: one repaint
+        kept.insert(stats.action, line);
+    }
+    for (QLineSeries* gone : std::as_const(m_series)) {
+        chart()->removeSeries(gone);
+        delete gone;
+    }
+    m_series = kept;
+    m_y->setRange(0, niceCeiling(top * 1.1));
+}
+
+} // namespace tollgate::ui

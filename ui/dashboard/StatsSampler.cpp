@@ -1,0 +1,338 @@
+#include "ui/dashboard/StatsSampler.h"
+
+#include "core/redis/Scan.h"
+#include "ui/common/Session.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+namespace tollgate::ui {
+
+namespace {
+
+// The fields of one second in the stats ring (stats.lua): the second the slot holds, hits,
+// warnings, denials, bans.
+constexpr int kFieldsPerSecond = 5;
+constexpr int kRingSlots = 120;
+
+int severity(Tier tier)
+{
+    switch (tier) {
+    case Tier::Banned:
+        return 0;
+    case Tier::Deny:
+        return 1;
+    case Tier::Warn:
+        return 2;
+    case Tier::Ok:
+        break;
+    }
+    return 3;
+}
+
+// Lives on the client's worker thread until the scan is done.
+struct ScanTally
+{
+    KeySchema schema;
+    std::set<QByteArray> actionsWithPolicy;
+    int maxSubjects = 0;
+    std::map<QByteArray, qint64> bans;
+    qint64 userBans = 0;
+    std::set<std::pair<QByteArray, QByteArray>> subjects;
+};
+
+std::map<QByteArray, QByteArray> parseInfo(const QByteArray& text)
+{
+    std::map<QByteArray, QByteArray> fields;
+    for (const QByteArray& line : text.split('\n')) {
+        const QByteArray trimmed = line.trimmed();
+        const qsizetype colon = trimmed.indexOf(':');
+        if (trimmed.isEmpty() || trimmed.startsWith('#') || colon < 0)
+            continue;
+        fields[trimmed.left(colon)] = trimmed.mid(colon + 1);
+    }
+    return fields;
+}
+
+} // namespace
+
+StatsSampler::StatsSampler(Session* session, QObject* parent) : QObject(parent), m_session(session)
+{
+    m_timer.setInterval(m_options.interval);
+    connect(&m_timer, &QTimer::timeout, this, &StatsSampler::tick);
+    connect(session, &Session::eventReceived, this,
+            [this](const QByteArray& event) { onEvent(event); });
+}
+
+void StatsSampler::setOptions(const Options& options)
+{
+    m_options = options;
+    m_timer.setInterval(options.interval);
+}
+
+void StatsSampler::setActive(bool active)
+{
+    if (active == m_timer.isActive())
+        return;
+    if (!active) {
+        m_timer.stop();
+        return;
+    }
+    m_timer.start();
+    tick();
+}
+
+void StatsSampler::onEvent(const QByteArray& event)
+{
+    if (event == "policy")
+        m_policiesLoaded = false;
+    else if (event == "ban" || event == "unban" || event == "reset")
+        m_scanSoon = true; // picked up by the next tick, so a burst of events costs one scan
+}
+
+void StatsSampler::tick()
+{
+    const bool policiesStale = !m_policiesLoaded || !m_policiesAge.isValid()
+        || m_policiesAge.elapsed() >= m_options.policyRefresh.count();
+    if (policiesStale)
+        refreshPolicies(); // samples when the list arrives
+    else
+        sampleStats();
+    sampleServer();
+
+    const bool scanDue = m_scanSoon || !m_scanAge.isValid()
+        || m_scanAge.elapsed() >= m_options.scanInterval.count();
+    if (m_policiesLoaded && !m_scanInFlight && scanDue)
+        startScan();
+}
+
+void StatsSampler::refreshPolicies()
+{
+    if (m_policiesInFlight)
+        return;
+    m_policiesInFlight = true;
+    m_session->policies().list(this, [this](Result<std::vector<Policy>> policies) {
+        m_policiesInFlight = false;
+        if (!policies) {
+            Q_EMIT failed(policies.error());
+            return;
+        }
+        m_policies.clear();
+        for (Policy& policy : policies.value())
+            m_policies.emplace(policy.action, std::move(policy));
+        m_policiesLoaded = true;
+        m_policiesAge.start();
+        sampleStats();
+        if (!m_scanInFlight && (m_scanSoon || !m_scanAge.isValid()))
+            startScan();
+    });
+}
+
+void StatsSampler::sampleStats()
+{
+    if (m_statsInFlight || !m_timer.isActive())
+        return;
+    m_statsInFlight = true;
+    m_session->client()->execute({QByteArrayLiteral("TIME")}, this, [this](Result<Reply> time) {
+        if (!time || time->elements.empty()) {
+            m_statsInFlight = false;
+            Q_EMIT failed(time ? Error{ErrorKind::Protocol, tr("malformed TIME reply")}
+                               : time.error());
+            return;
+        }
+        // Whole seconds only: the current one is still being counted.
+        const qint64 last = time->elements[0].toInteger().value_or(0) - 1;
+        const qint64 first = last - kDashboardSeconds + 1;
+
+        Command fields;
+        for (qint64 second = first; second <= last; ++second) {
+            const QByteArray slot = QByteArray::number(second % kRingSlots);
+            fields << slot + ":t" << slot + ":h" << slot + ":w" << slot + ":d" << slot + ":b";
+        }
+
+        auto result = std::make_shared<std::vector<ActionStats>>();
+        for (const auto& entry : m_policies) {
+            ActionStats stats;
+            stats.action = entry.first;
+            stats.activeBans = m_bans.count(entry.first) ? m_bans.at(entry.first) : 0;
+            result->push_back(std::move(stats));
+        }
+        if (result->empty()) {
+            m_statsInFlight = false;
+            m_actions.clear();
+            Q_EMIT actionsUpdated();
+            return;
+        }
+        auto pending = std::make_shared<int>(int(result->size()));
+        auto error = std::make_shared<std::optional<Error>>();
+        // Sent back to back: the client pipelines them on its one connection.
+        for (size_t i = 0; i < result->size(); ++i) {
+            Command command{QByteArrayLiteral("HMGET"),
+                            m_session->schema().statsKey(result->at(i).action)};
+            command << fields;
+            m_session->client()->execute(
+                command, this, [this, result, pending, error, i, first](Result<Reply> reply) {
+                    ActionStats& stats = (*result)[i];
+                    if (!reply)
+                        *error = reply.error();
+                    else
+                        for (int s = 0; s < kDashboardSeconds; ++s) {
+                            const auto value = [&](int field) {
+                                const size_t index = size_t(s * kFieldsPerSecond + field);
+                                return index < reply->elements.size()
+                                    ? double(reply->elements[index].toInteger().value_or(0))
+                                    : 0.0;
+                            };
+                            // A slot still holding an older second counts as nothing.
+                            const bool current = value(0) == double(first + s);
+                            stats.hits << (current ? value(1) : 0);
+                            stats.warns << (current ? value(2) : 0);
+                            stats.denials << (current ? value(3) : 0);
+                            stats.banned << (current ? value(4) : 0);
+                        }
+                    if (--*pending > 0)
+                        return;
+                    m_statsInFlight = false;
+                    if (*error) {
+                        Q_EMIT failed(**error);
+                        return;
+                    }
+                    m_actions = std::move(*result);
+                    Q_EMIT actionsUpdated();
+                });
+        }
+    });
+}
+
+void StatsSampler::sampleServer()
+{
+    if (m_serverInFlight)
+        return;
+    m_serverInFlight = true;
+    m_session->client()->execute({QByteArrayLiteral("INFO")}, this, [this](Result<Reply> reply) {
+        m_serverInFlight = false;
+        if (!reply) {
+            Q_EMIT failed(reply.error());
+            return;
+        }
+        const auto info = parseInfo(reply->toBytes());
+        const auto number = [&info](const char* name) {
+            const auto it = info.find(name);
+            return it == info.end() ? qint64(0) : it->second.toLongLong();
+        };
+        m_server.valid = true;
+        m_server.opsPerSec = number("instantaneous_ops_per_sec");
+        m_server.usedMemory = number("used_memory");
+        m_server.connectedClients = number("connected_clients");
+        const auto human = info.find("used_memory_human");
+        m_server.usedMemoryHuman =
+            human == info.end() ? QString() : QString::fromLatin1(human->second);
+        Q_EMIT serverUpdated();
+    });
+}
+
+void StatsSampler::startScan()
+{
+    m_scanInFlight = true;
+    m_scanSoon = false;
+    m_scanAge.start();
+
+    auto tally = std::make_shared<ScanTally>();
+    tally->schema = m_session->schema();
+    tally->maxSubjects = m_options.maxPeeks;
+    for (const auto& entry : m_policies)
+        tally->actionsWithPolicy.insert(entry.first);
+
+    ScanOptions options;
+    options.pattern = m_session->schema().allUsersPattern();
+    options.count = m_options.scanCount;
+    options.pause = m_options.scanPause;
+    options.maxKeys = m_options.maxScanKeys;
+    // onBatch and done run on the client's worker thread; only `tally` is touched there.
+    scanKeys(
+        m_session->client(), options,
+        [tally](const QList<QByteArray>& keys) {
+            using Kind = KeySchema::Parsed::Kind;
+            for (const QByteArray& key : keys) {
+                const KeySchema::Parsed parsed = tally->schema.parse(key);
+                if (parsed.kind == Kind::ActionBan)
+                    ++tally->bans[parsed.action];
+                else if (parsed.kind == Kind::UserBan)
+                    ++tally->userBans;
+                else if (parsed.kind == Kind::State
+                         && int(tally->subjects.size()) < tally->maxSubjects
+                         && tally->actionsWithPolicy.count(parsed.action))
+                    tally->subjects.emplace(parsed.user, parsed.action);
+            }
+            return true;
+        },
+        [this, tally](Result<qint64> scanned) {
+            const Callback<qint64> finish = [this, tally](Result<qint64> total) {
+                if (!total) {
+                    m_scanInFlight = false;
+                    Q_EMIT failed(total.error());
+                    return;
+                }
+                peekSubjects({tally->subjects.begin(), tally->subjects.end()}, tally->bans,
+                             tally->userBans, *total);
+            };
+            deliver(this, finish, std::move(scanned));
+        });
+}
+
+void StatsSampler::peekSubjects(const std::vector<std::pair<QByteArray, QByteArray>>& subjects,
+                                std::map<QByteArray, qint64> bans, qint64 userBans,
+                                qint64 scanned)
+{
+    auto found = std::make_shared<std::vector<NearLimitEntry>>();
+    auto pending = std::make_shared<int>(1); // held until every peek is sent
+    const auto finish = [this, found, bans, userBans, scanned]() {
+        m_scanInFlight = false;
+        m_bans = bans;
+        m_userWideBans = userBans;
+        m_scannedKeys = scanned;
+        m_hasScanned = true;
+        for (ActionStats& stats : m_actions)
+            stats.activeBans = m_bans.count(stats.action) ? m_bans.at(stats.action) : 0;
+        std::sort(found->begin(), found->end(),
+                  [](const NearLimitEntry& a, const NearLimitEntry& b) {
+                      const int sa = severity(a.state.tier), sb = severity(b.state.tier);
+                      if (sa != sb)
+                          return sa < sb;
+                      if (a.state.remaining != b.state.remaining)
+                          return a.state.remaining < b.state.remaining;
+                      return std::tie(a.action, a.user) < std::tie(b.action, b.user);
+                  });
+        if (int(found->size()) > m_options.maxNearLimit)
+            found->resize(size_t(m_options.maxNearLimit));
+        m_nearLimit = std::move(*found);
+        Q_EMIT actionsUpdated();
+        Q_EMIT nearLimitUpdated();
+    };
+
+    const Limiter limiter = m_session->limiter();
+    const double nearFraction = m_options.nearFraction;
+    for (const auto& [user, action] : subjects) {
+        const auto policy = m_policies.find(action);
+        if (policy == m_policies.end())
+            continue;
+        ++*pending;
+        limiter.peek(policy->second, user, 0, this,
+                     [found, pending, finish, user = user, action = action,
+                      nearFraction](Result<HitResult> state) {
+                         if (state) {
+                             const bool near = state->limit > 0
+                                 && double(state->remaining) <= nearFraction * double(state->limit);
+                             if (state->tier != Tier::Ok || near)
+                                 found->push_back({user, action, *state});
+                         }
+                         if (--*pending == 0)
+                             finish();
+                     });
+    }
+    if (--*pending == 0)
+        finish();
+}
+
+} // namespace tollgate::ui
