@@ -1,0 +1,367 @@
+// Policies page against a real redis-server: an edit in the page takes effect on the next hit
+// through the core, a concurrent save produces the conflict dialog, invalid input writes nothing.
+
+#include "core/limits/Limiter.h"
+#include "core/limits/PolicyStore.h"
+#include "tests/support/RedisServer.h"
+#include "tests/support/TestEnv.h"
+#include "ui/common/Ask.h"
+#include "ui/common/Session.h"
+#include "ui/policies/PoliciesModel.h"
+#include "ui/policies/PoliciesPage.h"
+#include "ui/policies/PolicyEditor.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QtTest>
+
+using namespace tollgate;
+using namespace tollgate::ui;
+using tollgate::test::RedisServer;
+
+class PoliciesTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void editTakesEffectOnNextHit();
+    void concurrentEditShowsConflict();
+    void invalidInputWritesNothing_data();
+    void invalidInputWritesNothing();
+    void previewCountsDeniedSubjects();
+    void modelPassesTester();
+    void readOnlyProfileDisablesWrites();
+    void screenshot();
+
+private:
+    std::unique_ptr<Session> makeSession(bool readOnly = false);
+    Policy savePolicy(Policy policy, const QString& actor = QStringLiteral("core"));
+    Result<Policy> storedPolicy(const QByteArray& action);
+    HitResult hit(const Policy& policy, const QByteArray& user);
+    PoliciesPage* openPage(int expectedRows);
+    void selectAction(PoliciesPage* page, const QByteArray& action);
+
+    RedisServer m_redis;
+    std::unique_ptr<Session> m_session;
+    std::unique_ptr<PoliciesPage> m_page;
+    int m_answer = 2;
+};
+
+void PoliciesTest::initTestCase()
+{
+    TOLLGATE_REQUIRE(m_redis, start());
+    Ask::setHook([this](const Ask::Question&) { return m_answer; });
+}
+
+void PoliciesTest::init()
+{
+    QCOMPARE(m_redis.command({"FLUSHALL"}), QByteArray("+OK\r\n"));
+    Ask::clearAsked();
+    m_answer = 2;
+    m_session = makeSession();
+}
+
+void PoliciesTest::cleanup()
+{
+    m_page.reset();
+    m_session.reset();
+}
+
+std::unique_ptr<Session> PoliciesTest::makeSession(bool readOnly)
+{
+    Session::Settings settings;
+    settings.connection = ConnectionOptions::fromUrl(m_redis.url()).value();
+    settings.actor = QStringLiteral("tester");
+    settings.readOnly = readOnly;
+    settings.profileName = QStringLiteral("test");
+    auto session = std::make_unique<Session>(settings);
+    session->open();
+    [&] { QTRY_VERIFY(session->state() == ConnectionState::Connected); }();
+    return session;
+}
+
+Policy PoliciesTest::savePolicy(Policy policy, const QString& actor)
+{
+    std::optional<Result<qint64>> result;
+    m_session->policies().save(policy, actor, this, [&](Result<qint64> r) { result = r; });
+    [&] { QTRY_VERIFY(result.has_value()); }();
+    if (!result || !*result)
+        qFatal("saving the policy through the core failed");
+    policy.revision = **result;
+    return policy;
+}
+
+Result<Policy> PoliciesTest::storedPolicy(const QByteArray& action)
+{
+    std::optional<Result<Policy>> result;
+    m_session->policies().get(action, this, [&](Result<Policy> r) { result = r; });
+    [&] { QTRY_VERIFY(result.has_value()); }();
+    return result ? *result : Result<Policy>(ErrorKind::Timeout, QStringLiteral("no answer"));
+}
+
+HitResult PoliciesTest::hit(const Policy& policy, const QByteArray& user)
+{
+    std::optional<Result<HitResult>> result;
+    m_session->limiter().hit(policy, user, 0, this, [&](Result<HitResult> r) { result = r; });
+    [&] { QTRY_VERIFY(result.has_value()); }();
+    if (!result || !*result)
+        qFatal("hit through the core failed");
+    return **result;
+}
+
+PoliciesPage* PoliciesTest::openPage(int expectedRows)
+{
+    m_page = std::make_unique<PoliciesPage>(m_session.get());
+    m_page->resize(1280, 800);
+    m_page->show();
+    [&] { QTRY_COMPARE(m_page->model()->rowCount(), expectedRows); }();
+    return m_page.get();
+}
+
+void PoliciesTest::selectAction(PoliciesPage* page, const QByteArray& action)
+{
+    auto* table = page->findChild<QTableView*>(QStringLiteral("policiesTableView"));
+    QVERIFY(table);
+    const int row = page->model()->rowOf(action);
+    QVERIFY(row >= 0);
+    table->selectRow(row);
+    QCOMPARE(page->editor()->loadedAction(), action);
+}
+
+Policy fixedWindow(const QByteArray& action, qint64 limit, qint64 windowMs)
+{
+    Policy policy;
+    policy.action = action;
+    policy.windows = {{limit, windowMs}};
+    return policy;
+}
+
+void PoliciesTest::editTakesEffectOnNextHit()
+{
+    savePolicy(fixedWindow("comment", 10, 60'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "comment");
+
+    auto* limit = page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"));
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+    QVERIFY(limit && save);
+    QCOMPARE(limit->value(), 10);
+    QCOMPARE(save->property("tollgateWrite").toInt(), int(Session::Write::EditPolicy));
+    limit->setValue(2);
+    QVERIFY(save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+
+    QTRY_COMPARE(storedPolicy("comment")->revision, qint64(2));
+    const Policy stored = *storedPolicy("comment");
+    QCOMPARE(stored.windows.front().limit, qint64(2));
+    QCOMPARE(stored.updatedBy, QStringLiteral("tester"));
+    QVERIFY(hit(stored, "alice").allowed);
+    QVERIFY(hit(stored, "alice").allowed);
+    const HitResult third = hit(stored, "alice");
+    QVERIFY(!third.allowed);
+    QCOMPARE(third.tier, Tier::Deny);
+    // The table follows (reload after save / the policy event).
+    QTRY_COMPARE(page->model()->data(page->model()->index(0, PoliciesModel::RevisionColumn)).toLongLong(),
+                 qint64(2));
+}
+
+void PoliciesTest::concurrentEditShowsConflict()
+{
+    const Policy original = savePolicy(fixedWindow("like", 10, 10'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "like");
+    auto* limit = page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"));
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+    limit->setValue(5);
+
+    // Someone else saves first, behind the page's back.
+    Policy theirs = original;
+    theirs.windows = {{7, 10'000}};
+    savePolicy(theirs, QStringLiteral("bob"));
+
+    m_answer = 2; // Cancel
+    QTest::mouseClick(save, Qt::LeftButton);
+    QTRY_COMPARE(Ask::asked().size(), 1);
+    const Ask::Question question = Ask::asked().first();
+    QCOMPARE(question.kind, Ask::Kind::Choose);
+    QCOMPARE(question.title, QStringLiteral("Policy changed"));
+    QVERIFY2(question.text.contains(QStringLiteral("bob")), qPrintable(question.text));
+    QVERIFY2(question.text.contains(QStringLiteral("revision 2")), qPrintable(question.text));
+    QCOMPARE(question.choices,
+             QStringList({QStringLiteral("Reload theirs"), QStringLiteral("Overwrite with mine"),
+                          QStringLiteral("Cancel")}));
+    QTRY_VERIFY(save->isEnabled());
+    Policy stored = *storedPolicy("like");
+    QCOMPARE(stored.revision, qint64(2));
+    QCOMPARE(stored.windows.front().limit, qint64(7));
+    QCOMPARE(stored.updatedBy, QStringLiteral("bob"));
+
+    // Second attempt: overwrite with mine re-saves on the fresh revision.
+    Ask::clearAsked();
+    m_answer = 1;
+    QTest::mouseClick(save, Qt::LeftButton);
+    QTRY_COMPARE(storedPolicy("like")->revision, qint64(3));
+    QCOMPARE(Ask::asked().size(), 1);
+    stored = *storedPolicy("like");
+    QCOMPARE(stored.windows.front().limit, qint64(5));
+    QCOMPARE(stored.updatedBy, QStringLiteral("tester"));
+}
+
+void PoliciesTest::invalidInputWritesNothing_data()
+{
+    QTest::addColumn<QString>("window");
+    QTest::addColumn<int>("limit");
+    QTest::addColumn<int>("warn");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("limit 0") << "30s" << 0 << 0 << "limit must be between 1";
+    QTest::newRow("window abc") << "abc" << 10 << 0 << "window 'abc'";
+    QTest::newRow("warn >= limit") << "30s" << 10 << 10 << "warn level must be below the limit";
+}
+
+void PoliciesTest::invalidInputWritesNothing()
+{
+    QFETCH(QString, window);
+    QFETCH(int, limit);
+    QFETCH(int, warn);
+    QFETCH(QString, error);
+
+    const Policy original = savePolicy(fixedWindow("upload", 100, 86'400'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "upload");
+    auto* windowEdit = page->findChild<QLineEdit*>(QStringLiteral("windowLineEdit"));
+    auto* limitBox = page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"));
+    auto* warnBox = page->findChild<QSpinBox*>(QStringLiteral("warnSpinBox"));
+    auto* errorLabel = page->findChild<QLabel*>(QStringLiteral("errorLabel"));
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+    QVERIFY(windowEdit && limitBox && warnBox && errorLabel && save);
+    QVERIFY(save->isEnabled());
+    QVERIFY(errorLabel->text().isEmpty());
+
+    windowEdit->setText(window);
+    limitBox->setValue(limit);
+    warnBox->setValue(warn);
+    QVERIFY2(errorLabel->text().contains(error), qPrintable(errorLabel->text()));
+    QVERIFY(!save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+    page->editor()->save(); // even called directly, nothing is sent
+    QTest::qWait(200);
+    QCOMPARE(storedPolicy("upload")->revision, original.revision);
+
+    // A new policy with the same input is not written either.
+    page->findChild<QPushButton*>(QStringLiteral("newButton"))->click();
+    page->findChild<QLineEdit*>(QStringLiteral("actionLineEdit"))->setText(QStringLiteral("fresh"));
+    QVERIFY(save->isEnabled());
+    windowEdit = page->findChild<QLineEdit*>(QStringLiteral("windowLineEdit"));
+    windowEdit->setText(window);
+    page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(limit);
+    warnBox->setValue(warn);
+    QVERIFY(!save->isEnabled());
+    page->editor()->save();
+    QTest::qWait(200);
+    QCOMPARE(m_redis.command({"EXISTS", "tg:policy:fresh"}), QByteArray(":0\r\n"));
+}
+
+void PoliciesTest::previewCountsDeniedSubjects()
+{
+    const Policy policy = savePolicy(fixedWindow("view", 10, 60'000));
+    for (int i = 0; i < 3; ++i)
+        hit(policy, "heavy");
+    hit(policy, "light");
+    hit(policy, "heavy2");
+    hit(policy, "heavy2");
+    hit(policy, "heavy2");
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "view");
+    auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")), qPrintable(preview->text()));
+    page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(3);
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("2 of the 3")), qPrintable(preview->text()));
+    page->findChild<QComboBox*>(QStringLiteral("algorithmComboBox"))
+        ->setCurrentText(QStringLiteral("sliding_window"));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")), qPrintable(preview->text()));
+}
+
+void PoliciesTest::modelPassesTester()
+{
+    PoliciesModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    savePolicy(fixedWindow("a", 1, 1000));
+    Policy b = fixedWindow("b", 5, 1000);
+    b.algorithm = Algorithm::TokenBucket;
+    b.banMs = 3'600'000;
+    b = savePolicy(b);
+    std::vector<Policy> policies{*storedPolicy("a"), *storedPolicy("b")};
+    model.setPolicies(policies);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.columnCount(), int(PoliciesModel::ColumnCount));
+    QCOMPARE(model.data(model.index(1, PoliciesModel::BanColumn)).toString(), QStringLiteral("ban 1h"));
+    QCOMPARE(model.data(model.index(1, PoliciesModel::AlgorithmColumn)).toString(),
+             QStringLiteral("token_bucket"));
+    model.setPolicies(policies); // same rows: dataChanged only
+    model.setPolicies({policies[1]});
+    QCOMPARE(model.rowCount(), 1);
+    model.setPolicies({});
+    QCOMPARE(model.rowCount(), 0);
+
+    PoliciesPage* page = openPage(2);
+    QAbstractItemModelTester pageTester(page->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+    page->reload();
+    QSignalSpy reloaded(page, &PoliciesPage::reloaded);
+    QTRY_COMPARE(reloaded.size(), 1);
+}
+
+void PoliciesTest::readOnlyProfileDisablesWrites()
+{
+    savePolicy(fixedWindow("comment", 10, 30'000));
+    m_session = makeSession(true);
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "comment");
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+    auto* remove = page->findChild<QPushButton*>(QStringLiteral("deleteButton"));
+    QVERIFY(!save->isEnabled());
+    QVERIFY(!remove->isEnabled());
+    QVERIFY(save->toolTip().contains(QStringLiteral("read-only")));
+}
+
+void PoliciesTest::screenshot()
+{
+    Policy comment = fixedWindow("comment", 10, 30'000);
+    comment.message = QStringLiteral("Slow down, please");
+    savePolicy(comment);
+    Policy like = fixedWindow("like", 10, 10'000);
+    like.banMs = 3'600'000;
+    savePolicy(like);
+    Policy api = fixedWindow("api", 60, 60'000);
+    api.windows.push_back({1000, 3'600'000});
+    api.windows.push_back({10000, 86'400'000});
+    api.warn = 50;
+    savePolicy(api);
+    Policy tokens = fixedWindow("tokens", 100000, 60'000);
+    tokens.algorithm = Algorithm::TokenBucket;
+    tokens.cost = 10;
+    savePolicy(tokens);
+    for (int i = 0; i < 12; ++i)
+        hit(comment, "user-" + QByteArray::number(i % 4));
+    PoliciesPage* page = openPage(4);
+    selectAction(page, "api");
+    auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
+    QTRY_VERIFY(preview->text().contains(QStringLiteral("current subjects")));
+    QVERIFY(page->grab().save(QStringLiteral("/tmp/tollgate-policies.png")));
+    selectAction(page, "comment");
+    page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(2);
+    page->findChild<QSpinBox*>(QStringLiteral("warnSpinBox"))->setValue(5);
+    QTRY_VERIFY(preview->text().isEmpty());
+    QVERIFY(page->grab().save(QStringLiteral("/tmp/tollgate-policies-invalid.png")));
+}
+
+QTEST_MAIN(PoliciesTest)
+#include "tst_Policies.moc"

@@ -1,0 +1,179 @@
+#include "ui/policies/PoliciesPage.h"
+
+#include "ui/common/Ask.h"
+#include "ui/common/Session.h"
+#include "ui/policies/PoliciesModel.h"
+#include "ui/policies/PolicyEditor.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
+    : QWidget(parent), m_session(session)
+{
+    m_model = new PoliciesModel(this);
+    m_model->setObjectName(QStringLiteral("policiesModel"));
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("policiesTableView"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setAlternatingRowColors(true);
+
+    m_reload = new QPushButton(tr("Reload"), this);
+    m_reload->setObjectName(QStringLiteral("reloadButton"));
+    m_new = new QPushButton(tr("New…"), this);
+    m_new->setObjectName(QStringLiteral("newButton"));
+    m_delete = new QPushButton(tr("Delete…"), this);
+    m_delete->setObjectName(QStringLiteral("deleteButton"));
+    m_delete->setProperty("tollgateWrite", static_cast<int>(Session::Write::EditPolicy));
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("statusLabel"));
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_reload);
+    buttons->addWidget(m_new);
+    buttons->addWidget(m_delete);
+    buttons->addWidget(m_status, 1);
+
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(buttons);
+    leftLayout->addWidget(m_table, 1);
+
+    m_editor = new PolicyEditor(session, this);
+    m_editor->setObjectName(QStringLiteral("policyEditor"));
+
+    auto* splitter = new QSplitter(this);
+    splitter->setObjectName(QStringLiteral("policiesSplitter"));
+    splitter->addWidget(left);
+    splitter->addWidget(m_editor);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    connect(m_reload, &QPushButton::clicked, this, [this] { reload(); });
+    connect(m_new, &QPushButton::clicked, this, [this] {
+        m_table->clearSelection();
+        m_editor->startNew();
+        if (auto* action = m_editor->findChild<QWidget*>(QStringLiteral("actionLineEdit")))
+            action->setFocus();
+    });
+    connect(m_delete, &QPushButton::clicked, this, &PoliciesPage::deleteSelected);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &PoliciesPage::onSelectionChanged);
+    connect(m_editor, &PolicyEditor::saved, this, [this](const QByteArray& action) { reload(action); });
+    connect(session, &Session::permissionsChanged, this, &PoliciesPage::updateButtons);
+    connect(session, &Session::eventReceived, this, [this](const QByteArray& event) {
+        if (event == "policy")
+            reload();
+    });
+    connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
+        if (state == ConnectionState::Connected)
+            reload();
+    });
+    updateButtons();
+    if (session->state() == ConnectionState::Connected)
+        reload();
+}
+
+QByteArray PoliciesPage::selectedAction() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const Policy* policy = rows.isEmpty() ? nullptr : m_model->policyAt(rows.first().row());
+    return policy ? policy->action : QByteArray();
+}
+
+void PoliciesPage::reload(const QByteArray& select)
+{
+    m_status->setText(tr("Loading…"));
+    m_session->policies().list(this, [this, select](Result<std::vector<Policy>> policies) {
+        if (!policies) {
+            m_status->setText(tr("Could not load policies (%1): %2")
+                                  .arg(errorKindName(policies.error().kind), policies.error().message));
+            Q_EMIT reloaded();
+            return;
+        }
+        const QByteArray keep = select.isEmpty() ? selectedAction() : select;
+        m_loading = true;
+        m_model->setPolicies(std::move(*policies));
+        const int row = m_model->rowOf(keep);
+        if (row >= 0)
+            m_table->selectRow(row);
+        m_loading = false;
+        m_status->setText(tr("%n policies", nullptr, m_model->rowCount()));
+        // Refresh an untouched editor in place; a modified one keeps its revision so a save
+        // still detects the conflict.
+        const Policy* shown = m_model->policyAt(m_model->rowOf(m_editor->loadedAction()));
+        if (shown && !m_editor->isModified() && m_editor->loadedRevision() > 0 &&
+            shown->revision != m_editor->loadedRevision())
+            m_editor->load(*shown);
+        else if (row >= 0 && !select.isEmpty() && !m_editor->isModified())
+            m_editor->load(*m_model->policyAt(row));
+        updateButtons();
+        Q_EMIT reloaded();
+    });
+}
+
+void PoliciesPage::onSelectionChanged()
+{
+    updateButtons();
+    if (m_loading)
+        return;
+    const int row = m_model->rowOf(selectedAction());
+    if (const Policy* policy = m_model->policyAt(row))
+        m_editor->load(*policy);
+}
+
+void PoliciesPage::updateButtons()
+{
+    const QString blocked = m_session->writeBlockedReason(Session::Write::EditPolicy);
+    const QByteArray action = selectedAction();
+    m_delete->setEnabled(blocked.isEmpty() && !action.isEmpty());
+    m_delete->setToolTip(!blocked.isEmpty() ? blocked
+                         : action.isEmpty() ? tr("Select a policy to delete")
+                                            : tr("Delete the policy of \"%1\"")
+                                                  .arg(QString::fromUtf8(action)));
+}
+
+void PoliciesPage::deleteSelected()
+{
+    const Policy* policy = m_model->policyAt(m_model->rowOf(selectedAction()));
+    if (!policy || !m_session->canWrite(Session::Write::EditPolicy))
+        return;
+    const QByteArray action = policy->action;
+    const qint64 revision = policy->revision;
+    if (!Ask::confirm(this, tr("Delete policy"),
+                      tr("Delete the policy of action \"%1\" (revision %2)? Hits of \"%1\" will "
+                         "no longer be limited.")
+                          .arg(QString::fromUtf8(action))
+                          .arg(revision)))
+        return;
+    m_session->policies().remove(action, revision, m_session->actor(), this, [this, action](Status status) {
+        if (!status) {
+            Ask::warn(this, tr("Delete policy"),
+                      tr("The policy of \"%1\" was not deleted (%2): %3")
+                          .arg(QString::fromUtf8(action), errorKindName(status.error().kind),
+                               status.error().message));
+        } else if (m_editor->loadedAction() == action) {
+            m_editor->startNew();
+        }
+        reload();
+    });
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,92 @@
+#pragma once
+
+#include "core/limits/Policy.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+class QVBoxLayout;
+
+namespace tollgate::ui {
+
+class PolicyPreview;
+class Session;
+
+/// The form of one policy: validates on every edit (Policy::validate), saves with
+/// compare-and-set on the revision it loaded, and handles the conflict when someone else saved
+/// first. Also shows a debounced preview of how many current subjects the edited limits deny.
+class PolicyEditor : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PolicyEditor(Session* session, QWidget* parent = nullptr);
+
+    /// Shows `policy` for editing; its revision is the one Save compares against.
+    void load(const Policy& policy);
+    /// An empty form for a new action (revision 0: Save fails if the action exists by then).
+    void startNew();
+
+    /// The policy as the form describes it, or why the form does not describe a valid one.
+    Result<Policy> editedPolicy() const;
+    QByteArray loadedAction() const { return m_loaded.action; }
+    qint64 loadedRevision() const { return m_loaded.revision; }
+    /// True once the form differs from what was loaded.
+    bool isModified() const { return m_modified; }
+
+    void save();
+
+Q_SIGNALS:
+    void saved(const QByteArray& action, qint64 revision);
+
+private:
+    struct WindowRow
+    {
+        QWidget* row;
+        QLineEdit* window;
+        QSpinBox* limit;
+        QPushButton* remove;
+    };
+
+    void addWindowRow(const QString& window, qint64 limit);
+    void removeWindowRow(QWidget* row);
+    void renameWindowRows();
+    void onEdited();
+    void revalidate();
+    void updateSaveButton();
+    void saveWithRevision(Policy policy);
+    void resolveConflict(const Policy& mine, const Error& error);
+    void fillForm(const Policy& policy);
+
+    Session* m_session;
+    Policy m_loaded;
+    bool m_modified = false;
+    bool m_valid = false;
+    bool m_saving = false;
+    bool m_filling = false;
+
+    QLineEdit* m_action;
+    QComboBox* m_algorithm;
+    QVBoxLayout* m_windowsLayout;
+    QList<WindowRow> m_windows;
+    QPushButton* m_addWindow;
+    QSpinBox* m_cost;
+    QSpinBox* m_warn;
+    QComboBox* m_banMode;
+    QLineEdit* m_banDuration;
+    QCheckBox* m_countDenied;
+    QLineEdit* m_message;
+    QLabel* m_revision;
+    QLabel* m_error;
+    QLabel* m_preview;
+    QPushButton* m_save;
+    QTimer* m_previewTimer;
+    PolicyPreview* m_previewer;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,138 @@
+#include "ui/policies/PolicyPreview.h"
+
+#include "core/limits/Subjects.h"
+#include "core/redis/Scan.h"
+#include "ui/common/Session.h"
+
+#include <QMap>
+#include <chrono>
+#include <memory>
+
+namespace tollgate::ui {
+
+struct PolicyPreview::Tally
+{
+    QString action;
+    int subjects = 0;
+    int denied = 0;
+    int pending = 0;
+    int errors = 0;
+    bool truncated = false;
+};
+
+PolicyPreview::PolicyPreview(Session* session, QObject* parent)
+    : QObject(parent), m_session(session)
+{
+}
+
+void PolicyPreview::compute(const Policy& policy)
+{
+    const quint64 generation = ++m_generation;
+    ScanOptions scan;
+    scan.pattern = Subjects(m_session->client(), m_session->schema()).pattern(policy.action);
+    scan.count = 500;
+    scan.maxKeys = kMaxKeys;
+    scan.pause = std::chrono::milliseconds(5); // gentle: the preview is never urgent
+    collectKeys(m_session->client(), scan, this, [this, policy, generation](Result<QList<QByteArray>> keys) {
+        if (generation != m_generation)
+            return;
+        if (!keys) {
+            Q_EMIT finished(tr("Preview unavailable: %1").arg(keys.error().message));
+            return;
+        }
+        // user -> its fixed-window counter keys (window ms -> key)
+        QMap<QByteArray, QMap<qint64, QByteArray>> users;
+        auto tally = std::make_shared<Tally>();
+        tally->action = QString::fromUtf8(policy.action);
+        tally->truncated = keys->size() >= kMaxKeys;
+        for (const QByteArray& key : *keys) {
+            const auto parsed = m_session->schema().parse(key);
+            if (parsed.kind != KeySchema::Parsed::Kind::State || parsed.action != policy.action)
+                continue;
+            if (!users.contains(parsed.user) && users.size() >= kMaxSubjects) {
+                tally->truncated = true;
+                continue;
+            }
+            auto& windows = users[parsed.user];
+            if (parsed.algorithm == Algorithm::FixedWindow)
+                windows.insert(parsed.windowMs, key);
+        }
+        tally->subjects = int(users.size());
+        if (users.isEmpty()) {
+            report(*tally);
+            return;
+        }
+        const bool fixed = policy.algorithm == Algorithm::FixedWindow;
+        auto limitFor = [policy](qint64 windowMs) {
+            for (const WindowLimit& w : policy.windows)
+                if (w.windowMs == windowMs)
+                    return w.limit;
+            return policy.windows.front().limit; // window changed: the first limit applies
+        };
+        for (auto user = users.cbegin(); user != users.cend(); ++user) {
+            ++tally->pending;
+            if (!fixed) {
+                m_session->limiter().peek(policy, user.key(), 0, this,
+                                          [this, tally, generation](Result<HitResult> result) {
+                                              if (generation != m_generation)
+                                                  return;
+                                              if (!result)
+                                                  ++tally->errors;
+                                              else if (result->tier == Tier::Deny)
+                                                  ++tally->denied;
+                                              if (--tally->pending == 0)
+                                                  report(*tally);
+                                          });
+                continue;
+            }
+            // Fixed window: the counters as they are, against the edited limits (pipelined GETs).
+            auto userDenied = std::make_shared<bool>(false);
+            auto userPending = std::make_shared<int>(int(user.value().size()));
+            if (*userPending == 0) {
+                if (--tally->pending == 0)
+                    report(*tally);
+                continue;
+            }
+            for (auto window = user.value().cbegin(); window != user.value().cend(); ++window) {
+                const qint64 limit = limitFor(window.key());
+                m_session->client()->execute(
+                    {QByteArrayLiteral("GET"), window.value()}, this,
+                    [this, tally, generation, limit, cost = policy.cost, userDenied,
+                     userPending](Result<Reply> reply) {
+                        if (generation != m_generation)
+                            return;
+                        if (!reply)
+                            ++tally->errors;
+                        else if (reply->toInteger().value_or(0) + cost > limit)
+                            *userDenied = true;
+                        if (--*userPending > 0)
+                            return;
+                        if (*userDenied)
+                            ++tally->denied;
+                        if (--tally->pending == 0)
+                            report(*tally);
+                    });
+            }
+        }
+    });
+}
+
+void PolicyPreview::report(const Tally& tally)
+{
+    QString text;
+    if (tally.subjects == 0)
+        text = tr("Preview: \"%1\" has no current subjects.").arg(tally.action);
+    else
+        text = tr("Preview: with these limits %1 of the %2 current subjects of \"%3\" would be "
+                  "denied now.")
+                   .arg(tally.denied)
+                   .arg(tally.subjects)
+                   .arg(tally.action);
+    if (tally.truncated)
+        text += tr(" (first %1 subjects only)").arg(tally.subjects);
+    if (tally.errors > 0)
+        text += tr(" %1 could not be read.").arg(tally.errors);
+    Q_EMIT finished(text);
+}
+
+} // namespace tollgate::ui

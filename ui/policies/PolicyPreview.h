@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/limits/Policy.h"
+
+#include <QObject>
+
+namespace tollgate::ui {
+
+class Session;
+
+/// "With these limits N of the M current subjects of this action would be denied now":
+/// a throttled, bounded SCAN of the action's state keys, then GET of fixed-window counters
+/// (compared with the edited limits) or a read-only hit.lua peek with the edited policy.
+/// A new compute() supersedes the one in flight.
+class PolicyPreview : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kMaxKeys = 20'000;
+    static constexpr int kMaxSubjects = 2'000;
+
+    explicit PolicyPreview(Session* session, QObject* parent = nullptr);
+
+    void compute(const Policy& policy);
+    /// Drops the result of the computation in flight.
+    void cancel() { ++m_generation; }
+
+Q_SIGNALS:
+    /// A sentence for the preview label.
+    void finished(const QString& text);
+
+private:
+    struct Tally;
+    void report(const Tally& tally);
+
+    Session* m_session;
+    quint64 m_generation = 0;
+};
+
+} // namespace tollgate::ui
