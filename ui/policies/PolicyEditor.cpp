@@ -173,7 +173,7 @@ void PolicyEditor::removeWindowRow(QWidget* row)
     for (int i = 0; i < m_windows.size(); ++i) {
         if (m_windows[i].row == row) {
             // deleteLater: until then the old row must not be found by its name
-            for (QWidget* child : {m_windows[i].window, static_cast<QWidget*>(m_windows[i].limit),
+            for (QWidget* child : {static_cast<QWidget*>(m_windows[i].window), static_cast<QWidget*>(m_windows[i].limit),
                                    static_cast<QWidget*>(m_windows[i].remove)})
                 child->setObjectName(QString());
             m_windows.removeAt(i);
