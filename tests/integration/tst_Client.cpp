@@ -1,0 +1,201 @@
+// core/redis/Client against a real server: pipelining, binary safety, timeouts, AUTH with an
+// ACL user, SELECT from the URL, unix sockets, and where and whether callbacks run.
+
+#include "tests/support/CoreFixture.h"
+
+#include <QThread>
+#include <QtTest>
+#include <atomic>
+
+using namespace tollgate;
+using tollgate::test::await;
+using tollgate::test::CoreFixture;
+
+class ClientTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void pipelinesInOrder();
+    void binarySafeArguments_data();
+    void binarySafeArguments();
+    void commandTimeoutThenRecovers();
+    void aclUserAndDatabaseFromUrl();
+    void unixSocket();
+    void callbackOnContextThread();
+    void destroyedContextGetsNoCallback();
+
+private:
+    Result<Reply> run(Client* client, const Command& command)
+    {
+        return await<Reply>([&](QObject* context, Callback<Reply> done) {
+            client->execute(command, context, std::move(done));
+        });
+    }
+
+    CoreFixture m_core;
+};
+
+void ClientTest::initTestCase()
+{
+    TOLLGATE_REQUIRE(m_core, start({QStringLiteral("--unixsocket"), QStringLiteral("redis.sock"),
+                                    QStringLiteral("--unixsocketperm"), QStringLiteral("700")}));
+}
+
+void ClientTest::init()
+{
+    TOLLGATE_REQUIRE(m_core, flush());
+}
+
+void ClientTest::pipelinesInOrder()
+{
+    constexpr int kCommands = 10000;
+    QObject context;
+    std::vector<qint64> replies;
+    replies.reserve(kCommands);
+    int errors = 0;
+    for (int i = 0; i < kCommands; ++i) {
+        m_core.client()->execute({"INCR", "pipeline"}, &context, [&](Result<Reply> r) {
+            if (r)
+                replies.push_back(r->integer);
+            else
+                ++errors;
+        });
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(int(replies.size()) + errors, kCommands, 20000);
+    QCOMPARE(errors, 0);
+    for (int i = 0; i < kCommands; ++i)
+        QCOMPARE(replies[size_t(i)], qint64(i + 1)); // completed in the order they were sent
+}
+
+void ClientTest::binarySafeArguments_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::newRow("nul") << QByteArray("a\0b\0", 4);
+    QTest::newRow("crlf") << QByteArray("line\r\n*3\r\n$3\r\nSET\r\n");
+    QTest::newRow("all bytes") << [] {
+        QByteArray all;
+        for (int i = 0; i < 256; ++i)
+            all += char(i);
+        return all;
+    }();
+    QTest::newRow("empty") << QByteArray("");
+    QTest::newRow("1 MB") << QByteArray(1 << 20, '\n');
+}
+
+void ClientTest::binarySafeArguments()
+{
+    QFETCH(QByteArray, value);
+    const QByteArray key = "bin:" + value.left(16);
+    QVERIFY(run(m_core.client(), {"SET", key, value}).ok());
+    const auto back = run(m_core.client(), {"GET", key});
+    QVERIFY(back.ok());
+    QCOMPARE(back->toBytes(), value);
+    QCOMPARE(m_core.integer({"STRLEN", key}), qint64(value.size()));
+    QCOMPARE(m_core.integer({"DBSIZE"}), qint64(1)); // exactly one key, with exactly that name
+}
+
+void ClientTest::commandTimeoutThenRecovers()
+{
+    ConnectionOptions options = m_core.options();
+    options.commandTimeout = std::chrono::milliseconds(300);
+    auto client = m_core.connect(options);
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+
+    // The server stops answering this client's commands for a while (CLIENT PAUSE from another).
+    QVERIFY(m_core.inspect({"CLIENT", "PAUSE", "1500", "ALL"}).ok());
+    QElapsedTimer clock;
+    clock.start();
+    const auto late = run(client.get(), {"PING"});
+    QVERIFY(!late);
+    QCOMPARE(late.error().kind, ErrorKind::Timeout);
+    QVERIFY2(clock.elapsed() >= 250 && clock.elapsed() < 1400, qPrintable(QString::number(clock.elapsed())));
+
+    QVERIFY(m_core.inspect({"CLIENT", "UNPAUSE"}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(client->state(), ConnectionState::Connected, 10000);
+    const auto pong = run(client.get(), {"PING"});
+    QVERIFY2(pong.ok(), pong ? "" : qPrintable(pong.error().toString()));
+    QCOMPARE(pong->toBytes(), QByteArray("PONG"));
+}
+
+void ClientTest::aclUserAndDatabaseFromUrl()
+{
+    QVERIFY(m_core.inspect({"ACL", "SETUSER", "app", "on", ">s3cr:t@", "~*", "&*", "+@all"}).ok());
+    QVERIFY(m_core.inspect({"SELECT", "0"}).ok());
+    QVERIFY(m_core.inspect({"SET", "where", "db0"}).ok());
+
+    const QString url = QStringLiteral("redis://app:s3cr%3At%40@127.0.0.1:%1/3").arg(m_core.server().port());
+    auto options = ConnectionOptions::fromUrl(url);
+    QVERIFY(options.ok());
+    auto client = m_core.connect(*options);
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    QCOMPARE(run(client.get(), {"ACL", "WHOAMI"})->toBytes(), QByteArray("app"));
+    QVERIFY(run(client.get(), {"SET", "where", "db3"}).ok());
+    QCOMPARE(m_core.bytes({"GET", "where"}), QByteArray("db0")); // the inspector is on db 0
+    const auto info = run(client.get(), {"CLIENT", "INFO"});
+    QVERIFY(info->toBytes().contains(" db=3 "));
+
+    // Wrong password: an Auth error, no hang.
+    options->password = QStringLiteral("nope");
+    Client wrong(*options);
+    wrong.open();
+    QTRY_COMPARE_WITH_TIMEOUT(wrong.lastError().kind, ErrorKind::Auth, 5000);
+}
+
+void ClientTest::unixSocket()
+{
+    const QString path = m_core.server().dir() + QStringLiteral("/redis.sock");
+    auto options = ConnectionOptions::fromUrl(QStringLiteral("unix://") + path + QStringLiteral("?db=2"));
+    QVERIFY(options.ok());
+    auto client = m_core.connect(*options);
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    QVERIFY(run(client.get(), {"SET", "via", "unix"}).ok());
+    QVERIFY(m_core.inspect({"SELECT", "2"}).ok());
+    QCOMPARE(m_core.bytes({"GET", "via"}), QByteArray("unix"));
+    QVERIFY(m_core.inspect({"SELECT", "0"}).ok());
+}
+
+void ClientTest::callbackOnContextThread()
+{
+    // A context living on another thread gets its callback there, never on the worker thread.
+    QThread other;
+    other.start();
+    QObject context;
+    context.moveToThread(&other);
+    std::atomic<QThread*> ranOn{nullptr};
+    m_core.client()->execute({"PING"}, &context,
+                             [&ranOn](Result<Reply>) { ranOn = QThread::currentThread(); });
+    QTRY_VERIFY_WITH_TIMEOUT(ranOn.load() != nullptr, 5000);
+    QCOMPARE(ranOn.load(), &other);
+
+    // On the test thread's own context: this thread.
+    QObject here;
+    std::atomic<QThread*> hereOn{nullptr};
+    m_core.client()->execute({"PING"}, &here,
+                             [&hereOn](Result<Reply>) { hereOn = QThread::currentThread(); });
+    QTRY_VERIFY_WITH_TIMEOUT(hereOn.load() != nullptr, 5000);
+    QCOMPARE(hereOn.load(), QThread::currentThread());
+    other.quit();
+    other.wait();
+}
+
+void ClientTest::destroyedContextGetsNoCallback()
+{
+    bool called = false;
+    {
+        QObject context;
+        // BLPOP on an empty list keeps the reply back until well after the context is gone.
+        m_core.client()->execute({"BLPOP", "empty", "0.2"}, &context,
+                                 [&called](Result<Reply>) { called = true; });
+    }
+    // A later command on the same connection completes, so the first reply has arrived too.
+    const auto after = run(m_core.client(), {"PING"});
+    QVERIFY(after.ok());
+    QTest::qWait(50); // let any stray queued call run
+    QVERIFY(!called);
+}
+
+QTEST_GUILESS_MAIN(ClientTest)
+#include "tst_Client.moc"
