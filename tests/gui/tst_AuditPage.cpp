@@ -232,7 +232,7 @@ void tst_AuditPage::screenshot()
         QVERIFY(ban("user" + QByteArray::number(i), i % 2 ? "login" : "search",
                     QStringLiteral("too many requests (%1)").arg(i)));
     QVERIFY(unban("user3", "login", QStringLiteral("customer called support")));
-    QTRY_VERIFY(m_page->model()->rowCount() >= 20);
+    QTRY_COMPARE(cell(0, AuditModel::Event), QStringLiteral("unban"));
     const QImage image = m_page->grab().toImage();
     QCOMPARE(image.size(), QSize(1280, 800));
     const QByteArray dir = qgetenv("TOLLGATE_SCREENSHOT_DIR");

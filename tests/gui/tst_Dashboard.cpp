@@ -220,6 +220,13 @@ void tst_Dashboard::bansAndNearLimit()
     QCOMPARE(hits("login", "erin", 4), 4);
     QVERIFY(ban("frank", "search")); // the event makes the next tick rescan
     QTRY_VERIFY_WITH_TIMEOUT(tierOf("erin") == Tier::Warn, 5'000);
+    // Counts as they are now (a peek reports what the next hit would get).
+    for (const NearLimitEntry& entry : near->rows()) {
+        if (entry.user == "erin")
+            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining), std::make_pair(4LL, 1LL));
+        if (entry.user == "alice")
+            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining), std::make_pair(5LL, 0LL));
+    }
     QCOMPARE(near->data(near->index(0, NearLimitModel::Tier)).toString(), tierName(Tier::Deny));
 }
 
@@ -240,6 +247,10 @@ void tst_Dashboard::screenshot()
     QTRY_VERIFY_WITH_TIMEOUT(tick >= 60, 20'000);
     traffic.stop();
     QTRY_VERIFY(maxOf("login", &ActionStats::denials) >= 5);
+    QVERIFY(ban("grace", "login")); // rescan now, so mallory is on the near-limit list
+    QTRY_VERIFY(std::any_of(m_page->nearLimitModel()->rows().begin(),
+                            m_page->nearLimitModel()->rows().end(),
+                            [](const NearLimitEntry& entry) { return entry.user == "mallory"; }));
 
     const QImage image = m_page->grab().toImage();
     QCOMPARE(image.size(), QSize(1280, 800));

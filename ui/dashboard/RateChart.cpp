@@ -10,16 +10,20 @@ namespace tollgate::ui {
 
 namespace {
 
-// 1, 2, 5, 10, 20, 50 ...: a round top for the y axis so it does not jitter every second.
-double niceCeiling(double value)
+// 5, 10, 20, 50, 100 ...: a round top for the y axis so it does not jitter every second, with
+// a tick count that keeps every label a whole number.
+std::pair<double, int> niceRange(double value)
 {
     if (value <= 5)
-        return 5;
+        return {5, 6};
     const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (const double step : {1.0, 2.0, 5.0, 10.0})
-        if (step * magnitude >= value)
-            return step * magnitude;
-    return 10 * magnitude;
+    if (magnitude * 1 >= value)
+        return {magnitude, 6};
+    if (magnitude * 2 >= value)
+        return {2 * magnitude, 5};
+    if (magnitude * 5 >= value)
+        return {5 * magnitude, 6};
+    return {10 * magnitude, 6};
 }
 
 } // namespace
@@ -32,10 +36,11 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     chart->setAnimationOptions(QChart::NoAnimation); // redrawn every second: no flicker
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
-    m_x->setRange(-(kDashboardSeconds - 1), 0);
+    m_x->setRange(-kDashboardSeconds, 0); // the points span -59 .. 0; round labels matter more
     m_x->setTickCount(7);
     m_x->setLabelFormat(QStringLiteral("%d s"));
     m_y->setRange(0, 5);
+    m_y->setTickCount(6);
     m_y->setLabelFormat(QStringLiteral("%d"));
     chart->addAxis(m_x, Qt::AlignBottom);
     chart->addAxis(m_y, Qt::AlignLeft);
@@ -78,7 +83,9 @@ void RateChart::refresh()
         delete gone;
     }
     m_series = kept;
-    m_y->setRange(0, niceCeiling(top * 1.1));
+    const auto [yTop, ticks] = niceRange(top * 1.1);
+    m_y->setRange(0, yTop);
+    m_y->setTickCount(ticks);
 }
 
 } // namespace tollgate::ui

@@ -318,10 +318,17 @@ void StatsSampler::peekSubjects(const std::vector<std::pair<QByteArray, QByteArr
         if (policy == m_policies.end())
             continue;
         ++*pending;
+        const qint64 cost = std::max<qint64>(1, policy->second.cost);
         limiter.peek(policy->second, user, 0, this,
-                     [found, pending, finish, user = user, action = action,
-                      nearFraction](Result<HitResult> state) {
+                     [found, pending, finish, user = user, action = action, nearFraction,
+                      cost](Result<HitResult> state) {
                          if (state) {
+                             // A peek answers what the next hit would get; an allowed one has
+                             // that hit's cost in count and remaining: show the state as it is.
+                             if (state->allowed) {
+                                 state->count = std::max<qint64>(0, state->count - cost);
+                                 state->remaining += cost;
+                             }
                              const bool near = state->limit > 0
                                  && double(state->remaining) <= nearFraction * double(state->limit);
                              if (state->tier != Tier::Ok || near)
