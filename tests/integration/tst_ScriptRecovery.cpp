@@ -40,6 +40,7 @@ void ScriptRecoveryTest::init()
     if (!m_core.server().isRunning())
         TOLLGATE_REQUIRE(m_core.server(), restart());
     QTRY_COMPARE_WITH_TIMEOUT(m_core.client()->state(), ConnectionState::Connected, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_core.inspect({"PING"}).ok(), 10000); // the inspector is back too
     TOLLGATE_REQUIRE(m_core, flush());
 }
 
@@ -90,7 +91,7 @@ void ScriptRecoveryTest::reloadsAfterRestart()
     QTRY_VERIFY_WITH_TIMEOUT(m_core.client()->state() != ConnectionState::Connected, 5000);
     TOLLGATE_REQUIRE(m_core.server(), restart());
     QTRY_COMPARE_WITH_TIMEOUT(m_core.client()->state(), ConnectionState::Connected, 10000);
-    QVERIFY(states.count() >= 2); // Reconnecting, then Connected again
+    QTRY_VERIFY(states.count() >= 2); // Reconnecting, then Connected again (queued signals)
 
     // A fresh server has no scripts (and no data: no persistence).
     QTRY_VERIFY_WITH_TIMEOUT(m_core.inspect({"PING"}).ok(), 10000);
