@@ -1,0 +1,142 @@
+// tollgate: the console. Parses the command line, sets up the demo when asked, and hands
+// a session to the main window; everything else lives in ui/.
+#include "core/demo/DemoServer.h"
+#include "core/demo/DemoTraffic.h"
+#include "ui/common/Session.h"
+#include "ui/connection/ConnectionDialog.h"
+#include "ui/connection/ProfileStore.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/ScreenshotTour.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <cstdio>
+
+using namespace tollgate;
+using namespace tollgate::ui;
+
+namespace {
+
+int fail(const QString& message)
+{
+    std::fprintf(stderr, "tollgate: %s\n", qPrintable(message));
+    if (qobject_cast<QApplication*>(QCoreApplication::instance()) &&
+        qEnvironmentVariableIsEmpty("TOLLGATE_NO_DIALOGS"))
+        QMessageBox::critical(nullptr, QStringLiteral("Tollgate"), message);
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("tollgate"));
+    QApplication::setOrganizationName(QStringLiteral("Tollgate"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setDesktopFileName(QStringLiteral("tollgate"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Tollgate console: rate limits on Redis"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption demo(QStringLiteral("demo"),
+                                  QStringLiteral("Start a private redis-server with example "
+                                                 "policies and simulated traffic."));
+    const QCommandLineOption url(QStringLiteral("url"), QStringLiteral("Connect to URL."),
+                                 QStringLiteral("URL"));
+    const QCommandLineOption profile(QStringLiteral("profile"),
+                                     QStringLiteral("Connect with the saved profile NAME."),
+                                     QStringLiteral("NAME"));
+    const QCommandLineOption readOnly(QStringLiteral("read-only"),
+                                      QStringLiteral("Disable every write."));
+    const QCommandLineOption prefix(QStringLiteral("prefix"),
+                                    QStringLiteral("Key prefix (default tg)."), QStringLiteral("P"));
+    const QCommandLineOption screenshots(
+        QStringLiteral("screenshots"),
+        QStringLiteral("Save a picture of every page to DIR after ~8 s, then quit."),
+        QStringLiteral("DIR"));
+    parser.addOptions({demo, url, profile, readOnly, prefix, screenshots});
+    parser.process(app);
+
+    // Declaration order is destruction order in reverse: the traffic stops first, then the
+    // window and its session, and the demo server last.
+    DemoServer demoServer;
+    ProfileStore profiles;
+    MainWindow window(&profiles);
+    std::unique_ptr<DemoTraffic> traffic;
+
+    auto adjust = [&](Session::Settings settings) {
+        if (parser.isSet(readOnly))
+            settings.readOnly = true;
+        if (parser.isSet(prefix))
+            settings.prefix = parser.value(prefix).toUtf8();
+        return settings;
+    };
+
+    if (parser.isSet(demo) || parser.isSet(url)) {
+        QString target = parser.value(url);
+        if (parser.isSet(demo)) {
+            const Status started = demoServer.start();
+            if (!started)
+                return fail(started.error().message);
+            target = demoServer.url();
+        }
+        Result<ConnectionOptions> options = ConnectionOptions::fromUrl(target);
+        if (!options)
+            return fail(QStringLiteral("--url: %1").arg(options.error().message));
+        Session::Settings settings;
+        settings.connection = options.value();
+        settings.profileName = parser.isSet(demo) ? QStringLiteral("demo") : QString();
+        settings = adjust(settings);
+        if (parser.isSet(demo)) {
+            traffic = std::make_unique<DemoTraffic>(settings.connection, KeySchema(settings.prefix));
+            QObject::connect(traffic.get(), &DemoTraffic::failed, &window, [](const Error& e) {
+                std::fprintf(stderr, "tollgate: demo traffic: %s\n", qPrintable(e.toString()));
+            });
+            traffic->start();
+        }
+        window.setSession(std::make_unique<Session>(settings));
+        window.show();
+    } else if (parser.isSet(profile)) {
+        const std::optional<ConnectionProfile> saved = profiles.load(parser.value(profile));
+        if (!saved)
+            return fail(QStringLiteral("no profile named \"%1\"").arg(parser.value(profile)));
+        window.show();
+        profiles.readPassword(saved->name, &window, [&, p = *saved](const auto& password) {
+            if (!password.found && !profiles.keychainAvailable()) {
+                // Nowhere to get it from: ask, with the profile already filled in.
+                window.showConnectionDialog();
+                return;
+            }
+            window.setSession(std::make_unique<Session>(adjust(p.toSessionSettings(password.password))));
+        });
+    } else {
+        window.show();
+        auto* dialog = new ConnectionDialog(&profiles, &window);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        QObject::connect(dialog, &QDialog::accepted, &window, [&, dialog] {
+            window.setSession(std::make_unique<Session>(adjust(dialog->sessionSettings())));
+        });
+        dialog->open();
+    }
+
+    if (parser.isSet(screenshots)) {
+        const QByteArray user = DemoTraffic::abusiveUsers().value(0);
+        auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        QObject::connect(tour, &ScreenshotTour::finished, &app,
+                         [](bool ok, const QStringList& failed) {
+                             if (!ok)
+                                 std::fprintf(stderr, "tollgate: screenshots not taken: %s\n",
+                                              qPrintable(failed.join(QStringLiteral(", "))));
+                             QCoreApplication::exit(ok ? 0 : 1);
+                         });
+        tour->start();
+    }
+
+    const int status = app.exec();
+    if (traffic)
+        traffic->stop();
+    return status;
+}

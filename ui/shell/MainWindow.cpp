@@ -1,0 +1,291 @@
+#include "ui/shell/MainWindow.h"
+
+#include "ui/common/Session.h"
+#include "ui/connection/ConnectionBanner.h"
+#include "ui/connection/ConnectionDialog.h"
+#include "ui/connection/ProfileStore.h"
+#include "ui/shell/WriteActions.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QScreen>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
+    : QMainWindow(parent), m_profiles(profiles)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("Tollgate"));
+    if (!m_profiles)
+        m_profiles = new ProfileStore({}, this);
+    m_writes = new shell::WriteActions(this);
+
+    m_banner = new ConnectionBanner;
+    m_navigation = new QListWidget;
+    m_navigation->setObjectName(QStringLiteral("navigationListWidget"));
+    m_navigation->setFixedWidth(170);
+    m_navigation->setSpacing(2);
+    m_navigation->setFrameShape(QFrame::NoFrame);
+    m_navigation->setStyleSheet(
+        QStringLiteral("#navigationListWidget { background: palette(window); font-size: 11pt; }"
+                       "#navigationListWidget::item { padding: 6px 10px; }"));
+    m_stack = new QStackedWidget;
+    m_stack->setObjectName(QStringLiteral("pageStackedWidget"));
+
+    auto* body = new QHBoxLayout;
+    body->setContentsMargins(0, 0, 0, 0);
+    body->setSpacing(0);
+    body->addWidget(m_navigation);
+    body->addWidget(m_stack, 1);
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addLayout(body, 1);
+    setCentralWidget(central);
+
+    m_serverLabel = new QLabel;
+    m_serverLabel->setObjectName(QStringLiteral("serverLabel"));
+    m_roleLabel = new QLabel;
+    m_roleLabel->setObjectName(QStringLiteral("roleLabel"));
+    statusBar()->addWidget(m_serverLabel);
+    statusBar()->addPermanentWidget(m_roleLabel);
+
+    buildMenus();
+    buildPages();
+    connect(m_navigation, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row < 0)
+            return;
+        m_stack->setCurrentIndex(row);
+        const auto actions = m_pageActions->actions();
+        if (row < actions.size())
+            actions.at(row)->setChecked(true);
+    });
+
+    // 1280x800 fits; on a smaller screen, most of it.
+    QSize size(1280, 800);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableSize() * 0.95);
+    resize(size);
+    refreshStatus();
+}
+
+MainWindow::~MainWindow()
+{
+    clearPages(); // pages may talk to the session while they go
+    m_session.reset();
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* connectAction = file->addAction(tr("&Connect\u2026"), this,
+                                             &MainWindow::showConnectionDialog);
+    connectAction->setObjectName(QStringLiteral("connectAction"));
+    connectAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+    QAction* findAction = file->addAction(tr("&Find user\u2026"));
+    findAction->setObjectName(QStringLiteral("findUserAction"));
+    findAction->setShortcut(QKeySequence::Find);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_pageActions = new QActionGroup(this);
+    m_pageActions->setExclusive(true);
+    view->setObjectName(QStringLiteral("viewMenu"));
+
+    QToolBar* toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("mainToolBar"));
+    toolbar->setMovable(false);
+    toolbar->addAction(connectAction);
+    toolbar->addSeparator();
+    m_findUser = new QLineEdit;
+    m_findUser->setObjectName(QStringLiteral("findUserLineEdit"));
+    m_findUser->setPlaceholderText(tr("Find user (Ctrl+F), Enter opens it"));
+    m_findUser->setClearButtonEnabled(true);
+    m_findUser->setMaximumWidth(320);
+    toolbar->addWidget(m_findUser);
+    connect(findAction, &QAction::triggered, this, [this] {
+        m_findUser->setFocus(Qt::ShortcutFocusReason);
+        m_findUser->selectAll();
+    });
+    connect(m_findUser, &QLineEdit::returnPressed, this, &MainWindow::findUser);
+}
+
+void MainWindow::clearPages()
+{
+    m_navigation->clear();
+    for (QAction* action : m_pageActions->actions())
+        delete action;
+    for (const PageInfo& page : m_pages)
+        delete page.widget;
+    m_pages.clear();
+}
+
+void MainWindow::buildPages()
+{
+    const QString current = currentPageKey();
+    clearPages();
+    m_pages = createPages(m_session.get(), m_stack);
+    QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
+    for (int i = 0; i < int(m_pages.size()); ++i) {
+        const PageInfo& page = m_pages[size_t(i)];
+        m_stack->addWidget(page.widget);
+        m_navigation->addItem(page.title);
+        QAction* action = view->addAction(page.title);
+        action->setObjectName(page.key + QStringLiteral("PageAction"));
+        action->setCheckable(true);
+        action->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
+        m_pageActions->addAction(action);
+        connect(action, &QAction::triggered, this, [this, i] { m_navigation->setCurrentRow(i); });
+    }
+    m_navigation->setCurrentRow(0);
+    if (!current.isEmpty())
+        showPage(current);
+    m_writes->setSession(m_session.get());
+}
+
+void MainWindow::setSession(std::unique_ptr<Session> session)
+{
+    m_banner->setSession(nullptr);
+    clearPages();
+    m_session = std::move(session);
+    buildPages();
+    m_banner->setSession(m_session.get());
+    if (m_session) {
+        connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
+        connect(m_session.get(), &Session::permissionsChanged, this, &MainWindow::refreshStatus);
+        setWindowTitle(tr("Tollgate \u2014 %1").arg(m_session->settings().profileName.isEmpty()
+                                                      ? m_session->settings().connection.endpoint()
+                                                      : m_session->settings().profileName));
+        m_session->open();
+    }
+    refreshStatus();
+    Q_EMIT sessionChanged(m_session.get());
+}
+
+QStringList MainWindow::pageKeys() const
+{
+    QStringList keys;
+    for (const PageInfo& page : m_pages)
+        keys << page.key;
+    return keys;
+}
+
+QWidget* MainWindow::page(const QString& key) const
+{
+    for (const PageInfo& page : m_pages)
+        if (page.key == key)
+            return page.widget;
+    return nullptr;
+}
+
+void MainWindow::showPage(const QString& key)
+{
+    const int row = int(pageKeys().indexOf(key));
+    if (row >= 0)
+        m_navigation->setCurrentRow(row);
+}
+
+QString MainWindow::currentPageKey() const
+{
+    const int row = m_navigation->currentRow();
+    return row >= 0 && row < int(m_pages.size()) ? m_pages[size_t(row)].key : QString();
+}
+
+QWidget* MainWindow::openUser(const QByteArray& user)
+{
+    if (!m_session || user.isEmpty())
+        return nullptr;
+    QWidget* dialog = createUserDialog(m_session.get(), user, this);
+    if (!dialog) {
+        statusBar()->showMessage(tr("User details are not part of this build yet."), 5000);
+        return nullptr;
+    }
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowFlag(Qt::Window);
+    dialog->show();
+    return dialog;
+}
+
+void MainWindow::findUser()
+{
+    const QByteArray user = m_findUser->text().trimmed().toUtf8();
+    if (!user.isEmpty())
+        openUser(user);
+}
+
+void MainWindow::showConnectionDialog()
+{
+    auto* dialog = new ConnectionDialog(m_profiles, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        setSession(std::make_unique<Session>(dialog->sessionSettings()));
+    });
+    dialog->open();
+}
+
+void MainWindow::refreshStatus()
+{
+    if (!m_session) {
+        m_serverLabel->setText(tr("Not connected"));
+        m_roleLabel->clear();
+        return;
+    }
+    const Session::Settings& settings = m_session->settings();
+    const QString user =
+        settings.connection.user.isEmpty() ? QStringLiteral("default") : settings.connection.user;
+    int denied = 0;
+    for (int w = 0; w <= int(Session::Write::RunScript); ++w)
+        denied += m_session->canWrite(Session::Write(w)) ? 0 : 1;
+    QString role;
+    if (m_session->isReadOnly())
+        role = tr("Read-only profile \u00b7 ACL user %1 \u00b7 actor %2").arg(user, m_session->actor());
+    else if (denied > 0)
+        role = tr("ACL user %1: %2 of %3 write actions not permitted \u00b7 actor %4")
+                   .arg(user)
+                   .arg(denied)
+                   .arg(int(Session::Write::RunScript) + 1)
+                   .arg(m_session->actor());
+    else
+        role = tr("ACL user %1: read and write \u00b7 actor %2").arg(user, m_session->actor());
+    m_roleLabel->setText(role);
+
+    if (m_session->state() != ConnectionState::Connected) {
+        m_serverLabel->setText(tr("Redis at %1").arg(settings.connection.endpoint()));
+        return;
+    }
+    m_session->client()->execute(
+        {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, m_serverLabel,
+        [this, endpoint = settings.connection.endpoint()](Result<Reply> reply) {
+            QString version = tr("unknown version");
+            QString mode;
+            if (reply) {
+                for (const QByteArray& line : reply->toBytes().split('\n')) {
+                    if (line.startsWith("redis_version:"))
+                        version = QString::fromUtf8(line.mid(14).trimmed());
+                    else if (line.startsWith("redis_mode:"))
+                        mode = QString::fromUtf8(line.mid(11).trimmed());
+                }
+            }
+            m_serverLabel->setText(
+                tr("Redis %1%2 at %3")
+                    .arg(version, mode.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(mode),
+                         endpoint));
+        });
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "ui/shell/PageFactory.h"
+
+#include <QMainWindow>
+#include <memory>
+
+class QActionGroup;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QStackedWidget;
+
+namespace tollgate::ui {
+
+class ConnectionBanner;
+class ProfileStore;
+class Session;
+namespace shell {
+class WriteActions;
+}
+
+/// The console window: the connection banner on top, navigation on the left (Ctrl+1..6),
+/// the pages, "Find user" (Ctrl+F) and a status bar with the server version and the
+/// operator's role. Owns the session; pages are rebuilt when it changes.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(ProfileStore* profiles, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Replaces the session (pages are rebuilt) and opens it.
+    void setSession(std::unique_ptr<Session> session);
+    Session* session() const { return m_session.get(); }
+
+    QStringList pageKeys() const;
+    QWidget* page(const QString& key) const;
+    void showPage(const QString& key);
+    QString currentPageKey() const;
+    /// Opens the user detail dialog (non-modal); null when this build has none.
+    QWidget* openUser(const QByteArray& user);
+
+    ConnectionBanner* banner() const { return m_banner; }
+
+    /// Shows the connection dialog; a new session replaces the current one when accepted.
+    void showConnectionDialog();
+
+Q_SIGNALS:
+    void sessionChanged(tollgate::ui::Session* session);
+
+private:
+    void buildMenus();
+    void clearPages();
+    void buildPages();
+    void refreshStatus();
+    void findUser();
+
+    ProfileStore* m_profiles;
+    std::unique_ptr<Session> m_session;
+    std::vector<PageInfo> m_pages;
+    shell::WriteActions* m_writes;
+    ConnectionBanner* m_banner;
+    QListWidget* m_navigation;
+    QStackedWidget* m_stack;
+    QActionGroup* m_pageActions;
+    QLineEdit* m_findUser;
+    QLabel* m_serverLabel;
+    QLabel* m_roleLabel;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <vector>
+
+class QWidget;
+
+namespace tollgate::ui {
+
+class Session;
+
+/// One page of the main window.
+struct PageInfo
+{
+    QString key;   // "dashboard", "subjects", ... (screenshot file names, tests)
+    QString title; // shown in the navigation
+    QWidget* widget = nullptr;
+    bool available = false; // false: a placeholder, the page is not in this build
+};
+
+/// Creates every page in navigation order. Pages whose folder is not in this build are
+/// replaced by a placeholder saying so.
+std::vector<PageInfo> createPages(Session* session, QWidget* parent);
+
+/// The user detail dialog for `user`, or null when this build has none.
+QWidget* createUserDialog(Session* session, const QByteArray& user, QWidget* parent);
+
+} // namespace tollgate::ui

@@ -1,0 +1,82 @@
+#include "ui/shell/ScreenshotTour.h"
+
+#include "ui/shell/MainWindow.h"
+
+#include <QDir>
+#include <QPixmap>
+#include <QTimer>
+#include <QWidget>
+
+namespace tollgate::ui {
+
+namespace {
+
+constexpr int kSettleMs = 1500; // a page's first refresh, a chart's first points
+const QString kUserStep = QStringLiteral("user");
+
+} // namespace
+
+ScreenshotTour::ScreenshotTour(MainWindow* window, QString directory, QByteArray user,
+                               QObject* parent)
+    : QObject(parent), m_window(window), m_directory(std::move(directory)), m_user(std::move(user))
+{
+}
+
+void ScreenshotTour::start(int warmUpMs)
+{
+    QDir().mkpath(m_directory);
+    m_window->resize(1280, 800);
+    // The order of the README: dashboard, subjects, the user, then the rest.
+    for (const QString& key : m_window->pageKeys()) {
+        m_steps << key;
+        if (key == QLatin1String("subjects"))
+            m_steps << kUserStep;
+    }
+    if (!m_steps.contains(kUserStep))
+        m_steps << kUserStep;
+    // Show the first page during the warm-up, so it has data when we get there.
+    if (!m_steps.isEmpty() && m_steps.first() != kUserStep)
+        m_window->showPage(m_steps.first());
+    QTimer::singleShot(warmUpMs, this, &ScreenshotTour::next);
+}
+
+void ScreenshotTour::next()
+{
+    if (!m_window || m_steps.isEmpty()) {
+        Q_EMIT finished(m_failed.isEmpty(), m_failed);
+        return;
+    }
+    const QString step = m_steps.takeFirst();
+    if (step == kUserStep) {
+        m_userDialog = m_window->openUser(m_user);
+        if (!m_userDialog) {
+            m_failed << step;
+            next();
+            return;
+        }
+        m_userDialog->resize(1000, 700);
+        QTimer::singleShot(kSettleMs + 1000, this, [this] {
+            capture(m_userDialog, kUserStep);
+            if (m_userDialog)
+                m_userDialog->close();
+            QTimer::singleShot(200, this, &ScreenshotTour::next);
+        });
+        return;
+    }
+    m_window->showPage(step);
+    m_window->raise();
+    m_window->activateWindow();
+    QTimer::singleShot(kSettleMs, this, [this, step] {
+        capture(m_window, step);
+        next();
+    });
+}
+
+void ScreenshotTour::capture(QWidget* widget, const QString& name)
+{
+    const QString path = QDir(m_directory).filePath(name + QStringLiteral(".png"));
+    if (!widget || !widget->grab().save(path))
+        m_failed << name;
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+
+namespace tollgate::ui {
+
+class MainWindow;
+
+/// `tollgate --screenshots DIR`: after a warm-up, shows each page in turn at 1280x800 and
+/// saves QWidget::grab() to DIR/<page>.png, plus DIR/user.png (the detail of one user), then
+/// emits finished. Timers only: no nested event loops.
+class ScreenshotTour : public QObject
+{
+    Q_OBJECT
+public:
+    ScreenshotTour(MainWindow* window, QString directory, QByteArray user,
+                   QObject* parent = nullptr);
+
+    void start(int warmUpMs = 8000);
+
+Q_SIGNALS:
+    /// ok = every picture was written; `failed` names the ones that were not.
+    void finished(bool ok, const QStringList& failed);
+
+private:
+    void next();
+    void capture(QWidget* widget, const QString& name);
+
+    QPointer<MainWindow> m_window;
+    QString m_directory;
+    QByteArray m_user;
+    QStringList m_steps;
+    QStringList m_failed;
+    QPointer<QWidget> m_userDialog;
+};
+
+} // namespace tollgate::ui
