@@ -63,6 +63,7 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
     splitter->addWidget(m_editor);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({780, 500}); // the table needs the room; the form reads fine narrower
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QByteArray>
+#include <vector>
+
+namespace tollgate::ui {
+
+/// Raw keys as SCAN found them; type, TTL and a short value preview arrive later, for the
+/// visible rows first (see KeysPage).
+class KeysModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, TypeColumn, TtlColumn, ValueColumn, ColumnCount };
+
+    struct Row
+    {
+        QByteArray key;
+        QByteArray type;   // empty until fetched; "none" when the key is gone
+        qint64 pttl = -3;  // PTTL: -1 no TTL, -2 gone, -3 not fetched yet
+        QString preview;
+        bool requested = false;
+    };
+
+    explicit KeysModel(QObject* parent = nullptr);
+
+    void clear();
+    /// One beginInsertRows for the whole batch.
+    void append(const QList<QByteArray>& keys);
+    /// Fills in details of several rows; one dataChanged over the range they span.
+    void setDetails(const QList<Row>& rows);
+    void removeKeys(const QList<QByteArray>& keys);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    const Row& row(int row) const { return m_rows[size_t(row)]; }
+    /// Marks up to `limit` rows of [first, last] that were never requested, and returns them.
+    QList<QByteArray> takeUnrequested(int first, int last, int limit);
+    int rowOf(const QByteArray& key) const;
+
+    /// Printable rendering of raw key bytes: valid UTF-8 stays as is, control characters and
+    /// invalid bytes become \xNN, a backslash becomes \\ so the rendering is unambiguous.
+    static QString displayBytes(const QByteArray& bytes);
+
+private:
+    std::vector<Row> m_rows;
+    QHash<QByteArray, int> m_index;
+};
+
+} // namespace tollgate::ui

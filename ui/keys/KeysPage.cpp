@@ -1,0 +1,336 @@
+#include "ui/keys/KeysPage.h"
+
+#include "core/redis/Scan.h"
+#include "ui/common/Ask.h"
+#include "ui/common/Session.h"
+#include "ui/keys/KeysModel.h"
+#include "ui/keys/NoTtlPanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <chrono>
+
+namespace tollgate::ui {
+
+namespace {
+
+constexpr int kMaxPreviewBytes = 64;
+constexpr int kDetailsChunk = 200;
+constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
+
+// The command whose reply previews a value of `type`, and how to phrase it.
+Command previewCommand(const QByteArray& type, const QByteArray& key)
+{
+    if (type == "string")
+        return {QByteArrayLiteral("GETRANGE"), key, "0", QByteArray::number(kMaxPreviewBytes)};
+    if (type == "hash")
+        return {QByteArrayLiteral("HLEN"), key};
+    if (type == "list")
+        return {QByteArrayLiteral("LLEN"), key};
+    if (type == "set")
+        return {QByteArrayLiteral("SCARD"), key};
+    if (type == "zset")
+        return {QByteArrayLiteral("ZCARD"), key};
+    if (type == "stream")
+        return {QByteArrayLiteral("XLEN"), key};
+    return {};
+}
+
+QString previewText(const QByteArray& type, const Reply& reply)
+{
+    if (type == "string") {
+        QString text = KeysModel::displayBytes(reply.toBytes().left(kMaxPreviewBytes));
+        if (reply.toBytes().size() > kMaxPreviewBytes)
+            text += QChar(0x2026);
+        return text;
+    }
+    const qint64 n = reply.toInteger().value_or(0);
+    if (type == "hash")
+        return KeysPage::tr("%n field(s)", nullptr, int(n));
+    if (type == "stream")
+        return KeysPage::tr("%n entries", nullptr, int(n));
+    if (type == "list")
+        return KeysPage::tr("%n item(s)", nullptr, int(n));
+    return KeysPage::tr("%n member(s)", nullptr, int(n));
+}
+
+} // namespace
+
+KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
+{
+    m_pattern = new QLineEdit(QString::fromUtf8(session->schema().prefix()) + QStringLiteral(":*"), this);
+    m_pattern->setObjectName(QStringLiteral("patternLineEdit"));
+    m_pattern->setToolTip(tr("A SCAN MATCH glob; the scan stops after %1 keys").arg(kMaxKeys));
+    m_scanButton = new QPushButton(tr("Scan"), this);
+    m_scanButton->setObjectName(QStringLiteral("scanButton"));
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelScanButton"));
+    m_deleteButton = new QPushButton(tr("Delete…"), this);
+    m_deleteButton->setObjectName(QStringLiteral("deleteButton"));
+    m_deleteButton->setProperty("tollgateWrite", static_cast<int>(Session::Write::DeleteKey));
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("scanStatusLabel"));
+
+    m_model = new KeysModel(this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("keysTableView"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnWidth(KeysModel::KeyColumn, 460);
+    m_table->setColumnWidth(KeysModel::TypeColumn, 80);
+    m_table->setColumnWidth(KeysModel::TtlColumn, 90);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Pattern"), this));
+    bar->addWidget(m_pattern, 1);
+    bar->addWidget(m_scanButton);
+    bar->addWidget(m_cancelButton);
+    bar->addWidget(m_deleteButton);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addLayout(bar);
+    topLayout->addWidget(m_table, 1);
+    topLayout->addWidget(m_status);
+
+    m_noTtl = new NoTtlPanel(session, this);
+    m_noTtl->setObjectName(QStringLiteral("noTtlPanel"));
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(m_noTtl);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    m_lazyTimer = new QTimer(this);
+    m_lazyTimer->setInterval(100);
+    connect(m_lazyTimer, &QTimer::timeout, this, &KeysPage::fetchMore);
+    connect(m_scanButton, &QPushButton::clicked, this, &KeysPage::startScan);
+    connect(m_pattern, &QLineEdit::returnPressed, this, &KeysPage::startScan);
+    connect(m_cancelButton, &QPushButton::clicked, this, &KeysPage::cancelScan);
+    connect(m_deleteButton, &QPushButton::clicked, this, &KeysPage::deleteSelected);
+    connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &KeysPage::fetchVisible);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &KeysPage::updateButtons);
+    connect(m_noTtl, &NoTtlPanel::repaired, this, [this](const QList<QByteArray>& keys) {
+        fetchDetails(keys); // their TTL changed
+    });
+    connect(session, &Session::permissionsChanged, this, &KeysPage::updateButtons);
+    updateButtons();
+}
+
+KeysPage::~KeysPage()
+{
+    if (m_scan)
+        m_scan->cancelled = true;
+}
+
+void KeysPage::startScan()
+{
+    cancelScan();
+    ++m_generation;
+    m_model->clear();
+    auto job = std::make_shared<ScanJob>();
+    m_scan = job;
+    ScanOptions options;
+    options.pattern = m_pattern->text().toUtf8();
+    if (options.pattern.isEmpty())
+        options.pattern = QByteArrayLiteral("*");
+    options.count = 500;
+    options.maxKeys = kMaxKeys;
+    options.pause = std::chrono::milliseconds(10); // the command budget: ~100 SCANs/s at most
+    m_status->setText(tr("Scanning…"));
+    updateButtons();
+    scanKeys(
+        m_session->client(), options,
+        [this, job](const QList<QByteArray>& keys) {
+            if (job->cancelled)
+                return false;
+            QMetaObject::invokeMethod(this, [this, job, keys] {
+                if (!job->cancelled)
+                    onBatch(keys);
+            }, Qt::QueuedConnection);
+            return true;
+        },
+        [this, job](Result<qint64> seen) {
+            if (job->cancelled)
+                return;
+            QMetaObject::invokeMethod(this, [this, job, seen] {
+                if (m_scan != job)
+                    return;
+                m_scan.reset();
+                if (!seen)
+                    m_status->setText(tr("Scan failed (%1): %2")
+                                          .arg(errorKindName(seen.error().kind), seen.error().message));
+                else
+                    m_status->setText(*seen >= kMaxKeys
+                                          ? tr("%1 keys (stopped at the cap of %2; narrow the pattern)")
+                                                .arg(m_model->rowCount())
+                                                .arg(kMaxKeys)
+                                          : tr("%1 keys").arg(m_model->rowCount()));
+                updateButtons();
+                Q_EMIT scanFinished(m_model->rowCount());
+            }, Qt::QueuedConnection);
+        });
+}
+
+void KeysPage::cancelScan()
+{
+    if (!m_scan)
+        return;
+    m_scan->cancelled = true;
+    m_scan.reset();
+    m_status->setText(tr("%1 keys (scan cancelled)").arg(m_model->rowCount()));
+    updateButtons();
+}
+
+void KeysPage::onBatch(const QList<QByteArray>& keys)
+{
+    m_model->append(keys);
+    m_status->setText(tr("Scanning… %1 keys").arg(m_model->rowCount()));
+    fetchVisible();
+    if (!m_lazyTimer->isActive())
+        m_lazyTimer->start();
+}
+
+void KeysPage::fetchVisible()
+{
+    const int first = std::max(0, m_table->rowAt(0));
+    int last = m_table->rowAt(m_table->viewport()->height() - 1);
+    if (last < 0)
+        last = std::min(m_model->rowCount() - 1, first + 100);
+    const QList<QByteArray> keys = m_model->takeUnrequested(first, last, kDetailsChunk);
+    if (!keys.isEmpty())
+        fetchDetails(keys);
+}
+
+void KeysPage::fetchMore()
+{
+    if (m_detailsInFlight > 0)
+        return; // one lazy chunk at a time keeps the pipeline short for visible rows
+    const QList<QByteArray> keys = m_model->takeUnrequested(0, m_model->rowCount() - 1, kDetailsChunk);
+    if (keys.isEmpty()) {
+        if (!m_scan)
+            m_lazyTimer->stop();
+        return;
+    }
+    fetchDetails(keys);
+}
+
+// TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
+void KeysPage::fetchDetails(const QList<QByteArray>& keys)
+{
+    struct Fetch
+    {
+        QList<KeysModel::Row> rows;
+        int pending = 0;
+    };
+    auto fetch = std::make_shared<Fetch>();
+    const quint64 generation = m_generation;
+    ++m_detailsInFlight;
+    Client* client = m_session->client();
+    auto finishOne = [this, fetch, generation] {
+        if (--fetch->pending > 0)
+            return;
+        --m_detailsInFlight;
+        if (generation == m_generation)
+            m_model->setDetails(fetch->rows);
+    };
+    fetch->pending = int(keys.size()) * 2;
+    for (int i = 0; i < keys.size(); ++i) {
+        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true});
+        client->execute({QByteArrayLiteral("TYPE"), keys[i]}, this,
+                        [this, fetch, i, client, finishOne](Result<Reply> type) {
+                            KeysModel::Row& row = fetch->rows[i];
+                            row.type = type ? type->toBytes() : QByteArrayLiteral("?");
+                            const Command preview = previewCommand(row.type, row.key);
+                            if (!preview.isEmpty()) {
+                                ++fetch->pending;
+                                client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
+                                    KeysModel::Row& r = fetch->rows[i];
+                                    r.preview = value ? previewText(r.type, *value)
+                                                      : value.error().message;
+                                    finishOne();
+                                });
+                            }
+                            finishOne();
+                        });
+        client->execute({QByteArrayLiteral("PTTL"), keys[i]}, this,
+                        [fetch, i, finishOne](Result<Reply> pttl) {
+                            fetch->rows[i].pttl = pttl ? pttl->toInteger().value_or(-2) : -2;
+                            finishOne();
+                        });
+    }
+}
+
+void KeysPage::updateButtons()
+{
+    m_scanButton->setEnabled(!m_scan);
+    m_cancelButton->setEnabled(m_scan != nullptr);
+    const QString blocked = m_session->writeBlockedReason(Session::Write::DeleteKey);
+    const bool selected = m_table->selectionModel()->hasSelection();
+    m_deleteButton->setEnabled(blocked.isEmpty() && selected);
+    m_deleteButton->setToolTip(!blocked.isEmpty() ? blocked
+                               : selected         ? tr("Delete the selected keys")
+                                                  : tr("Select the keys to delete"));
+}
+
+void KeysPage::deleteSelected()
+{
+    if (!m_session->canWrite(Session::Write::DeleteKey))
+        return;
+    QList<QByteArray> keys;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        keys << m_model->row(index.row()).key;
+    if (keys.isEmpty())
+        return;
+    QStringList names;
+    for (int i = 0; i < keys.size() && i < kMaxNamedKeys; ++i)
+        names << KeysModel::displayBytes(keys[i]);
+    if (keys.size() > kMaxNamedKeys)
+        names << tr("… and %1 more").arg(keys.size() - kMaxNamedKeys);
+    if (!Ask::confirm(this, tr("Delete keys"),
+                      tr("Permanently delete %n key(s)?", nullptr, int(keys.size())) +
+                          QStringLiteral("\n\n") + names.join(QLatin1Char('\n'))))
+        return;
+    // One DEL per key: keys of different users may live on different Cluster nodes.
+    auto pending = std::make_shared<int>(int(keys.size()));
+    auto deleted = std::make_shared<QList<QByteArray>>();
+    auto failed = std::make_shared<QStringList>();
+    for (const QByteArray& key : keys) {
+        m_session->client()->execute({QByteArrayLiteral("DEL"), key}, this,
+                                     [this, key, pending, deleted, failed](Result<Reply> reply) {
+                                         if (reply)
+                                             deleted->append(key);
+                                         else
+                                             failed->append(reply.error().toString());
+                                         if (--*pending > 0)
+                                             return;
+                                         m_model->removeKeys(*deleted);
+                                         m_status->setText(tr("Deleted %n key(s)", nullptr,
+                                                              int(deleted->size())));
+                                         if (!failed->isEmpty())
+                                             Ask::warn(this, tr("Delete keys"),
+                                                       tr("Some keys were not deleted: %1")
+                                                           .arg(failed->first()));
+                                     });
+    }
+}
+
+} // namespace tollgate::ui

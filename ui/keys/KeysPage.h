@@ -1,0 +1,70 @@
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class QTimer;
+
+namespace tollgate::ui {
+
+class KeysModel;
+class NoTtlPanel;
+class Session;
+
+/// The raw keys under the prefix: a background SCAN (never KEYS) under a command budget,
+/// capped, filtered by a glob; type, TTL and a value preview fetched for the visible rows
+/// first (pipelined), then the rest lazily. Delete… names every key it deletes. Below it, the
+/// "keys without TTL" finder and repair.
+class KeysPage : public QWidget
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kMaxKeys = 100'000;
+
+    explicit KeysPage(Session* session, QWidget* parent = nullptr);
+    ~KeysPage() override;
+
+    KeysModel* model() const { return m_model; }
+    NoTtlPanel* noTtlPanel() const { return m_noTtl; }
+    bool isScanning() const { return m_scan != nullptr; }
+
+    void startScan();
+    void cancelScan();
+    void deleteSelected();
+
+Q_SIGNALS:
+    void scanFinished(qint64 keys);
+
+private:
+    struct ScanJob
+    {
+        std::atomic<bool> cancelled{false};
+    };
+
+    void onBatch(const QList<QByteArray>& keys);
+    void fetchVisible();
+    void fetchMore();
+    void fetchDetails(const QList<QByteArray>& keys);
+    void updateButtons();
+
+    Session* m_session;
+    KeysModel* m_model;
+    QLineEdit* m_pattern;
+    QPushButton* m_scanButton;
+    QPushButton* m_cancelButton;
+    QPushButton* m_deleteButton;
+    QLabel* m_status;
+    QTableView* m_table;
+    QTimer* m_lazyTimer;
+    NoTtlPanel* m_noTtl;
+    std::shared_ptr<ScanJob> m_scan;
+    quint64 m_generation = 0;
+    int m_detailsInFlight = 0;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/limits/Repair.h"
+
+#include <QAbstractTableModel>
+#include <vector>
+
+namespace tollgate::ui {
+
+/// Keys of ours that have no TTL but need one, as repair.lua reported them.
+class NoTtlModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, UserColumn, ActionColumn, StatusColumn, TtlColumn, ColumnCount };
+
+    explicit NoTtlModel(QObject* parent = nullptr);
+
+    void setItems(std::vector<RepairItem> items);
+    /// Updates the status/TTL of the listed keys (after a fix); one dataChanged.
+    void updateItems(const std::vector<RepairItem>& items);
+    const RepairItem& item(int row) const { return m_items[size_t(row)]; }
+    /// Keys still waiting for a fix.
+    QList<QByteArray> unfixedKeys() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<RepairItem> m_items;
+};
+
+} // namespace tollgate::ui

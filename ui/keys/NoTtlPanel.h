@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+
+namespace tollgate::ui {
+
+class NoTtlModel;
+class Session;
+
+/// "Keys without TTL": a dry run of core Repair (SCAN + repair.lua) lists the keys of ours
+/// that would never expire; Repair selected / Repair all give them their TTL, with a progress
+/// bar, a count of what was fixed, and Cancel.
+class NoTtlPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit NoTtlPanel(Session* session, QWidget* parent = nullptr);
+    ~NoTtlPanel() override;
+
+    NoTtlModel* model() const { return m_model; }
+    bool isBusy() const { return m_job != nullptr; }
+
+    void find();
+    void repairSelected();
+    void repairAll();
+    void cancel();
+
+Q_SIGNALS:
+    void finished();
+    /// Keys whose TTL was just set.
+    void repaired(const QList<QByteArray>& keys);
+
+private:
+    struct Job
+    {
+        std::atomic<bool> cancelled{false};
+    };
+
+    std::shared_ptr<Job> begin(const QString& status, int maximum);
+    void end(const QString& status);
+    void repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed);
+    void updateButtons();
+
+    Session* m_session;
+    NoTtlModel* m_model;
+    QTableView* m_table;
+    QPushButton* m_find;
+    QPushButton* m_repairSelected;
+    QPushButton* m_repairAll;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    std::shared_ptr<Job> m_job;
+};
+
+} // namespace tollgate::ui

@@ -1,0 +1,170 @@
+#include "ui/lua/LuaPage.h"
+
+#include "core/scripts/ScriptLibrary.h"
+#include "core/scripts/ScriptRunner.h"
+#include "ui/common/Session.h"
+#include "ui/lua/ScriptForm.h"
+#include "ui/lua/ScriptsModel.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tollgate::ui {
+
+LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
+{
+    m_model = new ScriptsModel(this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("scriptsTableView"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_refresh = new QPushButton(tr("Check server"), this);
+    m_refresh->setObjectName(QStringLiteral("refreshButton"));
+    m_refresh->setToolTip(tr("SCRIPT EXISTS for every script"));
+
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_table, 1);
+    leftLayout->addWidget(m_refresh, 0, Qt::AlignLeft);
+
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("summaryLabel"));
+    m_summary->setWordWrap(true);
+    QFont bold = m_summary->font();
+    bold.setBold(true);
+    m_summary->setFont(bold);
+    m_header = new QPlainTextEdit(this);
+    m_header->setObjectName(QStringLiteral("headerPlainTextEdit"));
+    m_header->setReadOnly(true);
+    m_header->setFont(fixed);
+    m_header->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_form = new ScriptForm(this);
+    m_form->setObjectName(QStringLiteral("scriptForm"));
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_form);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_run = new QPushButton(tr("Run"), this);
+    m_run->setObjectName(QStringLiteral("runButton"));
+    m_run->setProperty("tollgateWrite", static_cast<int>(Session::Write::RunScript));
+    m_reply = new QPlainTextEdit(this);
+    m_reply->setObjectName(QStringLiteral("replyPlainTextEdit"));
+    m_reply->setReadOnly(true);
+    m_reply->setFont(fixed);
+    m_reply->setPlaceholderText(tr("The reply appears here"));
+
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(m_header);
+    auto* formBox = new QWidget(this);
+    auto* formLayout = new QVBoxLayout(formBox);
+    formLayout->setContentsMargins(0, 0, 0, 0);
+    formLayout->addWidget(scroll, 1);
+    formLayout->addWidget(m_run, 0, Qt::AlignRight);
+    right->addWidget(formBox);
+    right->addWidget(m_reply);
+    right->setSizes({260, 320, 140});
+    auto* rightBox = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(rightBox);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_summary);
+    rightLayout->addWidget(right, 1);
+
+    auto* splitter = new QSplitter(this);
+    splitter->addWidget(left);
+    splitter->addWidget(rightBox);
+    splitter->setSizes({520, 760});
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    connect(m_refresh, &QPushButton::clicked, this, &LuaPage::refreshLoaded);
+    connect(m_run, &QPushButton::clicked, this, &LuaPage::run);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) { showScript(index.row()); });
+    connect(session, &Session::permissionsChanged, this, &LuaPage::updateRunButton);
+    connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
+        if (state == ConnectionState::Connected)
+            refreshLoaded();
+    });
+    if (m_model->rowCount() > 0)
+        m_table->selectRow(0);
+    updateRunButton();
+    if (session->state() == ConnectionState::Connected)
+        refreshLoaded();
+}
+
+void LuaPage::refreshLoaded()
+{
+    scriptsLoaded(m_session->client(), this, [this](Result<QList<bool>> loaded) {
+        m_model->setLoaded(loaded ? *loaded : QList<bool>());
+    });
+}
+
+void LuaPage::selectScript(const QString& name)
+{
+    const auto& scripts = ScriptLibrary::instance().scripts();
+    for (int i = 0; i < scripts.size(); ++i)
+        if (scripts[i].name == name)
+            m_table->selectRow(i);
+}
+
+void LuaPage::showScript(int row)
+{
+    const auto& scripts = ScriptLibrary::instance().scripts();
+    if (row < 0 || row >= scripts.size())
+        return;
+    const ScriptInfo& script = scripts[row];
+    m_current = script.name;
+    m_summary->setText(script.summary);
+    m_header->setPlainText(script.header);
+    m_form->setScript(script);
+    m_reply->clear();
+    updateRunButton();
+}
+
+void LuaPage::updateRunButton()
+{
+    const QString blocked = m_session->writeBlockedReason(Session::Write::RunScript);
+    m_run->setEnabled(blocked.isEmpty() && !m_current.isEmpty() && !m_running);
+    m_run->setToolTip(blocked.isEmpty() ? tr("EVALSHA %1 with these keys and arguments").arg(m_current)
+                                        : blocked);
+}
+
+void LuaPage::run()
+{
+    if (m_current.isEmpty() || m_running || !m_session->canWrite(Session::Write::RunScript))
+        return;
+    m_running = true;
+    updateRunButton();
+    m_reply->setPlainText(tr("Running %1…").arg(m_current));
+    runScript(m_session->client(), m_current, m_form->keys(), m_form->args(), this,
+              [this, name = m_current](Result<Reply> reply) {
+                  m_running = false;
+                  updateRunButton();
+                  if (name == m_current) {
+                      m_reply->setPlainText(
+                          reply ? reply->toDisplayString()
+                                : tr("Error (%1): %2")
+                                      .arg(errorKindName(reply.error().kind), reply.error().message));
+                  }
+                  refreshLoaded(); // running loads the script if it was not
+                  Q_EMIT replyShown();
+              });
+}
+
+} // namespace tollgate::ui
