@@ -312,6 +312,14 @@ local function main()
 
   local banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2]))
 
+  -- A state key of the wrong type is named here, before Redis' anonymous WRONGTYPE could be.
+  local expected = { fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' }
+  for _, w in ipairs(windows) do
+    local kind = redis.call('TYPE', w.key).ok
+    if kind ~= 'none' and kind ~= expected[alg] then
+      fail('TG_CORRUPT', string.format('%s holds a %s, %s needs a %s', w.key, kind, alg, expected[alg]))
+    end
+  end
   for _, w in ipairs(windows) do impl.load(w) end
 
   local function reply(w, allowed, tier, retry)
