@@ -5,6 +5,7 @@
 #include "tests/support/TestEnv.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyTemplate.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"
 #include "ui/keys/NoTtlModel.h"
@@ -12,6 +13,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
 #include <QtTest>
@@ -33,6 +35,8 @@ private Q_SLOTS:
     void findsAndRepairsKeysWithoutTtl();
     void deleteAsksAndDeclinedDeletesNothing();
     void readOnlyProfileDisablesWrites();
+    void templateParsesForeignKeys();
+    void attachesForeignLayoutReadOnly();
     void screenshot();
 
 private:
@@ -215,6 +219,45 @@ void KeysTest::readOnlyProfileDisablesWrites()
     }
     QVERIFY(page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))->toolTip().contains(
         QStringLiteral("read-only")));
+}
+
+void KeysTest::templateParsesForeignKeys()
+{
+    auto layout = KeyTemplate::parse(QStringLiteral("act:limit:{action}:{user}"));
+    QVERIFY(layout);
+    QCOMPARE(layout->glob(), QByteArray("act:limit:*:*"));
+    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("user")), QStringLiteral("alice"));
+    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("action")), QStringLiteral("comment"));
+    QCOMPARE(layout->field("other:comment:alice", QStringLiteral("user")), QString());
+    auto glob = KeyTemplate::parse(QStringLiteral("a*b:{user}"));
+    QVERIFY(glob);
+    QCOMPARE(glob->glob(), QByteArray("a\\*b:*"));
+    QVERIFY(!KeyTemplate::parse(QStringLiteral("no placeholders")));
+}
+
+void KeysTest::attachesForeignLayoutReadOnly()
+{
+    m_redis.command({"SET", "act:limit:comment:alice", "3", "EX", "60"});
+    m_redis.command({"SET", "act:limit:like:bob", "7"});
+    m_redis.command({"SET", "tg:{alice}:comment:fw:30000", "1"});
+    KeysPage* page = openPage();
+    page->findChild<QLineEdit*>(QStringLiteral("templateLineEdit"))->setText(QStringLiteral("act:limit:{action}:{user}"));
+    QSignalSpy finished(page, &KeysPage::scanFinished);
+    page->startScan();
+    QTRY_COMPARE(finished.size(), 1);
+    KeysModel* model = page->model();
+    QCOMPARE(model->rowCount(), 2);
+    const int alice = model->rowOf("act:limit:comment:alice");
+    QCOMPARE(model->data(model->index(alice, KeysModel::UserColumn)).toString(), QStringLiteral("alice"));
+    QCOMPARE(model->data(model->index(alice, KeysModel::ActionColumn)).toString(), QStringLiteral("comment"));
+    QTRY_VERIFY(model->row(alice).pttl > 0);
+    selectRow(page->findChild<QTableView*>(QStringLiteral("keysTableView")), alice);
+    auto* remove = page->findChild<QPushButton*>(QStringLiteral("deleteButton"));
+    QVERIFY(!remove->isEnabled());
+    QVERIFY(remove->toolTip().contains(QStringLiteral("read-only")));
+    page->deleteSelected();
+    QCOMPARE(Ask::asked().size(), 0);
+    QCOMPARE(m_redis.command({"EXISTS", "act:limit:comment:alice"}), QByteArray(":1\r\n"));
 }
 
 void KeysTest::screenshot()

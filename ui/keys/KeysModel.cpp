@@ -47,9 +47,10 @@ QString KeysModel::displayBytes(const QByteArray& bytes)
 
 KeysModel::KeysModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void KeysModel::clear()
+void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
 {
     beginResetModel();
+    m_template = std::move(keyTemplate);
     m_rows.clear();
     m_index.clear();
     endResetModel();
@@ -158,6 +159,12 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
     switch (Column(index.column())) {
     case KeyColumn:
         return displayBytes(row.key);
+    case UserColumn:
+        return m_template ? displayBytes(m_template->field(row.key, QStringLiteral("user")).toUtf8())
+                          : QString();
+    case ActionColumn:
+        return m_template ? displayBytes(m_template->field(row.key, QStringLiteral("action")).toUtf8())
+                          : QString();
     case TypeColumn:
         return QString::fromLatin1(row.type);
     case TtlColumn:
@@ -184,6 +191,8 @@ QVariant KeysModel::headerData(int section, Qt::Orientation orientation, int rol
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
     case KeyColumn: return tr("Key");
+    case UserColumn: return tr("User");
+    case ActionColumn: return tr("Action");
     case TypeColumn: return tr("Type");
     case TtlColumn: return tr("TTL");
     case ValueColumn: return tr("Value");

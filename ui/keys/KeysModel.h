@@ -1,6 +1,9 @@
 #pragma once
 
+#include "ui/keys/KeyTemplate.h"
+
 #include <QAbstractTableModel>
+#include <optional>
 #include <QByteArray>
 #include <vector>
 
@@ -12,7 +15,8 @@ class KeysModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { KeyColumn, TypeColumn, TtlColumn, ValueColumn, ColumnCount };
+    /// User and Action are filled only when a foreign layout is attached through a template.
+    enum Column { KeyColumn, UserColumn, ActionColumn, TypeColumn, TtlColumn, ValueColumn, ColumnCount };
 
     struct Row
     {
@@ -25,7 +29,9 @@ public:
 
     explicit KeysModel(QObject* parent = nullptr);
 
-    void clear();
+    /// Clears the rows; with a template, User/Action are parsed from each key.
+    void clear(std::optional<KeyTemplate> keyTemplate = std::nullopt);
+    bool hasTemplate() const { return m_template.has_value(); }
     /// One beginInsertRows for the whole batch.
     void append(const QList<QByteArray>& keys);
     /// Fills in details of several rows; one dataChanged over the range they span.
@@ -50,6 +56,7 @@ public:
 private:
     std::vector<Row> m_rows;
     QHash<QByteArray, int> m_index;
+    std::optional<KeyTemplate> m_template;
 };
 
 } // namespace tollgate::ui

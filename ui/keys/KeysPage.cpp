@@ -45,6 +45,12 @@ Command previewCommand(const QByteArray& type, const QByteArray& key)
     return {};
 }
 
+// "1 field" / "3 fields": plain English plurals, the app ships no translations.
+QString counted(qint64 n, const char* one, const char* many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
 QString previewText(const QByteArray& type, const Reply& reply)
 {
     if (type == "string") {
@@ -55,12 +61,12 @@ QString previewText(const QByteArray& type, const Reply& reply)
     }
     const qint64 n = reply.toInteger().value_or(0);
     if (type == "hash")
-        return KeysPage::tr("%n field(s)", nullptr, int(n));
+        return counted(n, "field", "fields");
     if (type == "stream")
-        return KeysPage::tr("%n entries", nullptr, int(n));
+        return counted(n, "entry", "entries");
     if (type == "list")
-        return KeysPage::tr("%n item(s)", nullptr, int(n));
-    return KeysPage::tr("%n member(s)", nullptr, int(n));
+        return counted(n, "item", "items");
+    return counted(n, "member", "members");
 }
 
 } // namespace
@@ -70,6 +76,11 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_pattern = new QLineEdit(QString::fromUtf8(session->schema().prefix()) + QStringLiteral(":*"), this);
     m_pattern->setObjectName(QStringLiteral("patternLineEdit"));
     m_pattern->setToolTip(tr("A SCAN MATCH glob; the scan stops after %1 keys").arg(kMaxKeys));
+    m_template = new QLineEdit(this);
+    m_template->setObjectName(QStringLiteral("templateLineEdit"));
+    m_template->setPlaceholderText(tr("Attach read-only, e.g. act:limit:{action}:{user}"));
+    m_template->setToolTip(tr("A foreign key layout: {user} and {action} become columns; the "
+                              "pattern is ignored and no write is offered"));
     m_scanButton = new QPushButton(tr("Scan"), this);
     m_scanButton->setObjectName(QStringLiteral("scanButton"));
     m_cancelButton = new QPushButton(tr("Cancel"), this);
@@ -94,10 +105,14 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setColumnWidth(KeysModel::KeyColumn, 460);
     m_table->setColumnWidth(KeysModel::TypeColumn, 80);
     m_table->setColumnWidth(KeysModel::TtlColumn, 90);
+    m_table->setColumnHidden(KeysModel::UserColumn, true);
+    m_table->setColumnHidden(KeysModel::ActionColumn, true);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Pattern"), this));
-    bar->addWidget(m_pattern, 1);
+    bar->addWidget(m_pattern, 2);
+    bar->addWidget(new QLabel(tr("Template"), this));
+    bar->addWidget(m_template, 1);
     bar->addWidget(m_scanButton);
     bar->addWidget(m_cancelButton);
     bar->addWidget(m_deleteButton);
@@ -123,6 +138,7 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     connect(m_lazyTimer, &QTimer::timeout, this, &KeysPage::fetchMore);
     connect(m_scanButton, &QPushButton::clicked, this, &KeysPage::startScan);
     connect(m_pattern, &QLineEdit::returnPressed, this, &KeysPage::startScan);
+    connect(m_template, &QLineEdit::returnPressed, this, &KeysPage::startScan);
     connect(m_cancelButton, &QPushButton::clicked, this, &KeysPage::cancelScan);
     connect(m_deleteButton, &QPushButton::clicked, this, &KeysPage::deleteSelected);
     connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &KeysPage::fetchVisible);
@@ -144,12 +160,24 @@ KeysPage::~KeysPage()
 void KeysPage::startScan()
 {
     cancelScan();
-    ++m_generation;
-    m_model->clear();
-    auto job = std::make_shared<ScanJob>();
-    m_scan = job;
     ScanOptions options;
     options.pattern = m_pattern->text().toUtf8();
+    std::optional<KeyTemplate> layout;
+    if (!m_template->text().trimmed().isEmpty()) {
+        auto parsed = KeyTemplate::parse(m_template->text().trimmed());
+        if (!parsed) {
+            m_status->setText(tr("Template: %1").arg(parsed.error().message));
+            return;
+        }
+        layout = *parsed;
+        options.pattern = layout->glob();
+    }
+    ++m_generation;
+    m_model->clear(layout);
+    m_table->setColumnHidden(KeysModel::UserColumn, !layout);
+    m_table->setColumnHidden(KeysModel::ActionColumn, !layout);
+    auto job = std::make_shared<ScanJob>();
+    m_scan = job;
     if (options.pattern.isEmpty())
         options.pattern = QByteArrayLiteral("*");
     options.count = 500;
@@ -279,11 +307,18 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     }
 }
 
+bool KeysPage::isForeign() const
+{
+    return m_model->hasTemplate();
+}
+
 void KeysPage::updateButtons()
 {
     m_scanButton->setEnabled(!m_scan);
     m_cancelButton->setEnabled(m_scan != nullptr);
-    const QString blocked = m_session->writeBlockedReason(Session::Write::DeleteKey);
+    const QString blocked = isForeign()
+                                ? tr("A foreign layout is attached read-only")
+                                : m_session->writeBlockedReason(Session::Write::DeleteKey);
     const bool selected = m_table->selectionModel()->hasSelection();
     m_deleteButton->setEnabled(blocked.isEmpty() && selected);
     m_deleteButton->setToolTip(!blocked.isEmpty() ? blocked
@@ -293,7 +328,7 @@ void KeysPage::updateButtons()
 
 void KeysPage::deleteSelected()
 {
-    if (!m_session->canWrite(Session::Write::DeleteKey))
+    if (isForeign() || !m_session->canWrite(Session::Write::DeleteKey))
         return;
     QList<QByteArray> keys;
     for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
@@ -306,7 +341,7 @@ void KeysPage::deleteSelected()
     if (keys.size() > kMaxNamedKeys)
         names << tr("… and %1 more").arg(keys.size() - kMaxNamedKeys);
     if (!Ask::confirm(this, tr("Delete keys"),
-                      tr("Permanently delete %n key(s)?", nullptr, int(keys.size())) +
+                      tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
                           QStringLiteral("\n\n") + names.join(QLatin1Char('\n'))))
         return;
     // One DEL per key: keys of different users may live on different Cluster nodes.
@@ -323,8 +358,8 @@ void KeysPage::deleteSelected()
                                          if (--*pending > 0)
                                              return;
                                          m_model->removeKeys(*deleted);
-                                         m_status->setText(tr("Deleted %n key(s)", nullptr,
-                                                              int(deleted->size())));
+                                         m_status->setText(tr("Deleted %1").arg(
+                                             counted(deleted->size(), "key", "keys")));
                                          if (!failed->isEmpty())
                                              Ask::warn(this, tr("Delete keys"),
                                                        tr("Some keys were not deleted: %1")

@@ -32,6 +32,8 @@ public:
     KeysModel* model() const { return m_model; }
     NoTtlPanel* noTtlPanel() const { return m_noTtl; }
     bool isScanning() const { return m_scan != nullptr; }
+    /// True while a foreign layout is attached (read-only: no write buttons).
+    bool isForeign() const;
 
     void startScan();
     void cancelScan();
@@ -55,6 +57,7 @@ private:
     Session* m_session;
     KeysModel* m_model;
     QLineEdit* m_pattern;
+    QLineEdit* m_template;
     QPushButton* m_scanButton;
     QPushButton* m_cancelButton;
     QPushButton* m_deleteButton;

@@ -29,6 +29,11 @@ QByteArray hashTag(const QByteArray& key)
     return close < 0 ? key : key.left(close + 1);
 }
 
+QString keysText(qint64 n)
+{
+    return n == 1 ? QStringLiteral("1 key") : QStringLiteral("%1 keys").arg(n);
+}
+
 } // namespace
 
 NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
@@ -43,6 +48,7 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(0, 420);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
 
     m_find = new QPushButton(tr("Find keys without TTL"), this);
     m_find->setObjectName(QStringLiteral("findNoTtlButton"));
@@ -67,6 +73,7 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     bar->addWidget(m_repairAll);
     bar->addWidget(m_cancel);
     bar->addWidget(m_progress, 1);
+    bar->addStretch(0);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
@@ -170,7 +177,7 @@ void NoTtlPanel::repairSelected()
     QMap<QByteArray, QList<QByteArray>> groups;
     for (const QByteArray& key : keys)
         groups[hashTag(key)] << key;
-    auto job = begin(tr("Repairing %n key(s)…", nullptr, int(keys.size())), int(keys.size()));
+    auto job = begin(tr("Repairing %1…").arg(keysText(keys.size())), int(keys.size()));
     repairGroups(job, groups.values(), 0);
 }
 
@@ -178,8 +185,8 @@ void NoTtlPanel::repairSelected()
 void NoTtlPanel::repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed)
 {
     if (groups.isEmpty() || job->cancelled) {
-        end((job->cancelled ? tr("Cancelled: %n key(s) fixed.", nullptr, fixed)
-                            : tr("Done: %n key(s) fixed.", nullptr, fixed)));
+        end((job->cancelled ? tr("Cancelled: %1 fixed.").arg(keysText(fixed))
+                            : tr("Done: %1 fixed.").arg(keysText(fixed))));
         return;
     }
     const QList<QByteArray> keys = groups.takeFirst();

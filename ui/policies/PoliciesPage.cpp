@@ -116,7 +116,7 @@ void PoliciesPage::reload(const QByteArray& select)
         if (row >= 0)
             m_table->selectRow(row);
         m_loading = false;
-        m_status->setText(tr("%n policies", nullptr, m_model->rowCount()));
+        m_status->setText(m_model->rowCount() == 1 ? tr("1 policy") : tr("%1 policies").arg(m_model->rowCount()));
         // Refresh an untouched editor in place; a modified one keeps its revision so a save
         // still detects the conflict.
         const Policy* shown = m_model->policyAt(m_model->rowOf(m_editor->loadedAction()));
