@@ -360,6 +360,7 @@ void PoliciesTest::screenshot()
     page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(2);
     page->findChild<QSpinBox*>(QStringLiteral("warnSpinBox"))->setValue(5);
     QTRY_VERIFY(preview->text().isEmpty());
+    QTest::qWait(100); // the condition holds at once: let the new window row show itself
     QVERIFY(page->grab().save(QStringLiteral("/tmp/tollgate-policies-invalid.png")));
 }
 
