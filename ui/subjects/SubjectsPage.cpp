@@ -99,10 +99,13 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent)
         m_proxy->setActionFilter(index <= 0 ? QByteArray() : m_action->itemData(index).toByteArray());
     });
     connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
-    // activated: Enter, and double-click on platforms that activate on double-click.
-    connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
+    // activated: Enter (and a click where the style activates on one); plus double-click.
+    // openUser() raises the dialog already open for the user, so both firing is harmless.
+    auto open = [this](const QModelIndex& index) {
         openUser(index.data(SubjectsModel::UserIdRole).toByteArray());
-    });
+    };
+    connect(m_view, &QTableView::activated, this, open);
+    connect(m_view, &QTableView::doubleClicked, this, open);
 
     connect(m_refresher, &SubjectsRefresher::partial, this,
             [this](const std::vector<SubjectRow>& rows) { m_model->update(rows); });

@@ -1,6 +1,7 @@
 #include "ui/subjects/SubjectsRefresher.h"
 
 #include "core/redis/Scan.h"
+#include "ui/user/Usage.h"
 
 #include <QDeadlineTimer>
 #include <QPointer>
@@ -150,10 +151,11 @@ struct RefreshRun
         if (policy == policies.end())
             return;
         started();
-        Limiter(client, schema).peek(policy->second, row->user, 0, nullptr,
-                                     [row, finished](Result<HitResult> state) {
+        const Policy& rule = policy->second;
+        Limiter(client, schema).peek(rule, row->user, 0, nullptr,
+                                     [row, rule, finished](Result<HitResult> state) {
                                          if (state) {
-                                             row->state = *state;
+                                             row->state = currentUsage(*state, rule);
                                              row->stateKnown = true;
                                              row->resetDeadline =
                                                  QDeadlineTimer::current().deadline() + state->resetMs;

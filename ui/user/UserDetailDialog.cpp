@@ -4,6 +4,7 @@
 #include "core/redis/Scan.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/ReasonDialog.h"
+#include "ui/user/Usage.h"
 #include "ui/user/UserText.h"
 #include "ui/user/WriteGuard.h"
 
@@ -255,12 +256,13 @@ void UserDetailDialog::peekActions(int generation)
             continue;
         ++*outstanding;
         const QByteArray name = action;
-        limiter.peek(*row.policy, m_user, 0, this,
-                     [this, generation, name, finish](Result<HitResult> state) {
+        const Policy rule = *row.policy;
+        limiter.peek(rule, m_user, 0, this,
+                     [this, generation, name, rule, finish](Result<HitResult> state) {
                          if (generation == m_generation) {
                              auto row = m_actions.find(name);
                              if (row != m_actions.end() && state) {
-                                 row->second.state = *state;
+                                 row->second.state = currentUsage(*state, rule);
                                  row->second.resetDeadline = steadyNowMs() + state->resetMs;
                              } else if (row != m_actions.end()) {
                                  row->second.error = state.error().toString();
