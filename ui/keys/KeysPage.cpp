@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -141,6 +142,13 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     connect(m_template, &QLineEdit::returnPressed, this, &KeysPage::startScan);
     connect(m_cancelButton, &QPushButton::clicked, this, &KeysPage::cancelScan);
     connect(m_deleteButton, &QPushButton::clicked, this, &KeysPage::deleteSelected);
+    auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(deleteKey, &QShortcut::activated, this, [this] {
+        if (m_deleteButton->isEnabled())
+            deleteSelected();
+    });
+    auto* rescan = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    connect(rescan, &QShortcut::activated, this, &KeysPage::startScan);
     connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &KeysPage::fetchVisible);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &KeysPage::updateButtons);

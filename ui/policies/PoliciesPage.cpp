@@ -10,6 +10,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -68,6 +69,8 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
     layout->addWidget(splitter);
 
     connect(m_reload, &QPushButton::clicked, this, [this] { reload(); });
+    auto* reloadKey = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    connect(reloadKey, &QShortcut::activated, this, [this] { reload(); });
     connect(m_new, &QPushButton::clicked, this, [this] {
         m_table->clearSelection();
         m_editor->startNew();

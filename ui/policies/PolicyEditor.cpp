@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QTimer>
 
@@ -140,6 +141,11 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent)
     connect(m_countDenied, &QCheckBox::toggled, this, &PolicyEditor::onEdited);
     connect(m_message, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_save, &QPushButton::clicked, this, &PolicyEditor::save);
+    auto* saveKey = new QShortcut(QKeySequence::Save, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    connect(saveKey, &QShortcut::activated, this, [this] {
+        if (m_save->isEnabled())
+            save();
+    });
     connect(session, &Session::permissionsChanged, this, &PolicyEditor::updateSaveButton);
 
     startNew();
