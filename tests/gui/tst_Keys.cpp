@@ -94,7 +94,8 @@ qint64 KeysTest::pttl(const QByteArray& key)
 void KeysTest::selectRow(QTableView* table, int row)
 {
     table->selectionModel()->select(table->model()->index(row, 0),
-                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                                    QItemSelectionModel::ClearAndSelect |
+                                        QItemSelectionModel::Rows);
 }
 
 void KeysTest::displayEscapesBytes()
@@ -109,11 +110,13 @@ void KeysTest::displayEscapesBytes()
 void KeysTest::scanShowsKeysWithDetails()
 {
     m_redis.command({"SET", "tg:{alice}:comment:fw:30000", "3", "PX", "30000"});
-    m_redis.command({"HSET", "tg:policy:comment", "algorithm", "fixed_window", "windows", "30000:10"});
+    m_redis.command(
+        {"HSET", "tg:policy:comment", "algorithm", "fixed_window", "windows", "30000:10"});
     m_redis.command({"SET", "tg:odd\nkey", QByteArray(100, 'x')});
     m_redis.command({"SET", "other:not-ours", "1"});
     KeysPage* page = openPage();
-    QAbstractItemModelTester tester(page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(page->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy finished(page, &KeysPage::scanFinished);
     page->findChild<QPushButton*>(QStringLiteral("scanButton"))->click();
     QTRY_COMPARE(finished.size(), 1);
@@ -124,12 +127,17 @@ void KeysTest::scanShowsKeysWithDetails()
     QTRY_VERIFY(!model->row(model->rowOf("tg:{alice}:comment:fw:30000")).type.isEmpty());
 
     const int odd = model->rowOf("tg:odd\nkey");
-    QCOMPARE(model->data(model->index(odd, KeysModel::KeyColumn)).toString(), QStringLiteral("tg:odd\\x0akey"));
-    QCOMPARE(model->data(model->index(odd, KeysModel::TtlColumn)).toString(), QStringLiteral("no TTL"));
-    QVERIFY(model->data(model->index(odd, KeysModel::ValueColumn)).toString().endsWith(QChar(0x2026)));
+    QCOMPARE(model->data(model->index(odd, KeysModel::KeyColumn)).toString(),
+             QStringLiteral("tg:odd\\x0akey"));
+    QCOMPARE(model->data(model->index(odd, KeysModel::TtlColumn)).toString(),
+             QStringLiteral("no TTL"));
+    QVERIFY(
+        model->data(model->index(odd, KeysModel::ValueColumn)).toString().endsWith(QChar(0x2026)));
     const int hash = model->rowOf("tg:policy:comment");
-    QCOMPARE(model->data(model->index(hash, KeysModel::TypeColumn)).toString(), QStringLiteral("hash"));
-    QCOMPARE(model->data(model->index(hash, KeysModel::ValueColumn)).toString(), QStringLiteral("2 fields"));
+    QCOMPARE(model->data(model->index(hash, KeysModel::TypeColumn)).toString(),
+             QStringLiteral("hash"));
+    QCOMPARE(model->data(model->index(hash, KeysModel::ValueColumn)).toString(),
+             QStringLiteral("2 fields"));
     const int counter = model->rowOf("tg:{alice}:comment:fw:30000");
     QCOMPARE(model->row(counter).preview, QStringLiteral("3"));
     QVERIFY(model->row(counter).pttl > 0);
@@ -143,7 +151,8 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
     m_redis.command({"SET", "tg:{carol}:like:fw:10000", "1", "PX", "10000"});
     KeysPage* page = openPage();
     NoTtlPanel* panel = page->noTtlPanel();
-    QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(panel->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy finished(panel, &NoTtlPanel::finished);
     page->findChild<QPushButton*>(QStringLiteral("findNoTtlButton"))->click();
     QTRY_COMPARE(finished.size(), 1);
@@ -152,7 +161,8 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
     QCOMPARE(pttl("tg:{alice}:comment:fw:30000"), qint64(-1)); // a dry run changes nothing
 
     int alice = model->item(0).key == "tg:{alice}:comment:fw:30000" ? 0 : 1;
-    QCOMPARE(model->data(model->index(alice, NoTtlModel::UserColumn)).toString(), QStringLiteral("alice"));
+    QCOMPARE(model->data(model->index(alice, NoTtlModel::UserColumn)).toString(),
+             QStringLiteral("alice"));
     auto* table = page->findChild<QTableView*>(QStringLiteral("noTtlTableView"));
     selectRow(table, alice);
     auto* repairSelected = page->findChild<QPushButton*>(QStringLiteral("repairSelectedButton"));
@@ -164,7 +174,9 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
     QVERIFY(pttl("tg:{alice}:comment:fw:30000") <= 30000);
     QCOMPARE(pttl("tg:{bob}:like:fw:10000"), qint64(-1));
     QCOMPARE(model->item(alice).status, QStringLiteral("fixed"));
-    QVERIFY(page->findChild<QLabel*>(QStringLiteral("repairStatusLabel"))->text().contains(QStringLiteral("1 key")));
+    QVERIFY(page->findChild<QLabel*>(QStringLiteral("repairStatusLabel"))
+                ->text()
+                .contains(QStringLiteral("1 key")));
 
     page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))->click();
     QTRY_COMPARE(finished.size(), 3);
@@ -192,7 +204,8 @@ void KeysTest::deleteAsksAndDeclinedDeletesNothing()
     QCOMPARE(Ask::asked().size(), 1);
     const Ask::Question question = Ask::asked().first();
     QCOMPARE(question.kind, Ask::Kind::Confirm);
-    QVERIFY2(question.text.contains(QStringLiteral("tg:{alice}:comment:fw:30000")), qPrintable(question.text));
+    QVERIFY2(question.text.contains(QStringLiteral("tg:{alice}:comment:fw:30000")),
+             qPrintable(question.text));
     QVERIFY2(!question.text.contains(QStringLiteral("bob")), qPrintable(question.text));
     QTest::qWait(200);
     QCOMPARE(m_redis.command({"EXISTS", "tg:{alice}:comment:fw:30000"}), QByteArray(":1\r\n"));
@@ -217,8 +230,9 @@ void KeysTest::readOnlyProfileDisablesWrites()
         auto* button = page->findChild<QPushButton*>(QLatin1String(name));
         QVERIFY2(!button->isEnabled(), name);
     }
-    QVERIFY(page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))->toolTip().contains(
-        QStringLiteral("read-only")));
+    QVERIFY(page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))
+                ->toolTip()
+                .contains(QStringLiteral("read-only")));
 }
 
 void KeysTest::templateParsesForeignKeys()
@@ -226,8 +240,10 @@ void KeysTest::templateParsesForeignKeys()
     auto layout = KeyTemplate::parse(QStringLiteral("act:limit:{action}:{user}"));
     QVERIFY(layout);
     QCOMPARE(layout->glob(), QByteArray("act:limit:*:*"));
-    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("user")), QStringLiteral("alice"));
-    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("action")), QStringLiteral("comment"));
+    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("user")),
+             QStringLiteral("alice"));
+    QCOMPARE(layout->field("act:limit:comment:alice", QStringLiteral("action")),
+             QStringLiteral("comment"));
     QCOMPARE(layout->field("other:comment:alice", QStringLiteral("user")), QString());
     auto glob = KeyTemplate::parse(QStringLiteral("a*b:{user}"));
     QVERIFY(glob);
@@ -241,15 +257,18 @@ void KeysTest::attachesForeignLayoutReadOnly()
     m_redis.command({"SET", "act:limit:like:bob", "7"});
     m_redis.command({"SET", "tg:{alice}:comment:fw:30000", "1"});
     KeysPage* page = openPage();
-    page->findChild<QLineEdit*>(QStringLiteral("templateLineEdit"))->setText(QStringLiteral("act:limit:{action}:{user}"));
+    page->findChild<QLineEdit*>(QStringLiteral("templateLineEdit"))
+        ->setText(QStringLiteral("act:limit:{action}:{user}"));
     QSignalSpy finished(page, &KeysPage::scanFinished);
     page->startScan();
     QTRY_COMPARE(finished.size(), 1);
     KeysModel* model = page->model();
     QCOMPARE(model->rowCount(), 2);
     const int alice = model->rowOf("act:limit:comment:alice");
-    QCOMPARE(model->data(model->index(alice, KeysModel::UserColumn)).toString(), QStringLiteral("alice"));
-    QCOMPARE(model->data(model->index(alice, KeysModel::ActionColumn)).toString(), QStringLiteral("comment"));
+    QCOMPARE(model->data(model->index(alice, KeysModel::UserColumn)).toString(),
+             QStringLiteral("alice"));
+    QCOMPARE(model->data(model->index(alice, KeysModel::ActionColumn)).toString(),
+             QStringLiteral("comment"));
     QTRY_VERIFY(model->row(alice).pttl > 0);
     selectRow(page->findChild<QTableView*>(QStringLiteral("keysTableView")), alice);
     auto* remove = page->findChild<QPushButton*>(QStringLiteral("deleteButton"));
@@ -265,8 +284,10 @@ void KeysTest::screenshot()
     QList<QList<QByteArray>> commands;
     for (int i = 0; i < 40; ++i) {
         const QByteArray user = "user-" + QByteArray::number(i);
-        commands.append({"SET", "tg:{" + user + "}:comment:fw:30000", QByteArray::number(i % 11), "PX", "30000"});
-        commands.append({"HSET", "tg:{" + user + "}:like:sw:10000", "start", "0", "cur", "2", "prev", "1"});
+        commands.append({"SET", "tg:{" + user + "}:comment:fw:30000", QByteArray::number(i % 11),
+                         "PX", "30000"});
+        commands.append(
+            {"HSET", "tg:{" + user + "}:like:sw:10000", "start", "0", "cur", "2", "prev", "1"});
     }
     commands.append({"SET", "tg:{mallory}:upload:fw:86400000", "100"});
     commands.append({"HSET", "tg:{mallory}:ban", "reason", "spam", "until_ms", "0"});

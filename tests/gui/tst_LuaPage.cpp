@@ -33,8 +33,7 @@ private Q_SLOTS:
 
 private:
     LuaPage* openPage();
-    template <typename T>
-    T* field(const char* name)
+    template <typename T> T* field(const char* name)
     {
         auto* widget = m_page->findChild<T*>(QLatin1String(name));
         if (!widget)
@@ -87,8 +86,10 @@ void LuaPageTest::listsLibraryScripts()
     QVERIFY(scripts.size() >= 8);
     QCOMPARE(model->rowCount(), int(scripts.size()));
     for (int i = 0; i < scripts.size(); ++i) {
-        QCOMPARE(model->data(model->index(i, ScriptsModel::NameColumn)).toString(), scripts[i].name);
-        QCOMPARE(model->data(model->index(i, ScriptsModel::Sha1Column)).toString().toLatin1(), scripts[i].sha1);
+        QCOMPARE(model->data(model->index(i, ScriptsModel::NameColumn)).toString(),
+                 scripts[i].name);
+        QCOMPARE(model->data(model->index(i, ScriptsModel::Sha1Column)).toString().toLatin1(),
+                 scripts[i].sha1);
     }
     const int hit = [&] {
         for (int i = 0; i < scripts.size(); ++i)
@@ -98,24 +99,37 @@ void LuaPageTest::listsLibraryScripts()
     }();
     QVERIFY(hit >= 0);
     // After SCRIPT FLUSH nothing is loaded; SCRIPT LOAD behind the page's back, then refresh.
-    QTRY_COMPARE(model->data(model->index(hit, ScriptsModel::LoadedColumn)).toString(), QStringLiteral("not loaded"));
+    QTRY_COMPARE(model->data(model->index(hit, ScriptsModel::LoadedColumn)).toString(),
+                 QStringLiteral("not loaded"));
     m_redis.command({"SCRIPT", "LOAD", scripts[hit].source});
     page->refreshLoaded();
-    QTRY_COMPARE(model->data(model->index(hit, ScriptsModel::LoadedColumn)).toString(), QStringLiteral("loaded"));
+    QTRY_COMPARE(model->data(model->index(hit, ScriptsModel::LoadedColumn)).toString(),
+                 QStringLiteral("loaded"));
 }
 
 void LuaPageTest::runsHitFromTheForm()
 {
     LuaPage* page = openPage();
     page->selectScript(QStringLiteral("hit"));
-    QVERIFY(field<QPlainTextEdit>("headerPlainTextEdit")->toPlainText().contains(QStringLiteral("KEYS[1]")));
+    QVERIFY(field<QPlainTextEdit>("headerPlainTextEdit")
+                ->toPlainText()
+                .contains(QStringLiteral("KEYS[1]")));
     field<QLineEdit>("keys1LineEdit")->setText(QStringLiteral("tg:{alice}:ban"));
     field<QLineEdit>("keys2LineEdit")->setText(QStringLiteral("tg:{alice}:comment:ban"));
     field<QLineEdit>("keys3LineEdit")->setText(QStringLiteral("tg:{alice}:audit"));
-    field<QPlainTextEdit>("keys4PlainTextEdit")->setPlainText(QStringLiteral("tg:{alice}:comment:fw:30000\n"));
-    const QStringList args{QStringLiteral("hit"), QStringLiteral("fixed_window"), QStringLiteral("1"),
-                           QStringLiteral("0"), QStringLiteral("0"), QStringLiteral("0"), QString(),
-                           QStringLiteral("0"), QStringLiteral("alice"), QStringLiteral("comment"), QString()};
+    field<QPlainTextEdit>("keys4PlainTextEdit")
+        ->setPlainText(QStringLiteral("tg:{alice}:comment:fw:30000\n"));
+    const QStringList args{QStringLiteral("hit"),
+                           QStringLiteral("fixed_window"),
+                           QStringLiteral("1"),
+                           QStringLiteral("0"),
+                           QStringLiteral("0"),
+                           QStringLiteral("0"),
+                           QString(),
+                           QStringLiteral("0"),
+                           QStringLiteral("alice"),
+                           QStringLiteral("comment"),
+                           QString()};
     for (int i = 0; i < args.size(); ++i)
         field<QLineEdit>(qPrintable(QStringLiteral("argv%1LineEdit").arg(i + 1)))->setText(args[i]);
     field<QPlainTextEdit>("argv12PlainTextEdit")->setPlainText(QStringLiteral("10\n30000"));

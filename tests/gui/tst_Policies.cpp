@@ -169,8 +169,9 @@ void PoliciesTest::editTakesEffectOnNextHit()
     QVERIFY(!third.allowed);
     QCOMPARE(third.tier, Tier::Deny);
     // The table follows (reload after save / the policy event).
-    QTRY_COMPARE(page->model()->data(page->model()->index(0, PoliciesModel::RevisionColumn)).toLongLong(),
-                 qint64(2));
+    QTRY_COMPARE(
+        page->model()->data(page->model()->index(0, PoliciesModel::RevisionColumn)).toLongLong(),
+        qint64(2));
 }
 
 void PoliciesTest::concurrentEditShowsConflict()
@@ -281,12 +282,15 @@ void PoliciesTest::previewCountsDeniedSubjects()
     PoliciesPage* page = openPage(1);
     selectAction(page, "view");
     auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
-    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")), qPrintable(preview->text()));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")),
+                 qPrintable(preview->text()));
     page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(3);
-    QTRY_VERIFY2(preview->text().contains(QStringLiteral("2 of the 3")), qPrintable(preview->text()));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("2 of the 3")),
+                 qPrintable(preview->text()));
     page->findChild<QComboBox*>(QStringLiteral("algorithmComboBox"))
         ->setCurrentText(QStringLiteral("sliding_window"));
-    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")), qPrintable(preview->text()));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")),
+                 qPrintable(preview->text()));
 }
 
 void PoliciesTest::modelPassesTester()
@@ -302,7 +306,8 @@ void PoliciesTest::modelPassesTester()
     model.setPolicies(policies);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), int(PoliciesModel::ColumnCount));
-    QCOMPARE(model.data(model.index(1, PoliciesModel::BanColumn)).toString(), QStringLiteral("ban 1h"));
+    QCOMPARE(model.data(model.index(1, PoliciesModel::BanColumn)).toString(),
+             QStringLiteral("ban 1h"));
     QCOMPARE(model.data(model.index(1, PoliciesModel::AlgorithmColumn)).toString(),
              QStringLiteral("token_bucket"));
     model.setPolicies(policies); // same rows: dataChanged only

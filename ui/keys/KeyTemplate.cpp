@@ -37,8 +37,9 @@ Result<KeyTemplate> KeyTemplate::parse(const QString& text)
         ++count;
     }
     if (count == 0)
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("a template needs placeholders, e.g. act:limit:{action}:{user}")};
+        return Error{
+            ErrorKind::InvalidInput,
+            QStringLiteral("a template needs placeholders, e.g. act:limit:{action}:{user}")};
     parsed.m_glob += globLiteral(text.mid(at));
     regex += QRegularExpression::escape(text.mid(at)) + QStringLiteral("$");
     parsed.m_regex = QRegularExpression(regex, QRegularExpression::DotMatchesEverythingOption);

@@ -37,8 +37,9 @@ QString KeysModel::displayBytes(const QByteArray& bytes)
         if (c == QLatin1Char('\\'))
             out += QStringLiteral("\\\\");
         else if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
-            out += c.unicode() < 0x100 ? hexByte(uchar(c.unicode()))
-                                       : QStringLiteral("\\u%1").arg(int(c.unicode()), 4, 16, QLatin1Char('0'));
+            out += c.unicode() < 0x100
+                       ? hexByte(uchar(c.unicode()))
+                       : QStringLiteral("\\u%1").arg(int(c.unicode()), 4, 16, QLatin1Char('0'));
         else
             out += c;
     }
@@ -160,11 +161,13 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
     case KeyColumn:
         return displayBytes(row.key);
     case UserColumn:
-        return m_template ? displayBytes(m_template->field(row.key, QStringLiteral("user")).toUtf8())
-                          : QString();
+        return m_template
+                   ? displayBytes(m_template->field(row.key, QStringLiteral("user")).toUtf8())
+                   : QString();
     case ActionColumn:
-        return m_template ? displayBytes(m_template->field(row.key, QStringLiteral("action")).toUtf8())
-                          : QString();
+        return m_template
+                   ? displayBytes(m_template->field(row.key, QStringLiteral("action")).toUtf8())
+                   : QString();
     case TypeColumn:
         return QString::fromLatin1(row.type);
     case TtlColumn:
@@ -190,13 +193,20 @@ QVariant KeysModel::headerData(int section, Qt::Orientation orientation, int rol
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
-    case KeyColumn: return tr("Key");
-    case UserColumn: return tr("User");
-    case ActionColumn: return tr("Action");
-    case TypeColumn: return tr("Type");
-    case TtlColumn: return tr("TTL");
-    case ValueColumn: return tr("Value");
-    case ColumnCount: break;
+    case KeyColumn:
+        return tr("Key");
+    case UserColumn:
+        return tr("User");
+    case ActionColumn:
+        return tr("Action");
+    case TypeColumn:
+        return tr("Type");
+    case TtlColumn:
+        return tr("TTL");
+    case ValueColumn:
+        return tr("Value");
+    case ColumnCount:
+        break;
     }
     return {};
 }

@@ -3,8 +3,8 @@
 #include "ui/keys/KeyTemplate.h"
 
 #include <QAbstractTableModel>
-#include <optional>
 #include <QByteArray>
+#include <optional>
 #include <vector>
 
 namespace tollgate::ui {
@@ -16,13 +16,22 @@ class KeysModel : public QAbstractTableModel
     Q_OBJECT
 public:
     /// User and Action are filled only when a foreign layout is attached through a template.
-    enum Column { KeyColumn, UserColumn, ActionColumn, TypeColumn, TtlColumn, ValueColumn, ColumnCount };
+    enum Column
+    {
+        KeyColumn,
+        UserColumn,
+        ActionColumn,
+        TypeColumn,
+        TtlColumn,
+        ValueColumn,
+        ColumnCount
+    };
 
     struct Row
     {
         QByteArray key;
-        QByteArray type;   // empty until fetched; "none" when the key is gone
-        qint64 pttl = -3;  // PTTL: -1 no TTL, -2 gone, -3 not fetched yet
+        QByteArray type;  // empty until fetched; "none" when the key is gone
+        qint64 pttl = -3; // PTTL: -1 no TTL, -2 gone, -3 not fetched yet
         QString preview;
         bool requested = false;
     };

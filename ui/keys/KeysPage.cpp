@@ -74,7 +74,8 @@ QString previewText(const QByteArray& type, const Reply& reply)
 
 KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
 {
-    m_pattern = new QLineEdit(QString::fromUtf8(session->schema().prefix()) + QStringLiteral(":*"), this);
+    m_pattern =
+        new QLineEdit(QString::fromUtf8(session->schema().prefix()) + QStringLiteral(":*"), this);
     m_pattern->setObjectName(QStringLiteral("patternLineEdit"));
     m_pattern->setToolTip(tr("A SCAN MATCH glob; the scan stops after %1 keys").arg(kMaxKeys));
     m_template = new QLineEdit(this);
@@ -142,12 +143,14 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     connect(m_template, &QLineEdit::returnPressed, this, &KeysPage::startScan);
     connect(m_cancelButton, &QPushButton::clicked, this, &KeysPage::cancelScan);
     connect(m_deleteButton, &QPushButton::clicked, this, &KeysPage::deleteSelected);
-    auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetShortcut);
+    auto* deleteKey =
+        new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetShortcut);
     connect(deleteKey, &QShortcut::activated, this, [this] {
         if (m_deleteButton->isEnabled())
             deleteSelected();
     });
-    auto* rescan = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    auto* rescan = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr,
+                                 Qt::WidgetWithChildrenShortcut);
     connect(rescan, &QShortcut::activated, this, &KeysPage::startScan);
     connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &KeysPage::fetchVisible);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -198,31 +201,39 @@ void KeysPage::startScan()
         [this, job](const QList<QByteArray>& keys) {
             if (job->cancelled)
                 return false;
-            QMetaObject::invokeMethod(this, [this, job, keys] {
-                if (!job->cancelled)
-                    onBatch(keys);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, job, keys] {
+                    if (!job->cancelled)
+                        onBatch(keys);
+                },
+                Qt::QueuedConnection);
             return true;
         },
         [this, job](Result<qint64> seen) {
             if (job->cancelled)
                 return;
-            QMetaObject::invokeMethod(this, [this, job, seen] {
-                if (m_scan != job)
-                    return;
-                m_scan.reset();
-                if (!seen)
-                    m_status->setText(tr("Scan failed (%1): %2")
-                                          .arg(errorKindName(seen.error().kind), seen.error().message));
-                else
-                    m_status->setText(*seen >= kMaxKeys
-                                          ? tr("%1 keys (stopped at the cap of %2; narrow the pattern)")
-                                                .arg(m_model->rowCount())
-                                                .arg(kMaxKeys)
-                                          : tr("%1 keys").arg(m_model->rowCount()));
-                updateButtons();
-                Q_EMIT scanFinished(m_model->rowCount());
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, job, seen] {
+                    if (m_scan != job)
+                        return;
+                    m_scan.reset();
+                    if (!seen)
+                        m_status->setText(
+                            tr("Scan failed (%1): %2")
+                                .arg(errorKindName(seen.error().kind), seen.error().message));
+                    else
+                        m_status->setText(
+                            *seen >= kMaxKeys
+                                ? tr("%1 keys (stopped at the cap of %2; narrow the pattern)")
+                                      .arg(m_model->rowCount())
+                                      .arg(kMaxKeys)
+                                : tr("%1 keys").arg(m_model->rowCount()));
+                    updateButtons();
+                    Q_EMIT scanFinished(m_model->rowCount());
+                },
+                Qt::QueuedConnection);
         });
 }
 
@@ -260,7 +271,8 @@ void KeysPage::fetchMore()
 {
     if (m_detailsInFlight > 0)
         return; // one lazy chunk at a time keeps the pipeline short for visible rows
-    const QList<QByteArray> keys = m_model->takeUnrequested(0, m_model->rowCount() - 1, kDetailsChunk);
+    const QList<QByteArray> keys =
+        m_model->takeUnrequested(0, m_model->rowCount() - 1, kDetailsChunk);
     if (keys.isEmpty()) {
         if (!m_scan)
             m_lazyTimer->stop();
@@ -291,22 +303,22 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     fetch->pending = int(keys.size()) * 2;
     for (int i = 0; i < keys.size(); ++i) {
         fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true});
-        client->execute({QByteArrayLiteral("TYPE"), keys[i]}, this,
-                        [this, fetch, i, client, finishOne](Result<Reply> type) {
-                            KeysModel::Row& row = fetch->rows[i];
-                            row.type = type ? type->toBytes() : QByteArrayLiteral("?");
-                            const Command preview = previewCommand(row.type, row.key);
-                            if (!preview.isEmpty()) {
-                                ++fetch->pending;
-                                client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
-                                    KeysModel::Row& r = fetch->rows[i];
-                                    r.preview = value ? previewText(r.type, *value)
-                                                      : value.error().message;
-                                    finishOne();
-                                });
-                            }
-                            finishOne();
-                        });
+        client->execute(
+            {QByteArrayLiteral("TYPE"), keys[i]}, this,
+            [this, fetch, i, client, finishOne](Result<Reply> type) {
+                KeysModel::Row& row = fetch->rows[i];
+                row.type = type ? type->toBytes() : QByteArrayLiteral("?");
+                const Command preview = previewCommand(row.type, row.key);
+                if (!preview.isEmpty()) {
+                    ++fetch->pending;
+                    client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
+                        KeysModel::Row& r = fetch->rows[i];
+                        r.preview = value ? previewText(r.type, *value) : value.error().message;
+                        finishOne();
+                    });
+                }
+                finishOne();
+            });
         client->execute({QByteArrayLiteral("PTTL"), keys[i]}, this,
                         [fetch, i, finishOne](Result<Reply> pttl) {
                             fetch->rows[i].pttl = pttl ? pttl->toInteger().value_or(-2) : -2;
@@ -324,9 +336,8 @@ void KeysPage::updateButtons()
 {
     m_scanButton->setEnabled(!m_scan);
     m_cancelButton->setEnabled(m_scan != nullptr);
-    const QString blocked = isForeign()
-                                ? tr("A foreign layout is attached read-only")
-                                : m_session->writeBlockedReason(Session::Write::DeleteKey);
+    const QString blocked = isForeign() ? tr("A foreign layout is attached read-only")
+                                        : m_session->writeBlockedReason(Session::Write::DeleteKey);
     const bool selected = m_table->selectionModel()->hasSelection();
     m_deleteButton->setEnabled(blocked.isEmpty() && selected);
     m_deleteButton->setToolTip(!blocked.isEmpty() ? blocked
@@ -357,22 +368,21 @@ void KeysPage::deleteSelected()
     auto deleted = std::make_shared<QList<QByteArray>>();
     auto failed = std::make_shared<QStringList>();
     for (const QByteArray& key : keys) {
-        m_session->client()->execute({QByteArrayLiteral("DEL"), key}, this,
-                                     [this, key, pending, deleted, failed](Result<Reply> reply) {
-                                         if (reply)
-                                             deleted->append(key);
-                                         else
-                                             failed->append(reply.error().toString());
-                                         if (--*pending > 0)
-                                             return;
-                                         m_model->removeKeys(*deleted);
-                                         m_status->setText(tr("Deleted %1").arg(
-                                             counted(deleted->size(), "key", "keys")));
-                                         if (!failed->isEmpty())
-                                             Ask::warn(this, tr("Delete keys"),
-                                                       tr("Some keys were not deleted: %1")
-                                                           .arg(failed->first()));
-                                     });
+        m_session->client()->execute(
+            {QByteArrayLiteral("DEL"), key}, this,
+            [this, key, pending, deleted, failed](Result<Reply> reply) {
+                if (reply)
+                    deleted->append(key);
+                else
+                    failed->append(reply.error().toString());
+                if (--*pending > 0)
+                    return;
+                m_model->removeKeys(*deleted);
+                m_status->setText(tr("Deleted %1").arg(counted(deleted->size(), "key", "keys")));
+                if (!failed->isEmpty())
+                    Ask::warn(this, tr("Delete keys"),
+                              tr("Some keys were not deleted: %1").arg(failed->first()));
+            });
     }
 }
 

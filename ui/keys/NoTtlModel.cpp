@@ -67,8 +67,10 @@ QVariant NoTtlModel::data(const QModelIndex& index, int role) const
         return item.status == QStringLiteral("fixed") ? tr("fixed") : tr("no TTL");
     case TtlColumn:
         if (item.status == QStringLiteral("fixed"))
-            return item.ttlMs > 0 ? tr("set to %1").arg(formatDuration(item.ttlMs)) : tr("deleted (ban ended)");
-        return item.ttlMs > 0 ? tr("needs %1").arg(formatDuration(item.ttlMs)) : tr("ended: delete");
+            return item.ttlMs > 0 ? tr("set to %1").arg(formatDuration(item.ttlMs))
+                                  : tr("deleted (ban ended)");
+        return item.ttlMs > 0 ? tr("needs %1").arg(formatDuration(item.ttlMs))
+                              : tr("ended: delete");
     case ColumnCount:
         break;
     }
@@ -80,12 +82,18 @@ QVariant NoTtlModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
-    case KeyColumn: return tr("Key");
-    case UserColumn: return tr("User");
-    case ActionColumn: return tr("Action");
-    case StatusColumn: return tr("Status");
-    case TtlColumn: return tr("TTL");
-    case ColumnCount: break;
+    case KeyColumn:
+        return tr("Key");
+    case UserColumn:
+        return tr("User");
+    case ActionColumn:
+        return tr("Action");
+    case StatusColumn:
+        return tr("Status");
+    case TtlColumn:
+        return tr("TTL");
+    case ColumnCount:
+        break;
     }
     return {};
 }

@@ -12,7 +12,15 @@ class NoTtlModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { KeyColumn, UserColumn, ActionColumn, StatusColumn, TtlColumn, ColumnCount };
+    enum Column
+    {
+        KeyColumn,
+        UserColumn,
+        ActionColumn,
+        StatusColumn,
+        TtlColumn,
+        ColumnCount
+    };
 
     explicit NoTtlModel(QObject* parent = nullptr);
 

@@ -63,8 +63,8 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("repairProgressBar"));
     m_progress->setVisible(false);
-    m_status = new QLabel(tr("Keys of ours that lost their TTL never expire: find and repair them here."),
-                          this);
+    m_status = new QLabel(
+        tr("Keys of ours that lost their TTL never expire: find and repair them here."), this);
     m_status->setObjectName(QStringLiteral("repairStatusLabel"));
 
     auto* bar = new QHBoxLayout;
@@ -139,15 +139,19 @@ void NoTtlPanel::find()
             [this, job](const RepairProgress& progress) {
                 if (job->cancelled)
                     return false;
-                QMetaObject::invokeMethod(this, [this, job, progress] {
-                    if (m_job == job && !job->cancelled)
-                        m_status->setText(tr("Scanned %1 keys, %2 without TTL so far…")
-                                              .arg(progress.scanned)
-                                              .arg(progress.found));
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, job, progress] {
+                        if (m_job == job && !job->cancelled)
+                            m_status->setText(tr("Scanned %1 keys, %2 without TTL so far…")
+                                                  .arg(progress.scanned)
+                                                  .arg(progress.found));
+                    },
+                    Qt::QueuedConnection);
                 return true;
             },
-            this, [this, job](Result<RepairReport> report) {
+            this,
+            [this, job](Result<RepairReport> report) {
                 if (m_job != job)
                     return;
                 if (!report) {
@@ -239,17 +243,23 @@ void NoTtlPanel::repairAll()
             [this, job](const RepairProgress& progress) {
                 if (job->cancelled)
                     return false;
-                QMetaObject::invokeMethod(this, [this, job, progress] {
-                    if (m_job != job)
-                        return;
-                    if (progress.fixed > m_progress->maximum())
-                        m_progress->setMaximum(int(progress.fixed));
-                    m_progress->setValue(int(progress.fixed));
-                    m_status->setText(tr("Scanned %1 keys, fixed %2…").arg(progress.scanned).arg(progress.fixed));
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, job, progress] {
+                        if (m_job != job)
+                            return;
+                        if (progress.fixed > m_progress->maximum())
+                            m_progress->setMaximum(int(progress.fixed));
+                        m_progress->setValue(int(progress.fixed));
+                        m_status->setText(tr("Scanned %1 keys, fixed %2…")
+                                              .arg(progress.scanned)
+                                              .arg(progress.fixed));
+                    },
+                    Qt::QueuedConnection);
                 return true;
             },
-            this, [this, job](Result<RepairReport> report) {
+            this,
+            [this, job](Result<RepairReport> report) {
                 if (m_job != job)
                     return;
                 if (!report) {
@@ -274,7 +284,8 @@ void NoTtlPanel::updateButtons()
     const QString blocked = m_session->writeBlockedReason(Session::Write::RepairKey);
     m_find->setEnabled(!busy);
     m_cancel->setEnabled(busy);
-    m_repairSelected->setEnabled(!busy && blocked.isEmpty() && m_table->selectionModel()->hasSelection());
+    m_repairSelected->setEnabled(!busy && blocked.isEmpty() &&
+                                 m_table->selectionModel()->hasSelection());
     m_repairAll->setEnabled(!busy && blocked.isEmpty() && m_model->rowCount() > 0);
     for (QPushButton* button : {m_repairSelected, m_repairAll})
         button->setToolTip(blocked);

@@ -141,8 +141,9 @@ void LuaPage::updateRunButton()
 {
     const QString blocked = m_session->writeBlockedReason(Session::Write::RunScript);
     m_run->setEnabled(blocked.isEmpty() && !m_current.isEmpty() && !m_running);
-    m_run->setToolTip(blocked.isEmpty() ? tr("EVALSHA %1 with these keys and arguments").arg(m_current)
-                                        : blocked);
+    m_run->setToolTip(blocked.isEmpty()
+                          ? tr("EVALSHA %1 with these keys and arguments").arg(m_current)
+                          : blocked);
 }
 
 void LuaPage::run()
@@ -157,10 +158,10 @@ void LuaPage::run()
                   m_running = false;
                   updateRunButton();
                   if (name == m_current) {
-                      m_reply->setPlainText(
-                          reply ? reply->toDisplayString()
-                                : tr("Error (%1): %2")
-                                      .arg(errorKindName(reply.error().kind), reply.error().message));
+                      m_reply->setPlainText(reply ? reply->toDisplayString()
+                                                  : tr("Error (%1): %2")
+                                                        .arg(errorKindName(reply.error().kind),
+                                                             reply.error().message));
                   }
                   refreshLoaded(); // running loads the script if it was not
                   Q_EMIT replyShown();

@@ -29,7 +29,8 @@ void ScriptForm::setScript(const ScriptInfo& script)
 // "KEYS[4..3+n]  one state key per window ..." -> label KEYS[4..3+n], a multi-line field.
 void ScriptForm::addFields(const QStringList& lines, const QString& prefix, QList<Field>& fields)
 {
-    static const QRegularExpression head(QStringLiteral("^((?:KEYS|ARGV)\\[(\\d+)([^\\]]*)\\])\\s*(.*)$"));
+    static const QRegularExpression head(
+        QStringLiteral("^((?:KEYS|ARGV)\\[(\\d+)([^\\]]*)\\])\\s*(.*)$"));
     for (const QString& line : lines) {
         const QRegularExpressionMatch match = head.match(line);
         if (!match.hasMatch())

@@ -56,10 +56,14 @@ QVariant ScriptsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
-    case NameColumn: return tr("Script");
-    case Sha1Column: return tr("SHA1");
-    case LoadedColumn: return tr("On server");
-    case ColumnCount: break;
+    case NameColumn:
+        return tr("Script");
+    case Sha1Column:
+        return tr("SHA1");
+    case LoadedColumn:
+        return tr("On server");
+    case ColumnCount:
+        break;
     }
     return {};
 }

@@ -10,7 +10,13 @@ class ScriptsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, Sha1Column, LoadedColumn, ColumnCount };
+    enum Column
+    {
+        NameColumn,
+        Sha1Column,
+        LoadedColumn,
+        ColumnCount
+    };
 
     explicit ScriptsModel(QObject* parent = nullptr);
 

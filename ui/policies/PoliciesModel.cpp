@@ -10,9 +10,10 @@ PoliciesModel::PoliciesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void PoliciesModel::setPolicies(std::vector<Policy> policies)
 {
-    const bool sameRows = policies.size() == m_policies.size() &&
-                          std::equal(policies.begin(), policies.end(), m_policies.begin(),
-                                     [](const Policy& a, const Policy& b) { return a.action == b.action; });
+    const bool sameRows =
+        policies.size() == m_policies.size() &&
+        std::equal(policies.begin(), policies.end(), m_policies.begin(),
+                   [](const Policy& a, const Policy& b) { return a.action == b.action; });
     if (!sameRows) {
         beginResetModel();
         m_policies = std::move(policies);
@@ -100,16 +101,26 @@ QVariant PoliciesModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
-    case ActionColumn: return tr("Action");
-    case AlgorithmColumn: return tr("Algorithm");
-    case LimitsColumn: return tr("Limits");
-    case BanColumn: return tr("Ban");
-    case WarnColumn: return tr("Warn");
-    case CostColumn: return tr("Cost");
-    case CountDeniedColumn: return tr("Count denied");
-    case RevisionColumn: return tr("Revision");
-    case UpdatedByColumn: return tr("Updated by");
-    case ColumnCount: break;
+    case ActionColumn:
+        return tr("Action");
+    case AlgorithmColumn:
+        return tr("Algorithm");
+    case LimitsColumn:
+        return tr("Limits");
+    case BanColumn:
+        return tr("Ban");
+    case WarnColumn:
+        return tr("Warn");
+    case CostColumn:
+        return tr("Cost");
+    case CountDeniedColumn:
+        return tr("Count denied");
+    case RevisionColumn:
+        return tr("Revision");
+    case UpdatedByColumn:
+        return tr("Updated by");
+    case ColumnCount:
+        break;
     }
     return {};
 }

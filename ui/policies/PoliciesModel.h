@@ -12,7 +12,8 @@ class PoliciesModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column {
+    enum Column
+    {
         ActionColumn,
         AlgorithmColumn,
         LimitsColumn,

@@ -17,8 +17,7 @@
 
 namespace tollgate::ui {
 
-PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session)
+PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
 {
     m_model = new PoliciesModel(this);
     m_model->setObjectName(QStringLiteral("policiesModel"));
@@ -69,7 +68,8 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
     layout->addWidget(splitter);
 
     connect(m_reload, &QPushButton::clicked, this, [this] { reload(); });
-    auto* reloadKey = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    auto* reloadKey = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr,
+                                    Qt::WidgetWithChildrenShortcut);
     connect(reloadKey, &QShortcut::activated, this, [this] { reload(); });
     connect(m_new, &QPushButton::clicked, this, [this] {
         m_table->clearSelection();
@@ -80,7 +80,8 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent)
     connect(m_delete, &QPushButton::clicked, this, &PoliciesPage::deleteSelected);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &PoliciesPage::onSelectionChanged);
-    connect(m_editor, &PolicyEditor::saved, this, [this](const QByteArray& action) { reload(action); });
+    connect(m_editor, &PolicyEditor::saved, this,
+            [this](const QByteArray& action) { reload(action); });
     connect(session, &Session::permissionsChanged, this, &PoliciesPage::updateButtons);
     connect(session, &Session::eventReceived, this, [this](const QByteArray& event) {
         if (event == "policy")
@@ -107,8 +108,9 @@ void PoliciesPage::reload(const QByteArray& select)
     m_status->setText(tr("Loading…"));
     m_session->policies().list(this, [this, select](Result<std::vector<Policy>> policies) {
         if (!policies) {
-            m_status->setText(tr("Could not load policies (%1): %2")
-                                  .arg(errorKindName(policies.error().kind), policies.error().message));
+            m_status->setText(
+                tr("Could not load policies (%1): %2")
+                    .arg(errorKindName(policies.error().kind), policies.error().message));
             Q_EMIT reloaded();
             return;
         }
@@ -119,7 +121,8 @@ void PoliciesPage::reload(const QByteArray& select)
         if (row >= 0)
             m_table->selectRow(row);
         m_loading = false;
-        m_status->setText(m_model->rowCount() == 1 ? tr("1 policy") : tr("%1 policies").arg(m_model->rowCount()));
+        m_status->setText(m_model->rowCount() == 1 ? tr("1 policy")
+                                                   : tr("%1 policies").arg(m_model->rowCount()));
         // Refresh an untouched editor in place; a modified one keeps its revision so a save
         // still detects the conflict.
         const Policy* shown = m_model->policyAt(m_model->rowOf(m_editor->loadedAction()));
@@ -149,9 +152,9 @@ void PoliciesPage::updateButtons()
     const QByteArray action = selectedAction();
     m_delete->setEnabled(blocked.isEmpty() && !action.isEmpty());
     m_delete->setToolTip(!blocked.isEmpty() ? blocked
-                         : action.isEmpty() ? tr("Select a policy to delete")
-                                            : tr("Delete the policy of \"%1\"")
-                                                  .arg(QString::fromUtf8(action)));
+                         : action.isEmpty()
+                             ? tr("Select a policy to delete")
+                             : tr("Delete the policy of \"%1\"").arg(QString::fromUtf8(action)));
 }
 
 void PoliciesPage::deleteSelected()
@@ -167,17 +170,18 @@ void PoliciesPage::deleteSelected()
                           .arg(QString::fromUtf8(action))
                           .arg(revision)))
         return;
-    m_session->policies().remove(action, revision, m_session->actor(), this, [this, action](Status status) {
-        if (!status) {
-            Ask::warn(this, tr("Delete policy"),
-                      tr("The policy of \"%1\" was not deleted (%2): %3")
-                          .arg(QString::fromUtf8(action), errorKindName(status.error().kind),
-                               status.error().message));
-        } else if (m_editor->loadedAction() == action) {
-            m_editor->startNew();
-        }
-        reload();
-    });
+    m_session->policies().remove(
+        action, revision, m_session->actor(), this, [this, action](Status status) {
+            if (!status) {
+                Ask::warn(this, tr("Delete policy"),
+                          tr("The policy of \"%1\" was not deleted (%2): %3")
+                              .arg(QString::fromUtf8(action), errorKindName(status.error().kind),
+                                   status.error().message));
+            } else if (m_editor->loadedAction() == action) {
+                m_editor->startNew();
+            }
+            reload();
+        });
 }
 
 } // namespace tollgate::ui

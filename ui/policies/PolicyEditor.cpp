@@ -21,7 +21,12 @@ namespace tollgate::ui {
 
 namespace {
 
-enum BanMode { NoBan, BanForDuration, BanUntilMidnight };
+enum BanMode
+{
+    NoBan,
+    BanForDuration,
+    BanUntilMidnight
+};
 
 QSpinBox* countSpinBox(int minimum, QWidget* parent)
 {
@@ -33,8 +38,7 @@ QSpinBox* countSpinBox(int minimum, QWidget* parent)
 
 } // namespace
 
-PolicyEditor::PolicyEditor(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session)
+PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
 {
     m_action = new QLineEdit(this);
     m_action->setObjectName(QStringLiteral("actionLineEdit"));
@@ -141,7 +145,8 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent)
     connect(m_countDenied, &QCheckBox::toggled, this, &PolicyEditor::onEdited);
     connect(m_message, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_save, &QPushButton::clicked, this, &PolicyEditor::save);
-    auto* saveKey = new QShortcut(QKeySequence::Save, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    auto* saveKey =
+        new QShortcut(QKeySequence::Save, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
     connect(saveKey, &QShortcut::activated, this, [this] {
         if (m_save->isEnabled())
             save();
@@ -156,7 +161,8 @@ void PolicyEditor::addWindowRow(const QString& window, qint64 limit)
     auto* row = new QWidget(this);
     auto* layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
-    WindowRow r{row, new QLineEdit(window, row), countSpinBox(0, row), new QPushButton(tr("Remove"), row)};
+    WindowRow r{row, new QLineEdit(window, row), countSpinBox(0, row),
+                new QPushButton(tr("Remove"), row)};
     r.window->setPlaceholderText(tr("window, e.g. 30s"));
     r.limit->setValue(int(limit));
     r.limit->setPrefix(tr("limit "));
@@ -179,7 +185,8 @@ void PolicyEditor::removeWindowRow(QWidget* row)
     for (int i = 0; i < m_windows.size(); ++i) {
         if (m_windows[i].row == row) {
             // deleteLater: until then the old row must not be found by its name
-            for (QWidget* child : {static_cast<QWidget*>(m_windows[i].window), static_cast<QWidget*>(m_windows[i].limit),
+            for (QWidget* child : {static_cast<QWidget*>(m_windows[i].window),
+                                   static_cast<QWidget*>(m_windows[i].limit),
                                    static_cast<QWidget*>(m_windows[i].remove)})
                 child->setObjectName(QString());
             m_windows.removeAt(i);
@@ -223,9 +230,10 @@ void PolicyEditor::fillForm(const Policy& policy)
     m_banDuration->setText(policy.banMs > 0 ? formatDuration(policy.banMs) : QString());
     m_countDenied->setChecked(policy.countDenied);
     m_message->setText(policy.message);
-    m_revision->setText(policy.revision > 0
-                            ? tr("Revision %1, updated by %2").arg(policy.revision).arg(policy.updatedBy)
-                            : tr("New policy"));
+    m_revision->setText(
+        policy.revision > 0
+            ? tr("Revision %1, updated by %2").arg(policy.revision).arg(policy.updatedBy)
+            : tr("New policy"));
     m_filling = false;
     m_modified = false;
     revalidate();
@@ -308,9 +316,9 @@ void PolicyEditor::updateSaveButton()
 {
     const QString blocked = m_session->writeBlockedReason(Session::Write::EditPolicy);
     m_save->setEnabled(m_valid && !m_saving && blocked.isEmpty());
-    m_save->setToolTip(blocked.isEmpty() ? tr("Save with compare-and-set on revision %1")
-                                               .arg(m_loaded.revision)
-                                         : blocked);
+    m_save->setToolTip(blocked.isEmpty()
+                           ? tr("Save with compare-and-set on revision %1").arg(m_loaded.revision)
+                           : blocked);
 }
 
 void PolicyEditor::save()
@@ -325,27 +333,28 @@ void PolicyEditor::saveWithRevision(Policy policy)
 {
     m_saving = true;
     updateSaveButton();
-    m_session->policies().save(policy, m_session->actor(), this, [this, policy](Result<qint64> revision) {
-        m_saving = false;
-        if (!revision) {
-            updateSaveButton();
-            if (revision.error().kind == ErrorKind::Conflict) {
-                resolveConflict(policy, revision.error());
-            } else {
-                m_error->setText(tr("Save failed (%1): %2")
-                                     .arg(errorKindName(revision.error().kind),
-                                          revision.error().message));
-                m_error->setVisible(true);
+    m_session->policies().save(
+        policy, m_session->actor(), this, [this, policy](Result<qint64> revision) {
+            m_saving = false;
+            if (!revision) {
+                updateSaveButton();
+                if (revision.error().kind == ErrorKind::Conflict) {
+                    resolveConflict(policy, revision.error());
+                } else {
+                    m_error->setText(
+                        tr("Save failed (%1): %2")
+                            .arg(errorKindName(revision.error().kind), revision.error().message));
+                    m_error->setVisible(true);
+                }
+                return;
             }
-            return;
-        }
-        Policy stored = policy;
-        stored.revision = *revision;
-        stored.updatedBy = m_session->actor();
-        stored.updatedMs = QDateTime::currentMSecsSinceEpoch();
-        load(stored);
-        Q_EMIT saved(stored.action, stored.revision);
-    });
+            Policy stored = policy;
+            stored.revision = *revision;
+            stored.updatedBy = m_session->actor();
+            stored.updatedMs = QDateTime::currentMSecsSinceEpoch();
+            load(stored);
+            Q_EMIT saved(stored.action, stored.revision);
+        });
 }
 
 void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
@@ -363,19 +372,20 @@ void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
         }
         const QString action = QString::fromUtf8(mine.action);
         const QString text =
-            deleted ? tr("The policy of \"%1\" was deleted by someone else while you edited "
-                         "revision %2.")
-                          .arg(action)
-                          .arg(mine.revision)
-                    : tr("%1 changed the policy of \"%2\" while you were editing: it is now at "
-                         "revision %3, you edited revision %4.\n\nTheirs: %5\nYours: %6")
-                          .arg(theirs->updatedBy.isEmpty() ? tr("Someone") : theirs->updatedBy,
-                               action)
-                          .arg(theirs->revision)
-                          .arg(mine.revision)
-                          .arg(theirs->windowsText(), mine.windowsText());
-        const int answer = Ask::choose(this, tr("Policy changed"), text,
-                                       {tr("Reload theirs"), tr("Overwrite with mine"), tr("Cancel")});
+            deleted
+                ? tr("The policy of \"%1\" was deleted by someone else while you edited "
+                     "revision %2.")
+                      .arg(action)
+                      .arg(mine.revision)
+                : tr("%1 changed the policy of \"%2\" while you were editing: it is now at "
+                     "revision %3, you edited revision %4.\n\nTheirs: %5\nYours: %6")
+                      .arg(theirs->updatedBy.isEmpty() ? tr("Someone") : theirs->updatedBy, action)
+                      .arg(theirs->revision)
+                      .arg(mine.revision)
+                      .arg(theirs->windowsText(), mine.windowsText());
+        const int answer =
+            Ask::choose(this, tr("Policy changed"), text,
+                        {tr("Reload theirs"), tr("Overwrite with mine"), tr("Cancel")});
         if (answer == 0) {
             if (deleted)
                 startNew();
