@@ -49,6 +49,8 @@ void ConnectionDialog::buildForm()
     m_list->setMinimumWidth(180);
     m_newButton = named(new QPushButton(tr("&New")), "newProfileButton");
     m_deleteButton = named(new QPushButton(tr("&Delete")), "deleteProfileButton");
+    m_newButton->setAutoDefault(false);
+    m_deleteButton->setAutoDefault(false);
     auto* listButtons = new QHBoxLayout;
     listButtons->addWidget(m_newButton);
     listButtons->addWidget(m_deleteButton);
@@ -120,7 +122,6 @@ void ConnectionDialog::buildForm()
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
     m_connect = named(buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole),
                       "connectButton");
-    m_connect->setDefault(true);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     // Not QDialogButtonBox::accepted: Connect validates and saves first.
     connect(m_connect, &QPushButton::clicked, this, &ConnectionDialog::tryConnect);
@@ -134,6 +135,10 @@ void ConnectionDialog::buildForm()
     auto* top = new QHBoxLayout(this);
     top->addLayout(left);
     top->addLayout(right, 1);
+    // Only now that the button is inside the dialog does it become the dialog's default;
+    // otherwise QDialog picks the first auto-default button (Cancel) for Return.
+    buttons->button(QDialogButtonBox::Cancel)->setAutoDefault(false);
+    m_connect->setDefault(true);
 
     for (QLineEdit* edit : {m_name, m_host, m_socket, m_ca, m_cert, m_key, m_serverName, m_user,
                             m_prefix, m_actor})

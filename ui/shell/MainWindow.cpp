@@ -84,8 +84,22 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
 
 MainWindow::~MainWindow()
 {
-    clearPages(); // pages may talk to the session while they go
+    dropSession();
+}
+
+void MainWindow::dropSession()
+{
+    // The session goes first: deleting it stops its client threads, so no reply can arrive
+    // for a page that is being deleted. No page uses the session in its destructor.
+    // Hidden first, so deleting the current page does not show (and refresh) the next one.
+    m_stack->hide();
+    m_banner->setSession(nullptr);
+    m_writes->setSession(nullptr);
     m_session.reset();
+    for (const QPointer<QWidget>& dialog : std::as_const(m_dialogs))
+        delete dialog.data();
+    m_dialogs.clear();
+    clearPages();
 }
 
 void MainWindow::buildMenus()
@@ -137,7 +151,6 @@ void MainWindow::clearPages()
 
 void MainWindow::buildPages()
 {
-    const QString current = currentPageKey();
     clearPages();
     m_pages = createPages(m_session.get(), m_stack);
     QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
@@ -153,17 +166,17 @@ void MainWindow::buildPages()
         connect(action, &QAction::triggered, this, [this, i] { m_navigation->setCurrentRow(i); });
     }
     m_navigation->setCurrentRow(0);
-    if (!current.isEmpty())
-        showPage(current);
+    m_stack->show();
     m_writes->setSession(m_session.get());
 }
 
 void MainWindow::setSession(std::unique_ptr<Session> session)
 {
-    m_banner->setSession(nullptr);
-    clearPages();
+    const QString current = currentPageKey(); // stay on it with the new session
+    dropSession();
     m_session = std::move(session);
     buildPages();
+    showPage(current);
     m_banner->setSession(m_session.get());
     if (m_session) {
         connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
@@ -217,6 +230,8 @@ QWidget* MainWindow::openUser(const QByteArray& user)
     }
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowFlag(Qt::Window);
+    m_dialogs.removeAll(nullptr);
+    m_dialogs << dialog;
     dialog->show();
     return dialog;
 }

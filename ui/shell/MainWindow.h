@@ -3,6 +3,7 @@
 #include "ui/shell/PageFactory.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <memory>
 
 class QActionGroup;
@@ -52,6 +53,7 @@ Q_SIGNALS:
 private:
     void buildMenus();
     void clearPages();
+    void dropSession();
     void buildPages();
     void refreshStatus();
     void findUser();
@@ -59,6 +61,7 @@ private:
     ProfileStore* m_profiles;
     std::unique_ptr<Session> m_session;
     std::vector<PageInfo> m_pages;
+    QList<QPointer<QWidget>> m_dialogs; // user details; they hold the session too
     shell::WriteActions* m_writes;
     ConnectionBanner* m_banner;
     QListWidget* m_navigation;

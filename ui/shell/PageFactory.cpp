@@ -67,6 +67,20 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent)
         pages.push_back(info);
     };
     [[maybe_unused]] auto none = [](Session*, QWidget*) -> QWidget* { return nullptr; };
+    if (!session) {
+        // Pages need a session; until there is one, say how to get one.
+        for (const auto& [key, title] :
+             {std::pair{"dashboard", QObject::tr("Dashboard")}, std::pair{"subjects", QObject::tr("Subjects")},
+              std::pair{"policies", QObject::tr("Policies")}, std::pair{"keys", QObject::tr("Keys")},
+              std::pair{"lua", QObject::tr("Lua")}, std::pair{"audit", QObject::tr("Audit log")}}) {
+            auto* label = new QLabel(QObject::tr("Not connected: use File \u203a Connect\u2026 "
+                                                 "(Ctrl+Shift+O)."),
+                                     parent);
+            label->setAlignment(Qt::AlignCenter);
+            pages.push_back({QLatin1String(key), title, label, false});
+        }
+        return pages;
+    }
 
 #ifdef TOLLGATE_HAVE_DASHBOARD
     add("dashboard", QObject::tr("Dashboard"), make<DashboardPage>(session, parent));
