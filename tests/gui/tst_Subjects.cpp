@@ -60,8 +60,8 @@ void tst_Subjects::initTestCase()
     m_session->open();
     QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
 
-    const std::pair<QByteArray, WindowLimit> definitions[] = {
-        {"login", {5, 60'000}}, {"search", {100, 30'000}}};
+    const std::pair<QByteArray, WindowLimit> definitions[] = {{"login", {5, 60'000}},
+                                                              {"search", {100, 30'000}}};
     for (const auto& [action, window] : definitions) {
         Policy policy;
         policy.action = action;
@@ -124,7 +124,8 @@ void tst_Subjects::subjectAppearsAndTtlCountsDown()
     QTRY_COMPARE(cell("alice", "login", SubjectsModel::Count).toString(), QStringLiteral("3 / 5"));
     QCOMPARE(cell("alice", "login", SubjectsModel::Remaining).toLongLong(), 2);
 
-    const qint64 first = cell("alice", "login", SubjectsModel::Ttl, SubjectsModel::SortRole).toLongLong();
+    const qint64 first =
+        cell("alice", "login", SubjectsModel::Ttl, SubjectsModel::SortRole).toLongLong();
     const QString firstText = cell("alice", "login", SubjectsModel::Ttl).toString();
     QVERIFY2(first > 50'000 && first <= 60'000, qPrintable(QString::number(first)));
     // Goes down between refreshes too: the page repaints it from the stored deadline.
@@ -138,7 +139,8 @@ void tst_Subjects::filterNarrowsRows()
     hit("bob", "login", 1);
     hit("bobby", "search", 2);
     hit("carol", "search", 1);
-    QTRY_VERIFY_WITH_TIMEOUT(sourceRow("carol", "search") >= 0 && sourceRow("bobby", "search") >= 0 &&
+    QTRY_VERIFY_WITH_TIMEOUT(sourceRow("carol", "search") >= 0 &&
+                                 sourceRow("bobby", "search") >= 0 &&
                                  sourceRow("bob", "login") >= 0,
                              10000);
     SubjectsFilterModel* proxy = m_page->proxy();
@@ -180,7 +182,7 @@ void tst_Subjects::sortByAnyColumn()
                 const QVariant b = proxy->index(row, column).data(SubjectsModel::SortRole);
                 const int cmp = QVariant::compare(a, b) == QPartialOrdering::Less      ? -1
                                 : QVariant::compare(a, b) == QPartialOrdering::Greater ? 1
-                                                                                        : 0;
+                                                                                       : 0;
                 if (a.typeId() == QMetaType::QString)
                     QVERIFY(order == Qt::AscendingOrder
                                 ? a.toString().compare(b.toString(), Qt::CaseInsensitive) <= 0
@@ -211,9 +213,9 @@ void tst_Subjects::banFromCoreShowsAsBanned()
         banned = true;
     });
     QTRY_VERIFY(banned);
-    QTRY_VERIFY_WITH_TIMEOUT(cell("carol", "search", SubjectsModel::Ban).toString().contains(
-                                 QStringLiteral("scraping")),
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        cell("carol", "search", SubjectsModel::Ban).toString().contains(QStringLiteral("scraping")),
+        10000);
     QVERIFY(cell("carol", "search", SubjectsModel::Ban, SubjectsModel::BannedRole).toBool());
     QVERIFY(!cell("bobby", "search", SubjectsModel::Ban, SubjectsModel::BannedRole).toBool());
     auto* summary = m_page->findChild<QLabel*>(QStringLiteral("summaryLabel"));
@@ -225,7 +227,9 @@ void tst_Subjects::enterOpensUser()
 {
     auto* view = m_page->findChild<QTableView*>(QStringLiteral("subjectsTableView"));
     QVERIFY(view);
-    const int row = m_page->proxy()->mapFromSource(m_page->model()->index(sourceRow("alice", "login"), 0)).row();
+    const int row = m_page->proxy()
+                        ->mapFromSource(m_page->model()->index(sourceRow("alice", "login"), 0))
+                        .row();
     QVERIFY(row >= 0);
     view->setFocus();
     view->setCurrentIndex(m_page->proxy()->index(row, SubjectsModel::User));

@@ -45,8 +45,7 @@ private:
     std::unique_ptr<UserDetailDialog> openDialog(const QByteArray& user);
     HitResult hit(const QByteArray& user, const QByteArray& action);
     bool exists(const QByteArray& key);
-    template <typename T>
-    T* waitForChild(QWidget* parent, const QString& name);
+    template <typename T> T* waitForChild(QWidget* parent, const QString& name);
 
     test::RedisServer m_redis;
     std::unique_ptr<Session> m_session;
@@ -111,8 +110,7 @@ bool tst_UserDetail::exists(const QByteArray& key)
     return m_redis.command({"EXISTS", key}) == ":1\r\n";
 }
 
-template <typename T>
-T* tst_UserDetail::waitForChild(QWidget* parent, const QString& name)
+template <typename T> T* tst_UserDetail::waitForChild(QWidget* parent, const QString& name)
 {
     T* child = nullptr;
     QTest::qWaitFor([&] { return (child = parent->findChild<T*>(name)) != nullptr; }, 3000);
@@ -202,15 +200,18 @@ void tst_UserDetail::unbanFromUiIsAudited()
     QVERIFY(hit("dave", "login").allowed);
 
     std::optional<Result<std::vector<AuditEntry>>> entries;
-    m_session->audit().latest({}, 50, this, [&](Result<std::vector<AuditEntry>> r) { entries = r; });
+    m_session->audit().latest({}, 50, this,
+                              [&](Result<std::vector<AuditEntry>> r) { entries = r; });
     QTRY_VERIFY(entries.has_value());
     QVERIFY(entries->ok());
     bool sawBan = false, sawUnban = false;
     for (const AuditEntry& entry : entries->value()) {
         if (entry.user != "dave" || entry.actor != QStringLiteral("operator-jane"))
             continue;
-        sawBan |= entry.event == QStringLiteral("ban") && entry.reason == QStringLiteral("credential stuffing");
-        sawUnban |= entry.event == QStringLiteral("unban") && entry.reason == QStringLiteral("appeal accepted");
+        sawBan |= entry.event == QStringLiteral("ban") &&
+                  entry.reason == QStringLiteral("credential stuffing");
+        sawUnban |= entry.event == QStringLiteral("unban") &&
+                    entry.reason == QStringLiteral("appeal accepted");
     }
     QVERIFY(sawBan);
     QVERIFY(sawUnban);
@@ -223,7 +224,8 @@ void tst_UserDetail::invalidBanInputWritesNothing_data()
     QTest::addColumn<bool>("pastDate");
     QTest::newRow("empty reason") << QString() << QStringLiteral("1h") << false;
     QTest::newRow("blank reason") << QStringLiteral("   ") << QStringLiteral("1h") << false;
-    QTest::newRow("absurd duration") << QStringLiteral("abuse") << QStringLiteral("99999999w") << false;
+    QTest::newRow("absurd duration")
+        << QStringLiteral("abuse") << QStringLiteral("99999999w") << false;
     QTest::newRow("no unit") << QStringLiteral("abuse") << QStringLiteral("30") << false;
     QTest::newRow("zero") << QStringLiteral("abuse") << QStringLiteral("0s") << false;
     QTest::newRow("date in the past") << QStringLiteral("abuse") << QString() << true;
@@ -235,7 +237,8 @@ void tst_UserDetail::invalidBanInputWritesNothing()
     QFETCH(QString, duration);
     QFETCH(bool, pastDate);
     hit("frank", "login"); // the counter whose value must not change (denied after 5 rows)
-    const QByteArray state = m_session->schema().stateKey("frank", "login", Algorithm::FixedWindow, 60'000);
+    const QByteArray state =
+        m_session->schema().stateKey("frank", "login", Algorithm::FixedWindow, 60'000);
     const QByteArray before = m_redis.command({"GET", state});
     auto dialog = openDialog("frank");
     dialog->findChild<QPushButton*>(QStringLiteral("banButton"))->click();
@@ -258,7 +261,8 @@ void tst_UserDetail::invalidBanInputWritesNothing()
     QTest::qWait(200);
     QVERIFY(!exists(m_session->schema().userBanKey("frank")));
     QVERIFY(!exists(m_session->schema().actionBanKey("frank", "login")));
-    QCOMPARE(m_redis.command({"XLEN", m_session->schema().userAuditKey("frank")}), QByteArray(":0\r\n"));
+    QCOMPARE(m_redis.command({"XLEN", m_session->schema().userAuditKey("frank")}),
+             QByteArray(":0\r\n"));
     QCOMPARE(m_redis.command({"GET", state}), before);
     if (QTest::currentDataTag() == QByteArrayLiteral("absurd duration"))
         dialog->grab().save(QStringLiteral("/tmp/tollgate-ban-invalid-detail.png")),
@@ -287,8 +291,10 @@ void tst_UserDetail::resetAsksFirst()
 {
     for (int i = 0; i < 3; ++i)
         QVERIFY(hit("heidi", "login").allowed);
-    const QByteArray minute = m_session->schema().stateKey("heidi", "login", Algorithm::FixedWindow, 60'000);
-    const QByteArray hour = m_session->schema().stateKey("heidi", "login", Algorithm::FixedWindow, 3'600'000);
+    const QByteArray minute =
+        m_session->schema().stateKey("heidi", "login", Algorithm::FixedWindow, 60'000);
+    const QByteArray hour =
+        m_session->schema().stateKey("heidi", "login", Algorithm::FixedWindow, 3'600'000);
     QVERIFY(exists(minute) && exists(hour));
     auto dialog = openDialog("heidi");
     auto* actions = dialog->findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
@@ -301,7 +307,8 @@ void tst_UserDetail::resetAsksFirst()
     resetButton->click();
     auto* reset = waitForChild<ReasonDialog>(dialog.get(), QStringLiteral("resetDialog"));
     QVERIFY(reset);
-    reset->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(QStringLiteral("support ticket 42"));
+    reset->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))
+        ->setText(QStringLiteral("support ticket 42"));
     auto* apply = reset->findChild<QPushButton*>(QStringLiteral("applyResetButton"));
     apply->click();
     QCOMPARE(Ask::asked().size(), 1);

@@ -18,11 +18,11 @@ struct SubjectRow
     QByteArray user;
     QByteArray action;
     bool hasPolicy = false;
-    bool stateKnown = false;          // peeked (at least once)
-    HitResult state;                  // what a hit of cost 1 would get
-    qint64 resetDeadline = 0;         // steady-clock ms (QDeadlineTimer) when the window empties
-    std::optional<BanInfo> ban;       // ban of this action
-    std::optional<BanInfo> userBan;   // ban of every action of the user
+    bool stateKnown = false;        // peeked (at least once)
+    HitResult state;                // what a hit of cost 1 would get
+    qint64 resetDeadline = 0;       // steady-clock ms (QDeadlineTimer) when the window empties
+    std::optional<BanInfo> ban;     // ban of this action
+    std::optional<BanInfo> userBan; // ban of every action of the user
     QString error;
 
     SubjectKey key() const { return {user, action}; }

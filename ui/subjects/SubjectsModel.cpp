@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectsModel.h"
 
-#include "ui/user/UserText.h"
+#include "ui/common/DisplayText.h"
 
 #include <QBrush>
 #include <QColor>
@@ -45,21 +45,30 @@ QVariant SubjectsModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case User: return tr("User");
-    case Action: return tr("Action");
-    case Count: return tr("Count / limit");
-    case Remaining: return tr("Remaining");
-    case Ttl: return tr("Resets in");
-    case Ban: return tr("Ban");
-    default: return {};
+    case User:
+        return tr("User");
+    case Action:
+        return tr("Action");
+    case Count:
+        return tr("Count / limit");
+    case Remaining:
+        return tr("Remaining");
+    case Ttl:
+        return tr("Resets in");
+    case Ban:
+        return tr("Ban");
+    default:
+        return {};
     }
 }
 
 QVariant SubjectsModel::display(const SubjectRow& row, int column) const
 {
     switch (column) {
-    case User: return displayId(row.user);
-    case Action: return row.action.isEmpty() ? tr("(all actions)") : displayId(row.action);
+    case User:
+        return displayId(row.user);
+    case Action:
+        return row.action.isEmpty() ? tr("(all actions)") : displayId(row.action);
     case Count:
         if (!row.error.isEmpty())
             return tr("error: %1").arg(row.error);
@@ -68,12 +77,15 @@ QVariant SubjectsModel::display(const SubjectRow& row, int column) const
         if (!row.stateKnown)
             return tr("…");
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
-    case Remaining: return row.stateKnown ? QVariant(row.state.remaining) : QVariant();
+    case Remaining:
+        return row.stateKnown ? QVariant(row.state.remaining) : QVariant();
     case Ttl:
         return row.stateKnown ? formatCountdown(ttlLeft(row, QDeadlineTimer::current().deadline()))
                               : QString();
-    case Ban: return row.banned() ? banText(row) : QString();
-    default: return {};
+    case Ban:
+        return row.banned() ? banText(row) : QString();
+    default:
+        return {};
     }
 }
 
@@ -81,12 +93,17 @@ QVariant SubjectsModel::sortValue(const SubjectRow& row, int column) const
 {
     switch (column) {
     case Count:
-        return row.stateKnown && row.state.limit > 0 ? double(row.state.count) / double(row.state.limit)
-                                                     : -1.0;
-    case Remaining: return row.stateKnown ? row.state.remaining : qint64(-1);
-    case Ttl: return ttlLeft(row, QDeadlineTimer::current().deadline());
-    case Ban: return row.banned() ? banText(row) : QString();
-    default: return display(row, column);
+        return row.stateKnown && row.state.limit > 0
+                   ? double(row.state.count) / double(row.state.limit)
+                   : -1.0;
+    case Remaining:
+        return row.stateKnown ? row.state.remaining : qint64(-1);
+    case Ttl:
+        return ttlLeft(row, QDeadlineTimer::current().deadline());
+    case Ban:
+        return row.banned() ? banText(row) : QString();
+    default:
+        return display(row, column);
     }
 }
 
@@ -97,13 +114,15 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
     const SubjectRow& row = m_rows[size_t(index.row())];
     const int column = index.column();
     switch (role) {
-    case Qt::DisplayRole: return display(row, column);
+    case Qt::DisplayRole:
+        return display(row, column);
     case Qt::ToolTipRole:
         if (column == Ban && row.banned()) {
             const BanInfo& ban = row.ban ? *row.ban : *row.userBan;
             return tr("%1\nby %2 (%3)\n%4")
                 .arg(banText(row), ban.actor, ban.source,
-                     ban.untilMs > 0 ? tr("until %1").arg(formatTime(ban.untilMs)) : tr("permanent"));
+                     ban.untilMs > 0 ? tr("until %1").arg(formatTime(ban.untilMs))
+                                     : tr("permanent"));
         }
         return column == User ? display(row, column) : QVariant();
     case Qt::TextAlignmentRole:
@@ -114,17 +133,24 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
         if (column == Ban && row.banned())
             return QBrush(QColor(0xb0, 0x00, 0x20));
         return {};
-    case SortRole: return sortValue(row, column);
+    case SortRole:
+        return sortValue(row, column);
     case FractionRole:
         if (!row.stateKnown || row.state.limit <= 0)
             return {};
         return qBound(0.0, double(row.state.count) / double(row.state.limit), 1.0);
-    case TierRole: return row.stateKnown ? int(row.state.tier) : -1;
-    case UserIdRole: return row.user;
-    case ActionIdRole: return row.action;
-    case BannedRole: return row.banned();
-    case NearLimitRole: return row.nearLimit();
-    default: return {};
+    case TierRole:
+        return row.stateKnown ? int(row.state.tier) : -1;
+    case UserIdRole:
+        return row.user;
+    case ActionIdRole:
+        return row.action;
+    case BannedRole:
+        return row.banned();
+    case NearLimitRole:
+        return row.nearLimit();
+    default:
+        return {};
     }
 }
 

@@ -16,8 +16,18 @@ class SubjectsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { User, Action, Count, Remaining, Ttl, Ban, ColumnCount };
-    enum Role {
+    enum Column
+    {
+        User,
+        Action,
+        Count,
+        Remaining,
+        Ttl,
+        Ban,
+        ColumnCount
+    };
+    enum Role
+    {
         SortRole = Qt::UserRole + 1, // numbers for numeric columns, text otherwise
         FractionRole,                // Count: count / limit as a double in [0, 1]
         TierRole,                    // Count: int(Tier), -1 when unknown

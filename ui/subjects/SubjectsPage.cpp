@@ -1,11 +1,11 @@
 #include "ui/subjects/SubjectsPage.h"
 
+#include "ui/common/DisplayText.h"
 #include "ui/subjects/CountBarDelegate.h"
 #include "ui/subjects/SubjectsFilterModel.h"
 #include "ui/subjects/SubjectsModel.h"
 #include "ui/subjects/SubjectsRefresher.h"
 #include "ui/user/UserDetailDialog.h"
-#include "ui/user/UserText.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -24,8 +24,7 @@ constexpr int kPollMs = 2000;
 constexpr int kTickMs = 200;
 } // namespace
 
-SubjectsPage::SubjectsPage(Session* session, QWidget* parent)
-    : QWidget(parent), m_session(session)
+SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
 {
     setObjectName(QStringLiteral("subjectsPage"));
     m_model = new SubjectsModel(this);
@@ -96,7 +95,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent)
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &SubjectsFilterModel::setUserFilter);
     connect(m_action, &QComboBox::currentIndexChanged, this, [this](int index) {
-        m_proxy->setActionFilter(index <= 0 ? QByteArray() : m_action->itemData(index).toByteArray());
+        m_proxy->setActionFilter(index <= 0 ? QByteArray()
+                                            : m_action->itemData(index).toByteArray());
     });
     connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
     // activated: Enter (and a click where the style activates on one); plus double-click.
@@ -201,8 +201,8 @@ void SubjectsPage::updateActions(const std::vector<Policy>& policies)
         current << m_action->itemData(i).toByteArray();
     if (actions == current)
         return;
-    const QByteArray selected = m_action->currentIndex() > 0 ? m_action->currentData().toByteArray()
-                                                             : QByteArray();
+    const QByteArray selected =
+        m_action->currentIndex() > 0 ? m_action->currentData().toByteArray() : QByteArray();
     const QSignalBlocker blocker(m_action);
     while (m_action->count() > 1)
         m_action->removeItem(1);
@@ -222,9 +222,8 @@ void SubjectsPage::updateActions(const std::vector<Policy>& policies)
 void SubjectsPage::updateSummary()
 {
     const SubjectsModel::Summary s = m_model->summary();
-    m_summary->setText(tr("%n subject(s)", nullptr, s.subjects) + QStringLiteral(", ") +
-                       tr("%n banned", nullptr, s.banned) + QStringLiteral(", ") +
-                       tr("%n near the limit", nullptr, s.nearLimit));
+    m_summary->setText(countText(s.subjects, tr("subject"), tr("subjects")) + QStringLiteral(", ") +
+                       tr("%1 banned, %2 near the limit").arg(s.banned).arg(s.nearLimit));
 }
 
 UserDetailDialog* SubjectsPage::openUser(const QByteArray& user)

@@ -118,7 +118,8 @@ struct RefreshRun
                             [self, user](Result<Reply> reply) {
                                 --self->inFlight;
                                 if (reply && !reply->elements.empty())
-                                    self->userBans[user] = Moderation::banFromFields(user, reply->toPairs());
+                                    self->userBans[user] =
+                                        Moderation::banFromFields(user, reply->toPairs());
                                 self->pump(self);
                             });
         }
@@ -140,30 +141,30 @@ struct RefreshRun
         };
         if (actionBanKeys.count(row->key())) {
             started();
-            client->execute({QByteArrayLiteral("HGETALL"), schema.actionBanKey(row->user, row->action)},
-                            nullptr, [row, finished](Result<Reply> reply) {
-                                if (reply && !reply->elements.empty())
-                                    row->ban = Moderation::banFromFields(row->user, reply->toPairs());
-                                finished();
-                            });
+            client->execute(
+                {QByteArrayLiteral("HGETALL"), schema.actionBanKey(row->user, row->action)},
+                nullptr, [row, finished](Result<Reply> reply) {
+                    if (reply && !reply->elements.empty())
+                        row->ban = Moderation::banFromFields(row->user, reply->toPairs());
+                    finished();
+                });
         }
         auto policy = policies.find(row->action);
         if (policy == policies.end())
             return;
         started();
         const Policy& rule = policy->second;
-        Limiter(client, schema).peek(rule, row->user, 0, nullptr,
-                                     [row, rule, finished](Result<HitResult> state) {
-                                         if (state) {
-                                             row->state = currentUsage(*state, rule);
-                                             row->stateKnown = true;
-                                             row->resetDeadline =
-                                                 QDeadlineTimer::current().deadline() + state->resetMs;
-                                         } else {
-                                             row->error = state.error().toString();
-                                         }
-                                         finished();
-                                     });
+        Limiter(client, schema)
+            .peek(rule, row->user, 0, nullptr, [row, rule, finished](Result<HitResult> state) {
+                if (state) {
+                    row->state = currentUsage(*state, rule);
+                    row->stateKnown = true;
+                    row->resetDeadline = QDeadlineTimer::current().deadline() + state->resetMs;
+                } else {
+                    row->error = state.error().toString();
+                }
+                finished();
+            });
     }
 
     // Keeps at most options.chunk commands in flight; delivers when a stage completes.
@@ -195,7 +196,8 @@ struct RefreshRun
         all.reserve(rows.size());
         for (const auto& [key, row] : rows)
             all.push_back(withUserBan(row));
-        post([all = std::move(all), policies = policyList, truncated = truncated](SubjectsRefresher* r) {
+        post([all = std::move(all), policies = policyList,
+              truncated = truncated](SubjectsRefresher* r) {
             r->m_running = false;
             Q_EMIT r->finished(all, policies, truncated);
         });

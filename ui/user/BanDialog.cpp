@@ -2,7 +2,8 @@
 
 #include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
-#include "ui/user/UserText.h"
+#include "ui/common/DisplayText.h"
+#include "ui/user/Guarded.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -46,8 +47,8 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     m_duration = new QComboBox(this);
     m_duration->setObjectName(QStringLiteral("durationComboBox"));
     m_duration->setEditable(true);
-    m_duration->addItems({QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"),
-                          QStringLiteral("1w")});
+    m_duration->addItems(
+        {QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"), QStringLiteral("1w")});
     m_duration->setCurrentIndex(1);
     m_duration->setToolTip(tr("A number with a unit: 30s, 10m, 1h30m, 1d, 2w"));
 
@@ -112,8 +113,9 @@ Result<BanRequest> BanDialog::request() const
         if (!duration)
             return duration.error();
         if (*duration <= 0 || *duration > kMaxBanMs)
-            return Error{ErrorKind::InvalidInput,
-                         tr("A ban lasts between 1ms and 100 years, not %1").arg(m_duration->currentText())};
+            return Error{
+                ErrorKind::InvalidInput,
+                tr("A ban lasts between 1ms and 100 years, not %1").arg(m_duration->currentText())};
         request.durationMs = *duration;
     } else if (m_untilDate->isChecked()) {
         const qint64 until = m_until->dateTime().toMSecsSinceEpoch();
@@ -121,7 +123,8 @@ Result<BanRequest> BanDialog::request() const
         if (until <= now)
             return Error{ErrorKind::InvalidInput, tr("The end of the ban must be in the future")};
         if (until - now > kMaxBanMs)
-            return Error{ErrorKind::InvalidInput, tr("The end of the ban is more than 100 years away")};
+            return Error{ErrorKind::InvalidInput,
+                         tr("The end of the ban is more than 100 years away")};
         request.untilMs = until;
     }
     if (request.reason.isEmpty())
@@ -147,18 +150,19 @@ void BanDialog::apply()
     }
     m_busy = true;
     m_apply->setEnabled(false);
-    m_session->moderation().ban(*current, this, [this](Result<BanInfo> ban) {
-        m_busy = false;
-        if (!ban) {
-            m_error->setText(ban.error().toString());
-            validate();
-            m_error->setText(ban.error().toString());
-            Ask::warn(this, tr("Ban failed"), ban.error().toString());
-            return;
-        }
-        Q_EMIT banned(*ban);
-        accept();
-    });
+    m_session->moderation().ban(*current, m_session,
+                                guarded<BanInfo>(this, [this](Result<BanInfo> ban) {
+                                    m_busy = false;
+                                    if (!ban) {
+                                        m_error->setText(ban.error().toString());
+                                        validate();
+                                        m_error->setText(ban.error().toString());
+                                        Ask::warn(this, tr("Ban failed"), ban.error().toString());
+                                        return;
+                                    }
+                                    Q_EMIT banned(*ban);
+                                    accept();
+                                }));
 }
 
 } // namespace tollgate::ui

@@ -1,7 +1,8 @@
 #include "ui/user/ReasonDialog.h"
 
 #include "ui/common/Ask.h"
-#include "ui/user/UserText.h"
+#include "ui/common/DisplayText.h"
+#include "ui/user/Guarded.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -73,8 +74,9 @@ QString ReasonDialog::describe(const QByteArray& action) const
 {
     const QString user = displayId(m_user);
     if (m_operation == Operation::Unban) {
-        return action.isEmpty() ? tr("every ban of user \"%1\"").arg(user)
-                                : tr("the ban of user \"%1\" on action \"%2\"").arg(user, displayId(action));
+        return action.isEmpty()
+                   ? tr("every ban of user \"%1\"").arg(user)
+                   : tr("the ban of user \"%1\" on action \"%2\"").arg(user, displayId(action));
     }
     return action.isEmpty()
                ? tr("every rate-limit counter of user \"%1\" (all actions, all windows)").arg(user)
@@ -91,8 +93,9 @@ void ReasonDialog::apply()
     }
     const QByteArray action = m_scope->currentData().toByteArray();
     if (m_operation == Operation::Reset &&
-        !Ask::confirm(this, tr("Reset counters"),
-                      tr("Delete %1? The user starts from zero; bans are kept.").arg(describe(action)))) {
+        !Ask::confirm(
+            this, tr("Reset counters"),
+            tr("Delete %1? The user starts from zero; bans are kept.").arg(describe(action)))) {
         return;
     }
     m_busy = true;
@@ -102,7 +105,8 @@ void ReasonDialog::apply()
         validate();
         if (!count) {
             m_error->setText(count.error().toString());
-            Ask::warn(this, m_operation == Operation::Unban ? tr("Unban failed") : tr("Reset failed"),
+            Ask::warn(this,
+                      m_operation == Operation::Unban ? tr("Unban failed") : tr("Reset failed"),
                       count.error().toString());
             return;
         }
@@ -111,9 +115,11 @@ void ReasonDialog::apply()
     };
     const Moderation moderation = m_session->moderation();
     if (m_operation == Operation::Unban)
-        moderation.unban(m_user, action, m_session->actor(), reason, this, done);
+        moderation.unban(m_user, action, m_session->actor(), reason, m_session,
+                         guarded<qint64>(this, done));
     else
-        moderation.reset(m_user, action, m_session->actor(), reason, this, done);
+        moderation.reset(m_user, action, m_session->actor(), reason, m_session,
+                         guarded<qint64>(this, done));
 }
 
 } // namespace tollgate::ui

@@ -18,7 +18,11 @@ class ReasonDialog : public QDialog
 {
     Q_OBJECT
 public:
-    enum class Operation { Unban, Reset };
+    enum class Operation
+    {
+        Unban,
+        Reset
+    };
 
     /// `scopes`: the actions offered besides "all" (the user's bans, or the user's actions).
     ReasonDialog(Session* session, Operation operation, const QByteArray& user,

@@ -2,10 +2,11 @@
 
 #include "core/limits/Duration.h"
 #include "core/redis/Scan.h"
+#include "ui/common/DisplayText.h"
 #include "ui/user/BanDialog.h"
+#include "ui/user/Guarded.h"
 #include "ui/user/ReasonDialog.h"
 #include "ui/user/Usage.h"
-#include "ui/user/UserText.h"
 #include "ui/user/WriteGuard.h"
 
 #include <QDateTime>
@@ -24,9 +25,35 @@ namespace tollgate::ui {
 
 namespace {
 
-enum ActionColumn { ActAction, ActCount, ActRemaining, ActReset, ActWindows, ActTier, ActColumnCount };
-enum BanColumn { BanScope, BanReason, BanActor, BanSource, BanExpires, BanColumnCount };
-enum AuditColumn { AudTime, AudEvent, AudAction, AudActor, AudReason, AudDetail, AudColumnCount };
+enum ActionColumn
+{
+    ActAction,
+    ActCount,
+    ActRemaining,
+    ActReset,
+    ActWindows,
+    ActTier,
+    ActColumnCount
+};
+enum BanColumn
+{
+    BanScope,
+    BanReason,
+    BanActor,
+    BanSource,
+    BanExpires,
+    BanColumnCount
+};
+enum AuditColumn
+{
+    AudTime,
+    AudEvent,
+    AudAction,
+    AudActor,
+    AudReason,
+    AudDetail,
+    AudColumnCount
+};
 
 QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& headers)
 {
@@ -98,9 +125,9 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
                                 tr("Windows"), tr("Tier")});
     m_bansTable = makeTable(this, QStringLiteral("bansTableWidget"),
                             {tr("Scope"), tr("Reason"), tr("Actor"), tr("Source"), tr("Expires")});
-    m_auditTable = makeTable(this, QStringLiteral("auditTableWidget"),
-                             {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"),
-                              tr("Detail")});
+    m_auditTable =
+        makeTable(this, QStringLiteral("auditTableWidget"),
+                  {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"), tr("Detail")});
 
     m_ban = new QPushButton(tr("Ban…"), this);
     m_ban->setObjectName(QStringLiteral("banButton"));
@@ -180,8 +207,9 @@ void UserDetailDialog::partDone(int generation)
 {
     if (generation != m_generation || --m_pending > 0)
         return;
-    m_summary->setText(tr("%n action(s)", nullptr, int(m_actions.size())) + QStringLiteral(" · ") +
-                       tr("%n ban(s)", nullptr, int(m_bans.size())));
+    m_summary->setText(countText(int(m_actions.size()), tr("action"), tr("actions")) +
+                       QStringLiteral(" · ") +
+                       countText(int(m_bans.size()), tr("ban"), tr("bans")));
     Q_EMIT refreshed();
 }
 
@@ -201,25 +229,28 @@ void UserDetailDialog::loadActions(int generation)
     ScanOptions scan;
     scan.pattern = m_session->schema().userPattern(m_user);
     scan.count = 1000;
-    collectKeys(m_session->client(), scan, this,
-                [this, generation](Result<QList<QByteArray>> keys) {
-                    if (generation != m_generation)
-                        return;
-                    if (!keys)
-                        showError(tr("Listing the user's keys failed"), keys.error());
-                    m_userKeys = keys ? *keys : QList<QByteArray>();
-                    if (--m_keysAndPolicies == 0)
-                        peekActions(generation);
-                });
-    m_session->policies().list(this, [this, generation](Result<std::vector<Policy>> policies) {
-        if (generation != m_generation)
-            return;
-        if (!policies)
-            showError(tr("Loading policies failed"), policies.error());
-        m_policies = policies ? *policies : std::vector<Policy>();
-        if (--m_keysAndPolicies == 0)
-            peekActions(generation);
-    });
+    collectKeys(
+        m_session->client(), scan, m_session,
+        guarded<QList<QByteArray>>(this, [this, generation](Result<QList<QByteArray>> keys) {
+            if (generation != m_generation)
+                return;
+            if (!keys)
+                showError(tr("Listing the user's keys failed"), keys.error());
+            m_userKeys = keys ? *keys : QList<QByteArray>();
+            if (--m_keysAndPolicies == 0)
+                peekActions(generation);
+        }));
+    m_session->policies().list(
+        m_session, guarded<std::vector<Policy>>(
+                       this, [this, generation](Result<std::vector<Policy>> policies) {
+                           if (generation != m_generation)
+                               return;
+                           if (!policies)
+                               showError(tr("Loading policies failed"), policies.error());
+                           m_policies = policies ? *policies : std::vector<Policy>();
+                           if (--m_keysAndPolicies == 0)
+                               peekActions(generation);
+                       }));
 }
 
 void UserDetailDialog::peekActions(int generation)
@@ -238,8 +269,13 @@ void UserDetailDialog::peekActions(int generation)
     }
     for (const Policy& policy : m_policies) {
         auto row = rows.find(policy.action);
-        if (row != rows.end())
-            row->second.policy = policy;
+        if (row == rows.end())
+            continue;
+        row->second.policy = policy;
+        // Keys the policy explains are not worth repeating; left-overs of an old policy are.
+        for (const WindowLimit& window : policy.windows)
+            row->second.keyWindows.removeAll(algorithmCode(policy.algorithm) + ' ' +
+                                             formatDuration(window.windowMs).toUtf8());
     }
     m_actions = std::move(rows);
 
@@ -257,19 +293,20 @@ void UserDetailDialog::peekActions(int generation)
         ++*outstanding;
         const QByteArray name = action;
         const Policy rule = *row.policy;
-        limiter.peek(rule, m_user, 0, this,
-                     [this, generation, name, rule, finish](Result<HitResult> state) {
-                         if (generation == m_generation) {
-                             auto row = m_actions.find(name);
-                             if (row != m_actions.end() && state) {
-                                 row->second.state = currentUsage(*state, rule);
-                                 row->second.resetDeadline = steadyNowMs() + state->resetMs;
-                             } else if (row != m_actions.end()) {
-                                 row->second.error = state.error().toString();
+        limiter.peek(rule, m_user, 0, m_session,
+                     guarded<HitResult>(
+                         this, [this, generation, name, rule, finish](Result<HitResult> state) {
+                             if (generation == m_generation) {
+                                 auto row = m_actions.find(name);
+                                 if (row != m_actions.end() && state) {
+                                     row->second.state = currentUsage(*state, rule);
+                                     row->second.resetDeadline = steadyNowMs() + state->resetMs;
+                                 } else if (row != m_actions.end()) {
+                                     row->second.error = state.error().toString();
+                                 }
                              }
-                         }
-                         finish();
-                     });
+                             finish();
+                         }));
     }
     finish();
 }
@@ -283,7 +320,7 @@ void UserDetailDialog::showActions()
         setCell(m_actionsTable, r, ActAction, displayId(action));
         QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
         if (!row.keyWindows.isEmpty())
-            windows += tr(" (keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
+            windows += tr(" (other keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
         setCell(m_actionsTable, r, ActWindows, windows);
         if (row.state) {
             setCell(m_actionsTable, r, ActCount,
@@ -293,28 +330,31 @@ void UserDetailDialog::showActions()
         } else {
             setCell(m_actionsTable, r, ActCount, QString(), right);
             setCell(m_actionsTable, r, ActRemaining, QString(), right);
-            setCell(m_actionsTable, r, ActTier, row.error.isEmpty() ? QStringLiteral("—") : row.error);
+            setCell(m_actionsTable, r, ActTier,
+                    row.error.isEmpty() ? QStringLiteral("—") : row.error);
         }
         setCell(m_actionsTable, r, ActReset, QString(), right);
         ++r;
     }
-    m_actionsTable->resizeColumnsToContents();
     tick();
+    m_actionsTable->resizeColumnsToContents();
 }
 
 void UserDetailDialog::loadBans(int generation)
 {
-    m_session->moderation().bans(m_user, this, [this, generation](Result<std::vector<BanInfo>> bans) {
-        if (generation != m_generation)
-            return;
-        if (!bans)
-            showError(tr("Loading bans failed"), bans.error());
-        m_bans = bans ? *bans : std::vector<BanInfo>();
-        std::sort(m_bans.begin(), m_bans.end(),
-                  [](const BanInfo& a, const BanInfo& b) { return a.action < b.action; });
-        showBans();
-        partDone(generation);
-    });
+    m_session->moderation().bans(
+        m_user, m_session,
+        guarded<std::vector<BanInfo>>(this, [this, generation](Result<std::vector<BanInfo>> bans) {
+            if (generation != m_generation)
+                return;
+            if (!bans)
+                showError(tr("Loading bans failed"), bans.error());
+            m_bans = bans ? *bans : std::vector<BanInfo>();
+            std::sort(m_bans.begin(), m_bans.end(),
+                      [](const BanInfo& a, const BanInfo& b) { return a.action < b.action; });
+            showBans();
+            partDone(generation);
+        }));
 }
 
 void UserDetailDialog::showBans()
@@ -322,27 +362,30 @@ void UserDetailDialog::showBans()
     m_bansTable->setRowCount(int(m_bans.size()));
     for (int r = 0; r < int(m_bans.size()); ++r) {
         const BanInfo& ban = m_bans[size_t(r)];
-        setCell(m_bansTable, r, BanScope, ban.action.isEmpty() ? tr("all actions") : displayId(ban.action));
+        setCell(m_bansTable, r, BanScope,
+                ban.action.isEmpty() ? tr("all actions") : displayId(ban.action));
         setCell(m_bansTable, r, BanReason, ban.reason);
         setCell(m_bansTable, r, BanActor, ban.actor);
         setCell(m_bansTable, r, BanSource, ban.source);
         setCell(m_bansTable, r, BanExpires, QString());
     }
+    tick(); // fills the countdowns, so the columns are sized for them
     m_bansTable->resizeColumnsToContents();
-    tick();
 }
 
 void UserDetailDialog::loadAudit(int generation)
 {
-    m_session->audit().latest(m_user, 200, this,
-                              [this, generation](Result<std::vector<AuditEntry>> entries) {
-                                  if (generation != m_generation)
-                                      return;
-                                  if (!entries)
-                                      showError(tr("Loading the audit history failed"), entries.error());
-                                  showAudit(entries ? *entries : std::vector<AuditEntry>());
-                                  partDone(generation);
-                              });
+    m_session->audit().latest(
+        m_user, 200, m_session,
+        guarded<std::vector<AuditEntry>>(
+            this, [this, generation](Result<std::vector<AuditEntry>> entries) {
+                if (generation != m_generation)
+                    return;
+                if (!entries)
+                    showError(tr("Loading the audit history failed"), entries.error());
+                showAudit(entries ? *entries : std::vector<AuditEntry>());
+                partDone(generation);
+            }));
 }
 
 void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
@@ -352,7 +395,8 @@ void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
         const AuditEntry& entry = entries[size_t(r)];
         setCell(m_auditTable, r, AudTime, formatTime(entry.timeMs));
         setCell(m_auditTable, r, AudEvent, entry.event);
-        setCell(m_auditTable, r, AudAction, entry.action.isEmpty() ? QString() : displayId(entry.action));
+        setCell(m_auditTable, r, AudAction,
+                entry.action.isEmpty() ? QString() : displayId(entry.action));
         setCell(m_auditTable, r, AudActor, entry.actor);
         setCell(m_auditTable, r, AudReason, entry.reason);
         QString detail = entry.detail;
@@ -378,8 +422,9 @@ void UserDetailDialog::tick()
         const BanInfo& ban = m_bans[size_t(b)];
         if (QTableWidgetItem* item = m_bansTable->item(b, BanExpires)) {
             item->setText(ban.untilMs <= 0 ? tr("permanent")
-                                           : tr("in %1 (%2)").arg(formatCountdown(ban.untilMs - now),
-                                                                  formatTime(ban.untilMs)));
+                                           : tr("in %1 (%2)")
+                                                 .arg(formatCountdown(ban.untilMs - now),
+                                                      formatTime(ban.untilMs)));
         }
     }
 }
@@ -415,11 +460,12 @@ void UserDetailDialog::openUnban()
     QList<QByteArray> scopes;
     for (const BanInfo& ban : m_bans)
         scopes << ban.action;
-    auto* dialog = new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
+    auto* dialog =
+        new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
         m_error->clear();
-        m_message->setText(tr("%n ban(s) lifted.", nullptr, int(count)));
+        m_message->setText(tr("%1 lifted.").arg(countText(int(count), tr("ban"), tr("bans"))));
         refresh();
     });
     dialog->open();
@@ -429,14 +475,16 @@ void UserDetailDialog::openReset()
 {
     QList<QByteArray> scopes;
     for (const auto& [action, row] : m_actions) {
-        if (!row.keyWindows.isEmpty())
+        if (row.state || !row.keyWindows.isEmpty())
             scopes << action;
     }
-    auto* dialog = new ReasonDialog(m_session, ReasonDialog::Operation::Reset, m_user, scopes, this);
+    auto* dialog =
+        new ReasonDialog(m_session, ReasonDialog::Operation::Reset, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
         m_error->clear();
-        m_message->setText(tr("%n counter(s) deleted.", nullptr, int(count)));
+        m_message->setText(
+            tr("%1 deleted.").arg(countText(int(count), tr("counter"), tr("counters"))));
         refresh();
     });
     dialog->open();

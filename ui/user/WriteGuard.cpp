@@ -23,7 +23,8 @@ void applyWritePermissions(QWidget* root, const Session* session)
         const QVariant write = button->property(kWrite);
         if (!write.isValid())
             continue;
-        const QString reason = session->writeBlockedReason(static_cast<Session::Write>(write.toInt()));
+        const QString reason =
+            session->writeBlockedReason(static_cast<Session::Write>(write.toInt()));
         button->setEnabled(reason.isEmpty());
         button->setToolTip(reason.isEmpty() ? button->property(kTip).toString() : reason);
     }
