@@ -113,7 +113,8 @@ bool tst_UserDetail::exists(const QByteArray& key)
 template <typename T> T* tst_UserDetail::waitForChild(QWidget* parent, const QString& name)
 {
     T* child = nullptr;
-    QTest::qWaitFor([&] { return (child = parent->findChild<T*>(name)) != nullptr; }, 3000);
+    if (!QTest::qWaitFor([&] { return (child = parent->findChild<T*>(name)) != nullptr; }, 3000))
+        return nullptr;
     return child;
 }
 

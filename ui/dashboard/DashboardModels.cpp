@@ -1,45 +1,12 @@
 #include "ui/dashboard/DashboardModels.h"
 
+#include "ui/common/DisplayText.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QStringDecoder>
 
 namespace tollgate::ui {
-
-QString displayId(const QByteArray& id)
-{
-    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-    const QString decoded = decoder(id);
-    QString out;
-    const auto hex = [&out](uint value) {
-        out += QStringLiteral("\\x") + QString::number(value, 16).rightJustified(2, u'0');
-    };
-    if (decoder.hasError()) { // not UTF-8: show the bytes
-        for (const char byte : id) {
-            const auto u = uchar(byte);
-            if (u >= 0x20 && u < 0x7f && u != '\\')
-                out += QLatin1Char(byte);
-            else
-                hex(u);
-        }
-        return out;
-    }
-    for (const QChar c : decoded) {
-        if (c == u'\n')
-            out += QStringLiteral("\\n");
-        else if (c == u'\r')
-            out += QStringLiteral("\\r");
-        else if (c == u'\t')
-            out += QStringLiteral("\\t");
-        else if (c == u'\\')
-            out += QStringLiteral("\\\\");
-        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || c.category() == QChar::Other_Format)
-            hex(c.unicode());
-        else
-            out += c;
-    }
-    return out;
-}
 
 void ActionStatsModel::setActions(std::vector<ActionStats> actions)
 {

@@ -1,5 +1,7 @@
 #include "ui/dashboard/RateChart.h"
 
+#include "ui/common/DisplayText.h"
+
 #include "ui/dashboard/DashboardModels.h"
 
 #include <QLineSeries>

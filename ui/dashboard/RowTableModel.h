@@ -47,8 +47,4 @@ protected:
     std::vector<Row> m_rows;
 };
 
-/// An id (arbitrary bytes) made safe for one table cell: invalid UTF-8 and control characters
-/// (newlines included) are shown as escapes instead of breaking the row.
-QString displayId(const QByteArray& id);
-
 } // namespace tollgate::ui

@@ -1,0 +1,91 @@
+#include "ui/common/DisplayText.h"
+
+#include <QDateTime>
+#include <QStringDecoder>
+
+namespace tollgate::ui {
+
+namespace {
+
+QString hexByte(uchar byte)
+{
+    return QStringLiteral("\\x%1").arg(byte, 2, 16, QLatin1Char('0'));
+}
+
+// Escapes characters that would break one table line or that are invisible.
+void appendSafe(QString& out, char32_t c)
+{
+    switch (c) {
+    case U'\n': out += QStringLiteral("\\n"); return;
+    case U'\r': out += QStringLiteral("\\r"); return;
+    case U'\t': out += QStringLiteral("\\t"); return;
+    case U'\\': out += QStringLiteral("\\\\"); return;
+    default: break;
+    }
+    const QChar::Category category = QChar::category(c);
+    if (c < 0x20 || c == 0x7f || category == QChar::Other_Control ||
+        category == QChar::Other_Format || category == QChar::Separator_Line ||
+        category == QChar::Separator_Paragraph) {
+        out += QStringLiteral("\\u{%1}").arg(uint(c), 0, 16);
+        return;
+    }
+    out += QString::fromUcs4(&c, 1);
+}
+
+} // namespace
+
+QString displayId(const QByteArray& id)
+{
+    QString out;
+    out.reserve(id.size());
+    // Decode one code point at a time so an invalid byte is shown as \xNN, not as U+FFFD.
+    qsizetype i = 0;
+    while (i < id.size()) {
+        const uchar lead = uchar(id[i]);
+        int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3
+                                     : (lead >> 3) == 0x1e ? 4 : 0;
+        if (length > 0 && i + length <= id.size()) {
+            const QByteArray piece = id.mid(i, length);
+            QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+            const QString decoded = decoder(piece);
+            if (!decoder.hasError() && !decoded.isEmpty()) {
+                for (char32_t c : decoded.toUcs4())
+                    appendSafe(out, c);
+                i += length;
+                continue;
+            }
+        }
+        out += hexByte(lead);
+        ++i;
+    }
+    return out;
+}
+
+QString formatCountdown(qint64 ms)
+{
+    if (ms <= 0)
+        return QStringLiteral("—");
+    if (ms < 60'000)
+        return QString::number(ms / 1000.0, 'f', 1) + QLatin1Char('s');
+    const qint64 s = ms / 1000;
+    auto two = [](qint64 v) { return QStringLiteral("%1").arg(v, 2, 10, QLatin1Char('0')); };
+    if (s < 3600)
+        return QString::number(s / 60) + QStringLiteral("m ") + two(s % 60) + QLatin1Char('s');
+    if (s < 86400)
+        return QString::number(s / 3600) + QStringLiteral("h ") + two(s / 60 % 60) + QLatin1Char('m');
+    return QString::number(s / 86400) + QStringLiteral("d ") + two(s / 3600 % 24) + QLatin1Char('h');
+}
+
+QString countText(qint64 count, const QString& one, const QString& many)
+{
+    return QString::number(count) + QLatin1Char(' ') + (count == 1 ? one : many);
+}
+
+QString formatTime(qint64 epochMs)
+{
+    if (epochMs <= 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(epochMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+} // namespace tollgate::ui

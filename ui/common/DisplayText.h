@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace tollgate::ui {
+
+/// An id (arbitrary bytes) as one safe line of text: valid UTF-8 is kept, control characters
+/// and invalid bytes are escaped (\n, \t, \xNN), so no id can break a layout or fake a line.
+QString displayId(const QByteArray& id);
+
+/// A countdown for tables: "—" when over, "12.4s" under a minute (tenths make it move
+/// smoothly), "4m 05s", "2h 03m", "3d 04h".
+QString formatCountdown(qint64 ms);
+
+/// An epoch-ms time stamp in local time, "2024-05-01 13:45:10".
+QString formatTime(qint64 epochMs);
+
+/// "1 ban", "3 bans" (the console ships no translations, so %n plurals would read "ban(s)").
+QString countText(qint64 count, const QString& one, const QString& many);
+
+} // namespace tollgate::ui
