@@ -96,8 +96,9 @@ void Moderation::ban(const BanRequest& request, QObject* context, Callback<BanIn
                   entry.actor = request.actor;
                   entry.reason = request.reason;
                   entry.untilMs = ban.untilMs;
-                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
-                  deliver(context, done, Result<BanInfo>(ban));
+                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                      deliver(context, done, Result<BanInfo>(ban));
+                  });
               });
 }
 
@@ -153,8 +154,9 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
                       entry.actor = actor;
                       entry.reason = reason;
                       entry.detail = QStringLiteral("removed=%1").arg(removed);
-                      AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
-                      deliver(context, done, Result<qint64>(removed));
+                      AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                          deliver(context, done, Result<qint64>(removed));
+                      });
                   });
     };
     if (!action.isEmpty()) {
@@ -212,8 +214,9 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                           entry.actor = actor;
                           entry.reason = reason;
                           entry.detail = QStringLiteral("deleted=%1").arg(deleted);
-                          AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
-                          deliver(context, done, Result<qint64>(deleted));
+                          AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                              deliver(context, done, Result<qint64>(deleted));
+                          });
                       });
         });
 }

@@ -104,8 +104,9 @@ void PolicyStore::save(const Policy& policy, const QString& actor, QObject* cont
                       return;
                   }
                   const qint64 revision = reply->toInteger().value_or(0);
-                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
-                  deliver(context, done, Result<qint64>(revision));
+                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                      deliver(context, done, Result<qint64>(revision));
+                  });
               });
 }
 
@@ -125,8 +126,9 @@ void PolicyStore::remove(const QByteArray& action, qint64 revision, const QStrin
                       deliver(context, done, Status(reply.error()));
                       return;
                   }
-                  AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
-                  deliver(context, done, Status(Unit{}));
+                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                      deliver(context, done, Status(Unit{}));
+                  });
               });
 }
 

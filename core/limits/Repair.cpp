@@ -41,7 +41,12 @@ struct RepairRun
             entry.event = QStringLiteral("repair");
             entry.actor = options.actor;
             entry.detail = QStringLiteral("fixed=%1").arg(report.totals.fixed);
-            AuditLog(client, schema).record(entry, nullptr, [](const Status&) {});
+            // Deliver after the mirror is written: a CLI exits as soon as it hears back.
+            AuditLog(client, schema)
+                .record(entry, nullptr, [context = context, callback = callback, report = report](const Status&) {
+                    deliver(context, callback, Result<RepairReport>(report));
+                });
+            return;
         }
         deliver(context, callback, Result<RepairReport>(report));
     }
