@@ -37,7 +37,7 @@ QByteArray AuditLog::streamKey(const QByteArray& user) const
     return user.isEmpty() ? m_schema.auditKey() : m_schema.userAuditKey(user);
 }
 
-void AuditLog::latest(const QByteArray& user, int count, QObject* context,
+void AuditLog::latest(const QByteArray& user, int count, Context context,
                       Callback<std::vector<AuditEntry>> done) const
 {
     range({QByteArrayLiteral("XREVRANGE"), streamKey(user), QByteArrayLiteral("+"),
@@ -46,7 +46,7 @@ void AuditLog::latest(const QByteArray& user, int count, QObject* context,
 }
 
 void AuditLog::newer(const QByteArray& user, const QByteArray& afterId, int count,
-                     QObject* context, Callback<std::vector<AuditEntry>> done) const
+                     Context context, Callback<std::vector<AuditEntry>> done) const
 {
     const QByteArray start = afterId.isEmpty() ? QByteArrayLiteral("-") : '(' + afterId;
     range({QByteArrayLiteral("XRANGE"), streamKey(user), start, QByteArrayLiteral("+"),
@@ -54,7 +54,7 @@ void AuditLog::newer(const QByteArray& user, const QByteArray& afterId, int coun
           context, std::move(done));
 }
 
-void AuditLog::range(Command command, QObject* context,
+void AuditLog::range(Command command, Context context,
                      Callback<std::vector<AuditEntry>> done) const
 {
     m_client->execute(std::move(command), nullptr, [context, done](Result<Reply> reply) {
@@ -70,7 +70,7 @@ void AuditLog::range(Command command, QObject* context,
     });
 }
 
-void AuditLog::record(const AuditEntry& entry, QObject* context, Callback<Unit> done) const
+void AuditLog::record(const AuditEntry& entry, Context context, Callback<Unit> done) const
 {
     Command command{QByteArrayLiteral("XADD"), m_schema.auditKey(), QByteArrayLiteral("MAXLEN"),
                     QByteArrayLiteral("~"), QByteArray::number(kGlobalMaxLen),

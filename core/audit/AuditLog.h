@@ -34,17 +34,17 @@ public:
     AuditLog(Client* client, KeySchema schema);
 
     /// Newest first (XREVRANGE ... COUNT). Empty user = the global stream.
-    void latest(const QByteArray& user, int count, QObject* context,
+    void latest(const QByteArray& user, int count, Context context,
                 Callback<std::vector<AuditEntry>> done) const;
     /// Entries after `afterId`, oldest first (XRANGE (id + COUNT): for live views.
-    void newer(const QByteArray& user, const QByteArray& afterId, int count, QObject* context,
+    void newer(const QByteArray& user, const QByteArray& afterId, int count, Context context,
                Callback<std::vector<AuditEntry>> done) const;
     /// XADD to the global stream (capped with MAXLEN ~).
-    void record(const AuditEntry& entry, QObject* context, Callback<Unit> done) const;
+    void record(const AuditEntry& entry, Context context, Callback<Unit> done) const;
 
 private:
     QByteArray streamKey(const QByteArray& user) const;
-    void range(Command command, QObject* context, Callback<std::vector<AuditEntry>> done) const;
+    void range(Command command, Context context, Callback<std::vector<AuditEntry>> done) const;
 
     Client* m_client;
     KeySchema m_schema;

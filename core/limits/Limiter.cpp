@@ -8,20 +8,20 @@ Limiter::Limiter(Client* client, KeySchema schema) : m_client(client), m_schema(
 {
 }
 
-void Limiter::hit(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+void Limiter::hit(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
                   Callback<HitResult> done) const
 {
     run(QByteArrayLiteral("hit"), policy, user, cost, context, std::move(done));
 }
 
-void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
                    Callback<HitResult> done) const
 {
     run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
 }
 
 void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
-                  qint64 cost, QObject* context, Callback<HitResult> done) const
+                  qint64 cost, Context context, Callback<HitResult> done) const
 {
     Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
     if (valid)

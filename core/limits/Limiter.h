@@ -15,10 +15,10 @@ public:
     Limiter(Client* client, KeySchema schema);
 
     /// Counts one hit of `cost` units (0 = the policy's default cost).
-    void hit(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+    void hit(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
              Callback<HitResult> done) const;
     /// What a hit of `cost` would get, without counting anything (read-only).
-    void peek(const Policy& policy, const QByteArray& user, qint64 cost, QObject* context,
+    void peek(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
               Callback<HitResult> done) const;
 
     const KeySchema& schema() const { return m_schema; }
@@ -29,7 +29,7 @@ public:
 
 private:
     void run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
-             QObject* context, Callback<HitResult> done) const;
+             Context context, Callback<HitResult> done) const;
 
     Client* m_client;
     KeySchema m_schema;

@@ -53,7 +53,7 @@ BanInfo Moderation::banFromFields(const QByteArray& user,
     return ban;
 }
 
-void Moderation::ban(const BanRequest& request, QObject* context, Callback<BanInfo> done) const
+void Moderation::ban(const BanRequest& request, Context context, Callback<BanInfo> done) const
 {
     Status valid = validateWrite(request.user, request.action, request.actor, request.reason, true);
     if (valid && (request.durationMs < 0 || request.untilMs < 0))
@@ -127,7 +127,7 @@ void Moderation::userKeys(const QByteArray& user,
 }
 
 void Moderation::unban(const QByteArray& user, const QByteArray& action, const QString& actor,
-                       const QString& reason, QObject* context, Callback<qint64> done) const
+                       const QString& reason, Context context, Callback<qint64> done) const
 {
     const Status valid = validateWrite(user, action, actor, reason, true);
     if (!valid) {
@@ -178,7 +178,7 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
 }
 
 void Moderation::reset(const QByteArray& user, const QByteArray& action, const QString& actor,
-                       const QString& reason, QObject* context, Callback<qint64> done) const
+                       const QString& reason, Context context, Callback<qint64> done) const
 {
     const Status valid = validateWrite(user, action, actor, reason, false);
     if (!valid) {
@@ -221,7 +221,7 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
         });
 }
 
-void Moderation::bans(const QByteArray& user, QObject* context,
+void Moderation::bans(const QByteArray& user, Context context,
                       Callback<std::vector<BanInfo>> done) const
 {
     const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));

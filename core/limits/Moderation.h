@@ -36,16 +36,16 @@ class Moderation
 public:
     Moderation(Client* client, KeySchema schema);
 
-    void ban(const BanRequest& request, QObject* context, Callback<BanInfo> done) const;
+    void ban(const BanRequest& request, Context context, Callback<BanInfo> done) const;
     /// Removes the action's ban, or with an empty action every ban of the user.
     /// Delivers how many bans were removed.
     void unban(const QByteArray& user, const QByteArray& action, const QString& actor,
-               const QString& reason, QObject* context, Callback<qint64> done) const;
+               const QString& reason, Context context, Callback<qint64> done) const;
     /// Deletes the counters of one action (or of every action). Delivers the number deleted.
     void reset(const QByteArray& user, const QByteArray& action, const QString& actor,
-               const QString& reason, QObject* context, Callback<qint64> done) const;
+               const QString& reason, Context context, Callback<qint64> done) const;
     /// Every ban of a user.
-    void bans(const QByteArray& user, QObject* context, Callback<std::vector<BanInfo>> done) const;
+    void bans(const QByteArray& user, Context context, Callback<std::vector<BanInfo>> done) const;
 
     /// Parses a ban hash (HGETALL pairs).
     static BanInfo banFromFields(const QByteArray& user,

@@ -13,7 +13,7 @@ PolicyStore::PolicyStore(Client* client, KeySchema schema)
 {
 }
 
-void PolicyStore::get(const QByteArray& action, QObject* context, Callback<Policy> done) const
+void PolicyStore::get(const QByteArray& action, Context context, Callback<Policy> done) const
 {
     const Status id = KeySchema::validateId(action, QStringLiteral("action"));
     if (!id) {
@@ -38,7 +38,7 @@ void PolicyStore::get(const QByteArray& action, QObject* context, Callback<Polic
                       });
 }
 
-void PolicyStore::list(QObject* context, Callback<std::vector<Policy>> done) const
+void PolicyStore::list(Context context, Callback<std::vector<Policy>> done) const
 {
     Client* client = m_client;
     const KeySchema schema = m_schema;
@@ -78,7 +78,7 @@ void PolicyStore::list(QObject* context, Callback<std::vector<Policy>> done) con
     });
 }
 
-void PolicyStore::save(const Policy& policy, const QString& actor, QObject* context,
+void PolicyStore::save(const Policy& policy, const QString& actor, Context context,
                        Callback<qint64> done) const
 {
     const Status valid = policy.validate();
@@ -111,7 +111,7 @@ void PolicyStore::save(const Policy& policy, const QString& actor, QObject* cont
 }
 
 void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
-                         QObject* context, Callback<Unit> done) const
+                         Context context, Callback<Unit> done) const
 {
     Client* client = m_client;
     const KeySchema schema = m_schema;

@@ -16,15 +16,15 @@ public:
     PolicyStore(Client* client, KeySchema schema);
 
     /// HGETALL; NotFound when the action has no policy.
-    void get(const QByteArray& action, QObject* context, Callback<Policy> done) const;
+    void get(const QByteArray& action, Context context, Callback<Policy> done) const;
     /// SCAN for policy keys, then HGETALL each; sorted by action.
-    void list(QObject* context, Callback<std::vector<Policy>> done) const;
+    void list(Context context, Callback<std::vector<Policy>> done) const;
     /// Validates, then saves if the stored revision is still policy.revision (0 = new).
     /// Delivers the new revision. Mirrors the change into the global audit stream.
-    void save(const Policy& policy, const QString& actor, QObject* context,
+    void save(const Policy& policy, const QString& actor, Context context,
               Callback<qint64> done) const;
     /// Deletes the policy if it is still at `revision`.
-    void remove(const QByteArray& action, qint64 revision, const QString& actor, QObject* context,
+    void remove(const QByteArray& action, qint64 revision, const QString& actor, Context context,
                 Callback<Unit> done) const;
 
 private:

@@ -17,7 +17,7 @@ struct RepairRun
     KeySchema schema;
     RepairOptions options;
     Repair::ProgressFn progress;
-    QObject* context = nullptr;
+    Context context = nullptr;
     Callback<RepairReport> done;
 
     RepairReport report;
@@ -104,7 +104,7 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
 
 Repair::Repair(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema)) {}
 
-void Repair::run(const RepairOptions& options, ProgressFn progress, QObject* context,
+void Repair::run(const RepairOptions& options, ProgressFn progress, Context context,
                  Callback<RepairReport> done) const
 {
     auto run = std::make_shared<RepairRun>();

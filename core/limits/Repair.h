@@ -54,7 +54,7 @@ public:
 
     /// Client-side SCAN over <p>:{* (never KEYS), each batch grouped by user hash tag and
     /// passed to repair.lua (EVALSHA) once per user, so every call touches one Cluster slot.
-    void run(const RepairOptions& options, ProgressFn progress, QObject* context,
+    void run(const RepairOptions& options, ProgressFn progress, Context context,
              Callback<RepairReport> done) const;
 
 private:

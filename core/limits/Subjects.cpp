@@ -20,7 +20,7 @@ struct SubjectsRun
     Client* client = nullptr;
     KeySchema schema;
     SubjectsOptions options;
-    QObject* context = nullptr;
+    Context context = nullptr;
     Callback<SubjectList> done;
 
     std::map<SubjectKey, Subject> subjects;
@@ -144,7 +144,7 @@ QByteArray Subjects::pattern(const QByteArray& action) const
     return m_schema.prefix() + ":{*}:" + KeySchema::escape(action) + ":*";
 }
 
-void Subjects::list(const SubjectsOptions& options, QObject* context,
+void Subjects::list(const SubjectsOptions& options, Context context,
                     Callback<SubjectList> done) const
 {
     if (!options.action.isEmpty()) {

@@ -47,7 +47,7 @@ class Subjects
 public:
     Subjects(Client* client, KeySchema schema);
 
-    void list(const SubjectsOptions& options, QObject* context, Callback<SubjectList> done) const;
+    void list(const SubjectsOptions& options, Context context, Callback<SubjectList> done) const;
 
     /// The SCAN pattern: <p>:{* or <p>:{*}:<escaped action>:*
     QByteArray pattern(const QByteArray& action) const;

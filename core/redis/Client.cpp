@@ -55,18 +55,14 @@ Error Client::lastError() const
     return m_lastError;
 }
 
-void Client::execute(Command args, QObject* context, Callback<Reply> done)
+void Client::execute(Command args, Context context, Callback<Reply> done)
 {
     if (m_closing.load()) {
         deliver(context, done, Result<Reply>(ErrorKind::Closed, QStringLiteral("client closed")));
         return;
     }
-    QPointer<QObject> guard(context);
-    const bool hasContext = context != nullptr;
-    auto complete = [guard, hasContext, done = std::move(done)](Result<Reply> result) {
-        if (hasContext && !guard)
-            return; // the receiver is gone; nobody to tell
-        deliver<Reply>(guard.data(), done, std::move(result));
+    auto complete = [context, done = std::move(done)](Result<Reply> result) {
+        deliver<Reply>(context, done, std::move(result));
     };
     Connection* connection = m_connection;
     QMetaObject::invokeMethod(

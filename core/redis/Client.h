@@ -2,6 +2,7 @@
 
 #include "core/redis/ConnectionOptions.h"
 #include "core/redis/ConnectionState.h"
+#include "core/redis/Context.h"
 #include "core/redis/RespCodec.h"
 
 #include <QMutex>
@@ -37,7 +38,7 @@ public:
     Error lastError() const;
 
     /// Sends one command: any Redis command, arguments as raw bytes.
-    void execute(Command args, QObject* context, Callback<Reply> done);
+    void execute(Command args, Context context, Callback<Reply> done);
 
     /// Blocking convenience for CLI and tools; never call it from a GUI thread.
     Result<Reply> executeSync(Command args);
@@ -58,19 +59,18 @@ private:
     Error m_lastError;
 };
 
-/// Runs `done(result)` on context's thread, or right here when context is null.
+/// Runs `done(result)` on context's thread (dropped if the context object is gone by then),
+/// or right here when the context is null.
 template <typename T>
-void deliver(QObject* context, const Callback<T>& done, Result<T> result)
+void deliver(const Context& context, const Callback<T>& done, Result<T> result)
 {
     if (!done)
         return;
-    if (!context) {
+    if (context.isNull()) {
         done(std::move(result));
         return;
     }
-    QMetaObject::invokeMethod(
-        context, [done, result = std::move(result)]() mutable { done(std::move(result)); },
-        Qt::QueuedConnection);
+    context.post([done, result = std::move(result)]() mutable { done(std::move(result)); });
 }
 
 } // namespace tollgate

@@ -70,7 +70,7 @@ void scanKeys(Client* client, const ScanOptions& options,
     scanStep(state, QByteArrayLiteral("0"));
 }
 
-void collectKeys(Client* client, const ScanOptions& options, QObject* context,
+void collectKeys(Client* client, const ScanOptions& options, Context context,
                  Callback<QList<QByteArray>> done)
 {
     auto keys = std::make_shared<QList<QByteArray>>();

@@ -22,7 +22,7 @@ void scanKeys(Client* client, const ScanOptions& options,
               std::function<bool(const QList<QByteArray>&)> onBatch, Callback<qint64> done);
 
 /// Collects every matching key (up to maxKeys) and delivers them on context's thread.
-void collectKeys(Client* client, const ScanOptions& options, QObject* context,
+void collectKeys(Client* client, const ScanOptions& options, Context context,
                  Callback<QList<QByteArray>> done);
 
 } // namespace tollgate

@@ -16,7 +16,7 @@ Command evalshaCommand(const ScriptInfo& script, const Command& keys, const Comm
 } // namespace
 
 void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
-               QObject* context, Callback<Reply> done)
+               Context context, Callback<Reply> done)
 {
     const ScriptInfo* script = ScriptLibrary::instance().find(name);
     if (!script) {
@@ -45,7 +45,7 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
     });
 }
 
-void scriptsLoaded(Client* client, QObject* context, Callback<QList<bool>> done)
+void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done)
 {
     Command command{QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("EXISTS")};
     for (const ScriptInfo& script : ScriptLibrary::instance().scripts())
@@ -62,7 +62,7 @@ void scriptsLoaded(Client* client, QObject* context, Callback<QList<bool>> done)
     });
 }
 
-void loadAllScripts(Client* client, QObject* context, Callback<Unit> done)
+void loadAllScripts(Client* client, Context context, Callback<Unit> done)
 {
     const auto& scripts = ScriptLibrary::instance().scripts();
     auto remaining = std::make_shared<int>(scripts.size());

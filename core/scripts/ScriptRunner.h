@@ -8,12 +8,12 @@ namespace tollgate {
 /// script is loaded again with SCRIPT LOAD and the call retried once; callers never see it.
 /// Keys and args are raw bytes; the reply is the script's reply as is.
 void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
-               QObject* context, Callback<Reply> done);
+               Context context, Callback<Reply> done);
 
 /// Which library scripts the server has cached (SCRIPT EXISTS), in ScriptLibrary order.
-void scriptsLoaded(Client* client, QObject* context, Callback<QList<bool>> done);
+void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done);
 
 /// SCRIPT LOAD of every library script, e.g. to warm a new server.
-void loadAllScripts(Client* client, QObject* context, Callback<Unit> done);
+void loadAllScripts(Client* client, Context context, Callback<Unit> done);
 
 } // namespace tollgate
