@@ -13,7 +13,7 @@ ARGV[7]  events channel, "" = do not publish
 
 Writes the hash {reason, actor, created_ms, until_ms (0 = permanent), scope "user"|"action", action,
 source "manual"}, replacing any previous ban on that key, with PEXPIREAT until_ms (no TTL when
-permanent); appends an audit entry "ban"; publishes "ban\n<user>\n<action>".
+permanent); appends an audit entry "ban"; publishes "ban\n<byte length of user>\n<user><action>".
 Reply: { until_ms, created_ms }
 Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type).
 ]]
@@ -68,5 +68,5 @@ redis.call('HSET', KEYS[1], 'reason', reason, 'actor', actor, 'created_ms', int(
 if until_ms > 0 then redis.call('PEXPIREAT', KEYS[1], int(until_ms)) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', '1000', '*', 'event', 'ban', 'user', user, 'action', action,
   'actor', actor, 'reason', reason, 'until_ms', int(until_ms))
-if channel ~= '' then redis.call('PUBLISH', channel, 'ban\n' .. user .. '\n' .. action) end
+if channel ~= '' then redis.call('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
 return { until_ms, now_ms }

@@ -393,7 +393,7 @@ local function main()
       'scope', 'action', 'action', action, 'source', 'auto')
     later('PEXPIREAT', KEYS[2], until_ms)
     audit('auto_ban', reason, until_ms)
-    if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. user .. '\n' .. action) end
+    if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
     retry = longer(retry, until_ms - now_ms)
   end
   return reply(binding, false, 'deny', retry)

@@ -7,7 +7,7 @@ ARGV[2]  actor, required
 ARGV[3]  events channel, "" = do not publish
 
 If the hash's "revision" (0 when missing) differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is
-deleted and, if it existed, "policy\n\n<action>" is published (<action> as it appears in the key).
+deleted and, if it existed, "policy\n0\n<action>" is published (<action> as it appears in the key).
 Reply: 1 if a policy was deleted, 0 if there was none (expected revision 0).
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
         TG_CORRUPT (revision is not an integer).
@@ -37,5 +37,5 @@ if current ~= expected then
 end
 
 local deleted = redis.call('DEL', key)
-if deleted == 1 and channel ~= '' then redis.call('PUBLISH', channel, 'policy\n\n' .. action) end
+if deleted == 1 and channel ~= '' then redis.call('PUBLISH', channel, 'policy\n0\n' .. action) end
 return deleted

@@ -11,7 +11,7 @@ ARGV[4..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, and "policy\n\n<action>" is published (<action> as it appears in the key).
+time, and "policy\n0\n<action>" is published (<action> as it appears in the key).
 Reply: the new revision.
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
         TG_CORRUPT (revision is not an integer).
@@ -55,5 +55,5 @@ redis.call('DEL', key)
 redis.call('HSET', key, unpack(ARGV, 4))
 redis.call('HSET', key, 'revision', string.format('%d', current + 1), 'updated_by', actor,
   'updated_ms', string.format('%d', now_ms))
-if channel ~= '' then redis.call('PUBLISH', channel, 'policy\n\n' .. action) end
+if channel ~= '' then redis.call('PUBLISH', channel, 'policy\n0\n' .. action) end
 return current + 1

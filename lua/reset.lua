@@ -10,7 +10,7 @@ ARGV[4]  reason, may be empty
 ARGV[5]  events channel, "" = do not publish
 
 Deletes the state keys, appends an audit entry "reset" (with field count = keys deleted, even 0),
-publishes "reset\n<user>\n<action>". Bans are not touched: that is unban.lua.
+publishes "reset\n<byte length of user>\n<user><action>". Bans are not touched: that is unban.lua.
 Reply: number of keys deleted.
 Errors: TG_INVALID (bad argument), TG_CORRUPT (the audit key is not a stream).
 ]]
@@ -29,5 +29,5 @@ for i = 2, #KEYS do deleted = deleted + redis.call('DEL', KEYS[i]) end
 
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', '1000', '*', 'event', 'reset', 'user', user, 'action', action,
   'actor', actor, 'reason', reason, 'until_ms', '0', 'count', tostring(deleted))
-if channel ~= '' then redis.call('PUBLISH', channel, 'reset\n' .. user .. '\n' .. action) end
+if channel ~= '' then redis.call('PUBLISH', channel, 'reset\n' .. #user .. '\n' .. user .. action) end
 return deleted

@@ -10,7 +10,7 @@ ARGV[4]  reason, required
 ARGV[5]  events channel, "" = do not publish
 
 Deletes the ban keys, appends an audit entry "unban" (with field count = keys deleted, even 0),
-publishes "unban\n<user>\n<action>".
+publishes "unban\n<byte length of user>\n<user><action>".
 Reply: number of ban keys deleted.
 Errors: TG_INVALID (bad argument), TG_CORRUPT (the audit key is not a stream).
 ]]
@@ -30,5 +30,5 @@ for i = 2, #KEYS do deleted = deleted + redis.call('DEL', KEYS[i]) end
 
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', '1000', '*', 'event', 'unban', 'user', user, 'action', action,
   'actor', actor, 'reason', reason, 'until_ms', '0', 'count', tostring(deleted))
-if channel ~= '' then redis.call('PUBLISH', channel, 'unban\n' .. user .. '\n' .. action) end
+if channel ~= '' then redis.call('PUBLISH', channel, 'unban\n' .. #user .. '\n' .. user .. action) end
 return deleted

@@ -48,9 +48,19 @@ Session::Session(Settings settings, QObject* parent)
             subscribe(); // again after every reconnect
     });
     connect(m_events.get(), &Client::messageReceived, this,
-            [this](const QByteArray&, const QByteArray& payload) {
-                const QList<QByteArray> parts = payload.split('\n');
-                Q_EMIT eventReceived(parts.value(0), parts.value(1), parts.value(2));
+            [this](const QByteArray& channel, const QByteArray& payload, const QByteArray& pattern) {
+                if (!pattern.isEmpty()) { // "__keyspace@<db>__:<key>" -> operation
+                    Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
+                    return;
+                }
+                // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
+                const int first = payload.indexOf('\n');
+                const int second = payload.indexOf('\n', first + 1);
+                if (first < 0 || second < 0)
+                    return;
+                const int userLength = payload.mid(first + 1, second - first - 1).toInt();
+                const QByteArray ids = payload.mid(second + 1);
+                Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
             });
 }
 
@@ -66,6 +76,29 @@ void Session::subscribe()
 {
     m_events->execute({QByteArrayLiteral("SUBSCRIBE"), m_schema.eventsChannel()}, this,
                       [](const Result<Reply>&) {});
+    subscribeKeyspace();
+}
+
+void Session::subscribeKeyspace()
+{
+    // Liveness from keyspace notifications only when the operator enabled them ('K' plus a
+    // class covering our writes); CONFIG may be forbidden by the ACL, then polling does it.
+    m_client->execute(
+        {QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"), QByteArrayLiteral("notify-keyspace-events")},
+        this, [this](Result<Reply> reply) {
+            const QByteArray flags =
+                reply && reply->elements.size() == 2 ? reply->elements[1].toBytes() : QByteArray();
+            const bool classes = flags.contains('A') || flags.contains('g') ||
+                                 flags.contains('$') || flags.contains('x');
+            m_keyspaceNotifications = flags.contains('K') && classes;
+            if (!m_keyspaceNotifications)
+                return;
+            const QByteArray pattern = "__keyspace@" +
+                                       QByteArray::number(m_settings.connection.database) + "__:" +
+                                       m_schema.prefix() + ":{*";
+            m_events->execute({QByteArrayLiteral("PSUBSCRIBE"), pattern}, this,
+                              [](const Result<Reply>&) {});
+        });
 }
 
 QString Session::writeBlockedReason(Write write) const

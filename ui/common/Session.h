@@ -56,22 +56,30 @@ public:
     QString writeBlockedReason(Write write) const;
     bool canWrite(Write write) const { return writeBlockedReason(write).isEmpty(); }
 
+    /// True when the server publishes keyspace notifications for our keys (its
+    /// notify-keyspace-events setting; the console never turns it on by itself).
+    bool hasKeyspaceNotifications() const { return m_keyspaceNotifications; }
+
 Q_SIGNALS:
     void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
     /// After connecting: the ACL user's rights were (re)checked.
     void permissionsChanged();
     /// A message on <prefix>:events (policy changed, ban, unban, reset ...).
     void eventReceived(const QByteArray& event, const QByteArray& user, const QByteArray& action);
+    /// A key under the prefix changed (keyspace notification), when the server has them on.
+    void keyspaceChanged(const QByteArray& key, const QByteArray& operation);
 
 private:
     void checkPermissions();
     void subscribe();
+    void subscribeKeyspace();
 
     Settings m_settings;
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
     std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
     QHash<Write, QString> m_denied;   // write -> reason (from ACL DRYRUN)
+    bool m_keyspaceNotifications = false;
 };
 
 } // namespace tollgate::ui

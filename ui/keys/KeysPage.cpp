@@ -378,12 +378,28 @@ void KeysPage::deleteSelected()
                 if (--*pending > 0)
                     return;
                 m_model->removeKeys(*deleted);
+                recordDeletion(*deleted);
                 m_status->setText(tr("Deleted %1").arg(counted(deleted->size(), "key", "keys")));
                 if (!failed->isEmpty())
                     Ask::warn(this, tr("Delete keys"),
                               tr("Some keys were not deleted: %1").arg(failed->first()));
             });
     }
+}
+
+void KeysPage::recordDeletion(const QList<QByteArray>& keys)
+{
+    if (keys.isEmpty())
+        return;
+    QStringList names;
+    for (int i = 0; i < keys.size() && i < kMaxNamedKeys; ++i)
+        names << KeysModel::displayBytes(keys[i]);
+    AuditEntry entry;
+    entry.event = QStringLiteral("delete_keys");
+    entry.actor = m_session->actor();
+    entry.reason = QStringLiteral("deleted from the key inspector");
+    entry.detail = QStringLiteral("%1: %2").arg(keys.size()).arg(names.join(QStringLiteral(", ")));
+    m_session->audit().record(entry, this, {});
 }
 
 } // namespace tollgate::ui

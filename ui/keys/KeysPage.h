@@ -38,6 +38,8 @@ public:
     void startScan();
     void cancelScan();
     void deleteSelected();
+    /// Every delete lands in the global audit stream with the actor.
+    void recordDeletion(const QList<QByteArray>& keys);
 
 Q_SIGNALS:
     void scanFinished(qint64 keys);

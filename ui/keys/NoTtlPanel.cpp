@@ -189,6 +189,14 @@ void NoTtlPanel::repairSelected()
 void NoTtlPanel::repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed)
 {
     if (groups.isEmpty() || job->cancelled) {
+        if (fixed > 0) {
+            AuditEntry entry;
+            entry.event = QStringLiteral("repair");
+            entry.actor = m_session->actor();
+            entry.reason = QStringLiteral("repair selected keys without TTL");
+            entry.detail = QStringLiteral("fixed=%1").arg(fixed);
+            m_session->audit().record(entry, this, {});
+        }
         end((job->cancelled ? tr("Cancelled: %1 fixed.").arg(keysText(fixed))
                             : tr("Done: %1 fixed.").arg(keysText(fixed))));
         return;

@@ -118,6 +118,19 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
         if (isVisible())
             refresh();
     });
+    // Keyspace notifications (when the server has them on) can arrive thousands a second:
+    // they only bring the next refresh forward, at most twice a second.
+    m_liveness = new QTimer(this);
+    m_liveness->setSingleShot(true);
+    m_liveness->setInterval(500);
+    connect(m_liveness, &QTimer::timeout, this, [this] {
+        if (isVisible())
+            refresh();
+    });
+    connect(session, &Session::keyspaceChanged, this, [this] {
+        if (!m_liveness->isActive())
+            m_liveness->start();
+    });
     connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected && isVisible())
             refresh();

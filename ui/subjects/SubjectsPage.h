@@ -68,6 +68,7 @@ private:
     QLabel* m_summary;
     QLabel* m_status;
     QTimer* m_poll;   // the next refresh, ~2 s after the last one finished
+    QTimer* m_liveness; // keyspace notifications bring the next refresh forward
     QTimer* m_ticker; // repaints the TTL column
     bool m_again = false;
     bool m_truncated = false;
