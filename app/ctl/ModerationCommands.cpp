@@ -118,11 +118,20 @@ int banCommand(Cli& cli, const QStringList& args)
     return ExitOk;
 }
 
-int unbanCommand(Cli& cli, const QStringList& args)
+namespace {
+
+// unban and reset have one shape: a user, an optional --action, a reason, a count back.
+using CountingOperation = void (Moderation::*)(const QByteArray&, const QByteArray&,
+                                               const QString&, const QString&, Context,
+                                               Callback<qint64>) const;
+
+int countingCommand(Cli& cli, const QStringList& args, const char* reasonHelp,
+                    CountingOperation operation, const QString& countField,
+                    const QString& summary)
 {
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-    parser.addOptions({actionOption(), reasonOption("Why (required).")});
+    parser.addOptions({actionOption(), reasonOption(reasonHelp)});
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
     const QByteArray user = parser.positionalArguments().at(0).toUtf8();
@@ -133,47 +142,35 @@ int unbanCommand(Cli& cli, const QStringList& args)
     if (!client)
         return ExitUsage;
     const Moderation moderation(client, cli.schema());
-    auto removed = waitFor<qint64>([&](Callback<qint64> done) {
-        moderation.unban(user, action, cli.actor, parser.value(QStringLiteral("reason")), nullptr, done);
+    auto count = waitFor<qint64>([&](Callback<qint64> done) {
+        (moderation.*operation)(user, action, cli.actor, parser.value(QStringLiteral("reason")),
+                                nullptr, done);
     });
-    if (!removed)
-        return fail(removed.error());
+    if (!count)
+        return fail(count.error());
     if (cli.json)
         printJson(QJsonObject{{QStringLiteral("user"), text(user)},
                               {QStringLiteral("action"), text(action)},
-                              {QStringLiteral("removed"), *removed}});
+                              {countField, *count}});
     else
-        printLine(QStringLiteral("unbanned %1: %2 ban(s) lifted").arg(text(user)).arg(*removed));
+        printLine(summary.arg(text(user)).arg(*count));
     return ExitOk;
+}
+
+} // namespace
+
+int unbanCommand(Cli& cli, const QStringList& args)
+{
+    return countingCommand(cli, args, "Why (required).", &Moderation::unban,
+                           QStringLiteral("removed"),
+                           QStringLiteral("unbanned %1: %2 ban(s) lifted"));
 }
 
 int resetCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-    parser.addOptions({actionOption(), reasonOption("Why (optional, for the audit trail).")});
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    const QByteArray user = parser.positionalArguments().at(0).toUtf8();
-    const QByteArray action = parser.value(QStringLiteral("action")).toUtf8();
-    if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
-        return usage(QStringLiteral("--action must not be empty"));
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const Moderation moderation(client, cli.schema());
-    auto deleted = waitFor<qint64>([&](Callback<qint64> done) {
-        moderation.reset(user, action, cli.actor, parser.value(QStringLiteral("reason")), nullptr, done);
-    });
-    if (!deleted)
-        return fail(deleted.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("user"), text(user)},
-                              {QStringLiteral("action"), text(action)},
-                              {QStringLiteral("deleted"), *deleted}});
-    else
-        printLine(QStringLiteral("reset %1: %2 counter(s) deleted").arg(text(user)).arg(*deleted));
-    return ExitOk;
+    return countingCommand(cli, args, "Why (optional, for the audit trail).", &Moderation::reset,
+                           QStringLiteral("deleted"),
+                           QStringLiteral("reset %1: %2 counter(s) deleted"));
 }
 
 } // namespace tollgate::ctl

@@ -25,6 +25,46 @@ Status validateWrite(const QByteArray& user, const QByteArray& action, const QSt
     return status;
 }
 
+/// unban.lua and reset.lua share a shape: KEYS = the user's audit stream + the keys to delete,
+/// ARGV = user, action, actor, reason, channel; the reply is how many were deleted. The result
+/// is delivered once the global audit mirror has it.
+struct CountingWrite
+{
+    QString script; // also the audit event
+    QString countName;
+    QByteArray user;
+    QByteArray action;
+    QString actor;
+    QString reason;
+};
+
+void runCountingWrite(Client* client, const KeySchema& schema, const CountingWrite& write,
+                      const QList<QByteArray>& targets, Context context, Callback<qint64> done)
+{
+    Command keys{schema.userAuditKey(write.user)};
+    keys << targets;
+    runScript(client, write.script, keys,
+              {write.user, write.action, write.actor.toUtf8(), write.reason.toUtf8(),
+               schema.eventsChannel()},
+              nullptr, [=](Result<Reply> reply) {
+                  if (!reply) {
+                      deliver(context, done, Result<qint64>(reply.error()));
+                      return;
+                  }
+                  const qint64 count = reply->toInteger().value_or(0);
+                  AuditEntry entry;
+                  entry.event = write.script;
+                  entry.user = write.user;
+                  entry.action = write.action;
+                  entry.actor = write.actor;
+                  entry.reason = write.reason;
+                  entry.detail = write.countName + QLatin1Char('=') + QString::number(count);
+                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
+                      deliver(context, done, Result<qint64>(count));
+                  });
+              });
+}
+
 } // namespace
 
 Moderation::Moderation(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
@@ -136,28 +176,10 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
     }
     Client* client = m_client;
     const KeySchema schema = m_schema;
+    const CountingWrite write{QStringLiteral("unban"), QStringLiteral("removed"), user, action,
+                              actor, reason};
     auto run = [=](const QList<QByteArray>& banKeys) {
-        Command keys{schema.userAuditKey(user)};
-        keys << banKeys;
-        runScript(client, QStringLiteral("unban"), keys,
-                  {user, action, actor.toUtf8(), reason.toUtf8(), schema.eventsChannel()}, nullptr,
-                  [=](Result<Reply> reply) {
-                      if (!reply) {
-                          deliver(context, done, Result<qint64>(reply.error()));
-                          return;
-                      }
-                      const qint64 removed = reply->toInteger().value_or(0);
-                      AuditEntry entry;
-                      entry.event = QStringLiteral("unban");
-                      entry.user = user;
-                      entry.action = action;
-                      entry.actor = actor;
-                      entry.reason = reason;
-                      entry.detail = QStringLiteral("removed=%1").arg(removed);
-                      AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                          deliver(context, done, Result<qint64>(removed));
-                      });
-                  });
+        runCountingWrite(client, schema, write, banKeys, context, done);
     };
     if (!action.isEmpty()) {
         run({schema.actionBanKey(user, action)});
@@ -197,27 +219,10 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                 deliver(context, done, Result<qint64>(stateKeys.error()));
                 return;
             }
-            Command keys{schema.userAuditKey(user)};
-            keys << *stateKeys;
-            runScript(client, QStringLiteral("reset"), keys,
-                      {user, action, actor.toUtf8(), reason.toUtf8(), schema.eventsChannel()},
-                      nullptr, [=](Result<Reply> reply) {
-                          if (!reply) {
-                              deliver(context, done, Result<qint64>(reply.error()));
-                              return;
-                          }
-                          const qint64 deleted = reply->toInteger().value_or(0);
-                          AuditEntry entry;
-                          entry.event = QStringLiteral("reset");
-                          entry.user = user;
-                          entry.action = action;
-                          entry.actor = actor;
-                          entry.reason = reason;
-                          entry.detail = QStringLiteral("deleted=%1").arg(deleted);
-                          AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                              deliver(context, done, Result<qint64>(deleted));
-                          });
-                      });
+            runCountingWrite(client, schema,
+                             {QStringLiteral("reset"), QStringLiteral("deleted"), user, action,
+                              actor, reason},
+                             *stateKeys, context, done);
         });
 }
 

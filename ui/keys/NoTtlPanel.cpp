@@ -127,47 +127,83 @@ void NoTtlPanel::cancel()
 
 void NoTtlPanel::find()
 {
-    if (m_job)
-        return;
-    auto job = begin(tr("Scanning for keys without TTL…"), 0);
+    if (!m_job)
+        runRepair(false);
+}
+
+// Finding is a dry run of the same pass that "Repair all" makes with fix on.
+void NoTtlPanel::runRepair(bool fix)
+{
+    auto job = begin(fix ? tr("Repairing every key without TTL…")
+                         : tr("Scanning for keys without TTL…"),
+                     fix ? m_model->rowCount() : 0);
     RepairOptions options;
-    options.fix = false;
+    options.fix = fix;
+    options.actor = m_session->actor();
     options.pause = std::chrono::milliseconds(5);
+    const Context self(this); // progress arrives on the client's worker thread
     Repair(m_session->client(), m_session->schema())
         .run(
             options,
-            [this, job](const RepairProgress& progress) {
+            [this, self, job, fix](const RepairProgress& progress) {
                 if (job->cancelled)
                     return false;
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, job, progress] {
-                        if (m_job == job && !job->cancelled)
-                            m_status->setText(tr("Scanned %1 keys, %2 without TTL so far…")
-                                                  .arg(progress.scanned)
-                                                  .arg(progress.found));
-                    },
-                    Qt::QueuedConnection);
+                self.post([this, job, fix, progress] { showProgress(job, fix, progress); });
                 return true;
             },
             this,
-            [this, job](Result<RepairReport> report) {
-                if (m_job != job)
-                    return;
-                if (!report) {
-                    end(tr("Finding failed (%1): %2")
-                            .arg(errorKindName(report.error().kind), report.error().message));
-                    return;
-                }
-                const qint64 found = report->totals.found;
-                const qint64 scanned = report->totals.scanned;
-                const bool cancelled = report->cancelled;
-                m_model->setItems(std::move(report->items));
-                end((cancelled ? tr("Cancelled after %1 keys: %2 without TTL so far.")
-                               : tr("Scanned %1 keys: %2 without TTL."))
-                        .arg(scanned)
-                        .arg(found));
+            [this, job, fix](Result<RepairReport> report) {
+                finishRepair(job, fix, std::move(report));
             });
+}
+
+void NoTtlPanel::showProgress(const std::shared_ptr<Job>& job, bool fix,
+                              const RepairProgress& progress)
+{
+    if (m_job != job || job->cancelled)
+        return;
+    if (!fix) {
+        m_status->setText(tr("Scanned %1 keys, %2 without TTL so far…")
+                              .arg(progress.scanned)
+                              .arg(progress.found));
+        return;
+    }
+    if (progress.fixed > m_progress->maximum())
+        m_progress->setMaximum(int(progress.fixed));
+    m_progress->setValue(int(progress.fixed));
+    m_status->setText(tr("Scanned %1 keys, fixed %2…").arg(progress.scanned).arg(progress.fixed));
+}
+
+void NoTtlPanel::finishRepair(const std::shared_ptr<Job>& job, bool fix,
+                              Result<RepairReport> report)
+{
+    if (m_job != job)
+        return;
+    if (!report) {
+        end(tr("%1 failed (%2): %3")
+                .arg(fix ? tr("Repair") : tr("Finding"), errorKindName(report.error().kind),
+                     report.error().message));
+        return;
+    }
+    if (!fix) {
+        const qint64 found = report->totals.found;
+        const qint64 scanned = report->totals.scanned;
+        const bool cancelled = report->cancelled;
+        m_model->setItems(std::move(report->items));
+        end((cancelled ? tr("Cancelled after %1 keys: %2 without TTL so far.")
+                       : tr("Scanned %1 keys: %2 without TTL."))
+                .arg(scanned)
+                .arg(found));
+        return;
+    }
+    QList<QByteArray> fixedKeys;
+    for (const RepairItem& item : report->items)
+        fixedKeys << item.key;
+    m_model->updateItems(report->items);
+    const qint64 fixed = report->totals.fixed;
+    end(report->cancelled ? tr("Cancelled: %1 keys fixed.").arg(fixed)
+                          : tr("Done: %1 keys fixed.").arg(fixed));
+    Q_EMIT repaired(fixedKeys);
 }
 
 void NoTtlPanel::repairSelected()
@@ -237,53 +273,8 @@ void NoTtlPanel::repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>>
 
 void NoTtlPanel::repairAll()
 {
-    if (m_job || !m_session->canWrite(Session::Write::RepairKey))
-        return;
-    const int known = m_model->rowCount();
-    auto job = begin(tr("Repairing every key without TTL…"), known);
-    RepairOptions options;
-    options.fix = true;
-    options.actor = m_session->actor();
-    options.pause = std::chrono::milliseconds(5);
-    Repair(m_session->client(), m_session->schema())
-        .run(
-            options,
-            [this, job](const RepairProgress& progress) {
-                if (job->cancelled)
-                    return false;
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, job, progress] {
-                        if (m_job != job)
-                            return;
-                        if (progress.fixed > m_progress->maximum())
-                            m_progress->setMaximum(int(progress.fixed));
-                        m_progress->setValue(int(progress.fixed));
-                        m_status->setText(tr("Scanned %1 keys, fixed %2…")
-                                              .arg(progress.scanned)
-                                              .arg(progress.fixed));
-                    },
-                    Qt::QueuedConnection);
-                return true;
-            },
-            this,
-            [this, job](Result<RepairReport> report) {
-                if (m_job != job)
-                    return;
-                if (!report) {
-                    end(tr("Repair failed (%1): %2")
-                            .arg(errorKindName(report.error().kind), report.error().message));
-                    return;
-                }
-                QList<QByteArray> fixedKeys;
-                for (const RepairItem& item : report->items)
-                    fixedKeys << item.key;
-                m_model->updateItems(report->items);
-                const qint64 fixed = report->totals.fixed;
-                end(report->cancelled ? tr("Cancelled: %1 keys fixed.").arg(fixed)
-                                      : tr("Done: %1 keys fixed.").arg(fixed));
-                Q_EMIT repaired(fixedKeys);
-            });
+    if (!m_job && m_session->canWrite(Session::Write::RepairKey))
+        runRepair(true);
 }
 
 void NoTtlPanel::updateButtons()

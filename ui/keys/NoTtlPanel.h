@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/limits/Repair.h"
+
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -46,6 +48,9 @@ private:
     std::shared_ptr<Job> begin(const QString& status, int maximum);
     void end(const QString& status);
     void repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed);
+    void runRepair(bool fix);
+    void showProgress(const std::shared_ptr<Job>& job, bool fix, const RepairProgress& progress);
+    void finishRepair(const std::shared_ptr<Job>& job, bool fix, Result<RepairReport> report);
     void updateButtons();
 
     Session* m_session;
