@@ -13,9 +13,10 @@ namespace {
 
 QCommandLineOption actionOption()
 {
-    return QCommandLineOption(QStringLiteral("action"),
-                              QStringLiteral("Only this action (default: every action of the user)."),
-                              QStringLiteral("action"));
+    return QCommandLineOption(
+        QStringLiteral("action"),
+        QStringLiteral("Only this action (default: every action of the user)."),
+        QStringLiteral("action"));
 }
 
 QCommandLineOption reasonOption(const char* description)
@@ -51,10 +52,10 @@ QString banText(const BanInfo& ban)
 {
     const QString scope = ban.action.isEmpty() ? QStringLiteral("every action")
                                                : QStringLiteral("action ") + text(ban.action);
-    const QString until = ban.untilMs == 0
-                              ? QStringLiteral("permanently")
-                              : QStringLiteral("until ") +
-                                    QDateTime::fromMSecsSinceEpoch(ban.untilMs).toString(Qt::ISODate);
+    const QString until =
+        ban.untilMs == 0 ? QStringLiteral("permanently")
+                         : QStringLiteral("until ") +
+                               QDateTime::fromMSecsSinceEpoch(ban.untilMs).toString(Qt::ISODate);
     return QStringLiteral("banned %1 from %2 %3").arg(text(ban.user), scope, until);
 }
 
@@ -66,18 +67,21 @@ int banCommand(Cli& cli, const QStringList& args)
     parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
     parser.addOptions({
         actionOption(),
-        QCommandLineOption(QStringLiteral("for"), QStringLiteral("Ban for this long (30m, 2h, 7d)."),
+        QCommandLineOption(QStringLiteral("for"),
+                           QStringLiteral("Ban for this long (30m, 2h, 7d)."),
                            QStringLiteral("duration")),
         QCommandLineOption(QStringLiteral("until"),
                            QStringLiteral("Ban until an ISO date/time (local time unless it has "
                                           "an offset) or 'midnight'."),
                            QStringLiteral("when")),
-        QCommandLineOption(QStringLiteral("permanent"), QStringLiteral("Ban until lifted by hand.")),
+        QCommandLineOption(QStringLiteral("permanent"),
+                           QStringLiteral("Ban until lifted by hand.")),
         reasonOption("Why (required)."),
     });
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
-    const int ends = int(parser.isSet(QStringLiteral("for"))) + int(parser.isSet(QStringLiteral("until"))) +
+    const int ends = int(parser.isSet(QStringLiteral("for"))) +
+                     int(parser.isSet(QStringLiteral("until"))) +
                      int(parser.isSet(QStringLiteral("permanent")));
     if (ends != 1)
         return usage(QStringLiteral("ban needs exactly one of --for, --until or --permanent"));
@@ -90,7 +94,8 @@ int banCommand(Cli& cli, const QStringList& args)
     if (parser.isSet(QStringLiteral("for"))) {
         auto duration = parseDuration(parser.value(QStringLiteral("for")));
         if (duration && *duration < 1)
-            duration = Error{ErrorKind::InvalidInput, QStringLiteral("--for must be longer than 0")};
+            duration =
+                Error{ErrorKind::InvalidInput, QStringLiteral("--for must be longer than 0")};
         if (!duration)
             return fail(duration.error());
         request.durationMs = *duration;
@@ -107,8 +112,8 @@ int banCommand(Cli& cli, const QStringList& args)
     if (!client)
         return ExitUsage;
     const Moderation moderation(client, cli.schema());
-    auto ban = waitFor<BanInfo>(
-        [&](Callback<BanInfo> done) { moderation.ban(request, nullptr, done); });
+    auto ban =
+        waitFor<BanInfo>([&](Callback<BanInfo> done) { moderation.ban(request, nullptr, done); });
     if (!ban)
         return fail(ban.error());
     if (cli.json)
@@ -121,13 +126,11 @@ int banCommand(Cli& cli, const QStringList& args)
 namespace {
 
 // unban and reset have one shape: a user, an optional --action, a reason, a count back.
-using CountingOperation = void (Moderation::*)(const QByteArray&, const QByteArray&,
-                                               const QString&, const QString&, Context,
-                                               Callback<qint64>) const;
+using CountingOperation = void (Moderation::*)(const QByteArray&, const QByteArray&, const QString&,
+                                               const QString&, Context, Callback<qint64>) const;
 
 int countingCommand(Cli& cli, const QStringList& args, const char* reasonHelp,
-                    CountingOperation operation, const QString& countField,
-                    const QString& summary)
+                    CountingOperation operation, const QString& countField, const QString& summary)
 {
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));

@@ -21,7 +21,8 @@ Status validateWrite(const QByteArray& user, const QByteArray& action, const QSt
     if (status && reasonRequired && reason.trimmed().isEmpty())
         status = Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required")};
     if (status && reason.size() > 2000)
-        status = Error{ErrorKind::InvalidInput, QStringLiteral("reason is longer than 2000 characters")};
+        status =
+            Error{ErrorKind::InvalidInput, QStringLiteral("reason is longer than 2000 characters")};
     return status;
 }
 
@@ -67,7 +68,8 @@ void runCountingWrite(Client* client, const KeySchema& schema, const CountingWri
 
 } // namespace
 
-Moderation::Moderation(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+Moderation::Moderation(Client* client, KeySchema schema)
+    : m_client(client), m_schema(std::move(schema))
 {
 }
 
@@ -150,20 +152,22 @@ void Moderation::userKeys(const QByteArray& user,
     scan.pattern = m_schema.userPattern(user);
     scan.count = 1000;
     const KeySchema schema = m_schema;
-    collectKeys(m_client, scan, nullptr, [schema, user, accept, done](Result<QList<QByteArray>> keys) {
-        if (!keys) {
-            done(keys.error());
-            return;
-        }
-        QList<QByteArray> accepted;
-        for (const QByteArray& key : *keys) {
-            const auto parsed = schema.parse(key);
-            // The pattern is exact for escaped ids; the check guards foreign look-alikes.
-            if (parsed.user == user && accept(parsed))
-                accepted << key;
-        }
-        done(accepted);
-    });
+    collectKeys(m_client, scan, nullptr,
+                [schema, user, accept, done](Result<QList<QByteArray>> keys) {
+                    if (!keys) {
+                        done(keys.error());
+                        return;
+                    }
+                    QList<QByteArray> accepted;
+                    for (const QByteArray& key : *keys) {
+                        const auto parsed = schema.parse(key);
+                        // The pattern is exact for escaped ids; the check guards foreign
+                        // look-alikes.
+                        if (parsed.user == user && accept(parsed))
+                            accepted << key;
+                    }
+                    done(accepted);
+                });
 }
 
 void Moderation::unban(const QByteArray& user, const QByteArray& action, const QString& actor,
@@ -176,8 +180,8 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
     }
     Client* client = m_client;
     const KeySchema schema = m_schema;
-    const CountingWrite write{QStringLiteral("unban"), QStringLiteral("removed"), user, action,
-                              actor, reason};
+    const CountingWrite write{
+        QStringLiteral("unban"), QStringLiteral("removed"), user, action, actor, reason};
     auto run = [=](const QList<QByteArray>& banKeys) {
         runCountingWrite(client, schema, write, banKeys, context, done);
     };
@@ -186,7 +190,10 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
         return;
     }
     userKeys(
-        user, [](const KeySchema::Parsed& p) { return p.kind == Kind::UserBan || p.kind == Kind::ActionBan; },
+        user,
+        [](const KeySchema::Parsed& p) {
+            return p.kind == Kind::UserBan || p.kind == Kind::ActionBan;
+        },
         [=](Result<QList<QByteArray>> keys) {
             if (!keys) {
                 deliver(context, done, Result<qint64>(keys.error()));
@@ -219,10 +226,10 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                 deliver(context, done, Result<qint64>(stateKeys.error()));
                 return;
             }
-            runCountingWrite(client, schema,
-                             {QStringLiteral("reset"), QStringLiteral("deleted"), user, action,
-                              actor, reason},
-                             *stateKeys, context, done);
+            runCountingWrite(
+                client, schema,
+                {QStringLiteral("reset"), QStringLiteral("deleted"), user, action, actor, reason},
+                *stateKeys, context, done);
         });
 }
 
@@ -236,7 +243,10 @@ void Moderation::bans(const QByteArray& user, Context context,
     }
     Client* client = m_client;
     userKeys(
-        user, [](const KeySchema::Parsed& p) { return p.kind == Kind::UserBan || p.kind == Kind::ActionBan; },
+        user,
+        [](const KeySchema::Parsed& p) {
+            return p.kind == Kind::UserBan || p.kind == Kind::ActionBan;
+        },
         [=](Result<QList<QByteArray>> keys) {
             if (!keys) {
                 deliver(context, done, Result<std::vector<BanInfo>>(keys.error()));

@@ -28,8 +28,7 @@ public:
     bool isNull() const { return !m_set; }
 
     /// Runs `call` on the context's thread unless the object is gone by then.
-    template <typename F>
-    void post(F&& call) const
+    template <typename F> void post(F&& call) const
     {
         QPointer<QObject> guard = m_object;
         auto checked = [guard, call = std::forward<F>(call)]() mutable {

@@ -45,12 +45,12 @@ private Q_SLOTS:
         auto session = openSession(server);
         QTRY_COMPARE(session->state(), ConnectionState::Connected);
         QSignalSpy changed(session.get(), &Session::keyspaceChanged);
-        QTRY_VERIFY(!session->client()->executeSync({"CONFIG", "GET", "notify-keyspace-events"})
+        QTRY_VERIFY(!session->client()
+                         ->executeSync({"CONFIG", "GET", "notify-keyspace-events"})
                          ->elements.empty());
         QVERIFY(!session->hasKeyspaceNotifications());
-        auto hit = waitFor<HitResult>([&](auto done) {
-            session->limiter().hit(likePolicy(), "alice", 1, nullptr, done);
-        });
+        auto hit = waitFor<HitResult>(
+            [&](auto done) { session->limiter().hit(likePolicy(), "alice", 1, nullptr, done); });
         QVERIFY(hit);
         QTest::qWait(200);
         QCOMPARE(changed.count(), 0);
@@ -62,7 +62,8 @@ private Q_SLOTS:
     void keyspaceNotificationsOnDriveLiveness()
     {
         RedisServer server;
-        TOLLGATE_REQUIRE(server, start({QStringLiteral("--notify-keyspace-events"), QStringLiteral("KA")}));
+        TOLLGATE_REQUIRE(server,
+                         start({QStringLiteral("--notify-keyspace-events"), QStringLiteral("KA")}));
         auto session = openSession(server);
         QTRY_VERIFY(session->hasKeyspaceNotifications());
         QSignalSpy changed(session.get(), &Session::keyspaceChanged);
@@ -73,7 +74,8 @@ private Q_SLOTS:
                     session->limiter().hit(likePolicy(), "alice", 1, nullptr, done);
                 });
                 return hit.ok();
-            }() && !changed.isEmpty(),
+            }() &&
+                !changed.isEmpty(),
             5000);
         const QByteArray key = changed.first().at(0).toByteArray();
         QVERIFY2(key.startsWith("tg:{alice}:like:"), key.constData());
@@ -95,11 +97,11 @@ private Q_SLOTS:
         // Retry until the subscription is in place (it follows the connection asynchronously).
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
-                auto banned = waitFor<BanInfo>([&](auto done) {
-                    session->moderation().ban(ban, nullptr, done);
-                });
+                auto banned = waitFor<BanInfo>(
+                    [&](auto done) { session->moderation().ban(ban, nullptr, done); });
                 return banned.ok();
-            }() && !events.isEmpty(),
+            }() &&
+                !events.isEmpty(),
             5000);
         QCOMPARE(events.first().at(0).toByteArray(), QByteArray("ban"));
         QCOMPARE(events.first().at(1).toByteArray(), QByteArray("bob\nsmith"));
@@ -139,7 +141,8 @@ private Q_SLOTS:
         session.open();
         QTRY_COMPARE(session.state(), ConnectionState::Connected);
         QVERIFY(!session.canWrite(Session::Write::Unban));
-        QVERIFY(session.writeBlockedReason(Session::Write::Unban).contains(QStringLiteral("read-only")));
+        QVERIFY(session.writeBlockedReason(Session::Write::Unban)
+                    .contains(QStringLiteral("read-only")));
     }
 };
 

@@ -15,7 +15,8 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
         {Session::Write::Ban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
         {Session::Write::Unban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
         {Session::Write::Reset, {"EVALSHA", QByteArray(40, '0'), "1", state}},
-        {Session::Write::EditPolicy, {"EVALSHA", QByteArray(40, '0'), "1", schema.policyKey("probe")}},
+        {Session::Write::EditPolicy,
+         {"EVALSHA", QByteArray(40, '0'), "1", schema.policyKey("probe")}},
         {Session::Write::DeleteKey, {"DEL", state}},
         {Session::Write::RepairKey, {"EVALSHA", QByteArray(40, '0'), "1", state}},
         {Session::Write::RunScript, {"EVALSHA", QByteArray(40, '0'), "1", state}},
@@ -29,7 +30,8 @@ Session::Session(Settings settings, QObject* parent)
 {
     if (m_settings.actor.isEmpty()) {
         const QByteArray user = qgetenv("USER");
-        m_settings.actor = user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
+        m_settings.actor =
+            user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
     }
     m_client = std::make_unique<Client>(m_settings.connection);
     ConnectionOptions events = m_settings.connection;
@@ -47,21 +49,22 @@ Session::Session(Settings settings, QObject* parent)
         if (state == ConnectionState::Connected)
             subscribe(); // again after every reconnect
     });
-    connect(m_events.get(), &Client::messageReceived, this,
-            [this](const QByteArray& channel, const QByteArray& payload, const QByteArray& pattern) {
-                if (!pattern.isEmpty()) { // "__keyspace@<db>__:<key>" -> operation
-                    Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
-                    return;
-                }
-                // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
-                const int first = payload.indexOf('\n');
-                const int second = payload.indexOf('\n', first + 1);
-                if (first < 0 || second < 0)
-                    return;
-                const int userLength = payload.mid(first + 1, second - first - 1).toInt();
-                const QByteArray ids = payload.mid(second + 1);
-                Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
-            });
+    connect(
+        m_events.get(), &Client::messageReceived, this,
+        [this](const QByteArray& channel, const QByteArray& payload, const QByteArray& pattern) {
+            if (!pattern.isEmpty()) { // "__keyspace@<db>__:<key>" -> operation
+                Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
+                return;
+            }
+            // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
+            const int first = payload.indexOf('\n');
+            const int second = payload.indexOf('\n', first + 1);
+            if (first < 0 || second < 0)
+                return;
+            const int userLength = payload.mid(first + 1, second - first - 1).toInt();
+            const QByteArray ids = payload.mid(second + 1);
+            Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
+        });
 }
 
 Session::~Session() = default;
@@ -83,22 +86,23 @@ void Session::subscribeKeyspace()
 {
     // Liveness from keyspace notifications only when the operator enabled them ('K' plus a
     // class covering our writes); CONFIG may be forbidden by the ACL, then polling does it.
-    m_client->execute(
-        {QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"), QByteArrayLiteral("notify-keyspace-events")},
-        this, [this](Result<Reply> reply) {
-            const QByteArray flags =
-                reply && reply->elements.size() == 2 ? reply->elements[1].toBytes() : QByteArray();
-            const bool classes = flags.contains('A') || flags.contains('g') ||
-                                 flags.contains('$') || flags.contains('x');
-            m_keyspaceNotifications = flags.contains('K') && classes;
-            if (!m_keyspaceNotifications)
-                return;
-            const QByteArray pattern = "__keyspace@" +
-                                       QByteArray::number(m_settings.connection.database) + "__:" +
-                                       m_schema.prefix() + ":{*";
-            m_events->execute({QByteArrayLiteral("PSUBSCRIBE"), pattern}, this,
-                              [](const Result<Reply>&) {});
-        });
+    m_client->execute({QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"),
+                       QByteArrayLiteral("notify-keyspace-events")},
+                      this, [this](Result<Reply> reply) {
+                          const QByteArray flags = reply && reply->elements.size() == 2
+                                                       ? reply->elements[1].toBytes()
+                                                       : QByteArray();
+                          const bool classes = flags.contains('A') || flags.contains('g') ||
+                                               flags.contains('$') || flags.contains('x');
+                          m_keyspaceNotifications = flags.contains('K') && classes;
+                          if (!m_keyspaceNotifications)
+                              return;
+                          const QByteArray pattern =
+                              "__keyspace@" + QByteArray::number(m_settings.connection.database) +
+                              "__:" + m_schema.prefix() + ":{*";
+                          m_events->execute({QByteArrayLiteral("PSUBSCRIBE"), pattern}, this,
+                                            [](const Result<Reply>&) {});
+                      });
 }
 
 QString Session::writeBlockedReason(Write write) const
@@ -110,8 +114,8 @@ QString Session::writeBlockedReason(Write write) const
 
 void Session::checkPermissions()
 {
-    const QString user =
-        m_settings.connection.user.isEmpty() ? QStringLiteral("default") : m_settings.connection.user;
+    const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
+                                                              : m_settings.connection.user;
     auto denied = std::make_shared<QHash<Write, QString>>();
     const auto checks = probes(m_schema);
     auto pending = std::make_shared<int>(checks.size());

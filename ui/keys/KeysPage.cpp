@@ -196,44 +196,39 @@ void KeysPage::startScan()
     options.pause = std::chrono::milliseconds(10); // the command budget: ~100 SCANs/s at most
     m_status->setText(tr("Scanning…"));
     updateButtons();
+    const Context self(this); // results arrive on the client's worker thread
     scanKeys(
         m_session->client(), options,
-        [this, job](const QList<QByteArray>& keys) {
+        [this, self, job](const QList<QByteArray>& keys) {
             if (job->cancelled)
                 return false;
-            QMetaObject::invokeMethod(
-                this,
-                [this, job, keys] {
-                    if (!job->cancelled)
-                        onBatch(keys);
-                },
-                Qt::QueuedConnection);
+            self.post([this, job, keys] {
+                if (!job->cancelled)
+                    onBatch(keys);
+            });
             return true;
         },
-        [this, job](Result<qint64> seen) {
+        [this, self, job](Result<qint64> seen) {
             if (job->cancelled)
                 return;
-            QMetaObject::invokeMethod(
-                this,
-                [this, job, seen] {
-                    if (m_scan != job)
-                        return;
-                    m_scan.reset();
-                    if (!seen)
-                        m_status->setText(
-                            tr("Scan failed (%1): %2")
-                                .arg(errorKindName(seen.error().kind), seen.error().message));
-                    else
-                        m_status->setText(
-                            *seen >= kMaxKeys
-                                ? tr("%1 keys (stopped at the cap of %2; narrow the pattern)")
-                                      .arg(m_model->rowCount())
-                                      .arg(kMaxKeys)
-                                : tr("%1 keys").arg(m_model->rowCount()));
-                    updateButtons();
-                    Q_EMIT scanFinished(m_model->rowCount());
-                },
-                Qt::QueuedConnection);
+            self.post([this, job, seen] {
+                if (m_scan != job)
+                    return;
+                m_scan.reset();
+                if (!seen)
+                    m_status->setText(
+                        tr("Scan failed (%1): %2")
+                            .arg(errorKindName(seen.error().kind), seen.error().message));
+                else
+                    m_status->setText(
+                        *seen >= kMaxKeys
+                            ? tr("%1 keys (stopped at the cap of %2; narrow the pattern)")
+                                  .arg(m_model->rowCount())
+                                  .arg(kMaxKeys)
+                            : tr("%1 keys").arg(m_model->rowCount()));
+                updateButtons();
+                Q_EMIT scanFinished(m_model->rowCount());
+            });
         });
 }
 

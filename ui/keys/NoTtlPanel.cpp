@@ -134,9 +134,9 @@ void NoTtlPanel::find()
 // Finding is a dry run of the same pass that "Repair all" makes with fix on.
 void NoTtlPanel::runRepair(bool fix)
 {
-    auto job = begin(fix ? tr("Repairing every key without TTL…")
-                         : tr("Scanning for keys without TTL…"),
-                     fix ? m_model->rowCount() : 0);
+    auto job =
+        begin(fix ? tr("Repairing every key without TTL…") : tr("Scanning for keys without TTL…"),
+              fix ? m_model->rowCount() : 0);
     RepairOptions options;
     options.fix = fix;
     options.actor = m_session->actor();
