@@ -45,5 +45,6 @@ int repairCommand(Cli& cli, const QStringList& args);
 int auditCommand(Cli& cli, const QStringList& args);
 int scriptsCommand(Cli& cli, const QStringList& args);
 int benchCommand(Cli& cli, const QStringList& args);
+int simulateCommand(Cli& cli, const QStringList& args);
 
 } // namespace tollgate::ctl

@@ -26,6 +26,7 @@ Commands:
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded
   bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]
+  simulate [--seconds N] [--users N] [--rate N]   demo traffic: example policies, abusers
 
 Global options (anywhere on the line):
   --url URL       redis://[user:pass@]host:port/db, rediss://..., unix:///path
@@ -134,7 +135,7 @@ int main(int argc, char** argv)
         {QStringLiteral("unban"), unbanCommand},     {QStringLiteral("reset"), resetCommand},
         {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
-        {QStringLiteral("bench"), benchCommand},
+        {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

@@ -72,6 +72,7 @@ private Q_SLOTS:
     void repairDryRunThenFix();
     void scripts();
     void bench();
+    void simulate();
 };
 
 void tst_Cli::initTestCase()
@@ -507,6 +508,23 @@ void tst_Cli::bench()
     QVERIFY(o[QStringLiteral("p50_ms")].toDouble() > 0);
     QVERIFY(o[QStringLiteral("p99_ms")].toDouble() >= o[QStringLiteral("p50_ms")].toDouble());
     QVERIFY(o[QStringLiteral("max_ms")].toDouble() >= o[QStringLiteral("p99_ms")].toDouble());
+}
+
+void tst_Cli::simulate()
+{
+    const Run run = ctl({QStringLiteral("simulate"), QStringLiteral("--seconds"), QStringLiteral("3"),
+                         QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    QVERIFY(run.object()[QStringLiteral("hits_sent")].toInteger() > 0);
+    // The example policies are in place and the abusive users got banned.
+    const Run policies = ctl({QStringLiteral("policy"), QStringLiteral("list"), QStringLiteral("--json")});
+    QVERIFY(policies.array().size() >= 7);
+    const Run subjects = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
+    bool someoneBanned = false;
+    for (const QJsonValue& subject : subjects.array())
+        someoneBanned |= subject[QStringLiteral("banned")].toBool();
+    QVERIFY2(someoneBanned, subjects.out.constData());
+    QCOMPARE(ctl({QStringLiteral("simulate"), QStringLiteral("--rate"), QStringLiteral("0")}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(tst_Cli)
