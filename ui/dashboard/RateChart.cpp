@@ -4,6 +4,7 @@
 
 #include "ui/dashboard/DashboardModels.h"
 
+#include <QColor>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <cmath>
@@ -56,10 +57,25 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     connect(model, &QAbstractItemModel::modelReset, this, &RateChart::refresh);
 }
 
+namespace {
+
+// QtCharts' default theme repeats its five colours. Both charts read the same model, so the
+// row index gives an action the same colour in each.
+QColor seriesColor(int row)
+{
+    static const QList<QColor> palette = {
+        QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728), QColor(0x9467bd),
+        QColor(0x8c564b), QColor(0xe377c2), QColor(0x7f7f7f), QColor(0xbcbd22), QColor(0x17becf)};
+    return palette.at(row % int(palette.size()));
+}
+
+} // namespace
+
 void RateChart::refresh()
 {
     QHash<QByteArray, QLineSeries*> kept;
     double top = 0;
+    int row = 0;
     for (const ActionStats& stats : m_model->rows()) {
         QLineSeries* line = m_series.take(stats.action);
         if (!line) {
@@ -77,6 +93,7 @@ void RateChart::refresh()
             points.append(QPointF(double(i - offset), values[i]));
             top = std::max(top, values[i]);
         }
+        line->setColor(seriesColor(row++));
         line->replace(points); // one call: one repaint
         kept.insert(stats.action, line);
     }

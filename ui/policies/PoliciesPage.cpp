@@ -117,7 +117,12 @@ void PoliciesPage::reload(const QByteArray& select)
         const QByteArray keep = select.isEmpty() ? selectedAction() : select;
         m_loading = true;
         m_model->setPolicies(std::move(*policies));
-        const int row = m_model->rowOf(keep);
+        int row = m_model->rowOf(keep);
+        // First load: show a real policy rather than an empty "new policy" form.
+        const bool firstShow = row < 0 && !m_editor->isModified() && m_editor->loadedRevision() == 0 &&
+                               m_model->rowCount() > 0 && select.isEmpty();
+        if (firstShow)
+            row = 0;
         if (row >= 0)
             m_table->selectRow(row);
         m_loading = false;
@@ -129,7 +134,7 @@ void PoliciesPage::reload(const QByteArray& select)
         if (shown && !m_editor->isModified() && m_editor->loadedRevision() > 0 &&
             shown->revision != m_editor->loadedRevision())
             m_editor->load(*shown);
-        else if (row >= 0 && !select.isEmpty() && !m_editor->isModified())
+        else if (row >= 0 && (firstShow || !select.isEmpty()) && !m_editor->isModified())
             m_editor->load(*m_model->policyAt(row));
         updateButtons();
         Q_EMIT reloaded();

@@ -70,6 +70,13 @@ QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList&
     return table;
 }
 
+// Columns as wide as their content, the last one taking the rest of the width.
+void fitColumns(QTableWidget* table)
+{
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setSectionResizeMode(table->columnCount() - 1, QHeaderView::Stretch);
+}
+
 void setCell(QTableWidget* table, int row, int column, const QString& text,
              Qt::Alignment alignment = Qt::AlignLeft | Qt::AlignVCenter)
 {
@@ -337,7 +344,7 @@ void UserDetailDialog::showActions()
         ++r;
     }
     tick();
-    m_actionsTable->resizeColumnsToContents();
+    fitColumns(m_actionsTable);
 }
 
 void UserDetailDialog::loadBans(int generation)
@@ -370,7 +377,7 @@ void UserDetailDialog::showBans()
         setCell(m_bansTable, r, BanExpires, QString());
     }
     tick(); // fills the countdowns, so the columns are sized for them
-    m_bansTable->resizeColumnsToContents();
+    fitColumns(m_bansTable);
 }
 
 void UserDetailDialog::loadAudit(int generation)
@@ -405,7 +412,7 @@ void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
                      tr("until %1").arg(formatTime(entry.untilMs));
         setCell(m_auditTable, r, AudDetail, detail);
     }
-    m_auditTable->resizeColumnsToContents();
+    fitColumns(m_auditTable);
 }
 
 void UserDetailDialog::tick()
