@@ -168,8 +168,21 @@ KeysPage::~KeysPage()
         m_scan->cancelled = true;
 }
 
+void KeysPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_scannedOnce)
+        return;
+    m_scannedOnce = true;
+    QTimer::singleShot(0, this, [this] {
+        if (!m_scan && m_model->rowCount() == 0)
+            startScan();
+    });
+}
+
 void KeysPage::startScan()
 {
+    m_scannedOnce = true;
     cancelScan();
     ScanOptions options;
     options.pattern = m_pattern->text().toUtf8();

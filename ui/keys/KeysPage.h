@@ -44,6 +44,10 @@ public:
 Q_SIGNALS:
     void scanFinished(qint64 keys);
 
+protected:
+    /// The first time the page is shown it scans by itself: an empty table helps nobody.
+    void showEvent(QShowEvent* event) override;
+
 private:
     struct ScanJob
     {
@@ -70,6 +74,7 @@ private:
     std::shared_ptr<ScanJob> m_scan;
     quint64 m_generation = 0;
     int m_detailsInFlight = 0;
+    bool m_scannedOnce = false;
 };
 
 } // namespace tollgate::ui

@@ -108,6 +108,12 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
         refreshLoaded();
 }
 
+void LuaPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    refreshLoaded();
+}
+
 void LuaPage::refreshLoaded()
 {
     scriptsLoaded(m_session->client(), this, [this](Result<QList<bool>> loaded) {

@@ -30,6 +30,11 @@ public:
 Q_SIGNALS:
     void replyShown();
 
+protected:
+    /// Whether the server has each script changes behind our back (restarts, other
+    /// clients): ask again whenever the page comes into view.
+    void showEvent(QShowEvent* event) override;
+
 private:
     void showScript(int row);
     void updateRunButton();
