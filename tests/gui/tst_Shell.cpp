@@ -2,6 +2,8 @@
 // and the write-permission convention (ui/shell/WriteActions.h) for a read-only profile and
 // for an ACL user without write rights.
 
+#include "core/limits/Limiter.h"
+#include "core/redis/Blocking.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
@@ -196,6 +198,26 @@ void ShellTest::bannerFollowsServerCrashAndRecovery()
     TOLLGATE_REQUIRE(m_redis, restart());
     QTRY_COMPARE_WITH_TIMEOUT(banner->look(), ConnectionBanner::Look::Connected, 15000);
     QVERIFY(banner->text().startsWith(QStringLiteral("Connected")));
+
+    // The view recovers too: a subject counted after the restart shows up on the subjects page.
+    QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(window->currentPageKey(), QStringLiteral("subjects"));
+    Client client(*ConnectionOptions::fromUrl(m_redis.url()));
+    client.open();
+    Policy policy;
+    policy.action = "comment";
+    policy.windows = {{10, 30'000}};
+    auto hit = waitFor<HitResult>([&](auto done) {
+        Limiter(&client, KeySchema()).hit(policy, "after-restart", 1, nullptr, done);
+    });
+    QVERIFY2(hit, qPrintable(hit ? QString() : hit.error().toString()));
+    auto* model = window->findChild<QAbstractItemModel*>(QStringLiteral("subjectsModel"));
+    QVERIFY(model);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !model->match(model->index(0, 0), Qt::DisplayRole, QStringLiteral("after-restart"), 1,
+                      Qt::MatchExactly)
+             .isEmpty(),
+        10000);
 }
 
 void ShellTest::readOnlyProfileDisablesWrites()
