@@ -141,13 +141,16 @@ int countingCommand(Cli& cli, const QStringList& args, const char* reasonHelp,
     const QByteArray action = parser.value(QStringLiteral("action")).toUtf8();
     if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
         return usage(QStringLiteral("--action must not be empty"));
+    QString reason = parser.value(QStringLiteral("reason"));
+    // Core requires a reason for every moderation write; a scripted reset gets a default one.
+    if (reason.trimmed().isEmpty() && operation == &Moderation::reset)
+        reason = QStringLiteral("reset with tollgatectl");
     Client* client = cli.client();
     if (!client)
         return ExitUsage;
     const Moderation moderation(client, cli.schema());
     auto count = waitFor<qint64>([&](Callback<qint64> done) {
-        (moderation.*operation)(user, action, cli.actor, parser.value(QStringLiteral("reason")),
-                                nullptr, done);
+        (moderation.*operation)(user, action, cli.actor, reason, nullptr, done);
     });
     if (!count)
         return fail(count.error());
@@ -171,7 +174,7 @@ int unbanCommand(Cli& cli, const QStringList& args)
 
 int resetCommand(Cli& cli, const QStringList& args)
 {
-    return countingCommand(cli, args, "Why (optional, for the audit trail).", &Moderation::reset,
+    return countingCommand(cli, args, "Why (default: \"reset with tollgatectl\").", &Moderation::reset,
                            QStringLiteral("deleted"),
                            QStringLiteral("reset %1: %2 counter(s) deleted"));
 }

@@ -75,6 +75,9 @@ std::optional<QByteArray> KeySchema::unescape(const QByteArray& escaped)
         out += static_cast<char>(high * 16 + low);
         i += 2;
     }
+    // Only what escape() writes: "%41" for "A" would alias another user's keys.
+    if (escape(out) != escaped)
+        return std::nullopt;
     return out;
 }
 

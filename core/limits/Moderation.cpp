@@ -11,14 +11,15 @@ namespace {
 using Kind = KeySchema::Parsed::Kind;
 
 Status validateWrite(const QByteArray& user, const QByteArray& action, const QString& actor,
-                     const QString& reason, bool reasonRequired)
+                     const QString& reason)
 {
     Status status = KeySchema::validateId(user, QStringLiteral("user id"));
     if (status && !action.isEmpty())
         status = KeySchema::validateId(action, QStringLiteral("action"));
     if (status && actor.trimmed().isEmpty())
         status = Error{ErrorKind::InvalidInput, QStringLiteral("an actor is required")};
-    if (status && reasonRequired && reason.trimmed().isEmpty())
+    // Every ban, unban and reset says why: the audit trail is for people.
+    if (status && reason.trimmed().isEmpty())
         status = Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required")};
     if (status && reason.size() > 2000)
         status =
@@ -97,7 +98,7 @@ BanInfo Moderation::banFromFields(const QByteArray& user,
 
 void Moderation::ban(const BanRequest& request, Context context, Callback<BanInfo> done) const
 {
-    Status valid = validateWrite(request.user, request.action, request.actor, request.reason, true);
+    Status valid = validateWrite(request.user, request.action, request.actor, request.reason);
     if (valid && (request.durationMs < 0 || request.untilMs < 0))
         valid = Error{ErrorKind::InvalidInput, QStringLiteral("ban duration must be positive")};
     if (valid && request.durationMs > 0 && request.untilMs > 0)
@@ -173,7 +174,7 @@ void Moderation::userKeys(const QByteArray& user,
 void Moderation::unban(const QByteArray& user, const QByteArray& action, const QString& actor,
                        const QString& reason, Context context, Callback<qint64> done) const
 {
-    const Status valid = validateWrite(user, action, actor, reason, true);
+    const Status valid = validateWrite(user, action, actor, reason);
     if (!valid) {
         deliver(context, done, Result<qint64>(valid.error()));
         return;
@@ -209,7 +210,7 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
 void Moderation::reset(const QByteArray& user, const QByteArray& action, const QString& actor,
                        const QString& reason, Context context, Callback<qint64> done) const
 {
-    const Status valid = validateWrite(user, action, actor, reason, false);
+    const Status valid = validateWrite(user, action, actor, reason);
     if (!valid) {
         deliver(context, done, Result<qint64>(valid.error()));
         return;

@@ -50,18 +50,22 @@ Status Policy::validate() const
                                .arg(w.windowMs));
         if (!seen.insert(w.windowMs).second)
             return invalid(QStringLiteral("window %1 appears twice").arg(formatDuration(w.windowMs)));
+        if (algorithm == Algorithm::TokenBucket && w.limit > w.windowMs * 1000)
+            return invalid(QStringLiteral("token_bucket refills at most one token per microsecond: "
+                                          "limit at most %1 for a %2 window")
+                               .arg(w.windowMs * 1000)
+                               .arg(formatDuration(w.windowMs)));
         if (algorithm == Algorithm::SlidingLog && w.limit > kMaxSlidingLogLimit)
             return invalid(QStringLiteral("sliding_log keeps one entry per hit: limit at most %1")
                                .arg(kMaxSlidingLogLimit));
     }
-    qint64 largestLimit = 0;
-    for (const WindowLimit& w : windows)
-        largestLimit = std::max(largestLimit, w.limit);
     if (cost < 1 || cost > kMaxLimit)
         return invalid(QStringLiteral("cost must be between 1 and %1, got %2").arg(kMaxLimit).arg(cost));
-    if (warn < 0 || (warn > 0 && warn >= largestLimit))
-        return invalid(QStringLiteral("warn level must be below the limit (%1), got %2")
-                           .arg(largestLimit)
+    // hit.lua compares the warn level with the first window's count.
+    const qint64 firstLimit = windows.front().limit;
+    if (warn < 0 || (warn > 0 && warn >= firstLimit))
+        return invalid(QStringLiteral("warn level must be below the limit of the first window (%1), got %2")
+                           .arg(firstLimit)
                            .arg(warn));
     if (banMs < 0 || banMs > 10 * kMillisPerYear)
         return invalid(QStringLiteral("ban duration must be between 0 and 10 years"));

@@ -60,10 +60,11 @@ void PolicyStore::list(Context context, Callback<std::vector<Policy>> done) cons
             const auto parsed = schema.parse(key);
             client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr,
                             [=](Result<Reply> reply) {
-                                // A malformed policy is skipped here; `get` reports it.
+                                // A malformed or invalid policy (written by hand) is skipped
+                                // here; `get` and the hit report it.
                                 if (reply && parsed.kind == KeySchema::Parsed::Kind::Policy) {
                                     auto policy = Policy::fromFields(parsed.action, reply->toPairs());
-                                    if (policy && !policy->windows.empty())
+                                    if (policy && policy->validate())
                                         policies->push_back(*policy);
                                 }
                                 if (--*pending > 0)

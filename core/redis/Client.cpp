@@ -15,7 +15,6 @@ Client::Client(ConnectionOptions options, QObject* parent)
     m_thread.setObjectName(QStringLiteral("redis:") + m_options.endpoint());
     m_connection = new Connection(m_options);
     m_connection->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_connection, &QObject::deleteLater);
 
     // The atomic state is updated on the worker thread so it is current for every caller;
     // the signal is re-emitted on this object's thread.
@@ -38,7 +37,17 @@ Client::Client(ConnectionOptions options, QObject* parent)
 Client::~Client()
 {
     m_closing.store(true);
-    m_thread.quit();
+    // Queued behind every command already posted, so each of them still reaches the
+    // connection and completes (at the latest with Closed when it is deleted): no caller,
+    // blocking or not, waits forever. The deferred delete runs as the thread finishes.
+    Connection* connection = m_connection;
+    QMetaObject::invokeMethod(
+        connection,
+        [connection] {
+            connection->deleteLater();
+            QThread::currentThread()->quit();
+        },
+        Qt::QueuedConnection);
     m_thread.wait();
 }
 

@@ -213,7 +213,8 @@ void Connection::sendHandshake()
         if (!r && device == m_device.get())
             dropConnection(r.error());
     };
-    if (!m_options.password.isEmpty()) {
+    // A named ACL user always authenticates (a nopass user accepts any password).
+    if (!m_options.password.isEmpty() || !m_options.user.isEmpty()) {
         Command auth{QByteArrayLiteral("AUTH")};
         if (!m_options.user.isEmpty())
             auth << m_options.user.toUtf8();

@@ -56,8 +56,16 @@ Error classifyErrorReply(const QByteArray& text)
         return {ErrorKind::Moved, QString::fromUtf8(rest)};
     if (code == "ASK")
         return {ErrorKind::Ask, QString::fromUtf8(rest)};
-    if (code == "BUSY")
+    // The server cannot serve right now (a long script, loading, failover, cluster
+    // reconfiguration): worth retrying later, unlike a refusal.
+    if (code == "BUSY" || code == "LOADING" || code == "TRYAGAIN" || code == "MASTERDOWN" ||
+        code == "CLUSTERDOWN" || code == "READONLY")
         return {ErrorKind::Busy, full};
+    // An ACL refusal inside a script arrives as a plain ERR.
+    if (code == "ERR" && (rest.contains("can't run this command") ||
+                          rest.contains("No permissions to access") ||
+                          rest.contains("has no permissions")))
+        return {ErrorKind::NoPerm, full};
     // Errors raised inside a script arrive wrapped: "ERR ... script: ..." keeps the
     // original code after "ERR"; Redis 7 passes error_reply() codes through unchanged.
     if (code == "ERR" && (rest.startsWith("AUTH") || rest.contains("invalid password")))

@@ -405,6 +405,7 @@ void tst_Cli::resetCounters()
     const QStringList hit{QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"), QStringLiteral("--json")};
     QCOMPARE(ctl(hit).code, 0);
     QCOMPARE(ctl(hit).object()[QStringLiteral("count")].toInteger(), 2);
+    // Without --reason the audit entry still says where the reset came from.
     const Run reset = ctl({QStringLiteral("reset"), QStringLiteral("42"), QStringLiteral("--action"), QStringLiteral("like"), QStringLiteral("--json")});
     QVERIFY2(reset.code == 0, qPrintable(reset.describe()));
     QCOMPARE(reset.object()[QStringLiteral("deleted")].toInteger(), 1);

@@ -36,7 +36,6 @@ Session::Session(Settings settings, QObject* parent)
     m_client = std::make_unique<Client>(m_settings.connection);
     ConnectionOptions events = m_settings.connection;
     events.clientName += QStringLiteral("-events");
-    events.commandTimeout = std::chrono::hours(24); // a subscription waits for pushes
     m_events = std::make_unique<Client>(events);
 
     connect(m_client.get(), &Client::stateChanged, this,

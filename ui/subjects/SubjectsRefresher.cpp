@@ -177,9 +177,9 @@ struct RefreshRun
             return;
         }
         while (inFlight < options.chunk && next < order.size()) {
-            const bool isPriority = next < priorityCount;
-            issue(self, order[next], isPriority);
-            ++next;
+            // Advance first: a request that fails at once calls back into pump().
+            const size_t current = next++;
+            issue(self, order[current], current < priorityCount);
         }
         if (!partialSent && next >= priorityCount && priorityInFlight == 0) {
             partialSent = true;
