@@ -68,5 +68,6 @@ redis.call('HSET', KEYS[1], 'reason', reason, 'actor', actor, 'created_ms', int(
 if until_ms > 0 then redis.call('PEXPIREAT', KEYS[1], int(until_ms)) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', '1000', '*', 'event', 'ban', 'user', user, 'action', action,
   'actor', actor, 'reason', reason, 'until_ms', int(until_ms))
+redis.call('PEXPIRE', KEYS[2], 7776000000)   -- the user's history lives 90 days after its last entry
 if channel ~= '' then redis.call('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
 return { until_ms, now_ms }

@@ -33,6 +33,7 @@ local MAX_WINDOW_MS = 31536000000
 local MAX_COUNT = 1000000000
 local MAX_LOG = 100000          -- a sliding log keeps one zset member per unit counted
 local MAX_BAN_MS = 3153600000000
+local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after its last entry
 
 local function int(x) return string.format('%d', x) end
 
@@ -183,6 +184,8 @@ local function main()
     if (added > 0 or w.ttl == -1) and w.reset_ms > 0 then
       if added == 0 then later('ZREMRANGEBYSCORE', w.key, '-inf', w.cut) end
       later('PEXPIRE', w.key, w.reset_ms)
+    elseif w.ttl == -1 and w.reset_ms == 0 then
+      later('DEL', w.key)   -- a log without TTL whose entries all left the window
     end
     if not w.fits then
       if cost > w.limit then
@@ -357,6 +360,7 @@ local function main()
     end
     later('XADD', KEYS[3], 'MAXLEN', '~', 1000, '*', 'event', event, 'user', user, 'action', action,
       'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
+    later('PEXPIRE', KEYS[3], AUDIT_TTL_MS)   -- history lives 90 days after its last entry
   end
 
   if allowed then

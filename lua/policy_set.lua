@@ -26,8 +26,9 @@ local key = KEYS[1]
 local action = key:match('([^:]*)$')
 local owned = { revision = true, updated_by = true, updated_ms = true }
 
-if #KEYS ~= 1 or #ARGV < 5 or #ARGV % 2 ~= 1 then
-  return redis.error_reply('TG_INVALID policy_set takes 1 key, 3 arguments and field/value pairs')
+-- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
+if #KEYS ~= 1 or #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 3 + 2 * 64 then
+  return redis.error_reply('TG_INVALID policy_set takes 1 key, 3 arguments and 1 to 64 field/value pairs')
 end
 local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end

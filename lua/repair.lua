@@ -9,7 +9,8 @@ Which keys must expire, and with what TTL:
          (string for fw and tb, zset for sl, hash for sw; another type is "skipped")
   ban    ...}:<action>:ban or ...}:ban hash     PEXPIREAT until_ms when until_ms > 0 (a past
                                                 until_ms deletes it); until_ms 0 = permanent: "ok"
-  audit  ...}:audit stream, policy <p>:policy:<action> hash: never expire, "ok"
+  audit  ...}:audit stream                      PEXPIRE 90 days (the scripts refresh it on every entry)
+  policy <p>:policy:<action> hash: never expires, "ok"
   anything else (foreign keys, unknown shapes): "skipped"
 
 Reply: one { key, status, ttl_ms } per key, in order. status:
@@ -20,6 +21,8 @@ Reply: one { key, status, ttl_ms } per key, in order. status:
   "skipped"   not ours or not of the right shape    ttl_ms = PTTL
 Errors: TG_INVALID (bad argument).
 ]]
+
+local AUDIT_TTL_MS = 7776000000
 
 local MAX_WINDOW_MS = 31536000000
 local STATE_TYPE = { fw = 'string', sl = 'zset', sw = 'hash', tb = 'string' }
@@ -49,7 +52,10 @@ local function wanted_ttl(key, kind)
     if until_ms == 0 then return 'keep' end
     return math.max(until_ms - now_ms, 0), { 'PEXPIREAT', key, until_ms }
   end
-  if (key:match('}:audit$') and kind == 'stream') or (key:match(':policy:[^:]+$') and kind == 'hash') then
+  if key:match('}:audit$') and kind == 'stream' then
+    return AUDIT_TTL_MS, { 'PEXPIRE', key, AUDIT_TTL_MS }   -- 90 days, as the scripts set it
+  end
+  if key:match(':policy:[^:]+$') and kind == 'hash' then
     return 'keep'
   end
   return nil

@@ -29,5 +29,6 @@ for i = 2, #KEYS do deleted = deleted + redis.call('DEL', KEYS[i]) end
 
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', '1000', '*', 'event', 'reset', 'user', user, 'action', action,
   'actor', actor, 'reason', reason, 'until_ms', '0', 'count', tostring(deleted))
+redis.call('PEXPIRE', KEYS[1], 7776000000)   -- the user's history lives 90 days after its last entry
 if channel ~= '' then redis.call('PUBLISH', channel, 'reset\n' .. #user .. '\n' .. user .. action) end
 return deleted

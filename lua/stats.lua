@@ -13,12 +13,12 @@ Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its us
 ]]
 
 local tier = ARGV[1]
-local cost = tonumber(ARGV[2])
+local cost = ARGV[2] and ARGV[2]:match('^%d+$') and #ARGV[2] <= 10 and tonumber(ARGV[2])
 if tier ~= 'ok' and tier ~= 'warn' and tier ~= 'deny' and tier ~= 'banned' then
   return redis.error_reply('TG_INVALID tier must be ok, warn, deny or banned')
 end
-if cost == nil or cost < 1 or cost ~= math.floor(cost) then
-  return redis.error_reply('TG_INVALID cost must be an integer >= 1')
+if not cost or cost < 1 or cost > 1000000000 then
+  return redis.error_reply('TG_INVALID cost must be an integer from 1 to 1000000000')
 end
 
 local now = redis.call('TIME')

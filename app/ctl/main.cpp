@@ -113,8 +113,8 @@ int main(int argc, char** argv)
         if (!matched)
             rest << arg;
     }
-    if (cli.prefix.isEmpty())
-        return usage(QStringLiteral("--prefix must not be empty"));
+    if (const Status prefix = KeySchema::validatePrefix(cli.prefix); !prefix)
+        return usage(QStringLiteral("--prefix: ") + prefix.error().message);
     if (cli.actor.trimmed().isEmpty())
         return usage(QStringLiteral("--actor must not be empty"));
 

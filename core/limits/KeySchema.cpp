@@ -94,6 +94,20 @@ Status KeySchema::validateId(const QByteArray& id, const QString& what)
     return Unit{};
 }
 
+Status KeySchema::validatePrefix(const QByteArray& prefix)
+{
+    if (prefix.isEmpty() || prefix.size() > 64)
+        return Error{ErrorKind::InvalidInput, QStringLiteral("key prefix must be 1 to 64 bytes")};
+    for (char c : prefix) {
+        if (QByteArrayView("*?[]{}:\\%").contains(c) || static_cast<unsigned char>(c) <= ' ')
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("key prefix '%1' may not contain glob characters, braces, "
+                                        "':', '%%', '\\' or whitespace")
+                             .arg(QString::fromUtf8(prefix))};
+    }
+    return Unit{};
+}
+
 QByteArray KeySchema::userBase(const QByteArray& user) const
 {
     return m_prefix + ":{" + escape(user) + '}';

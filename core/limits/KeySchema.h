@@ -32,6 +32,10 @@ public:
     static std::optional<QByteArray> unescape(const QByteArray& escaped);
     /// Non-empty and at most kMaxIdBytes; `what` names the id in the message ("user id").
     static Status validateId(const QByteArray& id, const QString& what);
+    /// A prefix is 1..64 bytes without glob characters, braces, ':' or whitespace: anything
+    /// else would let our SCAN patterns match other deployments' keys or move every user into
+    /// one Cluster slot.
+    static Status validatePrefix(const QByteArray& prefix);
 
     QByteArray stateKey(const QByteArray& user, const QByteArray& action, Algorithm algorithm,
                         qint64 windowMs) const;

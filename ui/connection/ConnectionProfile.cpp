@@ -52,12 +52,8 @@ Status ConnectionProfile::validate() const
             return Error{ErrorKind::InvalidInput,
                          tr("Certificate and private key: give both or neither")};
     }
-    if (prefix.isEmpty())
-        return Error{ErrorKind::InvalidInput, tr("Key prefix: required")};
-    for (const char ch : prefix)
-        if (ch == ' ' || ch == '{' || ch == '}' || ch == '*' || ch == '?' || ch == '[')
-            return Error{ErrorKind::InvalidInput,
-                         tr("Key prefix: no spaces, braces or glob characters")};
+    if (const Status valid = KeySchema::validatePrefix(prefix); !valid)
+        return Error{ErrorKind::InvalidInput, tr("Key prefix: ") + valid.error().message};
     return Unit{};
 }
 
