@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QStringDecoder>
+#include <algorithm>
 
 namespace tollgate::ui {
 
@@ -36,6 +37,12 @@ void appendSafe(QString& out, char32_t c)
 
 QString displayId(const QByteArray& id)
 {
+    // Most ids are printable ASCII: nothing to decode or escape (tables call this per cell).
+    const bool plain = std::all_of(id.cbegin(), id.cend(), [](char c) {
+        return c >= 0x20 && c < 0x7f && c != '\\';
+    });
+    if (plain)
+        return QString::fromLatin1(id);
     QString out;
     out.reserve(id.size());
     // Decode one code point at a time so an invalid byte is shown as \xNN, not as U+FFFD.

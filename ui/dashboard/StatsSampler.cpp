@@ -249,6 +249,7 @@ void StatsSampler::startScan()
     options.count = m_options.scanCount;
     options.pause = m_options.scanPause;
     options.maxKeys = m_options.maxScanKeys;
+    const Context self(this); // made here, on our thread; the callbacks run on the worker
     // onBatch and done run on the client's worker thread; only `tally` is touched there.
     scanKeys(
         m_session->client(), options,
@@ -267,7 +268,7 @@ void StatsSampler::startScan()
             }
             return true;
         },
-        [this, tally](Result<qint64> scanned) {
+        [this, self, tally](Result<qint64> scanned) {
             const Callback<qint64> finish = [this, tally](Result<qint64> total) {
                 if (!total) {
                     m_scanInFlight = false;
@@ -277,7 +278,7 @@ void StatsSampler::startScan()
                 peekSubjects({tally->subjects.begin(), tally->subjects.end()}, tally->bans,
                              tally->userBans, *total);
             };
-            deliver(this, finish, std::move(scanned));
+            deliver(self, finish, std::move(scanned));
         });
 }
 

@@ -218,12 +218,6 @@ void SubjectsModel::replace(const std::vector<SubjectRow>& rows)
     merge(rows);
 }
 
-void SubjectsModel::tick()
-{
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, Ttl), index(int(m_rows.size()) - 1, Ttl), {Qt::DisplayRole});
-}
-
 SubjectsModel::Summary SubjectsModel::summary() const
 {
     Summary summary;

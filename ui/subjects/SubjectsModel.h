@@ -10,8 +10,8 @@ namespace tollgate::ui {
 
 /// The subjects table: one row per (user, action). Fed in batches by SubjectsRefresher:
 /// new rows in one beginInsertRows, gone rows in contiguous removals, one whole-range
-/// dataChanged per refresh. The TTL column is computed from a stored deadline; tick() repaints
-/// just that column (one dataChanged), Redis is not asked again.
+/// dataChanged per refresh. The TTL column is computed from a stored deadline when painted, so
+/// the page counts down by repainting the view: no model signal, no Redis round trip.
 class SubjectsModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -56,8 +56,6 @@ public:
     void update(const std::vector<SubjectRow>& rows);
     /// A complete pass: rows not in `rows` go, the others are updated or appended.
     void replace(const std::vector<SubjectRow>& rows);
-    /// Repaints the TTL column (one dataChanged for the whole column).
-    void tick();
 
     const SubjectRow& row(int index) const { return m_rows[size_t(index)]; }
     int rowOf(const SubjectKey& key) const { return m_index.value(key, -1); }

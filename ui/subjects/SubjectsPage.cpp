@@ -1,5 +1,7 @@
 #include "ui/subjects/SubjectsPage.h"
 
+#include <algorithm>
+
 #include "ui/common/DisplayText.h"
 #include "ui/subjects/CountBarDelegate.h"
 #include "ui/subjects/SubjectsFilterModel.h"
@@ -91,7 +93,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_poll, &QTimer::timeout, this, &SubjectsPage::refresh);
     m_ticker = new QTimer(this);
     m_ticker->setInterval(kTickMs);
-    connect(m_ticker, &QTimer::timeout, m_model, &SubjectsModel::tick);
+    // Only the visible rows repaint: a model signal would make the proxy walk every row.
+    connect(m_ticker, &QTimer::timeout, m_view->viewport(), qOverload<>(&QWidget::update));
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &SubjectsFilterModel::setUserFilter);
     connect(m_action, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -114,12 +117,9 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
         m_status->setText(tr("Refresh failed: %1").arg(error.toString()));
         scheduleNext();
     });
-    connect(session, &Session::eventReceived, this, [this] {
-        if (isVisible())
-            refresh();
-    });
-    // Keyspace notifications (when the server has them on) can arrive thousands a second:
-    // they only bring the next refresh forward, at most twice a second.
+    // Events (a wave of auto-bans) and keyspace notifications (when the server has them on)
+    // can arrive thousands a second: they only bring the next refresh forward, at most twice
+    // a second.
     m_liveness = new QTimer(this);
     m_liveness->setSingleShot(true);
     m_liveness->setInterval(500);
@@ -127,10 +127,12 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
         if (isVisible())
             refresh();
     });
-    connect(session, &Session::keyspaceChanged, this, [this] {
+    auto soon = [this] {
         if (!m_liveness->isActive())
             m_liveness->start();
-    });
+    };
+    connect(session, &Session::eventReceived, this, soon);
+    connect(session, &Session::keyspaceChanged, this, soon);
     connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected && isVisible())
             refresh();
@@ -157,6 +159,7 @@ void SubjectsPage::hideEvent(QHideEvent* event)
 void SubjectsPage::refresh()
 {
     m_poll->stop();
+    m_passClock.start();
     if (!m_refresher->start(visibleSubjects())) {
         m_again = true; // an event arrived mid-pass: go again right after it
         return;
@@ -200,8 +203,10 @@ void SubjectsPage::applyFinished(const std::vector<SubjectRow>& rows,
 
 void SubjectsPage::scheduleNext()
 {
+    // Stay gentle on a big keyspace: rest at least twice as long as the last pass took.
+    const qint64 lastPass = m_passClock.isValid() ? m_passClock.elapsed() : 0;
     if (isVisible())
-        m_poll->start();
+        m_poll->start(int(std::clamp<qint64>(2 * lastPass, kPollMs, 60000)));
 }
 
 void SubjectsPage::updateActions(const std::vector<Policy>& policies)

@@ -5,6 +5,7 @@
 #include "ui/subjects/SubjectRow.h"
 
 #include <QPointer>
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QComboBox;
@@ -68,7 +69,8 @@ private:
     QLabel* m_summary;
     QLabel* m_status;
     QTimer* m_poll;   // the next refresh, ~2 s after the last one finished
-    QTimer* m_liveness; // keyspace notifications bring the next refresh forward
+    QTimer* m_liveness; // events and keyspace notifications bring the next refresh forward
+    QElapsedTimer m_passClock; // how long the last refresh pass took
     QTimer* m_ticker; // repaints the TTL column
     bool m_again = false;
     bool m_truncated = false;
