@@ -4,6 +4,7 @@
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/lua/LuaPage.h"
 #include "ui/lua/ScriptsModel.h"
@@ -44,6 +45,7 @@ private:
     RedisServer m_redis;
     std::unique_ptr<Session> m_session;
     std::unique_ptr<LuaPage> m_page;
+    int m_answer = 1; // what the confirmation hook answers
 };
 
 void LuaPageTest::initTestCase()
@@ -55,10 +57,14 @@ void LuaPageTest::init()
 {
     QCOMPARE(m_redis.command({"FLUSHALL"}), QByteArray("+OK\r\n"));
     QCOMPARE(m_redis.command({"SCRIPT", "FLUSH"}), QByteArray("+OK\r\n"));
+    Ask::clearAsked();
+    Ask::setHook([this](const Ask::Question&) { return m_answer; });
+    m_answer = 1;
 }
 
 void LuaPageTest::cleanup()
 {
+    Ask::setHook({});
     m_page.reset();
     m_session.reset();
 }
@@ -140,6 +146,9 @@ void LuaPageTest::runsHitFromTheForm()
     QSignalSpy shown(page, &LuaPage::replyShown);
     run->click();
     QTRY_COMPARE(shown.size(), 1);
+    // A hit writes: the page asked first, naming the key.
+    QCOMPARE(Ask::asked().size(), 1);
+    QVERIFY(Ask::asked().first().text.contains(QStringLiteral("tg:{alice}:comment:fw:30000")));
     const QString reply = field<QPlainTextEdit>("replyPlainTextEdit")->toPlainText();
     QVERIFY2(reply.contains(QStringLiteral("ok")), qPrintable(reply));
     QVERIFY2(reply.contains(QStringLiteral("10")), qPrintable(reply));
@@ -153,13 +162,25 @@ void LuaPageTest::showsErrorsWithTheirKind()
     page->selectScript(QStringLiteral("ban"));
     field<QLineEdit>("keys1LineEdit")->setText(QStringLiteral("tg:{bob}:ban"));
     field<QLineEdit>("keys2LineEdit")->setText(QStringLiteral("tg:{bob}:audit"));
-    // actor and reason left empty: the script refuses with TG_INVALID
+    // The actor is the operator, filled in and locked; the reason is left empty, so the
+    // script refuses with TG_INVALID.
+    auto* actor = field<QLineEdit>("argv3LineEdit");
+    QCOMPARE(actor->text(), QStringLiteral("tester"));
+    QVERIFY(actor->isReadOnly());
     QSignalSpy shown(page, &LuaPage::replyShown);
     page->run();
     QTRY_COMPARE(shown.size(), 1);
     const QString reply = field<QPlainTextEdit>("replyPlainTextEdit")->toPlainText();
     QVERIFY2(reply.startsWith(QStringLiteral("Error (")), qPrintable(reply));
-    QVERIFY2(reply.contains(QStringLiteral("actor is required")), qPrintable(reply));
+    QVERIFY2(reply.contains(QStringLiteral("reason is required")), qPrintable(reply));
+    QCOMPARE(m_redis.command({"EXISTS", "tg:{bob}:ban"}), QByteArray(":0\r\n"));
+
+    // Declining the confirmation runs nothing at all.
+    m_answer = 0;
+    field<QLineEdit>("argv4LineEdit")->setText(QStringLiteral("spam"));
+    page->run();
+    QTest::qWait(200);
+    QCOMPARE(shown.size(), 1);
     QCOMPARE(m_redis.command({"EXISTS", "tg:{bob}:ban"}), QByteArray(":0\r\n"));
 }
 

@@ -1,5 +1,8 @@
 #include "ui/lua/LuaPage.h"
 
+#include "ui/common/Ask.h"
+#include "ui/common/DisplayText.h"
+
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 #include "ui/common/Session.h"
@@ -55,6 +58,7 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     m_header->setFont(fixed);
     m_header->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_form = new ScriptForm(this);
+    m_form->setActor(session->actor());
     m_form->setObjectName(QStringLiteral("scriptForm"));
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_form);
@@ -156,12 +160,31 @@ void LuaPage::run()
 {
     if (m_current.isEmpty() || m_running || !m_session->canWrite(Session::Write::RunScript))
         return;
+    const Command keys = m_form->keys();
+    const Command args = m_form->args();
+    // Only a hit in "peek" mode is read-only; anything else writes to the user's Redis.
+    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek");
+    QStringList keyNames;
+    for (const QByteArray& key : keys)
+        keyNames << displayId(key);
+    if (writes && !Ask::confirm(this, tr("Run %1.lua").arg(m_current),
+                                tr("Run %1.lua by hand? It writes to these keys:\n%2")
+                                    .arg(m_current, keyNames.join(QLatin1Char('\n')))))
+        return;
     m_running = true;
     updateRunButton();
     m_reply->setPlainText(tr("Running %1…").arg(m_current));
-    runScript(m_session->client(), m_current, m_form->keys(), m_form->args(), this,
-              [this, name = m_current](Result<Reply> reply) {
+    runScript(m_session->client(), m_current, keys, args, this,
+              [this, name = m_current, writes, keyNames](Result<Reply> reply) {
                   m_running = false;
+                  if (reply && writes) {
+                      AuditEntry entry;
+                      entry.event = QStringLiteral("run_script");
+                      entry.actor = m_session->actor();
+                      entry.reason = tr("%1.lua run by hand from the console").arg(name);
+                      entry.detail = keyNames.join(QStringLiteral(", ")).left(500);
+                      m_session->audit().record(entry, this, {});
+                  }
                   updateRunButton();
                   if (name == m_current) {
                       m_reply->setPlainText(reply ? reply->toDisplayString()

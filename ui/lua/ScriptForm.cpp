@@ -27,6 +27,11 @@ void ScriptForm::setScript(const ScriptInfo& script)
 }
 
 // "KEYS[4..3+n]  one state key per window ..." -> label KEYS[4..3+n], a multi-line field.
+void ScriptForm::setActor(const QString& actor)
+{
+    m_actor = actor;
+}
+
 void ScriptForm::addFields(const QStringList& lines, const QString& prefix, QList<Field>& fields)
 {
     static const QRegularExpression head(
@@ -51,6 +56,11 @@ void ScriptForm::addFields(const QStringList& lines, const QString& prefix, QLis
             auto* edit = new QLineEdit(this);
             edit->setObjectName(prefix + index + QStringLiteral("LineEdit"));
             edit->setPlaceholderText(description);
+            if (prefix == QLatin1String("argv") && !m_actor.isEmpty() &&
+                description.startsWith(QStringLiteral("actor"))) {
+                edit->setText(m_actor);
+                edit->setReadOnly(true);
+            }
             editor = edit;
         }
         editor->setToolTip(line);

@@ -21,6 +21,9 @@ public:
     explicit ScriptForm(QWidget* parent = nullptr);
 
     void setScript(const ScriptInfo& script);
+    /// Fills every "actor" argument with the operator and locks it: the audit trail names
+    /// who ran a script, not what someone typed.
+    void setActor(const QString& actor);
     Command keys() const;
     Command args() const;
 
@@ -36,6 +39,7 @@ private:
     QFormLayout* m_layout;
     QList<Field> m_keys;
     QList<Field> m_args;
+    QString m_actor;
 };
 
 } // namespace tollgate::ui

@@ -1,7 +1,5 @@
 #include "ui/subjects/SubjectsPage.h"
 
-#include <algorithm>
-
 #include "ui/common/DisplayText.h"
 #include "ui/subjects/CountBarDelegate.h"
 #include "ui/subjects/SubjectsFilterModel.h"
@@ -10,6 +8,7 @@
 #include "ui/user/UserDetailDialog.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
