@@ -8,6 +8,7 @@
 #include "ui/user/UserDetailDialog.h"
 
 #include <QComboBox>
+#include <QShortcut>
 #include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -101,6 +102,15 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                                             : m_action->itemData(index).toByteArray());
     });
     connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
+    auto* refreshKey = new QShortcut(QKeySequence::Refresh, this, this, &SubjectsPage::refresh);
+    refreshKey->setContext(Qt::WidgetWithChildrenShortcut);
+    // Ctrl+F belongs to the window's "Find user"; Ctrl+L jumps to this page's filter.
+    auto* filterKey = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_L), this);
+    filterKey->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(filterKey, &QShortcut::activated, m_filter, [this] {
+        m_filter->setFocus();
+        m_filter->selectAll();
+    });
     // activated: Enter (and a click where the style activates on one); plus double-click.
     // openUser() raises the dialog already open for the user, so both firing is harmless.
     auto open = [this](const QModelIndex& index) {

@@ -371,9 +371,9 @@ void UserDetailDialog::showBans()
         const BanInfo& ban = m_bans[size_t(r)];
         setCell(m_bansTable, r, BanScope,
                 ban.action.isEmpty() ? tr("all actions") : displayId(ban.action));
-        setCell(m_bansTable, r, BanReason, ban.reason);
-        setCell(m_bansTable, r, BanActor, ban.actor);
-        setCell(m_bansTable, r, BanSource, ban.source);
+        setCell(m_bansTable, r, BanReason, displayId(ban.reason.toUtf8()));
+        setCell(m_bansTable, r, BanActor, displayId(ban.actor.toUtf8()));
+        setCell(m_bansTable, r, BanSource, displayId(ban.source.toUtf8()));
         setCell(m_bansTable, r, BanExpires, QString());
     }
     tick(); // fills the countdowns, so the columns are sized for them
@@ -401,16 +401,16 @@ void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
     for (int r = 0; r < int(entries.size()); ++r) {
         const AuditEntry& entry = entries[size_t(r)];
         setCell(m_auditTable, r, AudTime, formatTime(entry.timeMs));
-        setCell(m_auditTable, r, AudEvent, entry.event);
+        setCell(m_auditTable, r, AudEvent, displayId(entry.event.toUtf8()));
         setCell(m_auditTable, r, AudAction,
                 entry.action.isEmpty() ? QString() : displayId(entry.action));
-        setCell(m_auditTable, r, AudActor, entry.actor);
-        setCell(m_auditTable, r, AudReason, entry.reason);
+        setCell(m_auditTable, r, AudActor, displayId(entry.actor.toUtf8()));
+        setCell(m_auditTable, r, AudReason, displayId(entry.reason.toUtf8()));
         QString detail = entry.detail;
         if (entry.untilMs > 0)
             detail = (detail.isEmpty() ? QString() : detail + QStringLiteral("; ")) +
                      tr("until %1").arg(formatTime(entry.untilMs));
-        setCell(m_auditTable, r, AudDetail, detail);
+        setCell(m_auditTable, r, AudDetail, displayId(detail.toUtf8()));
     }
     fitColumns(m_auditTable);
 }
