@@ -27,96 +27,115 @@ PolicyPreview::PolicyPreview(Session* session, QObject* parent)
 
 void PolicyPreview::compute(const Policy& policy)
 {
-    const quint64 generation = ++m_generation;
+    const quint64 generation = ++*m_generation;
     ScanOptions scan;
     scan.pattern = Subjects(m_session->client(), m_session->schema()).pattern(policy.action);
     scan.count = 500;
     scan.maxKeys = kMaxKeys;
     scan.pause = std::chrono::milliseconds(5); // gentle: the preview is never urgent
-    collectKeys(
-        m_session->client(), scan, this,
-        [this, policy, generation](Result<QList<QByteArray>> keys) {
-            if (generation != m_generation)
-                return;
-            if (!keys) {
-                Q_EMIT finished(tr("Preview unavailable: %1").arg(keys.error().message));
-                return;
+    // Like collectKeys(), but a newer compute() stops this scan at its next batch instead of
+    // letting it run on: typing in the editor must not stack up scans.
+    auto found = std::make_shared<QList<QByteArray>>();
+    const auto latest = m_generation;
+    const Context self(this);
+    Callback<QList<QByteArray>> scanned = [this, policy,
+                                           generation](Result<QList<QByteArray>> keys) {
+        if (generation != *m_generation)
+            return;
+        if (!keys) {
+            Q_EMIT finished(tr("Preview unavailable: %1").arg(keys.error().message));
+            return;
+        }
+        // user -> its fixed-window counter keys (window ms -> key)
+        QMap<QByteArray, QMap<qint64, QByteArray>> users;
+        auto tally = std::make_shared<Tally>();
+        tally->action = QString::fromUtf8(policy.action);
+        tally->truncated = keys->size() >= kMaxKeys;
+        for (const QByteArray& key : *keys) {
+            const auto parsed = m_session->schema().parse(key);
+            if (parsed.kind != KeySchema::Parsed::Kind::State || parsed.action != policy.action)
+                continue;
+            if (!users.contains(parsed.user) && users.size() >= kMaxSubjects) {
+                tally->truncated = true;
+                continue;
             }
-            // user -> its fixed-window counter keys (window ms -> key)
-            QMap<QByteArray, QMap<qint64, QByteArray>> users;
-            auto tally = std::make_shared<Tally>();
-            tally->action = QString::fromUtf8(policy.action);
-            tally->truncated = keys->size() >= kMaxKeys;
-            for (const QByteArray& key : *keys) {
-                const auto parsed = m_session->schema().parse(key);
-                if (parsed.kind != KeySchema::Parsed::Kind::State || parsed.action != policy.action)
-                    continue;
-                if (!users.contains(parsed.user) && users.size() >= kMaxSubjects) {
-                    tally->truncated = true;
-                    continue;
-                }
-                auto& windows = users[parsed.user];
-                if (parsed.algorithm == Algorithm::FixedWindow)
-                    windows.insert(parsed.windowMs, key);
+            auto& windows = users[parsed.user];
+            if (parsed.algorithm == Algorithm::FixedWindow)
+                windows.insert(parsed.windowMs, key);
+        }
+        tally->subjects = int(users.size());
+        if (users.isEmpty()) {
+            report(*tally);
+            return;
+        }
+        const bool fixed = policy.algorithm == Algorithm::FixedWindow;
+        auto limitFor = [policy](qint64 windowMs) {
+            for (const WindowLimit& w : policy.windows)
+                if (w.windowMs == windowMs)
+                    return w.limit;
+            return policy.windows.front().limit; // window changed: the first limit applies
+        };
+        for (auto user = users.cbegin(); user != users.cend(); ++user) {
+            ++tally->pending;
+            if (!fixed) {
+                m_session->limiter().peek(policy, user.key(), 0, this,
+                                          [this, tally, generation](Result<HitResult> result) {
+                                              if (generation != *m_generation)
+                                                  return;
+                                              if (!result)
+                                                  ++tally->errors;
+                                              else if (result->tier == Tier::Deny)
+                                                  ++tally->denied;
+                                              if (--tally->pending == 0)
+                                                  report(*tally);
+                                          });
+                continue;
             }
-            tally->subjects = int(users.size());
-            if (users.isEmpty()) {
-                report(*tally);
-                return;
+            // Fixed window: the counters as they are, against the edited limits (pipelined
+            // GETs).
+            auto userDenied = std::make_shared<bool>(false);
+            auto userPending = std::make_shared<int>(int(user.value().size()));
+            if (*userPending == 0) {
+                if (--tally->pending == 0)
+                    report(*tally);
+                continue;
             }
-            const bool fixed = policy.algorithm == Algorithm::FixedWindow;
-            auto limitFor = [policy](qint64 windowMs) {
-                for (const WindowLimit& w : policy.windows)
-                    if (w.windowMs == windowMs)
-                        return w.limit;
-                return policy.windows.front().limit; // window changed: the first limit applies
-            };
-            for (auto user = users.cbegin(); user != users.cend(); ++user) {
-                ++tally->pending;
-                if (!fixed) {
-                    m_session->limiter().peek(policy, user.key(), 0, this,
-                                              [this, tally, generation](Result<HitResult> result) {
-                                                  if (generation != m_generation)
-                                                      return;
-                                                  if (!result)
-                                                      ++tally->errors;
-                                                  else if (result->tier == Tier::Deny)
-                                                      ++tally->denied;
-                                                  if (--tally->pending == 0)
-                                                      report(*tally);
-                                              });
-                    continue;
-                }
-                // Fixed window: the counters as they are, against the edited limits (pipelined
-                // GETs).
-                auto userDenied = std::make_shared<bool>(false);
-                auto userPending = std::make_shared<int>(int(user.value().size()));
-                if (*userPending == 0) {
-                    if (--tally->pending == 0)
-                        report(*tally);
-                    continue;
-                }
-                for (auto window = user.value().cbegin(); window != user.value().cend(); ++window) {
-                    const qint64 limit = limitFor(window.key());
-                    m_session->client()->execute(
-                        {QByteArrayLiteral("GET"), window.value()}, this,
-                        [this, tally, generation, limit, cost = policy.cost, userDenied,
-                         userPending](Result<Reply> reply) {
-                            if (generation != m_generation)
-                                return;
-                            if (!reply)
-                                ++tally->errors;
-                            else if (reply->toInteger().value_or(0) + cost > limit)
-                                *userDenied = true;
-                            if (--*userPending > 0)
-                                return;
-                            if (*userDenied)
-                                ++tally->denied;
-                            if (--tally->pending == 0)
-                                report(*tally);
-                        });
-                }
+            for (auto window = user.value().cbegin(); window != user.value().cend(); ++window) {
+                const qint64 limit = limitFor(window.key());
+                m_session->client()->execute({QByteArrayLiteral("GET"), window.value()}, this,
+                                             [this, tally, generation, limit, cost = policy.cost,
+                                              userDenied, userPending](Result<Reply> reply) {
+                                                 if (generation != *m_generation)
+                                                     return;
+                                                 if (!reply)
+                                                     ++tally->errors;
+                                                 else if (reply->toInteger().value_or(0) + cost >
+                                                          limit)
+                                                     *userDenied = true;
+                                                 if (--*userPending > 0)
+                                                     return;
+                                                 if (*userDenied)
+                                                     ++tally->denied;
+                                                 if (--tally->pending == 0)
+                                                     report(*tally);
+                                             });
             }
+        }
+    };
+    scanKeys(
+        m_session->client(), scan,
+        [found, latest, generation](const QList<QByteArray>& batch) {
+            if (*latest != generation)
+                return false;
+            *found << batch;
+            return true;
+        },
+        [found, latest, generation, self, scanned](Result<qint64> total) {
+            if (*latest != generation)
+                return; // superseded: nobody waits for this result
+            deliver(self, scanned,
+                    total ? Result<QList<QByteArray>>(*found)
+                          : Result<QList<QByteArray>>(total.error()));
         });
 }
 

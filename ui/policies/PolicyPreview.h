@@ -3,6 +3,8 @@
 #include "core/limits/Policy.h"
 
 #include <QObject>
+#include <atomic>
+#include <memory>
 
 namespace tollgate::ui {
 
@@ -22,8 +24,8 @@ public:
     explicit PolicyPreview(Session* session, QObject* parent = nullptr);
 
     void compute(const Policy& policy);
-    /// Drops the result of the computation in flight.
-    void cancel() { ++m_generation; }
+    /// Stops the computation in flight (its scan ends at the next batch) and drops its result.
+    void cancel() { ++*m_generation; }
 
 Q_SIGNALS:
     /// A sentence for the preview label.
@@ -34,7 +36,8 @@ private:
     void report(const Tally& tally);
 
     Session* m_session;
-    quint64 m_generation = 0;
+    // Shared with the scan's callbacks on the client's worker thread, which stop on a change.
+    std::shared_ptr<std::atomic<quint64>> m_generation = std::make_shared<std::atomic<quint64>>(0);
 };
 
 } // namespace tollgate::ui
