@@ -26,6 +26,7 @@ namespace {
 
 constexpr int kMaxPreviewBytes = 64;
 constexpr int kDetailsChunk = 200;
+constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
 
 // The command whose reply previews a value of `type`, and how to phrase it.
@@ -152,7 +153,11 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     auto* rescan = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr,
                                  Qt::WidgetWithChildrenShortcut);
     connect(rescan, &QShortcut::activated, this, &KeysPage::startScan);
-    connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &KeysPage::fetchVisible);
+    connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] {
+        fetchVisible();
+        if (!m_lazyTimer->isActive())
+            m_lazyTimer->start(); // the margin around the new position
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &KeysPage::updateButtons);
     connect(m_noTtl, &NoTtlPanel::repaired, this, [this](const QList<QByteArray>& keys) {
@@ -264,12 +269,18 @@ void KeysPage::onBatch(const QList<QByteArray>& keys)
         m_lazyTimer->start();
 }
 
-void KeysPage::fetchVisible()
+QPair<int, int> KeysPage::visibleRows() const
 {
     const int first = std::max(0, m_table->rowAt(0));
     int last = m_table->rowAt(m_table->viewport()->height() - 1);
     if (last < 0)
         last = std::min(m_model->rowCount() - 1, first + 100);
+    return {first, last};
+}
+
+void KeysPage::fetchVisible()
+{
+    const auto [first, last] = visibleRows();
     const QList<QByteArray> keys = m_model->takeUnrequested(first, last, kDetailsChunk);
     if (!keys.isEmpty())
         fetchDetails(keys);
@@ -279,8 +290,11 @@ void KeysPage::fetchMore()
 {
     if (m_detailsInFlight > 0)
         return; // one lazy chunk at a time keeps the pipeline short for visible rows
+    // Only rows near the view: details of 100k keys nobody scrolls to are not worth the load
+    // on Redis. Scrolling brings the window along (fetchVisible on every scroll).
+    const auto [first, last] = visibleRows();
     const QList<QByteArray> keys =
-        m_model->takeUnrequested(0, m_model->rowCount() - 1, kDetailsChunk);
+        m_model->takeUnrequested(first - kDetailsMargin, last + kDetailsMargin, kDetailsChunk);
     if (keys.isEmpty()) {
         if (!m_scan)
             m_lazyTimer->stop();

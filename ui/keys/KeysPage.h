@@ -56,6 +56,7 @@ private:
 
     void onBatch(const QList<QByteArray>& keys);
     void fetchVisible();
+    QPair<int, int> visibleRows() const;
     void fetchMore();
     void fetchDetails(const QList<QByteArray>& keys);
     void updateButtons();
