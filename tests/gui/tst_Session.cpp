@@ -129,6 +129,28 @@ private Q_SLOTS:
         }
     }
 
+    void scriptRightsAloneDoNotEnableBans()
+    {
+        // EVALSHA is allowed but the writes inside the scripts are not: Redis would refuse
+        // them only when the script runs, so the console must not offer a Ban button.
+        RedisServer server;
+        TOLLGATE_REQUIRE(server, start());
+        QCOMPARE(server.command({"ACL", "SETUSER", "scripter", "on", ">pw", "~*", "&*", "+@read",
+                                 "+@connection", "+evalsha", "+script|load", "+acl|dryrun"}),
+                 QByteArray("+OK\r\n"));
+        Session::Settings settings;
+        settings.connection = *ConnectionOptions::fromUrl(
+            QStringLiteral("redis://scripter:pw@127.0.0.1:%1").arg(server.port()));
+        Session session(settings);
+        QSignalSpy checked(&session, &Session::permissionsChanged);
+        session.open();
+        QTRY_VERIFY(!checked.isEmpty());
+        QVERIFY(session.canWrite(Session::Write::RunScript));
+        for (Session::Write write : {Session::Write::Ban, Session::Write::Unban,
+                                     Session::Write::Reset, Session::Write::EditPolicy})
+            QVERIFY(!session.canWrite(write));
+    }
+
     void readOnlyProfileBlocksEveryWrite()
     {
         RedisServer server;

@@ -6,21 +6,38 @@ namespace tollgate::ui {
 
 namespace {
 
-/// One representative command per write, checked with ACL DRYRUN (Redis 7). The keys are
-/// placeholders of our schema so key-pattern ACLs (~tg:*) are honoured.
+/// What each write really runs, checked with ACL DRYRUN (Redis 7): the script call, the script
+/// reload after NOSCRIPT, and the commands inside the script on keys of our schema, because
+/// Redis checks those only when the script runs. Placeholders keep key-pattern ACLs honest.
 QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
 {
+    using W = Session::Write;
+    const QByteArray sha(40, '0');
     const QByteArray state = schema.stateKey("probe", "probe", Algorithm::FixedWindow, 1000);
-    return {
-        {Session::Write::Ban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
-        {Session::Write::Unban, {"EVALSHA", QByteArray(40, '0'), "1", schema.userBanKey("probe")}},
-        {Session::Write::Reset, {"EVALSHA", QByteArray(40, '0'), "1", state}},
-        {Session::Write::EditPolicy,
-         {"EVALSHA", QByteArray(40, '0'), "1", schema.policyKey("probe")}},
-        {Session::Write::DeleteKey, {"DEL", state}},
-        {Session::Write::RepairKey, {"EVALSHA", QByteArray(40, '0'), "1", state}},
-        {Session::Write::RunScript, {"EVALSHA", QByteArray(40, '0'), "1", state}},
-    };
+    const QByteArray ban = schema.userBanKey("probe");
+    const QByteArray audit = schema.userAuditKey("probe");
+    const QByteArray policy = schema.policyKey("probe");
+    const Command evalsha{"EVALSHA", sha, "1", state};
+    const Command load{"SCRIPT", "LOAD", "return 1"};
+    const Command xadd{"XADD", audit, "*", "event", "probe"};
+    const Command mirror{"XADD", schema.auditKey(), "*", "event", "probe"};
+    const Command publish{"PUBLISH", schema.eventsChannel(), "probe"};
+    QList<QPair<W, Command>> list;
+    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::RepairKey, W::RunScript})
+        list << qMakePair(write, evalsha) << qMakePair(write, load);
+    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey})
+        list << qMakePair(write, mirror);
+    for (W write : {W::Ban, W::Unban, W::Reset})
+        list << qMakePair(write, xadd) << qMakePair(write, publish);
+    list << qMakePair(W::Ban, Command{"HSET", ban, "reason", "probe"})
+         << qMakePair(W::Ban, Command{"PEXPIREAT", ban, "1"})
+         << qMakePair(W::Unban, Command{"DEL", ban})
+         << qMakePair(W::Reset, Command{"DEL", state})
+         << qMakePair(W::EditPolicy, Command{"HSET", policy, "windows", "probe"})
+         << qMakePair(W::EditPolicy, Command{"DEL", policy})
+         << qMakePair(W::DeleteKey, Command{"DEL", state})
+         << qMakePair(W::RepairKey, Command{"PEXPIRE", state, "1"});
+    return list;
 }
 
 } // namespace
@@ -126,7 +143,7 @@ void Session::checkPermissions()
             // "OK" means allowed; any other string explains the refusal. When DRYRUN itself
             // is not permitted (or the server predates Redis 7), assume allowed: the server
             // still refuses with NOPERM and the page shows that error.
-            if (reply && reply->isString() && reply->string != "OK")
+            if (reply && reply->isString() && reply->string != "OK" && !denied->contains(w))
                 denied->insert(w, tr("ACL user '%1' may not do this: %2")
                                       .arg(user, QString::fromUtf8(reply->string)));
             if (--*pending == 0) {
