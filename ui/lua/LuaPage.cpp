@@ -92,7 +92,7 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     auto* splitter = new QSplitter(this);
     splitter->addWidget(left);
     splitter->addWidget(rightBox);
-    splitter->setSizes({520, 760});
+    splitter->setSizes({620, 660}); // the table fits name, SHA1 and state without scrolling
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

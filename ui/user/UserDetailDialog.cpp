@@ -77,6 +77,13 @@ void fitColumns(QTableWidget* table)
     table->horizontalHeader()->setSectionResizeMode(table->columnCount() - 1, QHeaderView::Stretch);
 }
 
+// A message line that takes no room while it has nothing to say.
+void setNote(QLabel* label, const QString& text)
+{
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
 void setCell(QTableWidget* table, int row, int column, const QString& text,
              Qt::Alignment alignment = Qt::AlignLeft | Qt::AlignVCenter)
 {
@@ -126,6 +133,8 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_error->setTextFormat(Qt::PlainText);
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
+    m_message->hide();
+    m_error->hide();
 
     m_actionsTable = makeTable(this, QStringLiteral("actionsTableWidget"),
                                {tr("Action"), tr("Count / limit"), tr("Remaining"), tr("Resets in"),
@@ -222,7 +231,7 @@ void UserDetailDialog::partDone(int generation)
 
 void UserDetailDialog::showError(const QString& what, const Error& error)
 {
-    m_error->setText(what + QStringLiteral(": ") + error.toString());
+    setNote(m_error, what + QStringLiteral(": ") + error.toString());
 }
 
 void UserDetailDialog::loadActions(int generation)
@@ -454,8 +463,8 @@ void UserDetailDialog::openBan()
     auto* dialog = new BanDialog(m_session, m_user, knownActions(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &BanDialog::banned, this, [this](const BanInfo& ban) {
-        m_error->clear();
-        m_message->setText(ban.action.isEmpty() ? tr("Banned from all actions.")
+        setNote(m_error, {});
+        setNote(m_message, ban.action.isEmpty() ? tr("Banned from all actions.")
                                                 : tr("Banned from %1.").arg(displayId(ban.action)));
         refresh();
     });
@@ -471,8 +480,8 @@ void UserDetailDialog::openUnban()
         new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
-        m_error->clear();
-        m_message->setText(tr("%1 lifted.").arg(countText(int(count), tr("ban"), tr("bans"))));
+        setNote(m_error, {});
+        setNote(m_message, tr("%1 lifted.").arg(countText(int(count), tr("ban"), tr("bans"))));
         refresh();
     });
     dialog->open();
@@ -489,9 +498,9 @@ void UserDetailDialog::openReset()
         new ReasonDialog(m_session, ReasonDialog::Operation::Reset, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
-        m_error->clear();
-        m_message->setText(
-            tr("%1 deleted.").arg(countText(int(count), tr("counter"), tr("counters"))));
+        setNote(m_error, {});
+        setNote(m_message,
+                tr("%1 deleted.").arg(countText(int(count), tr("counter"), tr("counters"))));
         refresh();
     });
     dialog->open();
