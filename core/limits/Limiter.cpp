@@ -1,6 +1,9 @@
 #include "core/limits/Limiter.h"
 
+#include "core/audit/AuditLog.h"
 #include "core/scripts/ScriptRunner.h"
+
+#include <QDateTime>
 
 namespace tollgate {
 
@@ -56,6 +59,11 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const bool recordStats = m_recordStats && mode == "hit";
     const QByteArray statsKey = m_schema.statsKey(policy.action);
     const QByteArray costArg = args[2];
+    // The hit that creates an automatic ban answers "deny"; hit.lua wrote it to the user's
+    // audit stream, and the global stream the console follows gets a mirror entry here.
+    const bool mirrorAutoBan = mode == "hit" && policy.hasBan();
+    const KeySchema schema = m_schema;
+    const QByteArray action = policy.action;
     runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
               [=](Result<Reply> reply) {
                   if (!reply) {
@@ -65,6 +73,17 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
                   auto hit = HitResult::fromReply(*reply);
                   if (hit && !hit->allowed)
                       hit->message = message;
+                  if (hit && mirrorAutoBan && hit->tier == Tier::Deny) {
+                      AuditEntry entry;
+                      entry.event = QStringLiteral("auto_ban");
+                      entry.user = user;
+                      entry.action = action;
+                      entry.actor = QStringLiteral("tollgate");
+                      entry.reason = QStringLiteral("limit exceeded: %1/%2").arg(hit->count).arg(hit->limit);
+                      if (hit->retryAfterMs > 0)
+                          entry.untilMs = QDateTime::currentMSecsSinceEpoch() + hit->retryAfterMs;
+                      AuditLog(client, schema).record(entry, nullptr, {});
+                  }
                   if (hit && recordStats)
                       runScript(client, QStringLiteral("stats"), {statsKey},
                                 {tierName(hit->tier).toUtf8(), costArg}, nullptr,

@@ -54,6 +54,26 @@ private Q_SLOTS:
         QVERIFY(m_core.pttl(m_core.schema().userAuditKey("7")) > ninetyDays - 60'000);
     }
 
+    void autoBansReachTheGlobalAuditStream()
+    {
+        Policy like = policy("like", Algorithm::FixedWindow, 2, 10'000);
+        like.banMs = 3'600'000;
+        for (int i = 0; i < 2; ++i)
+            QVERIFY(m_core.hit(like, "farm\n1"));
+        auto denied = m_core.hit(like, "farm\n1");
+        QVERIFY(denied);
+        QCOMPARE(denied->tier, Tier::Deny);
+        QTRY_VERIFY([&] {
+            auto entries = test::await<std::vector<AuditEntry>>(
+                [&](Context context, Callback<std::vector<AuditEntry>> done) {
+                    m_core.audit().latest({}, 10, context, done);
+                });
+            return entries && !entries->empty() && entries->front().event == QStringLiteral("auto_ban") &&
+                   entries->front().user == QByteArray("farm\n1") &&
+                   entries->front().action == QByteArray("like");
+        }());
+    }
+
     void staleLogWithoutTtlIsDropped()
     {
         const Policy api = policy("api", Algorithm::SlidingLog, 2, 1000);
