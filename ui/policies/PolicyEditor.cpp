@@ -3,6 +3,7 @@
 #include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
+#include "ui/common/Widgets.h"
 #include "ui/policies/PolicyPreview.h"
 
 #include <QCheckBox>
@@ -82,10 +83,7 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     m_revision = new QLabel(this);
     m_revision->setObjectName(QStringLiteral("revisionLabel"));
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setWordWrap(true);
-    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error = makeErrorLabel(this);
     m_preview = new QLabel(this);
     m_preview->setObjectName(QStringLiteral("previewLabel"));
     m_preview->setWordWrap(true);

@@ -3,6 +3,7 @@
 #include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
 #include <QButtonGroup>
@@ -57,15 +58,8 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     m_until->setCalendarPopup(true);
     m_until->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
 
-    m_reason = new QLineEdit(this);
-    m_reason->setObjectName(QStringLiteral("reasonLineEdit"));
-    m_reason->setPlaceholderText(tr("Why (required; recorded in the audit log)"));
-    m_reason->setMaxLength(2000);
-
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_error->setWordWrap(true);
+    m_reason = makeReasonLineEdit(this);
+    m_error = makeErrorLabel(this);
 
     auto* buttons = new QDialogButtonBox(this);
     m_apply = buttons->addButton(tr("Ban"), QDialogButtonBox::AcceptRole);

@@ -2,6 +2,7 @@
 
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
 #include <QComboBox>
@@ -30,15 +31,8 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         m_scope->addItem(action.isEmpty() ? tr("The ban of all actions") : displayId(action),
                          action);
     }
-    m_reason = new QLineEdit(this);
-    m_reason->setObjectName(QStringLiteral("reasonLineEdit"));
-    m_reason->setPlaceholderText(tr("Why (required; recorded in the audit log)"));
-    m_reason->setMaxLength(2000);
-
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_error->setWordWrap(true);
+    m_reason = makeReasonLineEdit(this);
+    m_error = makeErrorLabel(this);
 
     auto* buttons = new QDialogButtonBox(this);
     m_apply = buttons->addButton(unban ? tr("Unban") : tr("Reset"), QDialogButtonBox::AcceptRole);

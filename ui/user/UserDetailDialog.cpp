@@ -3,6 +3,7 @@
 #include "core/limits/Duration.h"
 #include "core/redis/Scan.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
 #include "ui/user/ReasonDialog.h"
@@ -128,11 +129,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("messageLabel"));
     m_message->setTextFormat(Qt::PlainText);
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setTextFormat(Qt::PlainText);
-    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
-    m_error->setWordWrap(true);
+    m_error = makeErrorLabel(this);
     m_message->hide();
     m_error->hide();
 
