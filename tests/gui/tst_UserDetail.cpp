@@ -180,6 +180,23 @@ void tst_UserDetail::banFromUiDeniesHit()
     QTRY_VERIFY(audit->rowCount() >= 1);
     QCOMPARE(audit->item(0, 1)->text(), QStringLiteral("ban"));
     dialog->grab().save(QStringLiteral("/tmp/tollgate-user-detail.png"));
+
+    // A second ban on the same scope would replace the first: it asks, and "no" keeps it.
+    Ask::setHook([](const Ask::Question&) { return 0; });
+    QTest::mouseClick(banButton, Qt::LeftButton);
+    auto* again = waitForChild<BanDialog>(dialog.get(), QStringLiteral("banDialog"));
+    QVERIFY(again);
+    auto* againScope = again->findChild<QComboBox*>(QStringLiteral("scopeComboBox"));
+    againScope->setCurrentIndex(againScope->findData(QByteArray("login")));
+    again->findChild<QComboBox*>(QStringLiteral("durationComboBox"))->setEditText(QStringLiteral("1m"));
+    QTest::keyClicks(again->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit")),
+                     QStringLiteral("shorter"));
+    QTest::mouseClick(again->findChild<QPushButton*>(QStringLiteral("applyBanButton")), Qt::LeftButton);
+    QCOMPARE(Ask::asked().size(), 1);
+    QCOMPARE(Ask::asked().first().title, QStringLiteral("Replace ban"));
+    QVERIFY(Ask::asked().first().text.contains(QStringLiteral("credential stuffing")));
+    QVERIFY(hit("dave", "login").retryAfterMs > 44 * 60'000); // the 45 minute ban stands
+    again->reject();
 }
 
 void tst_UserDetail::unbanFromUiIsAudited()

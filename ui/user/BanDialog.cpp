@@ -142,6 +142,18 @@ void BanDialog::apply()
         validate();
         return;
     }
+    for (const BanInfo& ban : m_existing) {
+        if (ban.action != current->action)
+            continue;
+        const QString until = ban.untilMs == 0 ? tr("permanent")
+                                               : tr("until %1").arg(formatTime(ban.untilMs));
+        if (!Ask::confirm(this, tr("Replace ban"),
+                          tr("This scope is already banned (%1, by %2: \"%3\"). Replace that ban "
+                             "with the new one?")
+                              .arg(until, displayId(ban.actor.toUtf8()),
+                                   displayId(ban.reason.toUtf8()))))
+            return;
+    }
     m_busy = true;
     m_apply->setEnabled(false);
     m_session->moderation().ban(*current, m_session,

@@ -4,6 +4,7 @@
 #include "ui/common/Session.h"
 
 #include <QDialog>
+#include <vector>
 
 class QComboBox;
 class QDateTimeEdit;
@@ -26,6 +27,9 @@ public:
 
     BanDialog(Session* session, const QByteArray& user, const QList<QByteArray>& actions,
               QWidget* parent = nullptr);
+    /// The user's bans as last shown: replacing one of them (e.g. a permanent ban by a short
+    /// one) asks first.
+    void setExistingBans(std::vector<BanInfo> bans) { m_existing = std::move(bans); }
 
     /// The request the current input describes, or why it is invalid.
     Result<BanRequest> request() const;
@@ -49,6 +53,7 @@ private:
     QLabel* m_error;
     QPushButton* m_apply;
     bool m_busy = false;
+    std::vector<BanInfo> m_existing;
 };
 
 } // namespace tollgate::ui

@@ -458,6 +458,7 @@ QList<QByteArray> UserDetailDialog::knownActions() const
 void UserDetailDialog::openBan()
 {
     auto* dialog = new BanDialog(m_session, m_user, knownActions(), this);
+    dialog->setExistingBans(m_bans);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &BanDialog::banned, this, [this](const BanInfo& ban) {
         setNote(m_error, {});
