@@ -19,62 +19,84 @@ QList<Ask::Question>& history()
     return instance;
 }
 
-int ask(QWidget* parent, const Ask::Question& question)
+void show(QWidget* parent, const Ask::Question& question, std::function<void(int)> answered)
 {
-    history().append(question);
-    if (hook())
-        return hook()(question);
-
-    QMessageBox box(parent);
-    box.setWindowTitle(question.title);
-    box.setText(question.text);
+    auto* box = new QMessageBox(parent);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(parent ? Qt::WindowModal : Qt::ApplicationModal);
+    box->setWindowTitle(question.title);
+    box->setText(question.text);
+    QList<QAbstractButton*> choices;
     switch (question.kind) {
     case Ask::Kind::Confirm:
-        box.setIcon(QMessageBox::Question);
-        box.setStandardButtons(QMessageBox::Yes | QMessageBox::No);
-        box.setDefaultButton(QMessageBox::No);
-        return box.exec() == QMessageBox::Yes ? 1 : 0;
-    case Ask::Kind::Choose: {
-        box.setIcon(QMessageBox::Warning);
-        QList<QAbstractButton*> buttons;
+        box->setIcon(QMessageBox::Question);
+        box->setStandardButtons(QMessageBox::Yes | QMessageBox::No);
+        box->setDefaultButton(QMessageBox::No);
+        break;
+    case Ask::Kind::Choose:
+        box->setIcon(QMessageBox::Warning);
         for (const QString& choice : question.choices)
-            buttons << box.addButton(choice, QMessageBox::ActionRole);
-        box.exec();
-        return static_cast<int>(buttons.indexOf(box.clickedButton()));
-    }
+            choices << box->addButton(choice, QMessageBox::ActionRole);
+        break;
     case Ask::Kind::Information:
-        box.setIcon(QMessageBox::Information);
-        box.exec();
-        return 1;
+        box->setIcon(QMessageBox::Information);
+        break;
     case Ask::Kind::Warning:
-        box.setIcon(QMessageBox::Warning);
-        box.exec();
-        return 1;
+        box->setIcon(QMessageBox::Warning);
+        break;
     }
-    return 0;
+    const Ask::Kind kind = question.kind;
+    // The box is the connection's context: destroyed with its parent, it answers nothing.
+    QObject::connect(box, &QMessageBox::finished, box, [box, kind, choices, answered] {
+        if (!answered)
+            return;
+        if (kind == Ask::Kind::Confirm)
+            answered(box->clickedButton() == box->button(QMessageBox::Yes) ? 1 : 0);
+        else if (kind == Ask::Kind::Choose)
+            answered(int(choices.indexOf(box->clickedButton())));
+        else
+            answered(1);
+    });
+    box->open();
+}
+
+void ask(QWidget* parent, const Ask::Question& question, std::function<void(int)> answered)
+{
+    history().append(question);
+    if (hook()) {
+        const int answer = hook()(question);
+        if (answered)
+            answered(answer);
+        return;
+    }
+    show(parent, question, std::move(answered));
 }
 
 } // namespace
 
-bool Ask::confirm(QWidget* parent, const QString& title, const QString& text)
+void Ask::confirm(QWidget* parent, const QString& title, const QString& text,
+                  std::function<void()> onYes)
 {
-    return ask(parent, {Kind::Confirm, title, text, {}}) == 1;
+    ask(parent, {Kind::Confirm, title, text, {}}, [onYes = std::move(onYes)](int answer) {
+        if (answer == 1 && onYes)
+            onYes();
+    });
 }
 
-int Ask::choose(QWidget* parent, const QString& title, const QString& text,
-                const QStringList& choices)
+void Ask::choose(QWidget* parent, const QString& title, const QString& text,
+                 const QStringList& choices, std::function<void(int)> onChoice)
 {
-    return ask(parent, {Kind::Choose, title, text, choices});
+    ask(parent, {Kind::Choose, title, text, choices}, std::move(onChoice));
 }
 
 void Ask::inform(QWidget* parent, const QString& title, const QString& text)
 {
-    ask(parent, {Kind::Information, title, text, {}});
+    ask(parent, {Kind::Information, title, text, {}}, {});
 }
 
 void Ask::warn(QWidget* parent, const QString& title, const QString& text)
 {
-    ask(parent, {Kind::Warning, title, text, {}});
+    ask(parent, {Kind::Warning, title, text, {}}, {});
 }
 
 void Ask::setHook(Hook newHook)

@@ -381,10 +381,14 @@ void KeysPage::deleteSelected()
         names << KeysModel::displayBytes(keys[i]);
     if (keys.size() > kMaxNamedKeys)
         names << tr("… and %1 more").arg(keys.size() - kMaxNamedKeys);
-    if (!Ask::confirm(this, tr("Delete keys"),
-                      tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
-                          QStringLiteral("\n\n") + names.join(QLatin1Char('\n'))))
-        return;
+    Ask::confirm(this, tr("Delete keys"),
+                 tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
+                     QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
+                 [this, keys] { deleteKeys(keys); });
+}
+
+void KeysPage::deleteKeys(const QList<QByteArray>& keys)
+{
     // One DEL per key: keys of different users may live on different Cluster nodes.
     auto pending = std::make_shared<int>(int(keys.size()));
     auto deleted = std::make_shared<QList<QByteArray>>();

@@ -38,6 +38,7 @@ public:
     void startScan();
     void cancelScan();
     void deleteSelected();
+    void deleteKeys(const QList<QByteArray>& keys);
     /// Every delete lands in the global audit stream with the actor.
     void recordDeletion(const QList<QByteArray>& keys);
 

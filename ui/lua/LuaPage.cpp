@@ -167,34 +167,42 @@ void LuaPage::run()
     QStringList keyNames;
     for (const QByteArray& key : keys)
         keyNames << displayId(key);
-    if (writes && !Ask::confirm(this, tr("Run %1.lua").arg(m_current),
-                                tr("Run %1.lua by hand? It writes to these keys:\n%2")
-                                    .arg(m_current, keyNames.join(QLatin1Char('\n')))))
+    auto start = [this, name = m_current, keys, args, writes, keyNames] {
+        if (m_running || name != m_current)
+            return;
+        m_running = true;
+        updateRunButton();
+        m_reply->setPlainText(tr("Running %1…").arg(name));
+        runScript(m_session->client(), name, keys, args, this,
+                  [this, name, writes, keyNames](Result<Reply> reply) {
+                      m_running = false;
+                      if (reply && writes) {
+                          AuditEntry entry;
+                          entry.event = QStringLiteral("run_script");
+                          entry.actor = m_session->actor();
+                          entry.reason = tr("%1.lua run by hand from the console").arg(name);
+                          entry.detail = keyNames.join(QStringLiteral(", ")).left(500);
+                          m_session->audit().record(entry, this, {});
+                      }
+                      updateRunButton();
+                      if (name == m_current) {
+                          m_reply->setPlainText(reply ? reply->toDisplayString()
+                                                      : tr("Error (%1): %2")
+                                                            .arg(errorKindName(reply.error().kind),
+                                                                 reply.error().message));
+                      }
+                      refreshLoaded(); // running loads the script if it was not
+                      Q_EMIT replyShown();
+                  });
+    };
+    if (!writes) {
+        start();
         return;
-    m_running = true;
-    updateRunButton();
-    m_reply->setPlainText(tr("Running %1…").arg(m_current));
-    runScript(m_session->client(), m_current, keys, args, this,
-              [this, name = m_current, writes, keyNames](Result<Reply> reply) {
-                  m_running = false;
-                  if (reply && writes) {
-                      AuditEntry entry;
-                      entry.event = QStringLiteral("run_script");
-                      entry.actor = m_session->actor();
-                      entry.reason = tr("%1.lua run by hand from the console").arg(name);
-                      entry.detail = keyNames.join(QStringLiteral(", ")).left(500);
-                      m_session->audit().record(entry, this, {});
-                  }
-                  updateRunButton();
-                  if (name == m_current) {
-                      m_reply->setPlainText(reply ? reply->toDisplayString()
-                                                  : tr("Error (%1): %2")
-                                                        .arg(errorKindName(reply.error().kind),
-                                                             reply.error().message));
-                  }
-                  refreshLoaded(); // running loads the script if it was not
-                  Q_EMIT replyShown();
-              });
+    }
+    Ask::confirm(this, tr("Run %1.lua").arg(m_current),
+                 tr("Run %1.lua by hand? It writes to these keys:\n%2")
+                     .arg(m_current, keyNames.join(QLatin1Char('\n'))),
+                 start);
 }
 
 } // namespace tollgate::ui

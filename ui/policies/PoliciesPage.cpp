@@ -1,6 +1,7 @@
 #include "ui/policies/PoliciesPage.h"
 
 #include "ui/common/Ask.h"
+#include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PolicyEditor.h"
@@ -169,12 +170,16 @@ void PoliciesPage::deleteSelected()
         return;
     const QByteArray action = policy->action;
     const qint64 revision = policy->revision;
-    if (!Ask::confirm(this, tr("Delete policy"),
-                      tr("Delete the policy of action \"%1\" (revision %2)? Hits of \"%1\" will "
-                         "no longer be limited.")
-                          .arg(QString::fromUtf8(action))
-                          .arg(revision)))
-        return;
+    Ask::confirm(this, tr("Delete policy"),
+                 tr("Delete the policy of action \"%1\" (revision %2)? Hits of \"%1\" will "
+                    "no longer be limited.")
+                     .arg(displayId(action))
+                     .arg(revision),
+                 [this, action, revision] { removePolicy(action, revision); });
+}
+
+void PoliciesPage::removePolicy(const QByteArray& action, qint64 revision)
+{
     m_session->policies().remove(
         action, revision, m_session->actor(), this, [this, action](Status status) {
             if (!status) {

@@ -31,6 +31,7 @@ Q_SIGNALS:
     void reloaded();
 
 private:
+    void removePolicy(const QByteArray& action, qint64 revision);
     void onSelectionChanged();
     void deleteSelected();
     void updateButtons();

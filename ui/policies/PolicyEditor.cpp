@@ -381,21 +381,24 @@ void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
                       .arg(theirs->revision)
                       .arg(mine.revision)
                       .arg(theirs->windowsText(), mine.windowsText());
-        const int answer =
-            Ask::choose(this, tr("Policy changed"), text,
-                        {tr("Reload theirs"), tr("Overwrite with mine"), tr("Cancel")});
-        if (answer == 0) {
-            if (deleted)
-                startNew();
-            else
-                load(*theirs);
-        } else if (answer == 1) {
-            Policy overwrite = mine;
-            overwrite.revision = deleted ? 0 : theirs->revision;
-            saveWithRevision(overwrite);
-            return;
-        }
-        updateSaveButton();
+        const std::optional<Policy> current =
+            deleted ? std::nullopt : std::optional<Policy>(*theirs);
+        Ask::choose(this, tr("Policy changed"), text,
+                    {tr("Reload theirs"), tr("Overwrite with mine"), tr("Cancel")},
+                    [this, mine, current](int answer) {
+                        if (answer == 0) {
+                            if (current)
+                                load(*current);
+                            else
+                                startNew();
+                        } else if (answer == 1) {
+                            Policy overwrite = mine;
+                            overwrite.revision = current ? current->revision : 0;
+                            saveWithRevision(overwrite);
+                            return;
+                        }
+                        updateSaveButton();
+                    });
     });
 }
 

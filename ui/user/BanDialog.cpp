@@ -142,21 +142,29 @@ void BanDialog::apply()
         validate();
         return;
     }
+    const BanRequest request = *current;
     for (const BanInfo& ban : m_existing) {
-        if (ban.action != current->action)
+        if (ban.action != request.action)
             continue;
         const QString until = ban.untilMs == 0 ? tr("permanent")
                                                : tr("until %1").arg(formatTime(ban.untilMs));
-        if (!Ask::confirm(this, tr("Replace ban"),
-                          tr("This scope is already banned (%1, by %2: \"%3\"). Replace that ban "
-                             "with the new one?")
-                              .arg(until, displayId(ban.actor.toUtf8()),
-                                   displayId(ban.reason.toUtf8()))))
-            return;
+        Ask::confirm(this, tr("Replace ban"),
+                     tr("This scope is already banned (%1, by %2: \"%3\"). Replace that ban "
+                        "with the new one?")
+                         .arg(until, displayId(ban.actor.toUtf8()), displayId(ban.reason.toUtf8())),
+                     [this, request] { submit(request); });
+        return;
     }
+    submit(request);
+}
+
+void BanDialog::submit(const BanRequest& request)
+{
+    if (m_busy)
+        return;
     m_busy = true;
     m_apply->setEnabled(false);
-    m_session->moderation().ban(*current, m_session,
+    m_session->moderation().ban(request, m_session,
                                 guarded<BanInfo>(this, [this](Result<BanInfo> ban) {
                                     m_busy = false;
                                     if (!ban) {

@@ -38,6 +38,7 @@ Q_SIGNALS:
     void banned(const tollgate::BanInfo& ban);
 
 private:
+    void submit(const BanRequest& request);
     void validate();
     void apply();
 

@@ -86,12 +86,19 @@ void ReasonDialog::apply()
         return;
     }
     const QByteArray action = m_scope->currentData().toByteArray();
-    if (m_operation == Operation::Reset &&
-        !Ask::confirm(
-            this, tr("Reset counters"),
-            tr("Delete %1? The user starts from zero; bans are kept.").arg(describe(action)))) {
+    if (m_operation == Operation::Reset) {
+        Ask::confirm(this, tr("Reset counters"),
+                     tr("Delete %1? The user starts from zero; bans are kept.").arg(describe(action)),
+                     [this, action, reason] { submit(action, reason); });
         return;
     }
+    submit(action, reason);
+}
+
+void ReasonDialog::submit(const QByteArray& action, const QString& reason)
+{
+    if (m_busy)
+        return;
     m_busy = true;
     m_apply->setEnabled(false);
     auto done = [this](Result<qint64> count) {

@@ -33,6 +33,7 @@ Q_SIGNALS:
     void applied(qint64 count);
 
 private:
+    void submit(const QByteArray& action, const QString& reason);
     void validate();
     void apply();
     QString describe(const QByteArray& action) const;
