@@ -32,10 +32,8 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     if (valid && (cost < 0 || cost > Policy::kMaxLimit))
         valid = Error{ErrorKind::InvalidInput,
                       QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
-    if (!valid) {
-        deliver(context, done, Result<HitResult>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
 
     Command keys{m_schema.userBanKey(user), m_schema.actionBanKey(user, policy.action),
                  m_schema.userAuditKey(user)};

@@ -104,10 +104,8 @@ void Moderation::ban(const BanRequest& request, Context context, Callback<BanInf
     if (valid && request.durationMs > 0 && request.untilMs > 0)
         valid = Error{ErrorKind::InvalidInput,
                       QStringLiteral("give a ban duration or an end time, not both")};
-    if (!valid) {
-        deliver(context, done, Result<BanInfo>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
     const QByteArray banKey = request.action.isEmpty()
                                   ? m_schema.userBanKey(request.user)
                                   : m_schema.actionBanKey(request.user, request.action);
@@ -175,10 +173,8 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
                        const QString& reason, Context context, Callback<qint64> done) const
 {
     const Status valid = validateWrite(user, action, actor, reason);
-    if (!valid) {
-        deliver(context, done, Result<qint64>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
     Client* client = m_client;
     const KeySchema schema = m_schema;
     const CountingWrite write{
@@ -211,10 +207,8 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                        const QString& reason, Context context, Callback<qint64> done) const
 {
     const Status valid = validateWrite(user, action, actor, reason);
-    if (!valid) {
-        deliver(context, done, Result<qint64>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
     Client* client = m_client;
     const KeySchema schema = m_schema;
     userKeys(
@@ -238,10 +232,8 @@ void Moderation::bans(const QByteArray& user, Context context,
                       Callback<std::vector<BanInfo>> done) const
 {
     const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
-    if (!valid) {
-        deliver(context, done, Result<std::vector<BanInfo>>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
     Client* client = m_client;
     userKeys(
         user,

@@ -83,10 +83,8 @@ void PolicyStore::save(const Policy& policy, const QString& actor, Context conte
                        Callback<qint64> done) const
 {
     const Status valid = policy.validate();
-    if (!valid) {
-        deliver(context, done, Result<qint64>(valid.error()));
+    if (rejected(valid, context, done))
         return;
-    }
     Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel()};
     for (const auto& [field, value] : policy.toFields())
         args << field << value;

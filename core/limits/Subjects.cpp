@@ -149,10 +149,8 @@ void Subjects::list(const SubjectsOptions& options, Context context,
 {
     if (!options.action.isEmpty()) {
         const Status valid = KeySchema::validateId(options.action, QStringLiteral("action"));
-        if (!valid) {
-            deliver(context, done, Result<SubjectList>(valid.error()));
+        if (rejected(valid, context, done))
             return;
-        }
     }
     auto run = std::make_shared<SubjectsRun>();
     run->client = m_client;

@@ -73,4 +73,15 @@ void deliver(const Context& context, const Callback<T>& done, Result<T> result)
     context.post([done, result = std::move(result)]() mutable { done(std::move(result)); });
 }
 
+/// Delivers a failed validation as the operation's result and says so, for early returns:
+/// `if (rejected(valid, context, done)) return;`
+template <typename T>
+bool rejected(const Status& status, const Context& context, const Callback<T>& done)
+{
+    if (status)
+        return false;
+    deliver(context, done, Result<T>(status.error()));
+    return true;
+}
+
 } // namespace tollgate
