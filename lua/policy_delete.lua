@@ -1,7 +1,7 @@
 --[[ policy_delete.lua: compare-and-delete of a policy hash.
 
 KEYS[1]  policy hash <p>:policy:<action>
-KEYS[2]  global audit stream <p>:audit; "" = no audit entry (Redis Cluster: see README)
+KEYS[2]  global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
 
 ARGV[1]  expected revision (the one the operator saw)
 ARGV[2]  actor, required
@@ -37,7 +37,7 @@ end
 
 -- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
 local function audit(writes, global, entry)
-  if global ~= '' then
+  if global ~= '' and global ~= KEYS[1] then
     writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
   end
 end
@@ -62,7 +62,7 @@ local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
 if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
 
-local bad = global ~= '' and expect_type(global, 'stream')
+local bad = global ~= '' and global ~= key and expect_type(global, 'stream')
 if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then

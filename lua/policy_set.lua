@@ -1,7 +1,7 @@
 --[[ policy_set.lua: compare-and-set of a policy hash, so two operators never overwrite each other.
 
 KEYS[1]   policy hash <p>:policy:<action>
-KEYS[2]   global audit stream <p>:audit; "" = no audit entry (Redis Cluster: see README)
+KEYS[2]   global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required
@@ -42,7 +42,7 @@ end
 
 -- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
 local function audit(writes, global, entry)
-  if global ~= '' then
+  if global ~= '' and global ~= KEYS[1] then
     writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
   end
 end
@@ -76,7 +76,7 @@ for i = 5, #ARGV, 2 do
   end
 end
 
-local bad = expect_type(key, 'hash') or (global ~= '' and expect_type(global, 'stream'))
+local bad = expect_type(key, 'hash') or (global ~= '' and global ~= key and expect_type(global, 'stream'))
 if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
