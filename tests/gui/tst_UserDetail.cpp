@@ -216,7 +216,8 @@ void tst_UserDetail::banRefusedByTheServerSaysSo()
     banButton->click();
     auto* ban = waitForChild<BanDialog>(dialog.get(), QStringLiteral("banDialog"));
     QVERIFY(ban);
-    ban->findChild<QComboBox*>(QStringLiteral("durationComboBox"))->setEditText(QStringLiteral("1h"));
+    ban->findChild<QComboBox*>(QStringLiteral("durationComboBox"))
+        ->setEditText(QStringLiteral("1h"));
     ban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(QStringLiteral("spam"));
     auto* apply = ban->findChild<QPushButton*>(QStringLiteral("applyBanButton"));
     QVERIFY(apply->isEnabled());
