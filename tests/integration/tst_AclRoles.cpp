@@ -67,6 +67,7 @@ private Q_SLOTS:
     void support();
     void operatorRole();
     void application();
+    void plainReadUserConnects();
     void refusedUsersWriteNothing_data();
     void refusedUsersWriteNothing();
 
@@ -310,6 +311,24 @@ void AclRolesTest::application()
     expectRefused("application",
                   {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
                    QStringLiteral("--revision"), QStringLiteral("1")});
+}
+
+void AclRolesTest::plainReadUserConnects()
+{
+    // Nothing but +@read: no PING, no CLIENT SETNAME, no scripts. It connects and reads.
+    seed();
+    QCOMPARE(m_redis.command({"ACL", "SETUSER", "reader", "reset", "on", ">reader-password", "~*",
+                              "-@all", "+@read"}),
+             QByteArray("+OK\r\n"));
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("policy"), QStringLiteral("list")},
+          QStringList{QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("like")},
+          QStringList{QStringLiteral("audit"), QStringLiteral("--user"), QStringLiteral("42")}}) {
+        const Run run = ctl("reader", args);
+        QVERIFY2(run.code == 0, qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+    }
+    expectRefused("reader", {QStringLiteral("ban"), QStringLiteral("43"), QStringLiteral("--for"),
+                             QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("x")});
 }
 
 void AclRolesTest::refusedUsersWriteNothing_data()
