@@ -1,6 +1,7 @@
 #include "core/limits/Limiter.h"
 
 #include "core/audit/AuditLog.h"
+#include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QDateTime>
@@ -23,8 +24,8 @@ void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Co
     run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
 }
 
-void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
-                  qint64 cost, Context context, Callback<HitResult> done) const
+void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
+                  Context context, Callback<HitResult> done) const
 {
     Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
     if (valid)
@@ -32,6 +33,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     if (valid && (cost < 0 || cost > Policy::kMaxLimit))
         valid = Error{ErrorKind::InvalidInput,
                       QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
+    // The zone's UTC offsets only when the script needs local time; "0" keeps the common hit short.
+    Result<QByteArray> offsets = policy.needsLocalTime()
+                                     ? zoneOffsetsAroundNow(policy.timeZone)
+                                     : Result<QByteArray>(QByteArrayLiteral("0"));
+    if (valid && !offsets)
+        valid = offsets.error();
     if (rejected(valid, context, done))
         return;
 
@@ -44,10 +51,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
                  QByteArray::number(policy.warn),
                  QByteArray::number(policy.banMs),
                  policy.banUntilMidnight ? QByteArrayLiteral("midnight") : QByteArray(),
-                 QByteArray::number(policy.tzOffsetMs),
+                 *offsets,
                  user,
                  policy.action,
-                 m_schema.eventsChannel()};
+                 m_schema.eventsChannel(),
+                 policy.calendarAligned ? QByteArrayLiteral("calendar")
+                                        : QByteArrayLiteral("first_hit")};
     for (const WindowLimit& w : policy.windows) {
         keys << m_schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
         args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
@@ -62,32 +71,31 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const bool mirrorAutoBan = mode == "hit" && policy.hasBan();
     const KeySchema schema = m_schema;
     const QByteArray action = policy.action;
-    runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
-              [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done, Result<HitResult>(reply.error()));
-                      return;
-                  }
-                  auto hit = HitResult::fromReply(*reply);
-                  if (hit && !hit->allowed)
-                      hit->message = message;
-                  if (hit && mirrorAutoBan && hit->tier == Tier::Deny) {
-                      AuditEntry entry;
-                      entry.event = QStringLiteral("auto_ban");
-                      entry.user = user;
-                      entry.action = action;
-                      entry.actor = QStringLiteral("tollgate");
-                      entry.reason = QStringLiteral("limit exceeded: %1/%2").arg(hit->count).arg(hit->limit);
-                      if (hit->retryAfterMs > 0)
-                          entry.untilMs = QDateTime::currentMSecsSinceEpoch() + hit->retryAfterMs;
-                      AuditLog(client, schema).record(entry, nullptr, {});
-                  }
-                  if (hit && recordStats)
-                      runScript(client, QStringLiteral("stats"), {statsKey},
-                                {tierName(hit->tier).toUtf8(), costArg}, nullptr,
-                                [](const Result<Reply>&) {});
-                  deliver(context, done, std::move(hit));
-              });
+    runScript(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {
+        if (!reply) {
+            deliver(context, done, Result<HitResult>(reply.error()));
+            return;
+        }
+        auto hit = HitResult::fromReply(*reply);
+        if (hit && !hit->allowed)
+            hit->message = message;
+        if (hit && mirrorAutoBan && hit->tier == Tier::Deny) {
+            AuditEntry entry;
+            entry.event = QStringLiteral("auto_ban");
+            entry.user = user;
+            entry.action = action;
+            entry.actor = QStringLiteral("tollgate");
+            entry.reason = QStringLiteral("limit exceeded: %1/%2").arg(hit->count).arg(hit->limit);
+            if (hit->retryAfterMs > 0)
+                entry.untilMs = QDateTime::currentMSecsSinceEpoch() + hit->retryAfterMs;
+            AuditLog(client, schema).record(entry, nullptr, {});
+        }
+        if (hit && recordStats)
+            runScript(client, QStringLiteral("stats"), {statsKey},
+                      {tierName(hit->tier).toUtf8(), costArg}, nullptr,
+                      [](const Result<Reply>&) {});
+        deliver(context, done, std::move(hit));
+    });
 }
 
 } // namespace tollgate
