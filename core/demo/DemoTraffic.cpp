@@ -92,7 +92,8 @@ std::vector<Policy> DemoTraffic::examplePolicies()
 
     Policy upload = makePolicy("upload", Algorithm::FixedWindow, {{100, kDay}});
     upload.banUntilMidnight = true;
-    upload.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * kSecond;
+    upload.calendarAligned = true; // "today's quota": a local calendar day, like the ban
+    upload.timeZone = QTimeZone::systemTimeZoneId();
     policies.push_back(upload);
 
     Policy view = makePolicy("view", Algorithm::FixedWindow, {{20, kMinute}});

@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
+#include <QTimeZone>
 #include <QTimer>
 
 namespace tollgate::ui {
@@ -247,7 +248,7 @@ void PolicyEditor::startNew()
 {
     Policy policy;
     policy.windows = {{10, 60'000}};
-    policy.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+    policy.timeZone = QTimeZone::systemTimeZoneId();
     m_loaded = policy;
     fillForm(policy);
 }
