@@ -3,7 +3,8 @@
 KEYS[1]          user-wide ban hash        <p>:{<user>}:ban
 KEYS[2]          action ban hash           <p>:{<user>}:<action>:ban
 KEYS[3]          user audit stream         <p>:{<user>}:audit
-KEYS[4..3+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (1 <= n <= 8)
+KEYS[4]          global audit stream       <p>:audit  ("" or KEYS[3] again = no global mirror, e.g. on a Cluster)
+KEYS[5..4+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (1 <= n <= 8)
                  Every key must be exactly the one lua/README.md builds from ARGV[9], ARGV[10].
 
 ARGV[1]          mode: "hit" | "peek"  (peek writes nothing at all, not even repairs)
@@ -23,7 +24,7 @@ ARGV[12]         align: "first_hit" (windows start at the first hit) | "calendar
                  only, windows of 60000/3600000/86400000/604800000 ms aligned to the local
                  minute/hour/day/week, weeks from Monday, in the zone of ARGV[8])
 ARGV[13..12+2n]  n pairs limit_i (1..1e9), window_ms_i (1..31536000000, all different), in the
-                 order of KEYS[4..]
+                 order of KEYS[5..]
 
 Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining, reset_ms, retry_after_ms }
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
@@ -33,12 +34,14 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   in force or was just created, exactly the ms until it ends (-1 = never: permanent ban, cost > limit).
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT ... LT).
-Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape).
+Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
+  TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
+An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
 ]]
 
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-local FIXED_KEYS = 3            -- KEYS before the state keys
+local FIXED_KEYS = 4            -- KEYS before the state keys
 local FIXED_ARGS = 12           -- ARGV before the limit/window pairs
 local MAX_WINDOWS = 8
 local MAX_ID = 1024
@@ -49,6 +52,7 @@ local MAX_LOG = 100000          -- a sliding log keeps at most one zset member p
 local MAX_BAN_MS = 3153600000000
 local MAX_OFFSET_MS = 64800000
 local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after its last entry
+local GLOBAL_AUDIT_LEN = 100000
 local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 
 local function int(x) return string.format('%d', x) end
@@ -199,7 +203,7 @@ local function main()
   ---------------------------------------------------------------- arguments
   local n = #KEYS - FIXED_KEYS
   if n < 1 then
-    fail('TG_INVALID', string.format('hit needs %d keys (user ban, action ban, user audit) plus one state key per window, got %d',
+    fail('TG_INVALID', string.format('hit needs %d keys (user ban, action ban, user audit, global audit) plus one state key per window, got %d',
       FIXED_KEYS + 1, #KEYS))
   end
   if n > MAX_WINDOWS then fail('TG_INVALID', string.format('at most %d windows, got %d', MAX_WINDOWS, n)) end
@@ -244,6 +248,7 @@ local function main()
   expect_key(1, base .. ':ban')
   expect_key(2, action_base .. ':ban')
   expect_key(3, base .. ':audit')
+  if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then expect_key(4, prefix .. 'audit') end
 
   local windows, seen = {}, {}
   for i = 1, n do
@@ -569,14 +574,24 @@ local function main()
   local first_before = windows[1].count
   for _, w in ipairs(windows) do impl.plan(w, counted) end
 
-  local function audit(event, reason, until_ms)
-    local kind = redis.call('TYPE', KEYS[3]).ok
+  local function expect_stream(key)
+    local kind = redis.call('TYPE', key).ok
     if kind ~= 'none' and kind ~= 'stream' then
-      fail('TG_CORRUPT', 'key ' .. KEYS[3] .. ' is a ' .. kind .. ', expected an audit stream')
+      fail('TG_CORRUPT', 'key ' .. key .. ' is a ' .. kind .. ', expected an audit stream')
     end
+  end
+
+  -- global: also mirror the entry into KEYS[4], the stream the console follows (unless it is off)
+  local function audit(event, reason, until_ms, global)
+    expect_stream(KEYS[3])
     later('XADD', KEYS[3], 'MAXLEN', '~', 1000, '*', 'event', event, 'user', user, 'action', action,
       'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
     later('PEXPIRE', KEYS[3], AUDIT_TTL_MS)   -- history lives 90 days after its last entry
+    if global and KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then
+      expect_stream(KEYS[4])
+      later('XADD', KEYS[4], 'MAXLEN', '~', GLOBAL_AUDIT_LEN, '*', 'event', event, 'user', user,
+        'action', action, 'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
+    end
   end
 
   if allowed then
@@ -609,7 +624,7 @@ local function main()
     later('HSET', KEYS[2], 'reason', reason, 'actor', 'tollgate', 'created_ms', now_ms, 'until_ms', until_ms,
       'scope', 'action', 'action', action, 'source', 'auto')
     later('PEXPIREAT', KEYS[2], until_ms)
-    audit('auto_ban', reason, until_ms)
+    audit('auto_ban', reason, until_ms, true)
     if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
     end_windows_at(until_ms)
     -- the windows end with the ban, so the ban's end is exactly when a hit passes again
@@ -625,6 +640,14 @@ if not ok then
   error(result, 0)
 end
 if ARGV[1] == 'hit' then
+  -- Every queued write must be allowed to this ACL user before the first one runs: a ban is
+  -- never left without its audit entries, nor a counter half-updated.
+  for _, cmd in ipairs(writes) do
+    if not redis.acl_check_cmd(unpack(cmd)) then
+      return redis.error_reply(string.format('TG_NOPERM this user may not run %s on %s; nothing was written',
+        cmd[1], cmd[2]))
+    end
+  end
   for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
 end
 return result
