@@ -61,8 +61,7 @@ local function int(x) return string.format('%d', x) end
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
 
 local function to_int(s)
-  if type(s) == 'string' and #s <= 17 and s:match('^%-?%d+$') then return tonumber(s) end
-  return nil
+  return type(s) == 'string' and #s <= 17 and s:match('^%-?%d+$') and tonumber(s) or nil
 end
 
 local function arg_int(i, name, lo, hi)
@@ -84,6 +83,12 @@ local function stored_int(key, what, s)
   return v
 end
 
+-- A key of ours holding another type is named here, before Redis' anonymous WRONGTYPE could be.
+local function expect_type(key, wanted, what)
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'none' and kind ~= wanted then fail('TG_CORRUPT', string.format('key %s is a %s, expected %s', key, kind, what)) end
+end
+
 -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
 -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
 local function mul_div(a, b, c)
@@ -93,19 +98,13 @@ local function mul_div(a, b, c)
   end
   local q1 = floor(a / c)
   local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
-  local bits, rest = {}, b
-  while rest > 0 do
-    bits[#bits + 1] = rest % 2
-    rest = floor(rest / 2)
-  end
-  local q, r = 0, 0                      -- r1 * (the bits of b so far) = q * c + r
-  for i = #bits, 1, -1 do
+  local q, r, bit = 0, 0, 2 ^ 52         -- r1 * (the high bits of b so far) = q * c + r
+  while bit >= 1 do
     q, r = q * 2, r * 2
     if r >= c then q, r = q + 1, r - c end
-    if bits[i] == 1 then
-      r = r + r1
-      if r >= c then q, r = q + 1, r - c end
-    end
+    if floor(b / bit) % 2 == 1 then r = r + r1 end
+    if r >= c then q, r = q + 1, r - c end
+    bit = bit / 2
   end
   return q1 * b + q, r
 end
@@ -144,9 +143,7 @@ end
 local writes = {}
 local function later(...)
   local cmd = {...}
-  for i, v in ipairs(cmd) do
-    if type(v) == 'number' then cmd[i] = int(v) end
-  end
+  for i, v in ipairs(cmd) do cmd[i] = type(v) == 'number' and int(v) or v end
   writes[#writes + 1] = cmd
 end
 
@@ -154,19 +151,14 @@ end
 local function parse_offsets(text)
   local base, rest = text:match('^(%-?%d+)(.*)$')
   local zone = { base = to_int(base), changes = {} }
-  if not zone.base or #rest > 20000 then zone.base = nil end
-  local last = -2 ^ 53
-  for at, off, tail in rest:gmatch(',(%-?%d+):(%-?%d+)()') do
+  local ok, last, parsed = zone.base and #rest <= 20000, -2 ^ 53, 0
+  for at, off, tail in (ok and rest or ''):gmatch(',(%-?%d+):(%-?%d+)()') do
     local change = { at = to_int(at), off = to_int(off) }
-    if not change.at or not change.off or change.at <= last or math.abs(change.off) > MAX_OFFSET_MS then
-      zone.base = nil
-      break
-    end
-    last = change.at
+    ok = ok and change.at and change.off and change.at > last and math.abs(change.off) <= MAX_OFFSET_MS
+    last, parsed = change.at or last, tail - 1
     zone.changes[#zone.changes + 1] = change
-    zone.parsed = tail - 1
   end
-  if not zone.base or math.abs(zone.base) > MAX_OFFSET_MS or (zone.parsed or 0) ~= #rest then
+  if not ok or math.abs(zone.base) > MAX_OFFSET_MS or parsed ~= #rest then
     fail('TG_INVALID', 'utc offsets must be "<offset_ms>[,<utc_ms>:<offset_ms>...]" ascending, |offset| <= 18h, got "'
       .. text:sub(1, 40) .. '"')
   end
@@ -184,12 +176,8 @@ local function local_boundary(zone, now_ms, unit_ms)
     first = first + 1
   end
   local lt = now_ms + off
-  local start = floor(lt / unit_ms) * unit_ms
-  if unit_ms == WEEK then
-    local d = floor(lt / DAY)
-    start = (d - (d + 3) % 7) * DAY
-  end
-  local target = start + unit_ms
+  local d = floor(lt / DAY)
+  local target = unit_ms + (unit_ms == WEEK and (d - (d + 3) % 7) * DAY or floor(lt / unit_ms) * unit_ms)
   for i = first, #zone.changes do
     local change = zone.changes[i]
     if target - off <= change.at then break end
@@ -225,10 +213,8 @@ local function main()
   if ban_until ~= '' and ban_until ~= 'midnight' then fail('TG_INVALID', 'ban_until must be "" or "midnight"') end
   local zone = parse_offsets(ARGV[8])
   local user, action, channel, align = ARGV[9], ARGV[10], ARGV[11], ARGV[12]
-  for _, id in ipairs({ { 'user', user }, { 'action', action } }) do
-    if #id[2] < 1 or #id[2] > MAX_ID then
-      fail('TG_INVALID', string.format('%s id must be 1..%d bytes, got %d', id[1], MAX_ID, #id[2]))
-    end
+  for what, id in pairs({ user = user, action = action }) do
+    if #id < 1 or #id > MAX_ID then fail('TG_INVALID', string.format('%s id must be 1..%d bytes, got %d', what, MAX_ID, #id)) end
   end
   if align ~= 'first_hit' and align ~= 'calendar' then fail('TG_INVALID', 'align must be first_hit or calendar') end
   local calendar = align == 'calendar'
@@ -236,7 +222,7 @@ local function main()
 
   -- The keys must be the ones the escaping rules give, or two clients would count apart.
   local user_tag = '{' .. escape(user) .. '}'
-  local prefix = KEYS[1]:sub(1, #KEYS[1] - #user_tag - 4)   -- "<p>:" 
+  local prefix = KEYS[1]:match('^([^{]*:){') or ''           -- "<p>:" (a prefix holds no brace)
   local base = prefix .. user_tag
   local action_base = base .. ':' .. escape(action)
   local function expect_key(i, wanted)
@@ -275,7 +261,8 @@ local function main()
   ---------------------------------------------------------------- algorithms
   -- load(w): read the state, set w.count (before this hit), w.fits (this hit would pass this window).
   -- plan(w, counted): compute the state after the hit, queue its writes (and TTL repair), set the
-  -- report fields w.count, w.remaining, w.reset_ms, w.retry_ms. Both only read Redis.
+  -- report fields w.count, w.reset_ms, w.retry_ms (when not w.fits; plan_all makes it -1 when
+  -- cost > limit). Both only read Redis.
   -- A key whose PTTL is 0 expires within this very millisecond: it is read as gone.
   local fixed_window, sliding_log, sliding_window, token_bucket = {}, {}, {}, {}
 
@@ -292,18 +279,11 @@ local function main()
     w.reset_ms = fresh and 0 or max(w.ttl, 0)
     if counted then
       w.count = min(w.count + cost, MAX_STORED)
-      if fresh then
-        later('SET', w.key, w.count, 'PX', length)
-        w.reset_ms = length
-      else
-        later('SET', w.key, w.count, 'KEEPTTL')
-      end
+      if fresh then later('SET', w.key, w.count, 'PX', length) else later('SET', w.key, w.count, 'KEEPTTL') end
     end
-    if w.ttl == -1 then
-      later('PEXPIRE', w.key, length)               -- a counter that lost its TTL
-      w.reset_ms = length
-    end
-    if not w.fits then w.retry_ms = cost > w.limit and -1 or max(w.reset_ms, 1) end
+    if w.ttl == -1 then later('PEXPIRE', w.key, length) end    -- a counter that lost its TTL
+    if w.ttl == -1 or (counted and fresh) then w.reset_ms = length end
+    w.retry_ms = max(w.reset_ms, 1)
   end
 
   -- A zset with one member per allowed hit, scored by its time in µs. The member is the total
@@ -320,7 +300,7 @@ local function main()
 
   function sliding_log.load(w)
     w.cut = now_us - w.window_us                  -- members scored <= cut are out of the window
-    w.count, w.newest_total, w.base_total = 0, 0, 0
+    w.count, w.newest_total, w.base_total, w.replace = 0, 0, 0, w.ttl == 0
     if w.ttl > 0 or w.ttl == -1 then
       local newest = redis.call('ZRANGE', w.key, -1, -1, 'WITHSCORES')
       if newest[1] and newest[1]:match('^%d+%-%d+$') then
@@ -331,16 +311,13 @@ local function main()
         if base[1] then w.base_total, w.base_us = sl_total(w.key, base[1]), tonumber(base[2]) end
         w.count = w.newest_total - w.base_total
       end
-    elseif w.ttl == 0 then
-      w.replace = true
     end
     w.fits = w.count + cost <= w.limit
   end
 
   function sliding_log.plan(w, counted)
     -- the count stays capped at the limit: a denied hit that counts fills the window, no more
-    local added = counted and min(cost, max(w.limit - w.count, 0)) or 0
-    if w.fits and counted then added = cost end
+    local added = not counted and 0 or w.fits and cost or min(cost, max(w.limit - w.count, 0))
     -- never log before the newest member, so a clock step back cannot reorder members
     local ts = max(now_us, w.newest_us or 0)
     local merged = added > 0 and not w.fits and w.newest_us ~= nil and w.newest_us > w.cut
@@ -361,10 +338,6 @@ local function main()
       later('DEL', w.key)                         -- a log without TTL whose entries all left the window
     end
     if not w.fits then
-      if cost > w.limit then
-        w.retry_ms = -1
-        return
-      end
       -- The hit passes once the base total reaches `need`: when the first member holding it
       -- leaves the window. Totals grow with rank, so a binary search finds it.
       local need = w.newest_total + added + cost - w.limit
@@ -376,9 +349,8 @@ local function main()
           local mid = floor((lo + hi) / 2)
           if sl_total(w.key, redis.call('ZRANGE', w.key, mid, mid)[1]) >= need then hi = mid else lo = mid + 1 end
         end
-        local m = redis.call('ZRANGE', w.key, lo, lo, 'WITHSCORES')
-        at = tonumber(m[2])
-        if merged and lo == last then at = ts end   -- that member moves to ts with this hit
+        -- (when that is the newest member and this hit joins it, it moves to ts)
+        at = (merged and lo == last) and ts or tonumber(redis.call('ZRANGE', w.key, lo, lo, 'WITHSCORES')[2])
       end
       w.retry_ms = max(ceil((at + w.window_us - now_us) / 1000), 1)
     end
@@ -422,26 +394,14 @@ local function main()
   function sliding_window.plan(w, counted)
     local W = w.window_ms
     local cur, prev = min(w.cur + (counted and cost or 0), MAX_STORED), w.prev
-    if counted then
-      later('HSET', w.key, 'start', w.start, 'cur', cur, 'prev', prev)
-      later('PEXPIRE', w.key, 2 * W)
-    elseif w.ttl == -1 then
-      later('PEXPIRE', w.key, 2 * W)
-    end
+    if counted then later('HSET', w.key, 'start', w.start, 'cur', cur, 'prev', prev) end
+    if counted or w.ttl == -1 then later('PEXPIRE', w.key, 2 * W) end
     w.count = sw_estimate(w, w.elapsed, cur, prev)
-    if cur > 0 then w.reset_ms = 2 * W - w.elapsed
-    elseif prev > 0 then w.reset_ms = W - w.elapsed
-    else w.reset_ms = 0 end
+    w.reset_ms = cur > 0 and 2 * W - w.elapsed or prev > 0 and W - w.elapsed or 0
     if not w.fits then
-      if cost > w.limit then
-        w.retry_ms = -1
-        return
-      end
       local room = w.limit - cost - cur                -- what prev may still weigh in this window
       local e = room >= 0 and sw_first_fit(W, prev, room) or W
-      if e >= W then                                   -- next window, where cur becomes prev
-        e = W + sw_first_fit(W, cur, w.limit - cost)
-      end
+      if e >= W then e = W + sw_first_fit(W, cur, w.limit - cost) end   -- next window: cur becomes prev
       w.retry_ms = max(e - w.elapsed, 1)
     end
   end
@@ -459,6 +419,11 @@ local function main()
     return us - now_us + (num > 0 and 1 or 0)
   end
 
+  local function tb_used(w, us, num)                 -- units in the bucket: ceil(ahead * limit / window)
+    local q, r = mul_div(us - now_us, w.limit, w.window_us)
+    return q + ceil((r + num) / w.window_us)
+  end
+
   function token_bucket.load(w)
     local s = (w.ttl > 0 or w.ttl == -1) and redis.call('GET', w.key) or nil
     local us, num = now_us, 0
@@ -474,8 +439,7 @@ local function main()
     end
     w.tat_us, w.tat_num = us, num
     w.inc_q, w.inc_r = mul_div(cost, w.window_us, w.limit)
-    local q, r = mul_div(us - now_us, w.limit, w.window_us)
-    w.count = q + ceil((r + num) / w.window_us)
+    w.count = tb_used(w, us, num)
     local next_us, next_num = tb_after(w, us, num, w.inc_q, w.inc_r)
     local ahead = next_us - now_us
     w.fits = ahead < w.window_us or (ahead == w.window_us and next_num == 0)
@@ -490,18 +454,11 @@ local function main()
       end
     end
     w.reset_ms = ceil(tb_ahead_us(us, num) / 1000)
-    if counted then
-      later('SET', w.key, num > 0 and int(us) .. '+' .. int(num) .. '/' .. int(w.limit) or int(us), 'PX', w.reset_ms + 1)
-    elseif w.ttl == -1 then
-      later('PEXPIRE', w.key, w.reset_ms + 1)
-    end
-    local q, r = mul_div(us - now_us, w.limit, w.window_us)
-    w.count = q + ceil((r + num) / w.window_us)
+    local tat = num > 0 and int(us) .. '+' .. int(num) .. '/' .. int(w.limit) or int(us)
+    if counted then later('SET', w.key, tat, 'PX', w.reset_ms + 1) end
+    if w.ttl == -1 and not counted then later('PEXPIRE', w.key, w.reset_ms + 1) end
+    w.count = tb_used(w, us, num)
     if not w.fits then
-      if cost > w.limit then
-        w.retry_ms = -1
-        return
-      end
       local next_us, next_num = tb_after(w, us, num, w.inc_q, w.inc_r)
       w.retry_ms = max(ceil((tb_ahead_us(next_us, next_num) - w.window_us) / 1000), 1)
     end
@@ -509,6 +466,12 @@ local function main()
 
   local impl = ({ fixed_window = fixed_window, sliding_log = sliding_log,
                   sliding_window = sliding_window, token_bucket = token_bucket })[alg]
+  local function plan_all(counted)
+    for _, w in ipairs(windows) do
+      impl.plan(w, counted)
+      if not w.fits and cost > w.limit then w.retry_ms = -1 end   -- never: it can never fit
+    end
+  end
 
   ---------------------------------------------------------------- bans
   -- ms left of a ban (-1 = permanent), or nil when the key holds no ban in force.
@@ -519,15 +482,12 @@ local function main()
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL
-    if until_ms <= now_ms then return nil end
-    return until_ms - now_ms
+    return until_ms > now_ms and until_ms - now_ms or nil
   end
 
-  local function longer(a, b)                       -- -1 (never) is the longest
-    if a == nil then return b end
-    if b == nil then return a end
-    if a == -1 or b == -1 then return -1 end
-    return max(a, b)
+  local function longer(a, b)                       -- -1 (never) is the longest, nil none
+    if a == nil or b == nil then return a or b end
+    return (a == -1 or b == -1) and -1 or max(a, b)
   end
 
   -- The end of a ban is a fresh start: no window of this action outlives it.
@@ -537,13 +497,9 @@ local function main()
 
   local banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2]))
 
-  -- A state key of the wrong type is named here, before Redis' anonymous WRONGTYPE could be.
-  local expected = { fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' }
+  local expected = ({ fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' })[alg]
   for _, w in ipairs(windows) do
-    local kind = redis.call('TYPE', w.key).ok
-    if kind ~= 'none' and kind ~= expected[alg] then
-      fail('TG_CORRUPT', string.format('%s holds a %s, %s needs a %s', w.key, kind, alg, expected[alg]))
-    end
+    expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
     w.ttl = redis.call('PTTL', w.key)
   end
   for _, w in ipairs(windows) do impl.load(w) end
@@ -562,7 +518,7 @@ local function main()
 
   if banned then
     -- Nothing counts during a ban (not even with count_denied); the reply's retry is the ban's end.
-    for _, w in ipairs(windows) do impl.plan(w, false) end
+    plan_all(false)
     if banned > 0 then end_windows_at(now_ms + banned) end
     return reply(smallest_remaining(), false, 'banned', banned)
   end
@@ -572,23 +528,16 @@ local function main()
   for _, w in ipairs(windows) do allowed = allowed and w.fits end
   local counted = allowed or count_denied
   local first_before = windows[1].count
-  for _, w in ipairs(windows) do impl.plan(w, counted) end
-
-  local function expect_stream(key)
-    local kind = redis.call('TYPE', key).ok
-    if kind ~= 'none' and kind ~= 'stream' then
-      fail('TG_CORRUPT', 'key ' .. key .. ' is a ' .. kind .. ', expected an audit stream')
-    end
-  end
+  plan_all(counted)
 
   -- global: also mirror the entry into KEYS[4], the stream the console follows (unless it is off)
   local function audit(event, reason, until_ms, global)
-    expect_stream(KEYS[3])
+    expect_type(KEYS[3], 'stream', 'an audit stream')
     later('XADD', KEYS[3], 'MAXLEN', '~', 1000, '*', 'event', event, 'user', user, 'action', action,
       'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
     later('PEXPIRE', KEYS[3], AUDIT_TTL_MS)   -- history lives 90 days after its last entry
     if global and KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then
-      expect_stream(KEYS[4])
+      expect_type(KEYS[4], 'stream', 'an audit stream')
       later('XADD', KEYS[4], 'MAXLEN', '~', GLOBAL_AUDIT_LEN, '*', 'event', event, 'user', user,
         'action', action, 'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
     end
@@ -616,10 +565,7 @@ local function main()
     if ban_until == 'midnight' then until_ms = max(until_ms, local_boundary(zone, now_ms, DAY)) end
     local reason = string.format('limit exceeded: %d/%d per %d ms',
       binding.count + (counted and 0 or cost), binding.limit, binding.window_ms)
-    local kind = redis.call('TYPE', KEYS[2]).ok
-    if kind ~= 'none' and kind ~= 'hash' then
-      fail('TG_CORRUPT', 'key ' .. KEYS[2] .. ' is a ' .. kind .. ', expected a ban hash')
-    end
+    expect_type(KEYS[2], 'hash', 'a ban hash')
     later('DEL', KEYS[2])
     later('HSET', KEYS[2], 'reason', reason, 'actor', 'tollgate', 'created_ms', now_ms, 'until_ms', until_ms,
       'scope', 'action', 'action', action, 'source', 'auto')

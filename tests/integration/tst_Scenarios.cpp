@@ -52,7 +52,6 @@ private:
     // Saves the policy, reads it back from Redis and returns the stored copy: the scenarios run
     // against what PolicyStore persisted, not against the struct the test built.
     Policy store(const Policy& policy);
-    qint64 serverNowMs();
     std::vector<AuditEntry> auditOf(const QByteArray& user);
 
     CoreFixture m_core;
@@ -83,15 +82,6 @@ Policy ScenariosTest::store(const Policy& policy)
         return {};
     }
     return *stored;
-}
-
-qint64 ScenariosTest::serverNowMs()
-{
-    const auto time = m_core.inspect({"TIME"});
-    if (!time || time->elements.size() != 2)
-        return 0;
-    return time->elements[0].toInteger().value_or(0) * 1000 +
-           time->elements[1].toInteger().value_or(0) / 1000;
 }
 
 std::vector<AuditEntry> ScenariosTest::auditOf(const QByteArray& user)
@@ -240,9 +230,9 @@ void ScenariosTest::banUntilMidnight()
 
     for (int i = 1; i <= 100; ++i)
         QVERIFY(m_core.hit(policy, "42")->allowed);
-    const qint64 before = serverNowMs();
+    const qint64 before = m_core.serverNowMs();
     const auto denied = m_core.hit(policy, "42");
-    const qint64 after = serverNowMs();
+    const qint64 after = m_core.serverNowMs();
     QVERIFY(denied.ok());
     QCOMPARE(denied->tier, Tier::Deny);
 
