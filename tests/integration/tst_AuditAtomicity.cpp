@@ -37,6 +37,7 @@ private Q_SLOTS:
     void refusedAutoBanWritesNothing_data();
     void refusedAutoBanWritesNothing();
     void stringAtGlobalAuditIsNamed();
+    void counterNeverLeftWithoutItsTtl();
     void everyWriteHasBothEntries();
     void refusedWritesChangeNothing_data();
     void refusedWritesChangeNothing();
@@ -243,6 +244,31 @@ void AuditAtomicityTest::stringAtGlobalAuditIsNamed()
     QCOMPARE(m_core.integer({"EXISTS", "tg:{42}:like:ban"}), qint64(0));
     QCOMPARE(m_core.integer({"EXISTS", "tg:{42}:audit"}), qint64(0));
     QCOMPARE(m_core.bytes({"GET", "tg:audit"}), QByteArray("not a stream"));
+}
+
+void AuditAtomicityTest::counterNeverLeftWithoutItsTtl()
+{
+    // A sliding-window counter is an HSET then a PEXPIRE. HSET is allowed, PEXPIRE is not:
+    // hit.lua checks both before the first write, so no counter is created that would never
+    // expire (the bug Tollgate exists to prevent).
+    auto client = connectAs("limited", {"~*", "&*", "+@all", "-pexpire"});
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    Limiter limiter(client.get(), m_core.schema());
+    const auto refused = await<HitResult>([&](QObject* context, Callback<HitResult> done) {
+        limiter.hit(makePolicy("like", 5, 60000, Algorithm::SlidingWindow), "42", 0, context,
+                    std::move(done));
+    });
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().kind, ErrorKind::NoPerm);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("PEXPIRE")),
+             qPrintable(refused.error().message));
+    QCOMPARE(m_core.dbsize(), qint64(0));
+    // A peek is read-only and still answers.
+    const auto peek = await<HitResult>([&](QObject* context, Callback<HitResult> done) {
+        limiter.peek(makePolicy("like", 5, 60000, Algorithm::SlidingWindow), "42", 0, context,
+                     std::move(done));
+    });
+    QVERIFY2(peek && peek->allowed, why(peek).constData());
 }
 
 void AuditAtomicityTest::seed()

@@ -250,7 +250,8 @@ void ScenariosTest::banUntilMidnight()
     // The ban ends at midnight and the day's counter with it: retry says exactly that.
     QVERIFY2(denied->retryAfterMs >= until - after && denied->retryAfterMs <= until - before,
              qPrintable(QString::number(denied->retryAfterMs)));
-    const QByteArray counter = m_core.schema().stateKey("42", "upload", Algorithm::FixedWindow, kDay);
+    const QByteArray counter =
+        m_core.schema().stateKey("42", "upload", Algorithm::FixedWindow, kDay);
     QVERIFY(m_core.pttl(counter) <= until - before);
     const qint64 ttl = m_core.pttl(banKey);
     QVERIFY(ttl > 0 && qAbs(ttl - (until - before)) < 5000);

@@ -473,7 +473,8 @@ void KeySchemaTest::policyFieldsRoundTrip()
     QCOMPARE(back->timeZone, p.timeZone);
     QCOMPARE(back->calendarAligned, true);
     // A policy saved before zones had names kept a fixed offset.
-    const auto legacy = Policy::fromFields("x", {{"windows", "1000:1"}, {"tz_offset_ms", "7200000"}});
+    const auto legacy =
+        Policy::fromFields("x", {{"windows", "1000:1"}, {"tz_offset_ms", "7200000"}});
     QVERIFY(legacy.ok());
     QCOMPARE(QTimeZone(legacy->timeZone).offsetFromUtc(QDateTime::currentDateTimeUtc()), 7200);
     QVERIFY(legacy->validate().ok());
