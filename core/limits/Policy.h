@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/Algorithm.h"
+#include "core/limits/FailurePolicy.h"
 #include "core/redis/Result.h"
 
 #include <QByteArray>
@@ -35,6 +36,7 @@ struct Policy
     qint64 tzOffsetMs = 0;            // local time = UTC + offset, for midnight
     bool countDenied = false;         // denied hits count too
     QString message;                  // shown to the user on deny
+    FailureMode onError = FailureMode::Report; // when Redis cannot answer (field on_error)
     // Maintained by the server; `revision` is the compare-and-set token.
     qint64 revision = 0;
     QString updatedBy;

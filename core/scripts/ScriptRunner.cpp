@@ -6,17 +6,16 @@ namespace tollgate {
 
 namespace {
 
-Command evalshaCommand(const ScriptInfo& script, const Command& keys, const Command& args)
+Command evalshaCommand(const QByteArray& verb, const ScriptInfo& script, const Command& keys,
+                       const Command& args)
 {
-    Command command{QByteArrayLiteral("EVALSHA"), script.sha1, QByteArray::number(keys.size())};
+    Command command{verb, script.sha1, QByteArray::number(keys.size())};
     command << keys << args;
     return command;
 }
 
-} // namespace
-
-void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
-               Context context, Callback<Reply> done)
+void run(const QByteArray& verb, Client* client, const QString& name, const Command& keys,
+         const Command& args, Context context, Callback<Reply> done)
 {
     const ScriptInfo* script = ScriptLibrary::instance().find(name);
     if (!script) {
@@ -24,7 +23,7 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
                 Result<Reply>(ErrorKind::NotFound, QStringLiteral("no script named ") + name));
         return;
     }
-    Command command = evalshaCommand(*script, keys, args);
+    Command command = evalshaCommand(verb, *script, keys, args);
     // Intermediate steps run on the worker thread (null context); only the final result
     // is delivered to the caller's context.
     client->execute(command, nullptr, [=](Result<Reply> first) {
@@ -43,6 +42,20 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
                             });
                         });
     });
+}
+
+} // namespace
+
+void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
+               Context context, Callback<Reply> done)
+{
+    run(QByteArrayLiteral("EVALSHA"), client, name, keys, args, context, std::move(done));
+}
+
+void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
+                       const Command& args, Context context, Callback<Reply> done)
+{
+    run(QByteArrayLiteral("EVALSHA_RO"), client, name, keys, args, context, std::move(done));
 }
 
 void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done)

@@ -10,6 +10,11 @@ namespace tollgate {
 void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
                Context context, Callback<Reply> done);
 
+/// Same, by EVALSHA_RO, for scripts marked `#!lua flags=no-writes`: a user whose ACL allows
+/// only read-only scripts may run them, and the server guarantees they write nothing.
+void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
+                       const Command& args, Context context, Callback<Reply> done);
+
 /// Which library scripts the server has cached (SCRIPT EXISTS), in ScriptLibrary order.
 void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done);
 
