@@ -3,7 +3,8 @@
 KEYS[1]          user-wide ban hash        <p>:{<user>}:ban
 KEYS[2]          action ban hash           <p>:{<user>}:<action>:ban
 KEYS[3]          user audit stream         <p>:{<user>}:audit
-KEYS[4..3+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (n >= 1)
+KEYS[4]          global audit stream       <p>:audit  ("" or KEYS[3] again = no global mirror, e.g. on a Cluster)
+KEYS[5..4+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (n >= 1)
 
 ARGV[1]          mode: "hit" | "peek"  (peek writes nothing at all, not even repairs)
 ARGV[2]          algorithm: fixed_window | sliding_log | sliding_window | token_bucket
@@ -16,7 +17,7 @@ ARGV[8]          tz_offset_ms: local = utc + offset, |offset| <= 18 h
 ARGV[9]          raw user id    (only written into audit entries and events)
 ARGV[10]         raw action id  (idem)
 ARGV[11]         events channel, "" = do not publish
-ARGV[12..11+2n]  n pairs limit_i (1..1e9), window_ms_i (1..31536000000), in the order of KEYS[4..]
+ARGV[12..11+2n]  n pairs limit_i (1..1e9), window_ms_i (1..31536000000), in the order of KEYS[5..]
 
 Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining, reset_ms, retry_after_ms }
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
@@ -24,7 +25,9 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   reset_ms: ms until that window holds nothing any more (0 if it holds nothing).
   retry_after_ms: 0 when allowed; else ms until a hit of this cost could pass: the later of the end
   of a ban (existing or just created) and the windows' own wait; -1 = never (permanent ban, cost > limit).
-Errors: TG_INVALID (bad argument), TG_CORRUPT (a key of ours holds a value of the wrong shape).
+Errors: TG_INVALID (bad argument), TG_CORRUPT (a key of ours holds a value of the wrong shape),
+  TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
+An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
 ]]
 
@@ -34,6 +37,7 @@ local MAX_COUNT = 1000000000
 local MAX_LOG = 100000          -- a sliding log keeps one zset member per unit counted
 local MAX_BAN_MS = 3153600000000
 local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after its last entry
+local GLOBAL_AUDIT_LEN = 100000
 
 local function int(x) return string.format('%d', x) end
 
@@ -76,8 +80,8 @@ end
 
 local function main()
   ---------------------------------------------------------------- arguments
-  if #KEYS < 4 then fail('TG_INVALID', 'hit needs 3 keys plus one state key per window') end
-  local n = #KEYS - 3
+  if #KEYS < 5 then fail('TG_INVALID', 'hit needs 4 keys plus one state key per window') end
+  local n = #KEYS - 4
   if #ARGV ~= 11 + 2 * n then
     fail('TG_INVALID', string.format('hit with %d windows needs %d arguments, got %d', n, 11 + 2 * n, #ARGV))
   end
@@ -98,7 +102,7 @@ local function main()
 
   local windows = {}
   for i = 1, n do
-    local w = { key = KEYS[3 + i] }
+    local w = { key = KEYS[4 + i] }
     w.limit = arg_int(10 + 2 * i, 'limit', 1, alg == 'sliding_log' and MAX_LOG or MAX_COUNT)
     w.window_ms = arg_int(11 + 2 * i, 'window_ms', 1, MAX_WINDOW_MS)
     w.window_us = w.window_ms * 1000
@@ -353,14 +357,24 @@ local function main()
   local first_before = windows[1].count
   for _, w in ipairs(windows) do impl.plan(w, counted) end
 
-  local function audit(event, reason, until_ms)
-    local kind = redis.call('TYPE', KEYS[3]).ok
+  local function expect_stream(key)
+    local kind = redis.call('TYPE', key).ok
     if kind ~= 'none' and kind ~= 'stream' then
-      fail('TG_CORRUPT', 'key ' .. KEYS[3] .. ' is a ' .. kind .. ', expected an audit stream')
+      fail('TG_CORRUPT', 'key ' .. key .. ' is a ' .. kind .. ', expected an audit stream')
     end
+  end
+
+  -- global: also mirror the entry into KEYS[4], the stream the console follows (unless it is off)
+  local function audit(event, reason, until_ms, global)
+    expect_stream(KEYS[3])
     later('XADD', KEYS[3], 'MAXLEN', '~', 1000, '*', 'event', event, 'user', user, 'action', action,
       'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
     later('PEXPIRE', KEYS[3], AUDIT_TTL_MS)   -- history lives 90 days after its last entry
+    if global and KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then
+      expect_stream(KEYS[4])
+      later('XADD', KEYS[4], 'MAXLEN', '~', GLOBAL_AUDIT_LEN, '*', 'event', event, 'user', user,
+        'action', action, 'actor', 'tollgate', 'reason', reason, 'until_ms', until_ms)
+    end
   end
 
   if allowed then
@@ -396,7 +410,7 @@ local function main()
     later('HSET', KEYS[2], 'reason', reason, 'actor', 'tollgate', 'created_ms', now_ms, 'until_ms', until_ms,
       'scope', 'action', 'action', action, 'source', 'auto')
     later('PEXPIREAT', KEYS[2], until_ms)
-    audit('auto_ban', reason, until_ms)
+    audit('auto_ban', reason, until_ms, true)
     if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
     retry = longer(retry, until_ms - now_ms)
   end
@@ -410,6 +424,14 @@ if not ok then
   error(result, 0)
 end
 if ARGV[1] == 'hit' then
+  -- Every queued write must be allowed to this ACL user before the first one runs: a ban is
+  -- never left without its audit entries, nor a counter half-updated.
+  for _, cmd in ipairs(writes) do
+    if not redis.acl_check_cmd(unpack(cmd)) then
+      return redis.error_reply(string.format('TG_NOPERM this user may not run %s on %s; nothing was written',
+        cmd[1], cmd[2]))
+    end
+  end
   for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
 end
 return result

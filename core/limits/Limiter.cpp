@@ -1,9 +1,6 @@
 #include "core/limits/Limiter.h"
 
-#include "core/audit/AuditLog.h"
 #include "core/scripts/ScriptRunner.h"
-
-#include <QDateTime>
 
 namespace tollgate {
 
@@ -69,8 +66,9 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     if (rejected(valid, context, done))
         return;
 
+    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically.
     Command keys{m_schema.userBanKey(user), m_schema.actionBanKey(user, policy.action),
-                 m_schema.userAuditKey(user)};
+                 m_schema.userAuditKey(user), m_schema.auditKey()};
     Command args{mode,
                  algorithmName(policy.algorithm),
                  QByteArray::number(cost > 0 ? cost : policy.cost),
@@ -91,44 +89,29 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const bool recordStats = m_recordStats && mode == "hit";
     const QByteArray statsKey = m_schema.statsKey(policy.action);
     const QByteArray costArg = args[2];
-    // The hit that creates an automatic ban answers "deny"; hit.lua wrote it to the user's
-    // audit stream, and the global stream the console follows gets a mirror entry here.
-    const bool mirrorAutoBan = mode == "hit" && policy.hasBan();
-    const KeySchema schema = m_schema;
-    const QByteArray action = policy.action;
     const FailureMode onError = m_onError.value_or(policy.onError);
     std::shared_ptr<InsuranceLimiter> insurance =
         onError != FailureMode::Insurance ? nullptr
         : m_insurance                     ? m_insurance
                                           : InsuranceLimiter::shared();
-    runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
-              [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done,
-                              answerWithoutRedis(onError, insurance.get(), policy, user, cost,
-                                                 mode == "hit", reply.error()));
-                      return;
-                  }
-                  auto hit = HitResult::fromReply(*reply);
-                  if (hit && !hit->allowed)
-                      hit->message = message;
-                  if (hit && mirrorAutoBan && hit->tier == Tier::Deny) {
-                      AuditEntry entry;
-                      entry.event = QStringLiteral("auto_ban");
-                      entry.user = user;
-                      entry.action = action;
-                      entry.actor = QStringLiteral("tollgate");
-                      entry.reason = QStringLiteral("limit exceeded: %1/%2").arg(hit->count).arg(hit->limit);
-                      if (hit->retryAfterMs > 0)
-                          entry.untilMs = QDateTime::currentMSecsSinceEpoch() + hit->retryAfterMs;
-                      AuditLog(client, schema).record(entry, nullptr, {});
-                  }
-                  if (hit && recordStats)
-                      runScript(client, QStringLiteral("stats"), {statsKey},
-                                {tierName(hit->tier).toUtf8(), costArg}, nullptr,
-                                [](const Result<Reply>&) {});
-                  deliver(context, done, std::move(hit));
-              });
+    // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
+    const auto runner = mode == "peek" ? runReadOnlyScript : runScript;
+    runner(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {
+        if (!reply) {
+            deliver(context, done,
+                    answerWithoutRedis(onError, insurance.get(), policy, user, cost, mode == "hit",
+                                       reply.error()));
+            return;
+        }
+        auto hit = HitResult::fromReply(*reply);
+        if (hit && !hit->allowed)
+            hit->message = message;
+        if (hit && recordStats)
+            runScript(client, QStringLiteral("stats"), {statsKey},
+                      {tierName(hit->tier).toUtf8(), costArg}, nullptr,
+                      [](const Result<Reply>&) {});
+        deliver(context, done, std::move(hit));
+    });
 }
 
 } // namespace tollgate

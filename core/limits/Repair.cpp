@@ -110,7 +110,9 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
 {
     ++run->pendingScripts;
     const QByteArray mode = run->options.fix ? QByteArrayLiteral("fix") : QByteArrayLiteral("dry");
-    runScript(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
+    // A dry run writes nothing: EVALSHA_RO lets a read-only ACL user run it.
+    const auto runRepair = run->options.fix ? runScript : runReadOnlyScript;
+    runRepair(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
         --run->pendingScripts;
         if (!reply) {
             if (!run->error)

@@ -218,7 +218,9 @@ void Connection::onTransportReady()
 void Connection::sendHandshake()
 {
     // Pipelined: AUTH, SELECT, CLIENT SETNAME, then PING marks the end. Any failure
-    // except SETNAME (an ACL may forbid it) drops the attempt with that error.
+    // except SETNAME (an ACL may forbid it) drops the attempt with that error. A NOPERM
+    // answer to PING still proves an authenticated, working connection: a plain `+@read`
+    // user may not PING.
     QIODevice* device = m_device.get();
     auto failOn = [this, device](const Result<Reply>& r) {
         if (!r && device == m_device.get())
@@ -241,7 +243,7 @@ void Connection::sendHandshake()
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
             return;
-        if (!r) {
+        if (!r && r.error().kind != ErrorKind::NoPerm) {
             dropConnection(r.error());
             return;
         }

@@ -6,15 +6,15 @@ namespace tollgate {
 
 namespace {
 
-Command evalshaCommand(const QByteArray& verb, const ScriptInfo& script, const Command& keys,
+Command evalshaCommand(const QByteArray& evalsha, const ScriptInfo& script, const Command& keys,
                        const Command& args)
 {
-    Command command{verb, script.sha1, QByteArray::number(keys.size())};
+    Command command{evalsha, script.sha1, QByteArray::number(keys.size())};
     command << keys << args;
     return command;
 }
 
-void run(const QByteArray& verb, Client* client, const QString& name, const Command& keys,
+void run(const QByteArray& evalsha, Client* client, const QString& name, const Command& keys,
          const Command& args, Context context, Callback<Reply> done)
 {
     const ScriptInfo* script = ScriptLibrary::instance().find(name);
@@ -23,7 +23,7 @@ void run(const QByteArray& verb, Client* client, const QString& name, const Comm
                 Result<Reply>(ErrorKind::NotFound, QStringLiteral("no script named ") + name));
         return;
     }
-    Command command = evalshaCommand(verb, *script, keys, args);
+    Command command = evalshaCommand(evalsha, *script, keys, args);
     // Intermediate steps run on the worker thread (null context); only the final result
     // is delivered to the caller's context.
     client->execute(command, nullptr, [=](Result<Reply> first) {

@@ -10,8 +10,9 @@ namespace tollgate {
 void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
                Context context, Callback<Reply> done);
 
-/// Same, by EVALSHA_RO, for scripts marked `#!lua flags=no-writes`: a user whose ACL allows
-/// only read-only scripts may run them, and the server guarantees they write nothing.
+/// The same with EVALSHA_RO (Redis 7), for calls that write nothing (hit.lua peek, repair.lua
+/// dry run): a read-only ACL user (`+evalsha_ro`, see README "ACL roles") may run them, and
+/// Redis refuses any write the script would attempt.
 void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
                        const Command& args, Context context, Callback<Reply> done);
 

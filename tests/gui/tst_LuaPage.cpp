@@ -123,7 +123,8 @@ void LuaPageTest::runsHitFromTheForm()
     field<QLineEdit>("keys1LineEdit")->setText(QStringLiteral("tg:{alice}:ban"));
     field<QLineEdit>("keys2LineEdit")->setText(QStringLiteral("tg:{alice}:comment:ban"));
     field<QLineEdit>("keys3LineEdit")->setText(QStringLiteral("tg:{alice}:audit"));
-    field<QPlainTextEdit>("keys4PlainTextEdit")
+    field<QLineEdit>("keys4LineEdit")->setText(QStringLiteral("tg:audit"));
+    field<QPlainTextEdit>("keys5PlainTextEdit")
         ->setPlainText(QStringLiteral("tg:{alice}:comment:fw:30000\n"));
     const QStringList args{QStringLiteral("hit"),
                            QStringLiteral("fixed_window"),

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void cleanup();
     void showsActionsAndSafeHeader();
     void banFromUiDeniesHit();
+    void banRefusedByTheServerSaysSo();
     void unbanFromUiIsAudited();
     void invalidBanInputWritesNothing_data();
     void invalidBanInputWritesNothing();
@@ -79,6 +80,10 @@ void tst_UserDetail::cleanupTestCase()
 
 void tst_UserDetail::cleanup()
 {
+    if (m_redis.command({"TYPE", "tg:audit"}) == "+string\r\n") {
+        m_redis.command({"DEL", "tg:audit"});
+        m_redis.command({"RENAME", "tg:audit-kept", "tg:audit"}); // the earlier tests' entries
+    }
     Ask::setHook({});
     Ask::clearAsked();
 }
@@ -197,6 +202,34 @@ void tst_UserDetail::banFromUiDeniesHit()
     QVERIFY(Ask::asked().first().text.contains(QStringLiteral("credential stuffing")));
     QVERIFY(hit("dave", "login").retryAfterMs > 44 * 60'000); // the 45 minute ban stands
     again->reject();
+}
+
+void tst_UserDetail::banRefusedByTheServerSaysSo()
+{
+    // The ACL check passes, but the global audit stream is a string: ban.lua refuses before
+    // writing anything, and the dialog says why instead of pretending.
+    m_redis.command({"RENAME", "tg:audit", "tg:audit-kept"});
+    QCOMPARE(m_redis.command({"SET", "tg:audit", "not a stream"}), QByteArray("+OK\r\n"));
+    auto dialog = openDialog("ivan");
+    auto* banButton = dialog->findChild<QPushButton*>(QStringLiteral("banButton"));
+    QTRY_VERIFY(banButton->isEnabled());
+    banButton->click();
+    auto* ban = waitForChild<BanDialog>(dialog.get(), QStringLiteral("banDialog"));
+    QVERIFY(ban);
+    ban->findChild<QComboBox*>(QStringLiteral("durationComboBox"))
+        ->setEditText(QStringLiteral("1h"));
+    ban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(QStringLiteral("spam"));
+    auto* apply = ban->findChild<QPushButton*>(QStringLiteral("applyBanButton"));
+    QVERIFY(apply->isEnabled());
+    QTest::mouseClick(apply, Qt::LeftButton);
+    auto* error = ban->findChild<QLabel*>(QStringLiteral("errorLabel"));
+    QTRY_VERIFY(error->text().contains(QStringLiteral("tg:audit")));
+    QVERIFY(ban->isVisible());
+    QVERIFY(!Ask::asked().isEmpty());
+    QCOMPARE(Ask::asked().last().title, QStringLiteral("Ban failed"));
+    QVERIFY(!exists(m_session->schema().userBanKey("ivan")));
+    QVERIFY(!exists(m_session->schema().userAuditKey("ivan")));
+    QCOMPARE(m_redis.command({"GET", "tg:audit"}), QByteArray("$12\r\nnot a stream\r\n"));
 }
 
 void tst_UserDetail::unbanFromUiIsAudited()

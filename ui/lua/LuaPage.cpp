@@ -162,8 +162,10 @@ void LuaPage::run()
         return;
     const Command keys = m_form->keys();
     const Command args = m_form->args();
-    // Only a hit in "peek" mode is read-only; anything else writes to the user's Redis.
-    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek");
+    // Only a hit in "peek" mode and a dry-run repair are read-only (and run with EVALSHA_RO);
+    // anything else writes to the user's Redis.
+    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek") &&
+                        !(m_current == QLatin1String("repair") && args.value(0) == "dry");
     QStringList keyNames;
     for (const QByteArray& key : keys)
         keyNames << displayId(key);
@@ -173,7 +175,8 @@ void LuaPage::run()
         m_running = true;
         updateRunButton();
         m_reply->setPlainText(tr("Running %1…").arg(name));
-        runScript(m_session->client(), name, keys, args, this,
+        const auto runChosen = writes ? runScript : runReadOnlyScript;
+        runChosen(m_session->client(), name, keys, args, this,
                   [this, name, writes, keyNames](Result<Reply> reply) {
                       m_running = false;
                       if (reply && writes) {
