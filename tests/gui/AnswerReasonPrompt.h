@@ -2,6 +2,7 @@
 
 #include "ui/common/ReasonPrompt.h"
 
+#include <QLabel>
 #include <QLineEdit>
 #include <QtTest>
 

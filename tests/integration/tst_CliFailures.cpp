@@ -136,6 +136,8 @@ void tst_CliFailures::backToRedisAfterRestart()
     QCOMPARE(down.object().value(QStringLiteral("decided_by")).toString(),
              QStringLiteral("fail_closed"));
     QVERIFY(redis.restart());
+    // The test server keeps nothing on disk: the policy is saved again.
+    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code == 0);
     Run up = ctl({"hit", "like", "42", "--on-error", "deny", "--json"}, redis.url());
     QVERIFY2(up.code == 0, qPrintable(up.describe()));
     QCOMPARE(up.object().value(QStringLiteral("decided_by")).toString(), QStringLiteral("redis"));
@@ -149,10 +151,10 @@ void tst_CliFailures::connectionErrorsNameTheirCause()
     QVERIFY2(ca.err.contains("cannot read CA file /nonexistent/ca.pem"), qPrintable(ca.describe()));
     QVERIFY2(!ca.err.contains("not connected"), qPrintable(ca.describe()));
 
-    Run unix = ctl({"policy", "list"}, QStringLiteral("unix:///nonexistent/redis.sock"));
-    QVERIFY2(unix.code == 3, qPrintable(unix.describe()));
-    QVERIFY2(unix.err.contains("/nonexistent/redis.sock"), qPrintable(unix.describe()));
-    QVERIFY2(!unix.err.contains("not connected"), qPrintable(unix.describe()));
+    Run local = ctl({"policy", "list"}, QStringLiteral("unix:///nonexistent/redis.sock"));
+    QVERIFY2(local.code == 3, qPrintable(local.describe()));
+    QVERIFY2(local.err.contains("/nonexistent/redis.sock"), qPrintable(local.describe()));
+    QVERIFY2(!local.err.contains("not connected"), qPrintable(local.describe()));
 }
 
 void tst_CliFailures::simulateStopsWhenTheServerDies()
@@ -193,7 +195,8 @@ void tst_CliFailures::badUrlNeverPrintsThePassword()
                                       : ctl({"policy", "list"}, url);
         QVERIFY2(run.code == 2, qPrintable(run.describe()));
         QVERIFY2(!run.err.contains(kSecret) && !run.out.contains(kSecret), qPrintable(run.describe()));
-        QVERIFY2(run.err.contains("***"), qPrintable(run.describe()));
+        // Where the message quotes the URL, the password is masked.
+        QVERIFY2(!run.err.contains("@127.0.0.1") || run.err.contains("***"), qPrintable(run.describe()));
     }
 }
 

@@ -69,7 +69,7 @@ void tst_ErrorCauses::hostileHeaderIsRefused_data()
 void tst_ErrorCauses::hostileHeaderIsRefused()
 {
     QFETCH(QByteArray, reply);
-    FakeRespServer server([&](const QList<QByteArray>& request) {
+    FakeRespServer server([&](const QList<QByteArray>& request) -> QByteArray {
         const QByteArray known = handshake(request);
         return known.isEmpty() ? reply : known;
     });
@@ -87,7 +87,7 @@ void tst_ErrorCauses::hostileHeaderIsRefused()
 void tst_ErrorCauses::repliesBeforeTheBadHeaderArrive()
 {
     // Both replies come in one write: the good one is delivered, the bad one ends the stream.
-    FakeRespServer server([](const QList<QByteArray>& request) {
+    FakeRespServer server([](const QList<QByteArray>& request) -> QByteArray {
         const QByteArray known = handshake(request);
         if (!known.isEmpty())
             return known;
@@ -114,7 +114,7 @@ void tst_ErrorCauses::largeButSaneRepliesPass()
     QByteArray array = "*100000\r\n";
     for (int i = 0; i < 100000; ++i)
         array += ":" + QByteArray::number(i) + "\r\n";
-    FakeRespServer server([&](const QList<QByteArray>& request) {
+    FakeRespServer server([&](const QList<QByteArray>& request) -> QByteArray {
         const QByteArray known = handshake(request);
         if (!known.isEmpty())
             return known;
