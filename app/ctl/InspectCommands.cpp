@@ -118,6 +118,10 @@ int repairCommand(Cli& cli, const QStringList& args)
     QCommandLineParser parser;
     parser.addOption(QCommandLineOption(QStringLiteral("fix"),
                                         QStringLiteral("Give the keys their TTL (default: dry run).")));
+    parser.addOption(QCommandLineOption(
+        QStringLiteral("reason"),
+        QStringLiteral("Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
+        QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
     Client* client = cli.client();
@@ -126,6 +130,7 @@ int repairCommand(Cli& cli, const QStringList& args)
     RepairOptions options;
     options.fix = parser.isSet(QStringLiteral("fix"));
     options.actor = cli.actor;
+    options.reason = parser.value(QStringLiteral("reason"));
     const bool showProgress = !cli.json && isatty(STDERR_FILENO);
     const Repair repair(client, cli.schema());
     auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {

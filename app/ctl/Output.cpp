@@ -44,6 +44,12 @@ int fail(const Error& error)
     return exitCodeFor(error.kind);
 }
 
+void warn(const QString& message)
+{
+    out().flush();
+    std::fprintf(stderr, "tollgatectl: warning: %s\n", qUtf8Printable(message.simplified()));
+}
+
 int usage(const QString& message)
 {
     out().flush();
@@ -159,6 +165,9 @@ QJsonObject toJson(const HitResult& hit)
     };
     if (!hit.allowed && !hit.message.isEmpty())
         object.insert(QStringLiteral("message"), hit.message);
+    object.insert(QStringLiteral("decided_by"), decidedByName(hit.decidedBy));
+    if (hit.decidedBy != DecidedBy::Redis)
+        object.insert(QStringLiteral("redis_error"), hit.redisError);
     return object;
 }
 

@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QSysInfo>
 #include <map>
+#include <utility>
 
 using namespace tollgate;
 using namespace tollgate::ctl;
@@ -35,6 +36,9 @@ Global options (anywhere on the line):
   --prefix P      key prefix (default tg)
   --actor NAME    who is acting, for the audit trail (default $USER@host)
   --json          machine-readable output: one compact JSON value
+  --askpass       read the password from the terminal (no echo) instead of the URL
+  --no-auth-warning  no warning about a password in --url
+                  (the password may also come from $TOLLGATE_PASSWORD or $REDISCLI_AUTH)
   <command> --help  the command's own options
 
 Exit codes: 0 success/allowed, 1 denied, 2 usage or invalid input, 3 connection or server error.
@@ -51,13 +55,33 @@ QString defaultActor()
 
 } // namespace
 
+Result<ConnectionOptions> Cli::connectionOptions()
+{
+    auto options = ConnectionOptions::fromUrl(url);
+    if (!options)
+        return Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message};
+    if (askPass) {
+        bool ok = false;
+        options->password = readPassword(QStringLiteral("Password: "), &ok);
+        if (!ok)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("--askpass: no password given")};
+    } else if (!options->password.isEmpty()) {
+        if (urlOnCommandLine && !noAuthWarning && !std::exchange(m_warnedAboutPassword, true))
+            warn(QStringLiteral("a password in --url on the command line may be seen by other "
+                                "users (ps); use TOLLGATE_PASSWORD, REDISCLI_AUTH or --askpass"));
+    } else {
+        options->password = ConnectionOptions::passwordFromEnvironment();
+    }
+    return options;
+}
+
 Client* Cli::client()
 {
     if (m_client)
         return m_client.get();
-    auto options = ConnectionOptions::fromUrl(url);
+    auto options = connectionOptions();
     if (!options) {
-        fail(Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message});
+        fail(options.error());
         return nullptr;
     }
     options->clientName = QStringLiteral("tollgatectl");
@@ -94,6 +118,14 @@ int main(int argc, char** argv)
             cli.json = true;
             continue;
         }
+        if (arg == QLatin1String("--askpass")) {
+            cli.askPass = true;
+            continue;
+        }
+        if (arg == QLatin1String("--no-auth-warning")) {
+            cli.noAuthWarning = true;
+            continue;
+        }
         bool matched = false;
         for (const QString& name : {QStringLiteral("url"), QStringLiteral("prefix"), QStringLiteral("actor")}) {
             const QString flag = QStringLiteral("--") + name;
@@ -108,8 +140,10 @@ int main(int argc, char** argv)
                 continue;
             }
             matched = true;
-            if (name == QLatin1String("url"))
+            if (name == QLatin1String("url")) {
                 cli.url = value;
+                cli.urlOnCommandLine = true;
+            }
             else if (name == QLatin1String("prefix"))
                 cli.prefix = value.toUtf8();
             else

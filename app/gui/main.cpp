@@ -88,6 +88,9 @@ int main(int argc, char* argv[])
             return fail(QStringLiteral("--url: %1").arg(options.error().message));
         Session::Settings settings;
         settings.connection = options.value();
+        // Kept out of `ps`, as for tollgatectl; the demo's private server has no password.
+        if (!parser.isSet(demo) && settings.connection.password.isEmpty())
+            settings.connection.password = ConnectionOptions::passwordFromEnvironment();
         settings.profileName = parser.isSet(demo) ? QStringLiteral("demo") : QString();
         settings = adjust(settings);
         if (parser.isSet(demo)) {

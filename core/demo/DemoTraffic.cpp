@@ -58,6 +58,16 @@ DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options
     m_client = std::make_unique<Client>(std::move(connection));
     m_timer.setInterval(m_options.tick);
     connect(&m_timer, &QTimer::timeout, this, &DemoTraffic::tick);
+    // Without automatic reconnect (tollgatectl simulate) a lost server ends the run with its
+    // cause; with it, the traffic simply resumes once the client is back.
+    connect(m_client.get(), &Client::stateChanged, this,
+            [this](ConnectionState state, const Error& error) {
+                // Before the hits start, loading the policies reports the failure itself.
+                if (state != ConnectionState::Disconnected || !m_timer.isActive())
+                    return;
+                stop();
+                Q_EMIT failed(error);
+            });
 }
 
 DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, QObject* parent)

@@ -5,6 +5,40 @@
 
 namespace tollgate {
 
+Result<HitResult> Limiter::answerWithoutRedis(FailureMode mode, InsuranceLimiter* insurance,
+                                              const Policy& policy, const QByteArray& user,
+                                              qint64 cost, bool count, const Error& error)
+{
+    if (mode == FailureMode::Report || !isUnavailable(error))
+        return error;
+    HitResult hit;
+    switch (mode) {
+    case FailureMode::FailOpen:
+        hit.allowed = true;
+        hit.decidedBy = DecidedBy::FailOpen;
+        break;
+    case FailureMode::FailClosed:
+        hit.allowed = false;
+        hit.tier = Tier::Deny;
+        hit.decidedBy = DecidedBy::FailClosed;
+        break;
+    case FailureMode::Report:
+    case FailureMode::Insurance:
+        hit = insurance->hit(policy, user, cost, count);
+        break;
+    }
+    hit.redisError = error.toString();
+    if (!hit.allowed)
+        hit.message = policy.message;
+    return hit;
+}
+
+void Limiter::setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter> insurance)
+{
+    m_onError = mode;
+    m_insurance = std::move(insurance);
+}
+
 Limiter::Limiter(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
 {
 }
@@ -64,11 +98,18 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const bool recordStats = m_recordStats && mode == "hit";
     const QByteArray statsKey = m_schema.statsKey(policy.action);
     const QByteArray costArg = args[2];
+    const FailureMode onError = m_onError.value_or(policy.onError);
+    std::shared_ptr<InsuranceLimiter> insurance =
+        onError != FailureMode::Insurance ? nullptr
+        : m_insurance                     ? m_insurance
+                                          : InsuranceLimiter::shared();
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     const auto runner = mode == "peek" ? runReadOnlyScript : runScript;
     runner(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {
         if (!reply) {
-            deliver(context, done, Result<HitResult>(reply.error()));
+            deliver(context, done,
+                    answerWithoutRedis(onError, insurance.get(), policy, user, cost, mode == "hit",
+                                       reply.error()));
             return;
         }
         auto hit = HitResult::fromReply(*reply);

@@ -155,11 +155,10 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
     const Status valid = validateWrite(user, action, actor, reason);
     if (rejected(valid, context, done))
         return;
-    Client* client = m_client;
     const KeySchema schema = m_schema;
-    const CountingWrite write{QStringLiteral("unban"), user, action, actor, reason};
+    const Moderation self = *this;
     auto run = [=](const QList<QByteArray>& banKeys) {
-        runCountingWrite(client, schema, write, banKeys, context, done);
+        self.unbanKeys(user, action, banKeys, actor, reason, context, done);
     };
     if (!action.isEmpty()) {
         run({schema.actionBanKey(user, action)});
@@ -188,8 +187,7 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
     const Status valid = validateWrite(user, action, actor, reason);
     if (rejected(valid, context, done))
         return;
-    Client* client = m_client;
-    const KeySchema schema = m_schema;
+    const Moderation self = *this;
     userKeys(
         user,
         [action](const KeySchema::Parsed& p) {
@@ -200,9 +198,30 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                 deliver(context, done, Result<qint64>(stateKeys.error()));
                 return;
             }
-            runCountingWrite(client, schema, {QStringLiteral("reset"), user, action, actor, reason},
-                             *stateKeys, context, done);
+            self.resetKeys(user, action, *stateKeys, actor, reason, context, done);
         });
+}
+
+void Moderation::unbanKeys(const QByteArray& user, const QByteArray& action,
+                           const QList<QByteArray>& keys, const QString& actor,
+                           const QString& reason, Context context, Callback<qint64> done) const
+{
+    if (rejected(validateWrite(user, action, actor, reason), context, done))
+        return;
+    runCountingWrite(m_client, m_schema,
+                     {QStringLiteral("unban"), user, action, actor, reason},
+                     keys, context, std::move(done));
+}
+
+void Moderation::resetKeys(const QByteArray& user, const QByteArray& action,
+                           const QList<QByteArray>& keys, const QString& actor,
+                           const QString& reason, Context context, Callback<qint64> done) const
+{
+    if (rejected(validateWrite(user, action, actor, reason), context, done))
+        return;
+    runCountingWrite(m_client, m_schema,
+                     {QStringLiteral("reset"), user, action, actor, reason},
+                     keys, context, std::move(done));
 }
 
 void Moderation::bans(const QByteArray& user, Context context,

@@ -111,6 +111,8 @@ QList<QPair<QByteArray, QByteArray>> Policy::toFields() const
         fields.append({"tz_offsets", *offsets});
     if (!message.isEmpty())
         fields.append({"message", message.toUtf8()});
+    if (onError != FailureMode::Report)
+        fields.append({"on_error", failureModeName(onError)});
     return fields;
 }
 
@@ -145,6 +147,13 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
             }
         } else if (field == "message") {
             policy.message = QString::fromUtf8(value);
+        } else if (field == "on_error") {
+            const auto mode = failureModeFromName(value);
+            if (!mode)
+                return Error{ErrorKind::WrongType,
+                             QStringLiteral("unknown on_error '%1' (allow, deny or insurance)")
+                                 .arg(QString::fromUtf8(value.left(40)))};
+            policy.onError = *mode;
         } else if (field == "ban_until") {
             policy.banUntilMidnight = value == "midnight";
         } else if (field == "align") {

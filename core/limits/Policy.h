@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/Algorithm.h"
+#include "core/limits/FailurePolicy.h"
 #include "core/redis/Result.h"
 
 #include <QByteArray>
@@ -41,6 +42,7 @@ struct Policy
     QByteArray timeZone = "UTC";      // IANA zone for midnight and calendar windows
     bool countDenied = false;         // denied hits count too
     QString message;                  // shown to the user on deny
+    FailureMode onError = FailureMode::Report; // when Redis cannot answer (field on_error)
     // Maintained by the server; `revision` is the compare-and-set token.
     qint64 revision = 0;
     QString updatedBy;

@@ -195,7 +195,8 @@ void tst_Cli::hitJson()
     const Run hit = ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"), QStringLiteral("--json")});
     QVERIFY2(hit.code == 0, qPrintable(hit.describe()));
     const QJsonObject o = hit.object();
-    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"), QStringLiteral("limit"),
+    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"),
+                           QStringLiteral("decided_by"), QStringLiteral("limit"),
                            QStringLiteral("remaining"), QStringLiteral("reset_ms"),
                            QStringLiteral("retry_after_ms"), QStringLiteral("tier")};
     QCOMPARE(o.keys(), keys);
@@ -206,6 +207,7 @@ void tst_Cli::hitJson()
     QCOMPARE(o[QStringLiteral("remaining")].toInteger(), 9);
     QVERIFY(o[QStringLiteral("reset_ms")].toInteger() > 9000);
     QCOMPARE(o[QStringLiteral("retry_after_ms")].toInteger(), 0);
+    QCOMPARE(o[QStringLiteral("decided_by")].toString(), QStringLiteral("redis"));
     QCOMPARE(hit.out.count('\n'), 1); // one compact line
 }
 

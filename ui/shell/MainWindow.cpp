@@ -269,6 +269,9 @@ void MainWindow::refreshStatus()
     QString role;
     if (m_session->isReadOnly())
         role = tr("Read-only profile \u00b7 ACL user %1 \u00b7 actor %2").arg(user, m_session->actor());
+    else if (!m_session->permissionsUnknownReason().isEmpty())
+        role = tr("ACL user %1: write rights unknown, writes disabled \u00b7 actor %2")
+                   .arg(user, m_session->actor());
     else if (denied > 0)
         role = tr("ACL user %1: %2 of %3 write actions not permitted \u00b7 actor %4")
                    .arg(user)
@@ -278,6 +281,7 @@ void MainWindow::refreshStatus()
     else
         role = tr("ACL user %1: read and write \u00b7 actor %2").arg(user, m_session->actor());
     m_roleLabel->setText(role);
+    m_roleLabel->setToolTip(m_session->permissionsUnknownReason());
 
     if (m_session->state() != ConnectionState::Connected) {
         m_serverLabel->setText(tr("Redis at %1").arg(settings.connection.endpoint()));
