@@ -1,6 +1,7 @@
 #include "ui/common/Session.h"
 
 #include <QHash>
+#include <QSysInfo>
 
 namespace tollgate::ui {
 
@@ -45,11 +46,8 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
 Session::Session(Settings settings, QObject* parent)
     : QObject(parent), m_settings(std::move(settings)), m_schema(m_settings.prefix)
 {
-    if (m_settings.actor.isEmpty()) {
-        const QByteArray user = qgetenv("USER");
-        m_settings.actor =
-            user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
-    }
+    if (m_settings.actor.isEmpty())
+        m_settings.actor = defaultActor();
     m_client = std::make_unique<Client>(m_settings.connection);
     ConnectionOptions events = m_settings.connection;
     events.clientName += QStringLiteral("-events");
@@ -57,9 +55,13 @@ Session::Session(Settings settings, QObject* parent)
 
     connect(m_client.get(), &Client::stateChanged, this,
             [this](ConnectionState state, const Error& error) {
-                if (state == ConnectionState::Connected)
-                    checkPermissions();
+                const bool lost = m_connected && state != ConnectionState::Connected;
+                m_connected = state == ConnectionState::Connected;
                 Q_EMIT stateChanged(state, error);
+                if (m_connected)
+                    checkPermissions(); // emits permissionsChanged when the server answered
+                else if (lost)
+                    Q_EMIT permissionsChanged(); // writes are off while not connected
             });
     connect(m_events.get(), &Client::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected)
@@ -84,6 +86,18 @@ Session::Session(Settings settings, QObject* parent)
 }
 
 Session::~Session() = default;
+
+QString Session::defaultActor()
+{
+    // The audit must say who acted: the OS account and the machine it acted from.
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME"); // Windows
+    if (user.isEmpty())
+        user = QStringLiteral("unknown");
+    const QString host = QSysInfo::machineHostName();
+    return host.isEmpty() ? user : user + QLatin1Char('@') + host;
+}
 
 void Session::open()
 {
@@ -125,6 +139,8 @@ QString Session::writeBlockedReason(Write write) const
 {
     if (m_settings.readOnly)
         return tr("The profile \"%1\" is read-only").arg(m_settings.profileName);
+    if (state() != ConnectionState::Connected)
+        return tr("Not connected to Redis");
     return m_denied.value(write);
 }
 

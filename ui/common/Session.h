@@ -36,6 +36,9 @@ public:
     explicit Session(Settings settings, QObject* parent = nullptr);
     ~Session() override;
 
+    /// The actor when the profile names none: "<OS user>@<host>".
+    static QString defaultActor();
+
     /// Connects both the command and the pub/sub connections.
     void open();
 
@@ -80,6 +83,7 @@ private:
     std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
     QHash<Write, QString> m_denied;   // write -> reason (from ACL DRYRUN)
     bool m_keyspaceNotifications = false;
+    bool m_connected = false; // as last reported by stateChanged
 };
 
 } // namespace tollgate::ui

@@ -66,13 +66,22 @@ void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
         break;
     }
     case ConnectionState::Reconnecting: {
-        const QString why = error.message.isEmpty() ? tr("connection lost") : error.message;
+        QString why = error.message.isEmpty() ? tr("connection lost") : error.message;
+        // Core's messages name the endpoint themselves ("127.0.0.1:1: Connection refused"):
+        // say the address once.
+        if (why.startsWith(endpoint + QStringLiteral(": ")))
+            why = why.mid(endpoint.size() + 2);
+        const bool named = why.contains(endpoint);
         // Wrong credentials will not fix themselves: say "failed", but the client keeps
         // trying, so a password changed on the server side still recovers.
         if (error.kind == ErrorKind::Auth || !m_wasConnected)
-            setLook(Look::Failed, tr("Cannot connect to %1: %2 (retrying)").arg(endpoint, why));
+            setLook(Look::Failed,
+                    named ? tr("Cannot connect: %1 (retrying)").arg(why)
+                          : tr("Cannot connect to %1: %2 (retrying)").arg(endpoint, why));
         else
-            setLook(Look::Reconnecting, tr("Reconnecting to %1: %2 (retrying)").arg(endpoint, why));
+            setLook(Look::Reconnecting,
+                    named ? tr("Reconnecting: %1 (retrying)").arg(why)
+                          : tr("Reconnecting to %1: %2 (retrying)").arg(endpoint, why));
         break;
     }
     }

@@ -72,6 +72,20 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     auto* charts = new QHBoxLayout;
     charts->addWidget(m_hitsChart);
     charts->addWidget(m_denialsChart);
+    // An empty server gets directions instead of two blank charts.
+    m_guide = new QLabel(
+        tr("<h3>No rate-limit traffic here yet</h3>"
+           "<p>No policies yet: create one on the <b>Policies</b> page (Ctrl+3), or generate "
+           "example traffic with <code>tollgatectl simulate</code>.</p>"
+           "<p>Applications count hits with the Lua scripts (see the <b>Lua</b> page); the "
+           "charts fill in as soon as they do.</p>"),
+        this);
+    m_guide->setObjectName(QStringLiteral("emptyGuideLabel"));
+    m_guide->setAlignment(Qt::AlignCenter);
+    m_guide->setWordWrap(true);
+    m_guide->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_guide->hide();
+    charts->addWidget(m_guide);
 
     auto* tables = new QGridLayout;
     tables->addWidget(sectionTitle(tr("Actions: now and active bans"), this), 0, 0);
@@ -89,6 +103,10 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
+        const bool empty = m_sampler->actions().empty();
+        m_guide->setVisible(empty);
+        m_hitsChart->setVisible(!empty);
+        m_denialsChart->setVisible(!empty);
         showScanSummary(); // replaces an error shown by an earlier failed sample
     });
     connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {

@@ -3,6 +3,7 @@
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyActions.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
@@ -110,6 +111,15 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setColumnWidth(KeysModel::TtlColumn, 90);
     m_table->setColumnHidden(KeysModel::UserColumn, true);
     m_table->setColumnHidden(KeysModel::ActionColumn, true);
+    new KeyActions(
+        session, m_table,
+        [this](const QModelIndex& index) {
+            return index.isValid() ? m_model->row(index.row()).key : QByteArray();
+        },
+        [this] {
+            if (m_deleteButton->isEnabled())
+                deleteSelected();
+        });
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Pattern"), this));

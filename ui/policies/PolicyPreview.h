@@ -30,6 +30,9 @@ public:
 Q_SIGNALS:
     /// A sentence for the preview label.
     void finished(const QString& text);
+    /// The same result as numbers, with the policy it was computed for (so a save can tell
+    /// whether the preview it would quote is about what is being saved); -1 when unavailable.
+    void counted(const tollgate::Policy& policy, int denied, int subjects);
 
 private:
     struct Tally;

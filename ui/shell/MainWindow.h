@@ -46,6 +46,8 @@ public:
 
     /// Shows the connection dialog; a new session replaces the current one when accepted.
     void showConnectionDialog();
+    /// Help › Keyboard shortcuts (F1).
+    void showShortcuts();
 
 Q_SIGNALS:
     void sessionChanged(tollgate::ui::Session* session);
