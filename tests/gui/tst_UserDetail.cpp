@@ -5,6 +5,7 @@
 #include "core/limits/PolicyStore.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "ui/audit/AuditModel.h"
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void unbanCanAlsoReset();
     void refreshesItself();
     void staleWhileDisconnected();
+    void sameEventReadsTheSameInBothAudits();
 
 private:
     std::unique_ptr<UserDetailDialog> openDialog(const QByteArray& user);
@@ -518,6 +520,56 @@ void tst_UserDetail::staleWhileDisconnected()
     QCOMPARE(actions->rowCount(), 1);
     QCOMPARE(actions->item(0, 1)->text(), QStringLiteral("1 / 5"));
     QVERIFY(summary->text().startsWith(QStringLiteral("Not connected")));
+}
+
+void tst_UserDetail::sameEventReadsTheSameInBothAudits()
+{
+    // A ban and an unban, each in both streams.
+    BanRequest request{"olga",  "login", QStringLiteral("tester"), QStringLiteral("abuse"),
+                       600'000, 0};
+    std::optional<bool> banned;
+    m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
+    QTRY_VERIFY(banned.has_value() && *banned);
+    std::optional<bool> lifted;
+    m_session->moderation().unban("olga", {}, QStringLiteral("tester"), QStringLiteral("appeal"),
+                                  this, [&](Result<qint64> r) { lifted = r.ok(); });
+    QTRY_VERIFY(lifted.has_value() && *lifted);
+
+    auto dialog = openDialog("olga");
+    auto* history = dialog->findChild<QTableWidget*>(QStringLiteral("auditTableWidget"));
+    QTRY_VERIFY(history->rowCount() >= 2);
+    AuditModel global;
+    std::optional<Result<std::vector<AuditEntry>>> entries;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            entries.reset();
+            m_session->audit().latest({}, 200, this,
+                                      [&](Result<std::vector<AuditEntry>> r) { entries = r; });
+            if (!QTest::qWaitFor([&] { return entries.has_value(); }, 3000) || !*entries)
+                return false;
+            int olga = 0;
+            for (const AuditEntry& entry : entries->value())
+                olga += entry.user == "olga" ? 1 : 0;
+            return olga >= 2;
+        }(),
+        10000);
+    global.setEntries(entries->value());
+    int compared = 0;
+    for (int r = 0; r < history->rowCount(); ++r) {
+        const QString event = history->item(r, 1)->text();
+        const QString action = history->item(r, 2)->text();
+        for (int g = 0; g < global.rowCount(); ++g) {
+            auto cell = [&](int column) { return global.index(g, column).data().toString(); };
+            if (cell(AuditModel::User) != QStringLiteral("olga") ||
+                cell(AuditModel::Event) != event || cell(AuditModel::Action) != action)
+                continue;
+            QCOMPARE(history->item(r, 4)->text(), cell(AuditModel::Reason));
+            QCOMPARE(history->item(r, 5)->text(), cell(AuditModel::Until));
+            QCOMPARE(history->item(r, 3)->text(), cell(AuditModel::Actor));
+            ++compared;
+        }
+    }
+    QVERIFY2(compared >= 2, qPrintable(QString::number(compared)));
 }
 
 QTEST_MAIN(tst_UserDetail)

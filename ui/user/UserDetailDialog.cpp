@@ -1,5 +1,6 @@
 #include "ui/user/UserDetailDialog.h"
 
+#include "ui/common/AuditText.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Widgets.h"
@@ -52,7 +53,7 @@ enum AuditColumn
     AudAction,
     AudActor,
     AudReason,
-    AudDetail,
+    AudUntil,
     AudColumnCount
 };
 
@@ -141,7 +142,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
         {tr("Scope"), tr("Reason"), tr("Actor"), tr("Source"), tr("Expires"), tr("Started")});
     m_auditTable =
         makeTable(this, QStringLiteral("auditTableWidget"),
-                  {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"), tr("Detail")});
+                  {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"), tr("Until")});
 
     m_ban = new QPushButton(tr("&Ban…"), this);
     m_ban->setObjectName(QStringLiteral("banButton"));
@@ -400,14 +401,12 @@ void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
         setCell(m_auditTable, r, AudTime, formatTime(entry.timeMs));
         setCell(m_auditTable, r, AudEvent, displayId(entry.event.toUtf8()));
         setCell(m_auditTable, r, AudAction,
-                entry.action.isEmpty() ? QString() : displayId(entry.action));
+                entry.action.isEmpty() ? tr("(all)") : displayId(entry.action));
         setCell(m_auditTable, r, AudActor, displayId(entry.actor.toUtf8()));
-        setCell(m_auditTable, r, AudReason, displayId(entry.reason.toUtf8()));
-        QString detail = entry.detail;
-        if (entry.untilMs > 0)
-            detail = (detail.isEmpty() ? QString() : detail + QStringLiteral("; ")) +
-                     tr("until %1").arg(formatTime(entry.untilMs));
-        setCell(m_auditTable, r, AudDetail, displayId(detail.toUtf8()));
+        // Worded like the global Audit log page: the same event reads the same in both.
+        setCell(m_auditTable, r, AudReason, auditWhyText(entry));
+        m_auditTable->item(r, AudReason)->setToolTip(auditWhyToolTip(entry));
+        setCell(m_auditTable, r, AudUntil, auditUntilText(entry));
     }
     fitColumns(m_auditTable);
 }
