@@ -143,6 +143,10 @@ int main(int argc, char* argv[])
     if (parser.isSet(screenshots)) {
         const QByteArray user = DemoTraffic::abusiveUsers().value(0);
         auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        // TOLLGATE_SCREENSHOT_SIZE=1024x700: the pictures at another window size.
+        const QStringList size = qEnvironmentVariable("TOLLGATE_SCREENSHOT_SIZE").split(u'x');
+        if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
+            tour->setSize(QSize(size[0].toInt(), size[1].toInt()));
         QObject::connect(tour, &ScreenshotTour::finished, &app,
                          [](bool ok, const QStringList& failed) {
                              if (!ok)

@@ -13,9 +13,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QtTest>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void invalidInputWritesNothing();
     void previewCountsDeniedSubjects();
     void conflictComparesEveryField();
+    void revisionAndAuthorFitAt1600();
     void editorNoticesChangeUnderneath();
     void saveThatDeniesAsksFirst();
     void previewCountsBannedSubjectWithoutCounter();
@@ -323,6 +326,29 @@ void PoliciesTest::conflictComparesEveryField()
              qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("Limits:")), qPrintable(text)); // the same: not listed
     QVERIFY2(text.contains(QStringLiteral("other fields are the same")), qPrintable(text));
+}
+
+void PoliciesTest::revisionAndAuthorFitAt1600()
+{
+    Policy search = fixedWindow("search", 10, 60'000);
+    search.windows = {{10, 60'000}, {100, 3'600'000}, {1000, 86'400'000}};
+    search.banUntilMidnight = true;
+    savePolicy(search, QStringLiteral("operator-with-a-long-name"));
+    PoliciesPage* page = openPage(1);
+    page->resize(1600 - 170, 900); // the window at 1600 minus the navigation
+    auto* table = page->findChild<QTableView*>(QStringLiteral("policiesTableView"));
+    QTRY_VERIFY(table->isVisible());
+    QTest::qWait(50); // a layout pass
+    for (int column : {int(PoliciesModel::RevisionColumn), int(PoliciesModel::UpdatedByColumn)}) {
+        const int right = table->horizontalHeader()->sectionViewportPosition(column) +
+                          table->horizontalHeader()->sectionSize(column);
+        QVERIFY2(right <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                .arg(column)
+                                .arg(right)
+                                .arg(table->viewport()->width())));
+    }
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
 }
 
 void PoliciesTest::editorNoticesChangeUnderneath()

@@ -1,5 +1,6 @@
 #include "ui/common/Session.h"
 
+#include <QDir>
 #include <QHash>
 #include <QSysInfo>
 
@@ -90,10 +91,14 @@ Session::~Session() = default;
 QString Session::defaultActor()
 {
     // The audit must say who acted: the OS account and the machine it acted from.
-    QString user = qEnvironmentVariable("USER");
-    if (user.isEmpty())
-        user = qEnvironmentVariable("USERNAME"); // Windows
-    if (user.isEmpty())
+    QString user;
+    for (const char* variable : {"USER", "LOGNAME", "USERNAME" /* Windows */}) {
+        if (user.isEmpty())
+            user = qEnvironmentVariable(variable);
+    }
+    if (user.isEmpty()) // started without a login environment (services, xvfb-run)
+        user = QDir::home().dirName();
+    if (user.isEmpty() || user == QStringLiteral("/"))
         user = QStringLiteral("unknown");
     const QString host = QSysInfo::machineHostName();
     return host.isEmpty() ? user : user + QLatin1Char('@') + host;

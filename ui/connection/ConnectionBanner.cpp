@@ -1,5 +1,6 @@
 #include "ui/connection/ConnectionBanner.h"
 
+#include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 
 #include <QHBoxLayout>
@@ -100,9 +101,11 @@ void ConnectionBanner::setLook(Look look, const QString& text)
     case Look::Connecting:
         background = QStringLiteral("#1a73e8");
         break;
-    case Look::Connected:
-        background = QStringLiteral("#e6f4ea");
-        foreground = QStringLiteral("#0d652d");
+    case Look::Connected: // quiet: a pale strip on light desktops, a deep one on dark
+        background =
+            isDarkPalette(palette()) ? QStringLiteral("#1b3a26") : QStringLiteral("#e6f4ea");
+        foreground =
+            isDarkPalette(palette()) ? QStringLiteral("#b7e1c1") : QStringLiteral("#0d652d");
         break;
     case Look::Reconnecting:
         background = QStringLiteral("#f9ab00");

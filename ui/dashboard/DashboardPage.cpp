@@ -5,6 +5,9 @@
 #include "ui/dashboard/RateChart.h"
 #include "ui/dashboard/StatsSampler.h"
 
+#include <QChart>
+#include <QLegend>
+
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -28,8 +31,9 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* p
     view->setAlternatingRowColors(true);
     view->verticalHeader()->hide();
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+    // As wide as their content, so no action or user is cut to "co…"; the last takes the rest.
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view->horizontalHeader()->setStretchLastSection(true);
-    view->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     return view;
 }
 
@@ -69,9 +73,14 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     tiles->addWidget(tile(tr("Clients"), QStringLiteral("clients"), &m_clients));
     tiles->addWidget(tile(tr("User-wide bans"), QStringLiteral("userBans"), &m_bans));
 
+    // One legend for both (same colours per action), so at 1024 px each chart keeps half the
+    // width; a click in it hides the action in both.
+    m_denialsChart->chart()->legend()->hide();
+    connect(m_hitsChart, &RateChart::actionVisibilityChanged, m_denialsChart,
+            &RateChart::setActionVisible);
     auto* charts = new QHBoxLayout;
-    charts->addWidget(m_hitsChart);
-    charts->addWidget(m_denialsChart);
+    charts->addWidget(m_hitsChart, 1);
+    charts->addWidget(m_denialsChart, 1);
     // An empty server gets directions instead of two blank charts.
     m_guide = new QLabel(
         tr("<h3>No rate-limit traffic here yet</h3>"

@@ -150,8 +150,11 @@ void RateChart::setActionVisible(const QByteArray& action, bool visible)
 void RateChart::connectMarker(const QByteArray& action, QLineSeries* line)
 {
     if (QLegendMarker* m = marker(action))
-        connect(m, &QLegendMarker::clicked, this,
-                [this, action] { setActionVisible(action, m_hidden.contains(action)); });
+        connect(m, &QLegendMarker::clicked, this, [this, action] {
+            const bool visible = m_hidden.contains(action);
+            setActionVisible(action, visible);
+            Q_EMIT actionVisibilityChanged(action, visible);
+        });
     connect(line, &QLineSeries::hovered, this, [this, action](const QPointF& point, bool state) {
         if (!state) {
             QToolTip::hideText();

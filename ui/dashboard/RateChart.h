@@ -37,6 +37,11 @@ public:
     /// What hovering `action`'s line at x = `second` shows ("like: 4 /s, 12 s ago").
     QString valueText(const QByteArray& action, double second) const;
 
+Q_SIGNALS:
+    /// The user switched an action's line off or on (a legend click), so a chart without
+    /// a legend of its own can follow.
+    void actionVisibilityChanged(const QByteArray& action, bool visible);
+
 protected:
     void changeEvent(QEvent* event) override;
 

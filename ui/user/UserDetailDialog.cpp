@@ -67,6 +67,7 @@ QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList&
     table->setSelectionMode(QAbstractItemView::SingleSelection);
     table->setAlternatingRowColors(true);
     table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setWordWrap(false);
     return table;
@@ -305,11 +306,24 @@ void UserDetailDialog::loadActions(int generation)
 
 void UserDetailDialog::showActions()
 {
-    const auto& rows = m_loaded.rows;
-    m_actionsTable->setRowCount(int(rows.size()));
+    // What support looks for first: denied and banned actions, then the ones with counters,
+    // then the policies this user has not touched; alphabetical within each.
+    m_order.clear();
+    for (const auto& [action, row] : m_loaded.rows)
+        m_order << &row;
+    auto rank = [](const UserActionRow* row) {
+        const bool denied = row->next && (!row->next->allowed || row->next->tier == Tier::Banned);
+        return denied ? 0 : row->hasKeys ? 1 : 2;
+    };
+    std::stable_sort(
+        m_order.begin(), m_order.end(),
+        [&](const UserActionRow* a, const UserActionRow* b) { return rank(a) < rank(b); });
+    m_actionsTable->setRowCount(int(m_order.size()));
     int r = 0;
     const auto right = Qt::AlignRight | Qt::AlignVCenter;
-    for (const auto& [action, row] : rows) {
+    for (const UserActionRow* entry : std::as_const(m_order)) {
+        const QByteArray& action = entry->action;
+        const UserActionRow& row = *entry;
         setCell(m_actionsTable, r, ActAction, displayId(action));
         QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
         if (!row.keyWindows.isEmpty())
@@ -415,9 +429,11 @@ void UserDetailDialog::tick()
 {
     const qint64 steady = steadyNowMs();
     int r = 0;
-    for (const auto& [action, row] : m_loaded.rows) {
+    for (const UserActionRow* row : std::as_const(m_order)) {
+        // Without counters there is no window running: nothing resets.
         if (QTableWidgetItem* item = m_actionsTable->item(r, ActReset))
-            item->setText(row.usage ? formatCountdown(row.resetDeadline - steady) : QString());
+            item->setText(row->usage && row->hasKeys ? formatCountdown(row->resetDeadline - steady)
+                                                     : QString());
         ++r;
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

@@ -74,6 +74,7 @@ private:
     int m_generation = 0;
     int m_pending = 0;
     UserActions m_loaded;
+    QList<const UserActionRow*> m_order; // rows of m_loaded as the table shows them
     std::vector<BanInfo> m_bans;
     int m_auditCount = 0;
     qint64 m_loadedAt = 0; // epoch ms of the last complete load
