@@ -44,6 +44,7 @@ private Q_SLOTS:
     void editorNoticesChangeUnderneath();
     void saveThatDeniesAsksFirst();
     void previewCountsBannedSubjectWithoutCounter();
+    void previewFollowsNewSubjects();
     void modelPassesTester();
     void readOnlyProfileDisablesWrites();
     void screenshot();
@@ -427,6 +428,21 @@ void PoliciesTest::previewCountsBannedSubjectWithoutCounter()
                  qPrintable(preview->text()));
     QVERIFY(!preview->text().contains(QStringLiteral("no current subjects")));
     QVERIFY(preview->text().contains(QStringLiteral("banned")));
+}
+
+void PoliciesTest::previewFollowsNewSubjects()
+{
+    const Policy policy = savePolicy(fixedWindow("poke", 2, 60'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "poke");
+    auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("no current subjects")),
+                 qPrintable(preview->text()));
+    // Someone reaches the limit while the form is open: the preview catches up by itself.
+    hit(policy, "poker");
+    hit(policy, "poker");
+    QTRY_VERIFY2_WITH_TIMEOUT(preview->text().contains(QStringLiteral("1 of the 1")),
+                              qPrintable(preview->text()), PolicyEditor::kPreviewRefreshMs + 5000);
 }
 
 void PoliciesTest::modelPassesTester()

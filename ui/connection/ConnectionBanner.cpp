@@ -102,10 +102,9 @@ void ConnectionBanner::setLook(Look look, const QString& text)
         background = QStringLiteral("#1a73e8");
         break;
     case Look::Connected: // quiet: a pale strip on light desktops, a deep one on dark
-        background =
-            isDarkPalette(palette()) ? QStringLiteral("#1b3a26") : QStringLiteral("#e6f4ea");
-        foreground =
-            isDarkPalette(palette()) ? QStringLiteral("#b7e1c1") : QStringLiteral("#0d652d");
+        // The application's palette: this widget's own is rewritten by its style sheet.
+        background = isDarkPalette() ? QStringLiteral("#1b3a26") : QStringLiteral("#e6f4ea");
+        foreground = isDarkPalette() ? QStringLiteral("#b7e1c1") : QStringLiteral("#0d652d");
         break;
     case Look::Reconnecting:
         background = QStringLiteral("#f9ab00");

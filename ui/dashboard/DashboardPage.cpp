@@ -112,6 +112,7 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
+        m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         const bool empty = m_sampler->actions().empty();
         m_guide->setVisible(empty);
         m_hitsChart->setVisible(!empty);
@@ -120,6 +121,8 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     });
     connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {
         m_nearLimit->setEntries(m_sampler->nearLimit());
+        // New ids may be longer than the old ones: size to them (visible rows only).
+        m_nearLimitView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         showScanSummary();
     });
     connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);

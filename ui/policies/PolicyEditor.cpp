@@ -135,6 +135,17 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
         m_previewer->compute(*policy);
     });
     connect(m_previewer, &PolicyPreview::finished, m_preview, &QLabel::setText);
+    // Subjects come and go while the form is open: a preview from minutes ago that says "no
+    // current subjects" would be wrong by now. Recount quietly while the editor is on screen.
+    auto* recount = new QTimer(this);
+    recount->setInterval(kPreviewRefreshMs);
+    connect(recount, &QTimer::timeout, this, [this] {
+        if (!isVisible() || !m_valid || m_previewTimer->isActive() || m_saveAfterPreview)
+            return;
+        if (const auto policy = editedPolicy())
+            m_previewer->compute(*policy);
+    });
+    recount->start();
     connect(m_previewer, &PolicyPreview::counted, this, &PolicyEditor::onPreviewCounted);
     connect(session, &Session::eventReceived, this,
             [this](const QByteArray& event, const QByteArray&, const QByteArray& action) {

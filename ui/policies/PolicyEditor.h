@@ -26,6 +26,8 @@ class PolicyEditor : public QWidget
 {
     Q_OBJECT
 public:
+    static constexpr int kPreviewRefreshMs = 5000;
+
     explicit PolicyEditor(Session* session, QWidget* parent = nullptr);
 
     /// Shows `policy` for editing; its revision is the one Save compares against.
