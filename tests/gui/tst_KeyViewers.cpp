@@ -7,6 +7,7 @@
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
 #include "ui/keys/KeysModel.h"
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void streamOfAnAuditTrail();
     void wrongTypeIsFlagged();
     void doubleClickAndContextMenu();
+    void keysPageCountsDownAndFlagsWrongTypes();
 
 private:
     std::unique_ptr<ValueViewer> open(const QByteArray& key);
@@ -205,6 +207,49 @@ void KeyViewersTest::doubleClickAndContextMenu()
     QTRY_VERIFY((viewer = table->findChild<ValueViewer*>()) != nullptr);
     QCOMPARE(viewer->key(), banKey);
     viewer->close();
+}
+
+void KeyViewersTest::keysPageCountsDownAndFlagsWrongTypes()
+{
+    m_redis.command({"SET", "tg:{una}:like:fw:60000", "3", "PX", "60000"});
+    m_redis.command({"SET", "tg:{una}:ban", "oops"}); // a string where a ban hash belongs
+    KeysPage page(m_session.get());
+    page.resize(1280, 800);
+    QSignalSpy finished(&page, &KeysPage::scanFinished);
+    page.show();
+    QVERIFY(finished.wait(10000));
+    KeysModel* model = page.model();
+    const int counter = model->rowOf("tg:{una}:like:fw:60000");
+    const int ban = model->rowOf("tg:{una}:ban");
+    QVERIFY(counter >= 0 && ban >= 0);
+    QTRY_VERIFY(model->row(counter).pttl > 0 && !model->row(ban).type.isEmpty());
+
+    // The TTL moves without another request: repaints come from the page's countdown.
+    const QModelIndex ttl = model->index(counter, KeysModel::TtlColumn);
+    const QString before = ttl.data().toString();
+    QVERIFY2(before.endsWith(QLatin1Char('s')), qPrintable(before));
+    QSignalSpy repainted(model, &QAbstractItemModel::dataChanged);
+    QTRY_VERIFY(ttl.data().toString() != before);
+    auto covers = [&] {
+        for (const QList<QVariant>& change : repainted) {
+            const auto from = change.at(0).toModelIndex();
+            const auto to = change.at(1).toModelIndex();
+            if (from.row() <= counter && counter <= to.row() &&
+                from.column() <= KeysModel::TtlColumn && KeysModel::TtlColumn <= to.column())
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY(covers()); // the view is told, so what it shows moves too
+
+    // The wrong type says what it should be, in the denied colour, with why in the tooltip.
+    const QModelIndex type = model->index(ban, KeysModel::TypeColumn);
+    QCOMPARE(type.data().toString(), QStringLiteral("string, should be hash"));
+    QCOMPARE(type.data(Qt::ForegroundRole).value<QColor>(), toneColor(Tone::Denied));
+    QVERIFY(type.data(Qt::ToolTipRole).toString().contains(QStringLiteral("fails")));
+    const QModelIndex fine = model->index(counter, KeysModel::TypeColumn);
+    QCOMPARE(fine.data().toString(), QStringLiteral("string"));
+    QVERIFY(!fine.data(Qt::ForegroundRole).isValid());
 }
 
 QTEST_MAIN(KeyViewersTest)

@@ -26,6 +26,7 @@ namespace tollgate::ui {
 namespace {
 
 constexpr int kMaxPreviewBytes = 64;
+constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
@@ -145,6 +146,18 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
+
+    m_model->setSchema(session->schema());
+    // TTLs count down between fetches, like the Subjects page: repaint the visible ones.
+    auto* countdown = new QTimer(this);
+    countdown->setInterval(kCountdownMs);
+    connect(countdown, &QTimer::timeout, this, [this] {
+        if (!isVisible())
+            return;
+        const auto [first, last] = visibleRows();
+        m_model->refreshCountdowns(first, last);
+    });
+    countdown->start();
 
     m_lazyTimer = new QTimer(this);
     m_lazyTimer->setInterval(100);
