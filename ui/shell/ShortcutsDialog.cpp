@@ -40,8 +40,9 @@ QList<QPair<QString, QString>> pageShortcuts()
 {
     using Row = QPair<QString, QString>;
     return {
-        Row{QObject::tr("Enter"),
-            QObject::tr("In Find user: open the user. In a table: open the row.")},
+        Row{QObject::tr("Enter"), QObject::tr("In Find user: open the user")},
+        Row{QObject::tr("Enter / double-click on a row"),
+            QObject::tr("Open it: a subject's user, a key's value")},
         Row{QObject::tr("Alt+underlined letter"),
             QObject::tr("Press that button or go to that field")},
         Row{QObject::tr("Tab / Shift+Tab"), QObject::tr("Next / previous control (leaves tables)")},
