@@ -72,7 +72,7 @@ void KeysModel::append(const QList<QByteArray>& keys)
     beginInsertRows({}, first, first + int(fresh.size()) - 1);
     for (const QByteArray& key : fresh) {
         m_index.insert(key, int(m_rows.size()));
-        m_rows.push_back(Row{key, {}, -3, {}, false});
+        m_rows.push_back(Row{key, {}, -3, {}, false, 0, {}});
     }
     endInsertRows();
 }

@@ -347,7 +347,7 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     };
     fetch->pending = int(keys.size()) * 2;
     for (int i = 0; i < keys.size(); ++i) {
-        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true});
+        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true, 0, {}});
         client->execute(
             {QByteArrayLiteral("TYPE"), keys[i]}, this,
             [this, fetch, i, client, finishOne](Result<Reply> type) {

@@ -140,7 +140,9 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     auto* recount = new QTimer(this);
     recount->setInterval(kPreviewRefreshMs);
     connect(recount, &QTimer::timeout, this, [this] {
-        if (!isVisible() || !m_valid || m_previewTimer->isActive() || m_saveAfterPreview)
+        // Never supersede a count still running (a large keyspace takes a while).
+        if (!isVisible() || !m_valid || m_previewTimer->isActive() || m_saveAfterPreview ||
+            m_previewer->isBusy())
             return;
         if (const auto policy = editedPolicy())
             m_previewer->compute(*policy);

@@ -31,6 +31,7 @@ PolicyPreview::PolicyPreview(Session* session, QObject* parent)
 void PolicyPreview::compute(const Policy& policy)
 {
     const quint64 generation = ++*m_generation;
+    m_busy = true;
     ScanOptions scan;
     scan.pattern = Subjects(m_session->client(), m_session->schema()).pattern(policy.action);
     scan.count = 500;
@@ -46,6 +47,7 @@ void PolicyPreview::compute(const Policy& policy)
         if (generation != *m_generation)
             return;
         if (!keys) {
+            m_busy = false;
             Q_EMIT finished(tr("Preview unavailable: %1").arg(keys.error().message));
             Q_EMIT counted(policy, -1, -1);
             return;
@@ -173,6 +175,7 @@ void PolicyPreview::report(const Tally& tally)
         text += tr(" (first %1 subjects only)").arg(tally.subjects);
     if (tally.errors > 0)
         text += tr(" %1 could not be read.").arg(tally.errors);
+    m_busy = false;
     Q_EMIT finished(text);
     Q_EMIT counted(tally.policy, tally.denied, tally.subjects);
 }
