@@ -20,11 +20,12 @@ QString banOf(const Policy& policy)
 
 QString zoneOf(const Policy& policy)
 {
-    const qint64 minutes = policy.tzOffsetMs / 60'000;
-    return QStringLiteral("UTC%1%2:%3")
-        .arg(minutes < 0 ? QLatin1Char('-') : QLatin1Char('+'))
-        .arg(qAbs(minutes) / 60, 2, 10, QLatin1Char('0'))
-        .arg(qAbs(minutes) % 60, 2, 10, QLatin1Char('0'));
+    return QString::fromUtf8(policy.timeZone);
+}
+
+QString calendarOf(const Policy& policy)
+{
+    return policy.calendarAligned ? tr("local calendar") : tr("from the first hit");
 }
 
 QString messageOf(const Policy& policy)
@@ -47,6 +48,7 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
         field(tr("Warn above"),
               [](const Policy& p) { return p.warn > 0 ? QString::number(p.warn) : tr("none"); }),
         field(tr("Ban"), banOf),
+        field(tr("Windows start"), calendarOf),
         field(tr("Time zone"), zoneOf),
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
