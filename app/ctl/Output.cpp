@@ -190,6 +190,7 @@ QJsonObject toJson(const Policy& policy)
         {QStringLiteral("tz_offset_ms"), policy.tzOffsetMs},
         {QStringLiteral("count_denied"), policy.countDenied},
         {QStringLiteral("message"), policy.message},
+        {QStringLiteral("on_error"), QString::fromUtf8(failureModeName(policy.onError))},
         {QStringLiteral("revision"), policy.revision},
         {QStringLiteral("updated_by"), policy.updatedBy},
         {QStringLiteral("updated_ms"), policy.updatedMs},

@@ -78,8 +78,8 @@ private Q_SLOTS:
 void tst_Cli::initTestCase()
 {
     // Tests build into <build>/tests, the CLI into <build>/app; TOLLGATECTL overrides.
-    m_binary = qEnvironmentVariable("TOLLGATECTL",
-                                    QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tollgatectl"));
+    m_binary = qEnvironmentVariable("TOLLGATECTL", QCoreApplication::applicationDirPath() +
+                                                       QStringLiteral("/../app/tollgatectl"));
     if (!QFileInfo(m_binary).isExecutable())
         QFAIL(qPrintable(QStringLiteral("tollgatectl not found at %1: build the 'tollgatectl' target "
                                         "first (or set TOLLGATECTL)")
@@ -99,7 +99,8 @@ Run tst_Cli::ctl(const QStringList& args, const QString& url)
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("TOLLGATE_URL"), url.isEmpty() ? m_redis.url() : url);
     process.setProcessEnvironment(env);
-    process.start(m_binary, QStringList{QStringLiteral("--actor"), QStringLiteral("tester")} + args);
+    process.start(m_binary,
+                  QStringList{QStringLiteral("--actor"), QStringLiteral("tester")} + args);
     Run run;
     if (!process.waitForFinished(60'000)) {
         process.kill();
@@ -225,9 +226,9 @@ void tst_Cli::hitJson()
     const Run hit = ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"), QStringLiteral("--json")});
     QVERIFY2(hit.code == 0, qPrintable(hit.describe()));
     const QJsonObject o = hit.object();
-    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"),
-                           QStringLiteral("decided_by"), QStringLiteral("limit"),
-                           QStringLiteral("remaining"), QStringLiteral("reset_ms"),
+    const QStringList keys{QStringLiteral("allowed"),        QStringLiteral("count"),
+                           QStringLiteral("decided_by"),     QStringLiteral("limit"),
+                           QStringLiteral("remaining"),      QStringLiteral("reset_ms"),
                            QStringLiteral("retry_after_ms"), QStringLiteral("tier")};
     QCOMPARE(o.keys(), keys);
     QCOMPARE(o[QStringLiteral("allowed")].toBool(), true);

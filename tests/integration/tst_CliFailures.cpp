@@ -108,7 +108,8 @@ void tst_CliFailures::onErrorWithServerStopped()
 
     Run open = ctl({"hit", "like", "42", "--on-error", "allow", "--json"}, url);
     QVERIFY2(open.code == 0, qPrintable(open.describe()));
-    QCOMPARE(open.object().value(QStringLiteral("decided_by")).toString(), QStringLiteral("fail_open"));
+    QCOMPARE(open.object().value(QStringLiteral("decided_by")).toString(),
+             QStringLiteral("fail_open"));
     QVERIFY(open.object().value(QStringLiteral("allowed")).toBool());
     QVERIFY2(open.err.contains("refused"), qPrintable(open.describe())); // said, on stderr
 
@@ -130,14 +131,24 @@ void tst_CliFailures::backToRedisAfterRestart()
 {
     RedisServer redis;
     TOLLGATE_REQUIRE(redis, start());
-    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code == 0);
+    QVERIFY(
+        ctl({"policy", "set", "like", "--limit", "5", "--window", "1m", "--on-error", "insurance"},
+            redis.url())
+            .code == 0);
+    const Run stored = ctl({"policy", "get", "like", "--json"}, redis.url());
+    QCOMPARE(stored.object().value(QStringLiteral("on_error")).toString(),
+             QStringLiteral("insurance"));
+    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m", "--on-error", "maybe"},
+                redis.url())
+                .code == 2);
     redis.stop();
     Run down = ctl({"hit", "like", "42", "--on-error", "deny", "--json"}, redis.url());
     QCOMPARE(down.object().value(QStringLiteral("decided_by")).toString(),
              QStringLiteral("fail_closed"));
     QVERIFY(redis.restart());
     // The test server keeps nothing on disk: the policy is saved again.
-    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code == 0);
+    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code ==
+            0);
     Run up = ctl({"hit", "like", "42", "--on-error", "deny", "--json"}, redis.url());
     QVERIFY2(up.code == 0, qPrintable(up.describe()));
     QCOMPARE(up.object().value(QStringLiteral("decided_by")).toString(), QStringLiteral("redis"));
@@ -166,7 +177,7 @@ void tst_CliFailures::simulateStopsWhenTheServerDies()
     env.insert(QStringLiteral("TOLLGATE_URL"), redis.url());
     process.setProcessEnvironment(env);
     process.start(m_binary, {QStringLiteral("simulate"), QStringLiteral("--seconds"),
-                            QStringLiteral("0")}); // until interrupted
+                             QStringLiteral("0")}); // until interrupted
     QVERIFY(process.waitForStarted());
     // Running: its example policies are saved and hits are counted.
     QTRY_VERIFY_WITH_TIMEOUT(redis.command({"EXISTS", "tg:policy:like"}) == ":1\r\n", 20000);
@@ -180,10 +191,14 @@ void tst_CliFailures::simulateStopsWhenTheServerDies()
 void tst_CliFailures::badUrlNeverPrintsThePassword_data()
 {
     QTest::addColumn<QString>("url");
-    QTest::newRow("port out of range") << QStringLiteral("redis://alice:%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
-    QTest::newRow("bad database") << QStringLiteral("redis://alice:%1@127.0.0.1/x").arg(QLatin1String(kSecret));
-    QTest::newRow("legacy password only") << QStringLiteral("redis://%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
-    QTest::newRow("unknown scheme") << QStringLiteral("http://:%1@127.0.0.1").arg(QLatin1String(kSecret));
+    QTest::newRow("port out of range")
+        << QStringLiteral("redis://alice:%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
+    QTest::newRow("bad database")
+        << QStringLiteral("redis://alice:%1@127.0.0.1/x").arg(QLatin1String(kSecret));
+    QTest::newRow("legacy password only")
+        << QStringLiteral("redis://%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
+    QTest::newRow("unknown scheme")
+        << QStringLiteral("http://:%1@127.0.0.1").arg(QLatin1String(kSecret));
     QTest::newRow("no host") << QStringLiteral("redis://u:%1@/0").arg(QLatin1String(kSecret));
 }
 
@@ -194,9 +209,11 @@ void tst_CliFailures::badUrlNeverPrintsThePassword()
         const Run run = onCommandLine ? ctl({"--url", url.toUtf8(), "policy", "list"}, {})
                                       : ctl({"policy", "list"}, url);
         QVERIFY2(run.code == 2, qPrintable(run.describe()));
-        QVERIFY2(!run.err.contains(kSecret) && !run.out.contains(kSecret), qPrintable(run.describe()));
+        QVERIFY2(!run.err.contains(kSecret) && !run.out.contains(kSecret),
+                 qPrintable(run.describe()));
         // Where the message quotes the URL, the password is masked.
-        QVERIFY2(!run.err.contains("@127.0.0.1") || run.err.contains("***"), qPrintable(run.describe()));
+        QVERIFY2(!run.err.contains("@127.0.0.1") || run.err.contains("***"),
+                 qPrintable(run.describe()));
     }
 }
 
@@ -204,7 +221,8 @@ void tst_CliFailures::passwordOnCommandLineIsWarnedAbout()
 {
     RedisServer redis;
     TOLLGATE_REQUIRE(redis, start({QStringLiteral("--requirepass"), QString::fromLatin1(kSecret)}));
-    const QString url = QStringLiteral("redis://:%1@127.0.0.1:%2").arg(QLatin1String(kSecret)).arg(redis.port());
+    const QString url =
+        QStringLiteral("redis://:%1@127.0.0.1:%2").arg(QLatin1String(kSecret)).arg(redis.port());
     Run warned = ctl({"--url", url.toUtf8(), "policy", "list"}, {});
     QVERIFY2(warned.code == 0, qPrintable(warned.describe()));
     QVERIFY2(warned.err.contains("warning") && warned.err.contains("TOLLGATE_PASSWORD"),
