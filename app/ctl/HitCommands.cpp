@@ -1,6 +1,7 @@
 // hit and peek: one hit.lua call against the action's stored policy.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
@@ -37,8 +38,8 @@ int run(Cli& cli, const QStringList& args, bool count)
         cost = Error{ErrorKind::InvalidInput, QStringLiteral("--cost must be 1 or more")};
     if (!cost)
         return fail(cost.error());
-    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
-    const QByteArray user = parser.positionalArguments().at(1).toUtf8();
+    const QByteArray action = idFromText(parser.positionalArguments().at(0));
+    const QByteArray user = idFromText(parser.positionalArguments().at(1));
     const Status validUser = KeySchema::validateId(user, QStringLiteral("user id"));
     if (!validUser)
         return fail(validUser.error());

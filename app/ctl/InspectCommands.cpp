@@ -1,6 +1,7 @@
 // subjects, repair, audit, scripts: looking at what is in Redis.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/limits/Repair.h"
@@ -55,7 +56,7 @@ int subjectsCommand(Cli& cli, const QStringList& args)
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
     SubjectsOptions options;
-    options.action = parser.value(QStringLiteral("action")).toUtf8();
+    options.action = idFromText(parser.value(QStringLiteral("action")));
     auto max = integerOption(parser, QStringLiteral("max"), options.maxSubjects);
     if (max && *max < 1)
         max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};
@@ -195,7 +196,7 @@ int auditCommand(Cli& cli, const QStringList& args)
         count = Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
     if (!count)
         return fail(count.error());
-    const QByteArray user = parser.value(QStringLiteral("user")).toUtf8();
+    const QByteArray user = idFromText(parser.value(QStringLiteral("user")));
     if (parser.isSet(QStringLiteral("user"))) {
         const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
         if (!valid)

@@ -2,6 +2,7 @@
 // line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
@@ -102,8 +103,12 @@ int main(int argc, char** argv)
     cli.url = qEnvironmentVariable("TOLLGATE_URL", QStringLiteral("redis://127.0.0.1:6379"));
     cli.actor = defaultActor();
 
-    // Pull the global options out wherever they are; "--" ends option parsing.
-    const QStringList all = QCoreApplication::arguments();
+    // Pull the global options out wherever they are; "--" ends option parsing. argv is decoded
+    // by idToText(), not by Qt: ids may be any bytes, and Qt would turn each byte that is not
+    // UTF-8 into U+FFFD, so that 128 different ids would all address one key.
+    QStringList all;
+    for (int i = 0; i < argc; ++i)
+        all << idToText(QByteArray(argv[i]));
     QStringList rest;
     for (int i = 1; i < all.size(); ++i) {
         const QString& arg = all[i];

@@ -1,5 +1,6 @@
 #include "core/limits/Limiter.h"
 
+#include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
 
 namespace tollgate {
@@ -54,8 +55,8 @@ void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Co
     run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
 }
 
-void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
-                  qint64 cost, Context context, Callback<HitResult> done) const
+void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
+                  Context context, Callback<HitResult> done) const
 {
     Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
     if (valid)
@@ -63,6 +64,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     if (valid && (cost < 0 || cost > Policy::kMaxLimit))
         valid = Error{ErrorKind::InvalidInput,
                       QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
+    // The zone's UTC offsets only when the script needs local time; "0" keeps the common hit short.
+    Result<QByteArray> offsets = policy.needsLocalTime()
+                                     ? zoneOffsetsAroundNow(policy.timeZone)
+                                     : Result<QByteArray>(QByteArrayLiteral("0"));
+    if (valid && !offsets)
+        valid = offsets.error();
     if (rejected(valid, context, done))
         return;
 
@@ -76,10 +83,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
                  QByteArray::number(policy.warn),
                  QByteArray::number(policy.banMs),
                  policy.banUntilMidnight ? QByteArrayLiteral("midnight") : QByteArray(),
-                 QByteArray::number(policy.tzOffsetMs),
+                 *offsets,
                  user,
                  policy.action,
-                 m_schema.eventsChannel()};
+                 m_schema.eventsChannel(),
+                 policy.calendarAligned ? QByteArrayLiteral("calendar")
+                                        : QByteArrayLiteral("first_hit")};
     for (const WindowLimit& w : policy.windows) {
         keys << m_schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
         args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);

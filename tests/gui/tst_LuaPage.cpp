@@ -136,10 +136,11 @@ void LuaPageTest::runsHitFromTheForm()
                            QStringLiteral("0"),
                            QStringLiteral("alice"),
                            QStringLiteral("comment"),
-                           QString()};
+                           QString(),
+                           QStringLiteral("first_hit")};
     for (int i = 0; i < args.size(); ++i)
         field<QLineEdit>(qPrintable(QStringLiteral("argv%1LineEdit").arg(i + 1)))->setText(args[i]);
-    field<QPlainTextEdit>("argv12PlainTextEdit")->setPlainText(QStringLiteral("10\n30000"));
+    field<QPlainTextEdit>("argv13PlainTextEdit")->setPlainText(QStringLiteral("10\n30000"));
 
     auto* run = field<QPushButton>("runButton");
     QCOMPARE(run->property("tollgateWrite").toInt(), int(Session::Write::RunScript));

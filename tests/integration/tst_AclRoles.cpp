@@ -3,30 +3,18 @@
 // entries); what it may not do exits 3 with nothing written. Also the users of issue 6: one
 // with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
 
+#include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 
 #include <QFile>
-#include <QProcess>
 #include <QtTest>
 
 using tollgate::test::RedisServer;
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QString describe() const
-    {
-        return QStringLiteral("exit %1, stdout: %2, stderr: %3")
-            .arg(code)
-            .arg(QString::fromUtf8(out.trimmed()), QString::fromUtf8(err.trimmed()));
-    }
-};
+using Run = tollgate::test::CliRun;
 
 // Splits a redis-cli line into arguments: words, with '...' quoting.
 QList<QByteArray> splitCliLine(const QByteArray& line)
@@ -88,8 +76,7 @@ private:
 
 void AclRolesTest::initTestCase()
 {
-    m_binary = qEnvironmentVariable("TOLLGATECTL", QCoreApplication::applicationDirPath() +
-                                                       QStringLiteral("/../app/tollgatectl"));
+    m_binary = tollgate::test::tollgatectlPath();
     QVERIFY2(QFileInfo(m_binary).isExecutable(), qPrintable(m_binary));
     QFile readme(tollgate::test::sourcePath(QStringLiteral("README.md")));
     QVERIFY(readme.open(QIODevice::ReadOnly));
@@ -113,24 +100,11 @@ void AclRolesTest::init()
 
 Run AclRolesTest::ctl(const QByteArray& user, const QStringList& args)
 {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("TOLLGATE_URL"), QStringLiteral("redis://%1:%1-password@127.0.0.1:%2")
-                                                   .arg(QString::fromUtf8(user))
-                                                   .arg(m_redis.port()));
-    process.setProcessEnvironment(env);
-    process.start(m_binary, QStringList{QStringLiteral("--actor"), QString::fromUtf8(user)} + args);
-    Run run;
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = "timed out";
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    const QString url = QStringLiteral("redis://%1:%1-password@127.0.0.1:%2")
+                            .arg(QString::fromUtf8(user))
+                            .arg(m_redis.port());
+    return tollgate::test::runCli(
+        m_binary, url, QStringList{QStringLiteral("--actor"), QString::fromUtf8(user)} + args);
 }
 
 void AclRolesTest::expectRefused(const QByteArray& user, const QStringList& args)
@@ -164,10 +138,6 @@ qint64 AclRolesTest::integer(const QList<QByteArray>& command)
 
 void AclRolesTest::seed()
 {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("TOLLGATE_URL"), m_redis.url());
-    process.setProcessEnvironment(env);
     for (const QStringList& args :
          {QStringList{QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
                       QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
@@ -176,10 +146,10 @@ void AclRolesTest::seed()
           QStringList{QStringLiteral("ban"), QStringLiteral("42"), QStringLiteral("--action"),
                       QStringLiteral("like"), QStringLiteral("--for"), QStringLiteral("1h"),
                       QStringLiteral("--reason"), QStringLiteral("seed")}}) {
-        process.start(m_binary,
-                      QStringList{QStringLiteral("--actor"), QStringLiteral("admin")} + args);
-        QVERIFY(process.waitForFinished(60'000));
-        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const Run run = tollgate::test::runCli(
+            m_binary, m_redis.url(),
+            QStringList{QStringLiteral("--actor"), QStringLiteral("admin")} + args);
+        QVERIFY2(run.code == 0, qPrintable(run.describe()));
     }
     QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(2));
 }

@@ -120,6 +120,7 @@ Result<Reply> AuditAtomicityTest::rawHit(const QByteArray& globalKey)
                            "amy",
                            "like",
                            "",
+                           "first_hit",
                            "2",
                            "60000"});
 }
@@ -247,13 +248,15 @@ void AuditAtomicityTest::stringAtGlobalAuditIsNamed()
 
 void AuditAtomicityTest::counterNeverLeftWithoutItsTtl()
 {
-    // INCRBY is allowed, PEXPIRE is not: hit.lua checks both before the first write, so no
-    // counter is created that would never expire (the bug Tollgate exists to prevent).
+    // A sliding-window counter is an HSET then a PEXPIRE. HSET is allowed, PEXPIRE is not:
+    // hit.lua checks both before the first write, so no counter is created that would never
+    // expire (the bug Tollgate exists to prevent).
     auto client = connectAs("limited", {"~*", "&*", "+@all", "-pexpire"});
     QVERIFY2(client, qPrintable(m_core.errorString()));
     Limiter limiter(client.get(), m_core.schema());
     const auto refused = await<HitResult>([&](QObject* context, Callback<HitResult> done) {
-        limiter.hit(makePolicy("like", 5, 60000), "42", 0, context, std::move(done));
+        limiter.hit(makePolicy("like", 5, 60000, Algorithm::SlidingWindow), "42", 0, context,
+                    std::move(done));
     });
     QVERIFY(!refused);
     QCOMPARE(refused.error().kind, ErrorKind::NoPerm);
@@ -262,7 +265,8 @@ void AuditAtomicityTest::counterNeverLeftWithoutItsTtl()
     QCOMPARE(m_core.dbsize(), qint64(0));
     // A peek is read-only and still answers.
     const auto peek = await<HitResult>([&](QObject* context, Callback<HitResult> done) {
-        limiter.peek(makePolicy("like", 5, 60000), "42", 0, context, std::move(done));
+        limiter.peek(makePolicy("like", 5, 60000, Algorithm::SlidingWindow), "42", 0, context,
+                     std::move(done));
     });
     QVERIFY2(peek && peek->allowed, why(peek).constData());
 }

@@ -1,6 +1,7 @@
 // tollgatectl when things go wrong, end to end: a stopped server with --on-error, the cause of a
 // failed connection, simulate when its server dies, and secrets (never printed, a warning for a
 // password on the command line, the password from the environment or a no-echo prompt).
+#include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 
@@ -15,20 +16,7 @@ using tollgate::test::RedisServer;
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject object() const { return QJsonDocument::fromJson(out).object(); }
-    QString describe() const
-    {
-        return QStringLiteral("exit %1, stdout: %2, stderr: %3")
-            .arg(code)
-            .arg(QString::fromUtf8(out.trimmed()), QString::fromUtf8(err.trimmed()));
-    }
-};
+using Run = tollgate::test::CliRun;
 
 const QByteArray kSecret = "Sesame-7391";
 
@@ -62,8 +50,7 @@ private Q_SLOTS:
 
 void tst_CliFailures::initTestCase()
 {
-    m_binary = qEnvironmentVariable("TOLLGATECTL", QCoreApplication::applicationDirPath() +
-                                                       QStringLiteral("/../app/tollgatectl"));
+    m_binary = tollgate::test::tollgatectlPath();
     if (!QFileInfo(m_binary).isExecutable())
         QFAIL(qPrintable(QStringLiteral("tollgatectl not found at %1").arg(m_binary)));
 }
@@ -71,7 +58,6 @@ void tst_CliFailures::initTestCase()
 Run tst_CliFailures::ctl(const QList<QByteArray>& args, const QString& url,
                          const QList<QPair<QString, QString>>& env, const QByteArray& input)
 {
-    QProcess process;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const char* name : {"TOLLGATE_URL", "TOLLGATE_PASSWORD", "REDISCLI_AUTH"})
         environment.remove(QString::fromLatin1(name));
@@ -79,24 +65,10 @@ Run tst_CliFailures::ctl(const QList<QByteArray>& args, const QString& url,
         environment.insert(QStringLiteral("TOLLGATE_URL"), url);
     for (const auto& [name, value] : env)
         environment.insert(name, value);
-    process.setProcessEnvironment(environment);
     QStringList arguments{QStringLiteral("--actor"), QStringLiteral("tester")};
     for (const QByteArray& arg : args)
         arguments << QString::fromUtf8(arg);
-    process.start(m_binary, arguments);
-    process.write(input);
-    process.closeWriteChannel();
-    Run run;
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = "timed out";
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return tollgate::test::runCli(m_binary, environment, arguments, input);
 }
 
 void tst_CliFailures::onErrorWithServerStopped()

@@ -96,8 +96,8 @@ void ClusterAuditTest::autoBanWithoutGlobalMirror()
 {
     const QList<QByteArray> keys{"tg:{bo}:ban", "tg:{bo}:like:ban", "tg:{bo}:audit",
                                  "tg:{bo}:audit", "tg:{bo}:like:fw:60000"};
-    const QList<QByteArray> args{"hit", "fixed_window", "1",    "0", "0", "3600000", "",
-                                 "0",   "bo",           "like", "",  "1", "60000"};
+    const QList<QByteArray> args{"hit", "fixed_window", "1", "0",         "0", "3600000", "", "0",
+                                 "bo",  "like",         "",  "first_hit", "1", "60000"};
     QVERIFY(eval(QStringLiteral("hit"), keys, args).startsWith("*7"));
     const QByteArray denied = eval(QStringLiteral("hit"), keys, args);
     QVERIFY2(denied.contains("deny"), denied.constData());

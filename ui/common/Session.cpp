@@ -2,7 +2,9 @@
 
 #include "core/scripts/PermissionCheck.h"
 
+#include <QDir>
 #include <QHash>
+#include <QSysInfo>
 
 namespace tollgate::ui {
 
@@ -60,11 +62,8 @@ QString describeProbe(const Command& command)
 Session::Session(Settings settings, QObject* parent)
     : QObject(parent), m_settings(std::move(settings)), m_schema(m_settings.prefix)
 {
-    if (m_settings.actor.isEmpty()) {
-        const QByteArray user = qgetenv("USER");
-        m_settings.actor =
-            user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
-    }
+    if (m_settings.actor.isEmpty())
+        m_settings.actor = defaultActor();
     m_client = std::make_unique<Client>(m_settings.connection);
     ConnectionOptions events = m_settings.connection;
     events.clientName += QStringLiteral("-events");
@@ -72,9 +71,13 @@ Session::Session(Settings settings, QObject* parent)
 
     connect(m_client.get(), &Client::stateChanged, this,
             [this](ConnectionState state, const Error& error) {
-                if (state == ConnectionState::Connected)
-                    checkPermissions();
+                const bool lost = m_connected && state != ConnectionState::Connected;
+                m_connected = state == ConnectionState::Connected;
                 Q_EMIT stateChanged(state, error);
+                if (m_connected)
+                    checkPermissions(); // emits permissionsChanged when the server answered
+                else if (lost)
+                    Q_EMIT permissionsChanged(); // writes are off while not connected
             });
     connect(m_events.get(), &Client::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected)
@@ -99,6 +102,22 @@ Session::Session(Settings settings, QObject* parent)
 }
 
 Session::~Session() = default;
+
+QString Session::defaultActor()
+{
+    // The audit must say who acted: the OS account and the machine it acted from.
+    QString user;
+    for (const char* variable : {"USER", "LOGNAME", "USERNAME" /* Windows */}) {
+        if (user.isEmpty())
+            user = qEnvironmentVariable(variable);
+    }
+    if (user.isEmpty()) // started without a login environment (services, xvfb-run)
+        user = QDir::home().dirName();
+    if (user.isEmpty() || user == QStringLiteral("/"))
+        user = QStringLiteral("unknown");
+    const QString host = QSysInfo::machineHostName();
+    return host.isEmpty() ? user : user + QLatin1Char('@') + host;
+}
 
 void Session::open()
 {
@@ -140,6 +159,8 @@ QString Session::writeBlockedReason(Write write) const
 {
     if (m_settings.readOnly)
         return tr("The profile \"%1\" is read-only").arg(m_settings.profileName);
+    if (state() != ConnectionState::Connected)
+        return tr("Not connected to Redis");
     if (!m_permissionsUnknown.isEmpty())
         return m_permissionsUnknown;
     return m_denied.value(write);

@@ -36,6 +36,9 @@ public:
     explicit Session(Settings settings, QObject* parent = nullptr);
     ~Session() override;
 
+    /// The actor when the profile names none: "<OS user>@<host>".
+    static QString defaultActor();
+
     /// Connects both the command and the pub/sub connections.
     void open();
 
@@ -84,6 +87,7 @@ private:
     QHash<Write, QString> m_denied;   // write -> reason (from can.lua)
     QString m_permissionsUnknown;     // why the check found no answer; blocks every write
     bool m_keyspaceNotifications = false;
+    bool m_connected = false; // as last reported by stateChanged
 };
 
 } // namespace tollgate::ui

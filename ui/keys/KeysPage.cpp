@@ -5,6 +5,7 @@
 #include "ui/common/Ask.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyActions.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
@@ -27,6 +28,7 @@ namespace tollgate::ui {
 namespace {
 
 constexpr int kMaxPreviewBytes = 64;
+constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
@@ -112,6 +114,15 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setColumnWidth(KeysModel::TtlColumn, 90);
     m_table->setColumnHidden(KeysModel::UserColumn, true);
     m_table->setColumnHidden(KeysModel::ActionColumn, true);
+    new KeyActions(
+        session, m_table,
+        [this](const QModelIndex& index) {
+            return index.isValid() ? m_model->row(index.row()).key : QByteArray();
+        },
+        [this] {
+            if (m_deleteButton->isEnabled())
+                deleteSelected();
+        });
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Pattern"), this));
@@ -137,6 +148,18 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
+
+    m_model->setSchema(session->schema());
+    // TTLs count down between fetches, like the Subjects page: repaint the visible ones.
+    auto* countdown = new QTimer(this);
+    countdown->setInterval(kCountdownMs);
+    connect(countdown, &QTimer::timeout, this, [this] {
+        if (!isVisible())
+            return;
+        const auto [first, last] = visibleRows();
+        m_model->refreshCountdowns(first, last);
+    });
+    countdown->start();
 
     m_lazyTimer = new QTimer(this);
     m_lazyTimer->setInterval(100);
@@ -326,7 +349,7 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     };
     fetch->pending = int(keys.size()) * 2;
     for (int i = 0; i < keys.size(); ++i) {
-        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true});
+        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true, 0, {}});
         client->execute(
             {QByteArrayLiteral("TYPE"), keys[i]}, this,
             [this, fetch, i, client, finishOne](Result<Reply> type) {

@@ -3,6 +3,7 @@
 #include "core/limits/Repair.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyActions.h"
 #include "ui/keys/NoTtlModel.h"
 
 #include <QHBoxLayout>
@@ -39,6 +40,10 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(0, 420);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    // Right-click and double-click as on the keys table above (view value, open user).
+    new KeyActions(session, m_table, [this](const QModelIndex& index) {
+        return index.isValid() ? m_model->item(index.row()).key : QByteArray();
+    });
 
     m_find = new QPushButton(tr("Find keys without TTL"), this);
     m_find->setObjectName(QStringLiteral("findNoTtlButton"));

@@ -35,6 +35,13 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // 40 hex digits would push "loaded" off-screen at 1024: start and end are what people
+    // compare; the column widens by hand.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->horizontalHeader()->setSectionResizeMode(ScriptsModel::Sha1Column,
+                                                      QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(
+        ScriptsModel::Sha1Column, m_table->fontMetrics().horizontalAdvance(QString(16, u'0')));
     m_refresh = new QPushButton(tr("Check server"), this);
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
     m_refresh->setToolTip(tr("SCRIPT EXISTS for every script"));
