@@ -20,11 +20,14 @@ QString banOf(const Policy& policy)
 
 QString zoneOf(const Policy& policy)
 {
-    const qint64 minutes = policy.tzOffsetMs / 60'000;
-    return QStringLiteral("UTC%1%2:%3")
-        .arg(minutes < 0 ? QLatin1Char('-') : QLatin1Char('+'))
-        .arg(qAbs(minutes) / 60, 2, 10, QLatin1Char('0'))
-        .arg(qAbs(minutes) % 60, 2, 10, QLatin1Char('0'));
+    return QString::fromUtf8(policy.timeZone);
+}
+
+QString onErrorOf(const Policy& policy)
+{
+    return policy.onError == FailureMode::Report
+               ? tr("report the error")
+               : QString::fromUtf8(failureModeName(policy.onError));
 }
 
 QString messageOf(const Policy& policy)
@@ -51,6 +54,7 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
         field(tr("Deny message"), messageOf),
+        field(tr("When Redis cannot answer"), onErrorOf),
     };
 }
 
