@@ -120,7 +120,8 @@ int repairCommand(Cli& cli, const QStringList& args)
                                         QStringLiteral("Give the keys their TTL (default: dry run).")));
     parser.addOption(QCommandLineOption(
         QStringLiteral("reason"),
-        QStringLiteral("Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
+        QStringLiteral(
+            "Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
         QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;

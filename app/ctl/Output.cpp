@@ -191,6 +191,7 @@ QJsonObject toJson(const Policy& policy)
         {QStringLiteral("tz"), QString::fromUtf8(policy.timeZone)},
         {QStringLiteral("count_denied"), policy.countDenied},
         {QStringLiteral("message"), policy.message},
+        {QStringLiteral("on_error"), QString::fromUtf8(failureModeName(policy.onError))},
         {QStringLiteral("revision"), policy.revision},
         {QStringLiteral("updated_by"), policy.updatedBy},
         {QStringLiteral("updated_ms"), policy.updatedMs},

@@ -32,6 +32,8 @@ void printPolicyText(const Policy& policy)
         line += QStringLiteral(", ") + policy.banText();
     if (policy.countDenied)
         line += QStringLiteral(", denied hits count");
+    if (policy.onError != FailureMode::Report)
+        line += QStringLiteral(", on error ") + QString::fromUtf8(failureModeName(policy.onError));
     line += QStringLiteral(" (revision %1)").arg(policy.revision);
     printLine(line);
     if (!policy.message.isEmpty())
@@ -164,6 +166,13 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
     policy.calendarAligned = parser.isSet(QStringLiteral("calendar"));
     policy.countDenied = parser.isSet(QStringLiteral("count-denied"));
     policy.message = parser.value(QStringLiteral("message"));
+    if (parser.isSet(QStringLiteral("on-error"))) {
+        const auto mode = failureModeFromName(parser.value(QStringLiteral("on-error")).toUtf8());
+        if (!mode || *mode == FailureMode::Report)
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("--on-error takes allow, deny or insurance")};
+        policy.onError = *mode;
+    }
     const Status valid = policy.validate();
     if (!valid)
         return valid.error();
@@ -190,6 +199,9 @@ int set(Cli& cli, const QStringList& args)
                                           "minute/hour/day/week (Monday) instead of at the first hit.")),
         QCommandLineOption(QStringLiteral("count-denied"), QStringLiteral("Denied hits count too.")),
         valueOption("message", "Message shown to the user on deny.", "text"),
+        valueOption("on-error",
+                    "When Redis cannot answer a hit: allow, deny or insurance (default: report).",
+                    "mode"),
         valueOption("revision", "Save only if the stored policy is at this revision (0 = new).", "n"),
     });
     if (auto exit = parseArguments(parser, args, 1, 1))

@@ -14,7 +14,8 @@ using namespace tollgate::ctl;
 
 namespace {
 
-const char kUsage[] = R"(Usage: tollgatectl [--url URL] [--prefix P] [--actor NAME] [--json] <command> [args]
+const char kUsage[] =
+    R"(Usage: tollgatectl [--url URL] [--prefix P] [--actor NAME] [--json] <command> [args]
 
 Commands:
   policy list | get <action> | set <action> ... | delete <action>
@@ -59,7 +60,8 @@ Result<ConnectionOptions> Cli::connectionOptions()
 {
     auto options = ConnectionOptions::fromUrl(url);
     if (!options)
-        return Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message};
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("bad --url: ") + options.error().message};
     if (askPass) {
         bool ok = false;
         options->password = readPassword(QStringLiteral("Password: "), &ok);
@@ -143,8 +145,7 @@ int main(int argc, char** argv)
             if (name == QLatin1String("url")) {
                 cli.url = value;
                 cli.urlOnCommandLine = true;
-            }
-            else if (name == QLatin1String("prefix"))
+            } else if (name == QLatin1String("prefix"))
                 cli.prefix = value.toUtf8();
             else
                 cli.actor = value;

@@ -5,10 +5,14 @@ namespace tollgate {
 QByteArray failureModeName(FailureMode mode)
 {
     switch (mode) {
-    case FailureMode::Report: return {};
-    case FailureMode::FailOpen: return QByteArrayLiteral("allow");
-    case FailureMode::FailClosed: return QByteArrayLiteral("deny");
-    case FailureMode::Insurance: return QByteArrayLiteral("insurance");
+    case FailureMode::Report:
+        return {};
+    case FailureMode::FailOpen:
+        return QByteArrayLiteral("allow");
+    case FailureMode::FailClosed:
+        return QByteArrayLiteral("deny");
+    case FailureMode::Insurance:
+        return QByteArrayLiteral("insurance");
     }
     return {};
 }

@@ -9,11 +9,12 @@ namespace tollgate {
 
 /// What a hit answers when Redis cannot: unreachable, timed out, busy loading, a broken reply.
 /// Chosen per policy (field `on_error`) or per caller (Limiter::setFailureMode, which wins).
-enum class FailureMode {
-    Report,    // deliver the error; the caller decides (the default)
-    FailOpen,  // allow the hit
-    FailClosed,// deny the hit
-    Insurance, // an in-process limiter with its own, scaled limits decides (InsuranceLimiter)
+enum class FailureMode
+{
+    Report,     // deliver the error; the caller decides (the default)
+    FailOpen,   // allow the hit
+    FailClosed, // deny the hit
+    Insurance,  // an in-process limiter with its own, scaled limits decides (InsuranceLimiter)
 };
 
 /// Policy field / CLI spelling: "" (report), "allow", "deny", "insurance".

@@ -16,10 +16,14 @@ QString tierName(Tier tier)
 QString decidedByName(DecidedBy by)
 {
     switch (by) {
-    case DecidedBy::Redis: return QStringLiteral("redis");
-    case DecidedBy::FailOpen: return QStringLiteral("fail_open");
-    case DecidedBy::FailClosed: return QStringLiteral("fail_closed");
-    case DecidedBy::Insurance: return QStringLiteral("insurance");
+    case DecidedBy::Redis:
+        return QStringLiteral("redis");
+    case DecidedBy::FailOpen:
+        return QStringLiteral("fail_open");
+    case DecidedBy::FailClosed:
+        return QStringLiteral("fail_closed");
+    case DecidedBy::Insurance:
+        return QStringLiteral("insurance");
     }
     return {};
 }

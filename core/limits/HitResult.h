@@ -11,7 +11,13 @@ QString tierName(Tier tier);
 
 /// Which path answered a hit: Redis, or the failure policy while Redis could not
 /// (core/limits/FailurePolicy.h).
-enum class DecidedBy { Redis, FailOpen, FailClosed, Insurance };
+enum class DecidedBy
+{
+    Redis,
+    FailOpen,
+    FailClosed,
+    Insurance
+};
 
 /// "redis", "fail_open", "fail_closed", "insurance".
 QString decidedByName(DecidedBy by);
@@ -28,7 +34,7 @@ struct HitResult
     qint64 retryAfterMs = 0; // -1: never (permanent ban)
     QString message;         // the policy's deny message, when denied
     DecidedBy decidedBy = DecidedBy::Redis;
-    QString redisError;      // when not decided by Redis: why Redis could not answer
+    QString redisError; // when not decided by Redis: why Redis could not answer
 
     static Result<HitResult> fromReply(const Reply& reply);
 };

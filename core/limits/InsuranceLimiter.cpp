@@ -75,13 +75,13 @@ HitResult InsuranceLimiter::hit(const Policy& policy, const QByteArray& user, qi
             e.window.count += units;
             m_windows.insert(e.key, e.window);
         }
-        const qint64 resetMs = e.window.count > 0 ? e.window.startMs + e.window.windowMs - nowMs : 0;
+        const qint64 resetMs =
+            e.window.count > 0 ? e.window.startMs + e.window.windowMs - nowMs : 0;
         // Denied: the denying window that frees up last; allowed: the one with least room.
         const bool better =
-            !binding ||
-            (allFit ? e.limit - e.window.count < binding->limit - binding->window.count
-                    : e.fits < binding->fits ||
-                          (e.fits == binding->fits && resetMs > result.resetMs));
+            !binding || (allFit ? e.limit - e.window.count < binding->limit - binding->window.count
+                                : e.fits < binding->fits ||
+                                      (e.fits == binding->fits && resetMs > result.resetMs));
         if (better) {
             binding = &e;
             result.count = e.window.count;

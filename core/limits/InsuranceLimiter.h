@@ -22,7 +22,7 @@ class InsuranceLimiter
 public:
     struct Options
     {
-        double factor = 1.0;        // scaled limit = max(1, floor(limit * factor))
+        double factor = 1.0; // scaled limit = max(1, floor(limit * factor))
         qsizetype maxWindows = 100'000;
     };
 

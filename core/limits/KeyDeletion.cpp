@@ -33,19 +33,19 @@ void KeyDeletion::removeOne(const QByteArray& key, const QString& actor, const Q
         done(Error{ErrorKind::InvalidInput, QStringLiteral("an actor and a reason are required")});
         return;
     }
-    runScript(m_client, QStringLiteral("delete"), {key, m_schema.auditKey()},
-              {parsed.user, parsed.action, actor.toUtf8(), reason.toUtf8(),
-               m_schema.eventsChannel()},
-              nullptr, [done](Result<Reply> reply) {
-                  if (!reply)
-                      done(reply.error());
-                  else
-                      done(reply->toInteger().value_or(0));
-              });
+    runScript(
+        m_client, QStringLiteral("delete"), {key, m_schema.auditKey()},
+        {parsed.user, parsed.action, actor.toUtf8(), reason.toUtf8(), m_schema.eventsChannel()},
+        nullptr, [done](Result<Reply> reply) {
+            if (!reply)
+                done(reply.error());
+            else
+                done(reply->toInteger().value_or(0));
+        });
 }
 
-void KeyDeletion::remove(const QList<QByteArray>& keys, const QString& actor,
-                         const QString& reason, Context context, Callback<Outcome> done) const
+void KeyDeletion::remove(const QList<QByteArray>& keys, const QString& actor, const QString& reason,
+                         Context context, Callback<Outcome> done) const
 {
     struct Progress
     {

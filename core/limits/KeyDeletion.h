@@ -14,8 +14,8 @@ class KeyDeletion
 public:
     struct Outcome
     {
-        QList<QByteArray> deleted;            // existed and are gone
-        QList<QByteArray> missing;            // were already gone (still audited)
+        QList<QByteArray> deleted; // existed and are gone
+        QList<QByteArray> missing; // were already gone (still audited)
         QList<QPair<QByteArray, Error>> failed;
     };
 

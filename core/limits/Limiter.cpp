@@ -99,10 +99,9 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const QByteArray statsKey = m_schema.statsKey(policy.action);
     const QByteArray costArg = args[2];
     const FailureMode onError = m_onError.value_or(policy.onError);
-    std::shared_ptr<InsuranceLimiter> insurance =
-        onError != FailureMode::Insurance ? nullptr
-        : m_insurance                     ? m_insurance
-                                          : InsuranceLimiter::shared();
+    std::shared_ptr<InsuranceLimiter> insurance = onError != FailureMode::Insurance ? nullptr
+                                                  : m_insurance                     ? m_insurance
+                                                                : InsuranceLimiter::shared();
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     const auto runner = mode == "peek" ? runReadOnlyScript : runScript;
     runner(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {

@@ -208,8 +208,7 @@ void Moderation::unbanKeys(const QByteArray& user, const QByteArray& action,
 {
     if (rejected(validateWrite(user, action, actor, reason), context, done))
         return;
-    runCountingWrite(m_client, m_schema,
-                     {QStringLiteral("unban"), user, action, actor, reason},
+    runCountingWrite(m_client, m_schema, {QStringLiteral("unban"), user, action, actor, reason},
                      keys, context, std::move(done));
 }
 
@@ -219,8 +218,7 @@ void Moderation::resetKeys(const QByteArray& user, const QByteArray& action,
 {
     if (rejected(validateWrite(user, action, actor, reason), context, done))
         return;
-    runCountingWrite(m_client, m_schema,
-                     {QStringLiteral("reset"), user, action, actor, reason},
+    runCountingWrite(m_client, m_schema, {QStringLiteral("reset"), user, action, actor, reason},
                      keys, context, std::move(done));
 }
 

@@ -18,7 +18,8 @@ AuditEntry repairEntry(const RepairOptions& options, const RepairReport& report)
         if (item.status == QLatin1String("fixed") && names.size() < Repair::kMaxNamedKeys)
             names << QString::fromUtf8(item.key);
     const qint64 fixed = report.totals.fixed;
-    QString detail = QStringLiteral("fixed=%1: %2").arg(fixed).arg(names.join(QStringLiteral(", ")));
+    QString detail =
+        QStringLiteral("fixed=%1: %2").arg(fixed).arg(names.join(QStringLiteral(", ")));
     if (fixed > names.size())
         detail += QStringLiteral(" and %1 more").arg(fixed - names.size());
     AuditEntry entry;
@@ -41,13 +42,12 @@ void finish(Client* client, const KeySchema& schema, const RepairOptions& option
         deliver(context, done, result);
         return;
     }
-    AuditLog(client, schema).record(repairEntry(options, report), nullptr,
-                                    [context, done, result](const Status& recorded) {
-                                        deliver(context, done,
-                                                recorded || !result ? result
-                                                                    : Result<RepairReport>(
-                                                                          recorded.error()));
-                                    });
+    AuditLog(client, schema)
+        .record(repairEntry(options, report), nullptr,
+                [context, done, result](const Status& recorded) {
+                    deliver(context, done,
+                            recorded || !result ? result : Result<RepairReport>(recorded.error()));
+                });
 }
 
 std::optional<RepairItem> itemFromRow(const KeySchema& schema, const Reply& row)
@@ -68,12 +68,13 @@ Status validate(RepairOptions& options)
         options.actor = QStringLiteral("tollgate");
     // Like every other write: the audit trail says why.
     if (options.fix && options.reason.trimmed().isEmpty())
-        return Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required to repair keys")};
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("a reason is required to repair keys")};
     return Unit{};
 }
 
-// Everything below runs on the client's worker thread, one callback at a time: no locking.
-struct RepairRun
+// What run() and fixKeys() both carry from call to completion.
+struct RepairJob
 {
     Client* client = nullptr;
     KeySchema schema;
@@ -81,8 +82,30 @@ struct RepairRun
     Repair::ProgressFn progress;
     Context context = nullptr;
     Callback<RepairReport> done;
-
     RepairReport report;
+};
+
+// A new job of type Job, or null when the options are refused (delivered as the error).
+template <typename Job>
+std::shared_ptr<Job> startJob(Client* client, const KeySchema& schema, const RepairOptions& options,
+                              Repair::ProgressFn progress, Context context,
+                              Callback<RepairReport> done)
+{
+    auto job = std::make_shared<Job>();
+    job->client = client;
+    job->schema = schema;
+    job->options = options;
+    job->progress = std::move(progress);
+    job->context = context;
+    job->done = std::move(done);
+    if (rejected(validate(job->options), context, job->done))
+        return nullptr;
+    return job;
+}
+
+// Everything below runs on the client's worker thread, one callback at a time: no locking.
+struct RepairRun : RepairJob
+{
     int pendingScripts = 0;
     bool scanFinished = false;
     bool stop = false;
@@ -125,7 +148,8 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
                     continue;
                 if (item->status == QLatin1String("skipped")) // only keys without a TTL
                     ++run->report.skipped;
-                if (item->status != QLatin1String("would_fix") && item->status != QLatin1String("fixed"))
+                if (item->status != QLatin1String("would_fix") &&
+                    item->status != QLatin1String("fixed"))
                     continue;
                 ++run->report.totals.found;
                 if (item->status == QLatin1String("fixed"))
@@ -149,14 +173,9 @@ Repair::Repair(Client* client, KeySchema schema) : m_client(client), m_schema(st
 void Repair::run(const RepairOptions& options, ProgressFn progress, Context context,
                  Callback<RepairReport> done) const
 {
-    auto run = std::make_shared<RepairRun>();
-    run->client = m_client;
-    run->schema = m_schema;
-    run->options = options;
-    run->progress = std::move(progress);
-    run->context = context;
-    run->done = std::move(done);
-    if (rejected(validate(run->options), context, run->done))
+    auto run = startJob<RepairRun>(m_client, m_schema, options, std::move(progress), context,
+                                   std::move(done));
+    if (!run)
         return;
 
     ScanOptions scan;
@@ -187,16 +206,9 @@ void Repair::run(const RepairOptions& options, ProgressFn progress, Context cont
 namespace {
 
 // fixKeys(): one user's keys after the other, on the worker thread.
-struct FixRun
+struct FixRun : RepairJob
 {
-    Client* client = nullptr;
-    KeySchema schema;
-    RepairOptions options;
-    Repair::ProgressFn progress;
-    Context context = nullptr;
-    Callback<RepairReport> done;
     QList<QList<QByteArray>> groups;
-    RepairReport report;
 };
 
 void fixNextGroup(const std::shared_ptr<FixRun>& run)
@@ -236,15 +248,11 @@ void fixNextGroup(const std::shared_ptr<FixRun>& run)
 void Repair::fixKeys(const QList<QByteArray>& keys, const RepairOptions& options,
                      ProgressFn progress, Context context, Callback<RepairReport> done) const
 {
-    auto run = std::make_shared<FixRun>();
-    run->client = m_client;
-    run->schema = m_schema;
-    run->options = options;
-    run->options.fix = true;
-    run->progress = std::move(progress);
-    run->context = context;
-    run->done = std::move(done);
-    if (rejected(validate(run->options), context, run->done))
+    RepairOptions fix = options;
+    fix.fix = true;
+    auto run = startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context,
+                                std::move(done));
+    if (!run)
         return;
     QMap<QByteArray, QList<QByteArray>> groups;
     for (const QByteArray& key : keys)

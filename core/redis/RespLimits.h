@@ -11,9 +11,9 @@ namespace tollgate {
 /// make it reserve 16 GB before a single element arrives.
 struct RespLimits
 {
-    qint64 maxElements = 1 << 20;          // per array: far above any reply Tollgate asks for
-    qint64 maxBulkBytes = 512LL << 20;     // per bulk string: Redis' own proto-max-bulk-len
-    qint64 maxLineBytes = 64 * 1024;       // a status, error or header line
+    qint64 maxElements = 1 << 20;      // per array: far above any reply Tollgate asks for
+    qint64 maxBulkBytes = 512LL << 20; // per bulk string: Redis' own proto-max-bulk-len
+    qint64 maxLineBytes = 64 * 1024;   // a status, error or header line
 };
 
 /// Walks the byte stream ahead of hiredis, checking every `*` and `$` header against the
@@ -34,8 +34,8 @@ private:
     Status checkLine(const QByteArray& line);
 
     RespLimits m_limits;
-    QByteArray m_line;     // the header line seen so far (without \r\n)
-    qint64 m_skip = 0;     // payload bytes (incl. the trailing \r\n) still to pass over
+    QByteArray m_line; // the header line seen so far (without \r\n)
+    qint64 m_skip = 0; // payload bytes (incl. the trailing \r\n) still to pass over
 };
 
 } // namespace tollgate

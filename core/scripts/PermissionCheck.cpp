@@ -34,9 +34,8 @@ void checkCommands(Client* client, const QList<Command>& commands, Context conte
             deliver(context, done, answers(ro, expected));
             return;
         }
-        runScript(client, QStringLiteral("can"), {}, args, nullptr, [=](Result<Reply> rw) {
-            deliver(context, done, answers(rw, expected));
-        });
+        runScript(client, QStringLiteral("can"), {}, args, nullptr,
+                  [=](Result<Reply> rw) { deliver(context, done, answers(rw, expected)); });
     });
 }
 

@@ -11,7 +11,8 @@ namespace tollgate::test {
 // The reason prompt `parent` has open (a closed one may linger until deleteLater runs), or null.
 inline ui::ReasonPrompt* openReasonPrompt(QWidget* parent)
 {
-    const auto prompts = parent->findChildren<ui::ReasonPrompt*>(QStringLiteral("reasonPromptDialog"));
+    const auto prompts =
+        parent->findChildren<ui::ReasonPrompt*>(QStringLiteral("reasonPromptDialog"));
     for (ui::ReasonPrompt* prompt : prompts)
         if (prompt->isVisible())
             return prompt;

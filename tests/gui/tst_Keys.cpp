@@ -21,8 +21,8 @@
 
 using namespace tollgate;
 using namespace tollgate::ui;
-using tollgate::test::RedisServer;
 using tollgate::test::answerReasonPrompt;
+using tollgate::test::RedisServer;
 
 class KeysTest : public QObject
 {
@@ -206,7 +206,8 @@ void KeysTest::deleteAsksAndDeclinedDeletesNothing()
 
     remove->click();
     const QString question = answerReasonPrompt(page, {}); // Cancel
-    QVERIFY2(question.contains(QStringLiteral("tg:{alice}:comment:fw:30000")), qPrintable(question));
+    QVERIFY2(question.contains(QStringLiteral("tg:{alice}:comment:fw:30000")),
+             qPrintable(question));
     QVERIFY2(!question.contains(QStringLiteral("bob")), qPrintable(question));
     QTest::qWait(200);
     QCOMPARE(m_redis.command({"EXISTS", "tg:{alice}:comment:fw:30000"}), QByteArray(":1\r\n"));

@@ -137,7 +137,8 @@ void tst_KeysWrites::deletesGoThroughTheScripts()
     // The user's own history says what happened to their ban and counter, and why.
     QStringList userEvents;
     for (const AuditEntry& entry : audit("alice"))
-        if (entry.reason == QStringLiteral("cleanup after test") && entry.actor == QStringLiteral("tester"))
+        if (entry.reason == QStringLiteral("cleanup after test") &&
+            entry.actor == QStringLiteral("tester"))
             userEvents << entry.event;
     QVERIFY2(userEvents.contains(QStringLiteral("unban")), qPrintable(userEvents.join(u',')));
     QVERIFY2(userEvents.contains(QStringLiteral("reset")), qPrintable(userEvents.join(u',')));

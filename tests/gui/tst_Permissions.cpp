@@ -61,10 +61,9 @@ void tst_Permissions::createUser(const QByteArray& user, const QList<QByteArray>
 std::unique_ptr<Session> tst_Permissions::connectAs(const QByteArray& user)
 {
     Session::Settings settings;
-    settings.connection = ConnectionOptions::fromUrl(
-                              QStringLiteral("redis://%1:pw@127.0.0.1:%2")
-                                  .arg(QString::fromUtf8(user))
-                                  .arg(m_redis.port()))
+    settings.connection = ConnectionOptions::fromUrl(QStringLiteral("redis://%1:pw@127.0.0.1:%2")
+                                                         .arg(QString::fromUtf8(user))
+                                                         .arg(m_redis.port()))
                               .value();
     settings.actor = QStringLiteral("tester");
     auto session = std::make_unique<Session>(settings);
@@ -78,21 +77,23 @@ void tst_Permissions::cannotDryRunButScriptsAnswer()
 {
     // Support staff: users' keys and the audit, but no DEL and no policies.
     createUser("support", {"~tg:{*", "~tg:audit", "&*", "+@read", "+@connection", "+@pubsub",
-                           "+evalsha", "+evalsha_ro", "+script|load", "+hset", "+xadd",
-                           "+pexpire", "+pexpireat", "+publish", "+config|get"});
+                           "+evalsha", "+evalsha_ro", "+script|load", "+hset", "+xadd", "+pexpire",
+                           "+pexpireat", "+publish", "+config|get"});
     auto session = connectAs("support");
     QVERIFY(session->permissionsUnknownReason().isEmpty());
     QVERIFY(session->canWrite(Session::Write::Ban));
     QVERIFY(session->canWrite(Session::Write::RepairKey));
-    for (Session::Write write : {Session::Write::Unban, Session::Write::Reset,
-                                 Session::Write::DeleteKey}) {
+    for (Session::Write write :
+         {Session::Write::Unban, Session::Write::Reset, Session::Write::DeleteKey}) {
         QVERIFY(!session->canWrite(write));
         const QString reason = session->writeBlockedReason(write);
-        QVERIFY2(reason.contains(QStringLiteral("support")) && reason.contains(QStringLiteral("DEL")),
+        QVERIFY2(reason.contains(QStringLiteral("support")) &&
+                     reason.contains(QStringLiteral("DEL")),
                  qPrintable(reason));
     }
     QVERIFY(!session->canWrite(Session::Write::EditPolicy));
-    QVERIFY2(session->writeBlockedReason(Session::Write::EditPolicy).contains(QStringLiteral("tg:policy:")),
+    QVERIFY2(session->writeBlockedReason(Session::Write::EditPolicy)
+                 .contains(QStringLiteral("tg:policy:")),
              qPrintable(session->writeBlockedReason(Session::Write::EditPolicy)));
 
     // On screen: the Keys page offers no Delete, and says why.

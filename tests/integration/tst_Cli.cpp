@@ -195,9 +195,9 @@ void tst_Cli::hitJson()
     const Run hit = ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"), QStringLiteral("--json")});
     QVERIFY2(hit.code == 0, qPrintable(hit.describe()));
     const QJsonObject o = hit.object();
-    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"),
-                           QStringLiteral("decided_by"), QStringLiteral("limit"),
-                           QStringLiteral("remaining"), QStringLiteral("reset_ms"),
+    const QStringList keys{QStringLiteral("allowed"),        QStringLiteral("count"),
+                           QStringLiteral("decided_by"),     QStringLiteral("limit"),
+                           QStringLiteral("remaining"),      QStringLiteral("reset_ms"),
                            QStringLiteral("retry_after_ms"), QStringLiteral("tier")};
     QCOMPARE(o.keys(), keys);
     QCOMPARE(o[QStringLiteral("allowed")].toBool(), true);

@@ -1,6 +1,7 @@
 // tollgatectl when things go wrong, end to end: a stopped server with --on-error, the cause of a
 // failed connection, simulate when its server dies, and secrets (never printed, a warning for a
 // password on the command line, the password from the environment or a no-echo prompt).
+#include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 
@@ -15,20 +16,7 @@ using tollgate::test::RedisServer;
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject object() const { return QJsonDocument::fromJson(out).object(); }
-    QString describe() const
-    {
-        return QStringLiteral("exit %1, stdout: %2, stderr: %3")
-            .arg(code)
-            .arg(QString::fromUtf8(out.trimmed()), QString::fromUtf8(err.trimmed()));
-    }
-};
+using Run = tollgate::test::CliRun;
 
 const QByteArray kSecret = "Sesame-7391";
 
@@ -62,8 +50,7 @@ private Q_SLOTS:
 
 void tst_CliFailures::initTestCase()
 {
-    m_binary = qEnvironmentVariable("TOLLGATECTL", QCoreApplication::applicationDirPath() +
-                                                       QStringLiteral("/../app/tollgatectl"));
+    m_binary = tollgate::test::tollgatectlPath();
     if (!QFileInfo(m_binary).isExecutable())
         QFAIL(qPrintable(QStringLiteral("tollgatectl not found at %1").arg(m_binary)));
 }
@@ -71,7 +58,6 @@ void tst_CliFailures::initTestCase()
 Run tst_CliFailures::ctl(const QList<QByteArray>& args, const QString& url,
                          const QList<QPair<QString, QString>>& env, const QByteArray& input)
 {
-    QProcess process;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const char* name : {"TOLLGATE_URL", "TOLLGATE_PASSWORD", "REDISCLI_AUTH"})
         environment.remove(QString::fromLatin1(name));
@@ -79,24 +65,10 @@ Run tst_CliFailures::ctl(const QList<QByteArray>& args, const QString& url,
         environment.insert(QStringLiteral("TOLLGATE_URL"), url);
     for (const auto& [name, value] : env)
         environment.insert(name, value);
-    process.setProcessEnvironment(environment);
     QStringList arguments{QStringLiteral("--actor"), QStringLiteral("tester")};
     for (const QByteArray& arg : args)
         arguments << QString::fromUtf8(arg);
-    process.start(m_binary, arguments);
-    process.write(input);
-    process.closeWriteChannel();
-    Run run;
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = "timed out";
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return tollgate::test::runCli(m_binary, environment, arguments, input);
 }
 
 void tst_CliFailures::onErrorWithServerStopped()
@@ -108,7 +80,8 @@ void tst_CliFailures::onErrorWithServerStopped()
 
     Run open = ctl({"hit", "like", "42", "--on-error", "allow", "--json"}, url);
     QVERIFY2(open.code == 0, qPrintable(open.describe()));
-    QCOMPARE(open.object().value(QStringLiteral("decided_by")).toString(), QStringLiteral("fail_open"));
+    QCOMPARE(open.object().value(QStringLiteral("decided_by")).toString(),
+             QStringLiteral("fail_open"));
     QVERIFY(open.object().value(QStringLiteral("allowed")).toBool());
     QVERIFY2(open.err.contains("refused"), qPrintable(open.describe())); // said, on stderr
 
@@ -130,14 +103,24 @@ void tst_CliFailures::backToRedisAfterRestart()
 {
     RedisServer redis;
     TOLLGATE_REQUIRE(redis, start());
-    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code == 0);
+    QVERIFY(
+        ctl({"policy", "set", "like", "--limit", "5", "--window", "1m", "--on-error", "insurance"},
+            redis.url())
+            .code == 0);
+    const Run stored = ctl({"policy", "get", "like", "--json"}, redis.url());
+    QCOMPARE(stored.object().value(QStringLiteral("on_error")).toString(),
+             QStringLiteral("insurance"));
+    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m", "--on-error", "maybe"},
+                redis.url())
+                .code == 2);
     redis.stop();
     Run down = ctl({"hit", "like", "42", "--on-error", "deny", "--json"}, redis.url());
     QCOMPARE(down.object().value(QStringLiteral("decided_by")).toString(),
              QStringLiteral("fail_closed"));
     QVERIFY(redis.restart());
     // The test server keeps nothing on disk: the policy is saved again.
-    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code == 0);
+    QVERIFY(ctl({"policy", "set", "like", "--limit", "5", "--window", "1m"}, redis.url()).code ==
+            0);
     Run up = ctl({"hit", "like", "42", "--on-error", "deny", "--json"}, redis.url());
     QVERIFY2(up.code == 0, qPrintable(up.describe()));
     QCOMPARE(up.object().value(QStringLiteral("decided_by")).toString(), QStringLiteral("redis"));
@@ -166,7 +149,7 @@ void tst_CliFailures::simulateStopsWhenTheServerDies()
     env.insert(QStringLiteral("TOLLGATE_URL"), redis.url());
     process.setProcessEnvironment(env);
     process.start(m_binary, {QStringLiteral("simulate"), QStringLiteral("--seconds"),
-                            QStringLiteral("0")}); // until interrupted
+                             QStringLiteral("0")}); // until interrupted
     QVERIFY(process.waitForStarted());
     // Running: its example policies are saved and hits are counted.
     QTRY_VERIFY_WITH_TIMEOUT(redis.command({"EXISTS", "tg:policy:like"}) == ":1\r\n", 20000);
@@ -180,10 +163,14 @@ void tst_CliFailures::simulateStopsWhenTheServerDies()
 void tst_CliFailures::badUrlNeverPrintsThePassword_data()
 {
     QTest::addColumn<QString>("url");
-    QTest::newRow("port out of range") << QStringLiteral("redis://alice:%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
-    QTest::newRow("bad database") << QStringLiteral("redis://alice:%1@127.0.0.1/x").arg(QLatin1String(kSecret));
-    QTest::newRow("legacy password only") << QStringLiteral("redis://%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
-    QTest::newRow("unknown scheme") << QStringLiteral("http://:%1@127.0.0.1").arg(QLatin1String(kSecret));
+    QTest::newRow("port out of range")
+        << QStringLiteral("redis://alice:%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
+    QTest::newRow("bad database")
+        << QStringLiteral("redis://alice:%1@127.0.0.1/x").arg(QLatin1String(kSecret));
+    QTest::newRow("legacy password only")
+        << QStringLiteral("redis://%1@127.0.0.1:99999").arg(QLatin1String(kSecret));
+    QTest::newRow("unknown scheme")
+        << QStringLiteral("http://:%1@127.0.0.1").arg(QLatin1String(kSecret));
     QTest::newRow("no host") << QStringLiteral("redis://u:%1@/0").arg(QLatin1String(kSecret));
 }
 
@@ -194,9 +181,11 @@ void tst_CliFailures::badUrlNeverPrintsThePassword()
         const Run run = onCommandLine ? ctl({"--url", url.toUtf8(), "policy", "list"}, {})
                                       : ctl({"policy", "list"}, url);
         QVERIFY2(run.code == 2, qPrintable(run.describe()));
-        QVERIFY2(!run.err.contains(kSecret) && !run.out.contains(kSecret), qPrintable(run.describe()));
+        QVERIFY2(!run.err.contains(kSecret) && !run.out.contains(kSecret),
+                 qPrintable(run.describe()));
         // Where the message quotes the URL, the password is masked.
-        QVERIFY2(!run.err.contains("@127.0.0.1") || run.err.contains("***"), qPrintable(run.describe()));
+        QVERIFY2(!run.err.contains("@127.0.0.1") || run.err.contains("***"),
+                 qPrintable(run.describe()));
     }
 }
 
@@ -204,7 +193,8 @@ void tst_CliFailures::passwordOnCommandLineIsWarnedAbout()
 {
     RedisServer redis;
     TOLLGATE_REQUIRE(redis, start({QStringLiteral("--requirepass"), QString::fromLatin1(kSecret)}));
-    const QString url = QStringLiteral("redis://:%1@127.0.0.1:%2").arg(QLatin1String(kSecret)).arg(redis.port());
+    const QString url =
+        QStringLiteral("redis://:%1@127.0.0.1:%2").arg(QLatin1String(kSecret)).arg(redis.port());
     Run warned = ctl({"--url", url.toUtf8(), "policy", "list"}, {});
     QVERIFY2(warned.code == 0, qPrintable(warned.describe()));
     QVERIFY2(warned.err.contains("warning") && warned.err.contains("TOLLGATE_PASSWORD"),

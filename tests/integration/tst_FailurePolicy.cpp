@@ -148,7 +148,8 @@ void tst_FailurePolicy::refusalsAreNotMasked()
 {
     // Redis answers, with an error about our data: fail-open must not hide it.
     const Policy policy = makePolicy("comment", 10, 30000);
-    const QByteArray state = m_core.schema().stateKey("u", "comment", Algorithm::FixedWindow, 30000);
+    const QByteArray state =
+        m_core.schema().stateKey("u", "comment", Algorithm::FixedWindow, 30000);
     QVERIFY(m_core.inspect({"HSET", state, "f", "v"}));
     Limiter limiter(m_core.client(), m_core.schema());
     limiter.setFailureMode(FailureMode::FailOpen);

@@ -32,11 +32,19 @@ QString tollgatectlPath()
 
 CliRun runCli(const QString& binary, const QString& url, const QStringList& args)
 {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("TOLLGATE_URL"), url);
+    return runCli(binary, env, args);
+}
+
+CliRun runCli(const QString& binary, const QProcessEnvironment& env, const QStringList& args,
+              const QByteArray& input)
+{
+    QProcess process;
     process.setProcessEnvironment(env);
     process.start(binary, args);
+    process.write(input);
+    process.closeWriteChannel();
     CliRun run;
     if (!process.waitForFinished(60'000)) {
         process.kill();

@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -26,5 +27,8 @@ QString tollgatectlPath();
 
 // Runs tollgatectl with TOLLGATE_URL=url (60 s at most) and waits for it.
 CliRun runCli(const QString& binary, const QString& url, const QStringList& args);
+// The same with a whole environment of its own and `input` written to its stdin (then closed).
+CliRun runCli(const QString& binary, const QProcessEnvironment& env, const QStringList& args,
+              const QByteArray& input = {});
 
 } // namespace tollgate::test

@@ -28,8 +28,8 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
     const Command global{"XADD", schema.auditKey(), "*", "event", "probe"};
     const Command publish{"PUBLISH", schema.eventsChannel(), "probe"};
     QList<QPair<W, Command>> list;
-    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey,
-                    W::RunScript})
+    for (W write :
+         {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey, W::RunScript})
         list << qMakePair(write, evalsha) << qMakePair(write, load);
     for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey})
         list << qMakePair(write, global);
@@ -37,8 +37,7 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
         list << qMakePair(write, xadd) << qMakePair(write, publish);
     list << qMakePair(W::Ban, Command{"HSET", ban, "reason", "probe"})
          << qMakePair(W::Ban, Command{"PEXPIREAT", ban, "1"})
-         << qMakePair(W::Unban, Command{"DEL", ban})
-         << qMakePair(W::Reset, Command{"DEL", state})
+         << qMakePair(W::Unban, Command{"DEL", ban}) << qMakePair(W::Reset, Command{"DEL", state})
          << qMakePair(W::EditPolicy, Command{"HSET", policy, "windows", "probe"})
          << qMakePair(W::EditPolicy, Command{"DEL", policy})
          << qMakePair(W::DeleteKey, Command{"DEL", state})
@@ -175,27 +174,28 @@ void Session::checkPermissions()
     QList<Command> commands;
     for (const auto& check : checks)
         commands << check.second;
-    checkCommands(m_client.get(), commands, this, [this, user, checks](Result<QList<bool>> allowed) {
-        m_denied.clear();
-        m_permissionsUnknown.clear();
-        if (!allowed) {
-            // No answer (a user who may not run scripts or load them, an older server, a
-            // timeout): the writes stay disabled rather than fail half-way, and say why.
-            m_permissionsUnknown =
-                tr("Could not check what ACL user '%1' may write (%2); writes stay disabled "
-                   "until a check succeeds (reconnect to retry)")
-                    .arg(user, allowed.error().toString());
+    checkCommands(
+        m_client.get(), commands, this, [this, user, checks](Result<QList<bool>> allowed) {
+            m_denied.clear();
+            m_permissionsUnknown.clear();
+            if (!allowed) {
+                // No answer (a user who may not run scripts or load them, an older server, a
+                // timeout): the writes stay disabled rather than fail half-way, and say why.
+                m_permissionsUnknown =
+                    tr("Could not check what ACL user '%1' may write (%2); writes stay disabled "
+                       "until a check succeeds (reconnect to retry)")
+                        .arg(user, allowed.error().toString());
+                Q_EMIT permissionsChanged();
+                return;
+            }
+            for (qsizetype i = 0; i < checks.size() && i < allowed->size(); ++i) {
+                const Write write = checks[i].first;
+                if (!allowed->at(i) && !m_denied.contains(write))
+                    m_denied.insert(write, tr("ACL user '%1' may not do this: no permission for %2")
+                                               .arg(user, describeProbe(checks[i].second)));
+            }
             Q_EMIT permissionsChanged();
-            return;
-        }
-        for (qsizetype i = 0; i < checks.size() && i < allowed->size(); ++i) {
-            const Write write = checks[i].first;
-            if (!allowed->at(i) && !m_denied.contains(write))
-                m_denied.insert(write, tr("ACL user '%1' may not do this: no permission for %2")
-                                           .arg(user, describeProbe(checks[i].second)));
-        }
-        Q_EMIT permissionsChanged();
-    });
+        });
 }
 
 } // namespace tollgate::ui

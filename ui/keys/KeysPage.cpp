@@ -411,7 +411,8 @@ void KeysPage::deleteSelected()
     ReasonPrompt::ask(this, tr("Delete keys"),
                       tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
                           QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
-                      tr("Delete"), [this, keys](const QString& reason) { deleteKeys(keys, reason); });
+                      tr("Delete"),
+                      [this, keys](const QString& reason) { deleteKeys(keys, reason); });
 }
 
 void KeysPage::deleteKeys(const QList<QByteArray>& keys, const QString& reason)

@@ -18,8 +18,8 @@ class Session;
 
 /// The raw keys under the prefix: a background SCAN (never KEYS) under a command budget,
 /// capped, filtered by a glob; type, TTL and a value preview fetched for the visible rows
-/// first (pipelined), then the rest lazily. Delete… names every key it deletes and asks why. Below it, the
-/// "keys without TTL" finder and repair.
+/// first (pipelined), then the rest lazily. Delete… names every key it deletes and asks why. Below
+/// it, the "keys without TTL" finder and repair.
 class KeysPage : public QWidget
 {
     Q_OBJECT

@@ -241,7 +241,8 @@ void NoTtlPanel::fixKeys(const QList<QByteArray>& keys, const QString& reason)
                     if (m_job != job)
                         return;
                     m_progress->setValue(int(progress.scanned));
-                    m_status->setText(tr("Fixed %1 of %2…").arg(progress.fixed).arg(m_progress->maximum()));
+                    m_status->setText(
+                        tr("Fixed %1 of %2…").arg(progress.fixed).arg(m_progress->maximum()));
                 });
                 return true;
             },

@@ -23,9 +23,11 @@ QString zoneOf(const Policy& policy)
     return QString::fromUtf8(policy.timeZone);
 }
 
-QString calendarOf(const Policy& policy)
+QString onErrorOf(const Policy& policy)
 {
-    return policy.calendarAligned ? tr("local calendar") : tr("from the first hit");
+    return policy.onError == FailureMode::Report
+               ? tr("report the error")
+               : QString::fromUtf8(failureModeName(policy.onError));
 }
 
 QString messageOf(const Policy& policy)
@@ -48,11 +50,11 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
         field(tr("Warn above"),
               [](const Policy& p) { return p.warn > 0 ? QString::number(p.warn) : tr("none"); }),
         field(tr("Ban"), banOf),
-        field(tr("Windows start"), calendarOf),
         field(tr("Time zone"), zoneOf),
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
         field(tr("Deny message"), messageOf),
+        field(tr("When Redis cannot answer"), onErrorOf),
     };
 }
 
