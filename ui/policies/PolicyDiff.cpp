@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyDiff.h"
 
-#include "core/limits/Duration.h"
+#include "core/limits/FailurePolicy.h"
 
 #include <QCoreApplication>
 
@@ -20,11 +20,7 @@ QString banOf(const Policy& policy)
 
 QString zoneOf(const Policy& policy)
 {
-    const qint64 minutes = policy.tzOffsetMs / 60'000;
-    return QStringLiteral("UTC%1%2:%3")
-        .arg(minutes < 0 ? QLatin1Char('-') : QLatin1Char('+'))
-        .arg(qAbs(minutes) / 60, 2, 10, QLatin1Char('0'))
-        .arg(qAbs(minutes) % 60, 2, 10, QLatin1Char('0'));
+    return QString::fromUtf8(policy.timeZone);
 }
 
 QString messageOf(const Policy& policy)
@@ -48,9 +44,13 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
               [](const Policy& p) { return p.warn > 0 ? QString::number(p.warn) : tr("none"); }),
         field(tr("Ban"), banOf),
         field(tr("Time zone"), zoneOf),
+        field(tr("Calendar windows"),
+              [](const Policy& p) { return p.calendarAligned ? tr("yes") : tr("no"); }),
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
         field(tr("Deny message"), messageOf),
+        field(tr("When Redis cannot answer"),
+              [](const Policy& p) { return QString::fromLatin1(failureModeName(p.onError)); }),
     };
 }
 
