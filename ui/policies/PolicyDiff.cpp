@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyDiff.h"
 
-#include "core/limits/Duration.h"
+#include "core/limits/FailurePolicy.h"
 
 #include <QCoreApplication>
 
@@ -51,6 +51,8 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
               [](const Policy& p) { return p.warn > 0 ? QString::number(p.warn) : tr("none"); }),
         field(tr("Ban"), banOf),
         field(tr("Time zone"), zoneOf),
+        field(tr("Calendar windows"),
+              [](const Policy& p) { return p.calendarAligned ? tr("yes") : tr("no"); }),
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
         field(tr("Deny message"), messageOf),
