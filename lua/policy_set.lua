@@ -1,6 +1,7 @@
 --[[ policy_set.lua: compare-and-set of a policy hash, so two operators never overwrite each other.
 
 KEYS[1]   policy hash <p>:policy:<action>
+KEYS[2]   policy index set <p>:policies (escaped action names plus the marker "*")
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required
@@ -11,10 +12,10 @@ ARGV[4..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, and "policy\n0\n<action>" is published (<action> as it appears in the key).
+time, <action> and the marker "*" are added to the index, and "policy\n0\n<action>" is published (<action> as it appears in the key).
 Reply: the new revision.
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
-        TG_CORRUPT (revision is not an integer).
+        TG_CORRUPT (revision is not an integer, or the index is not a set).
 ]]
 
 local function to_int(s)
@@ -27,8 +28,8 @@ local action = key:match('([^:]*)$')
 local owned = { revision = true, updated_by = true, updated_ms = true }
 
 -- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
-if #KEYS ~= 1 or #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 3 + 2 * 64 then
-  return redis.error_reply('TG_INVALID policy_set takes 1 key, 3 arguments and 1 to 64 field/value pairs')
+if #KEYS ~= 2 or #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 3 + 2 * 64 then
+  return redis.error_reply('TG_INVALID policy_set takes 2 keys, 3 arguments and 1 to 64 field/value pairs')
 end
 local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
@@ -39,6 +40,10 @@ for i = 4, #ARGV, 2 do
   end
 end
 
+local index_type = redis.call('TYPE', KEYS[2]).ok   -- checked before any write, like the rest
+if index_type ~= 'none' and index_type ~= 'set' then
+  return redis.error_reply('TG_CORRUPT key ' .. KEYS[2] .. ' is a ' .. index_type .. ', expected the policy index set')
+end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
   return redis.error_reply('TG_CORRUPT key ' .. key .. ' holds revision "' .. stored .. '", expected an integer')
@@ -56,5 +61,6 @@ redis.call('DEL', key)
 redis.call('HSET', key, unpack(ARGV, 4))
 redis.call('HSET', key, 'revision', string.format('%d', current + 1), 'updated_by', actor,
   'updated_ms', string.format('%d', now_ms))
+redis.call('SADD', KEYS[2], action, '*')   -- listing policies is then one SMEMBERS, no SCAN
 if channel ~= '' then redis.call('PUBLISH', channel, 'policy\n0\n' .. action) end
 return current + 1

@@ -23,6 +23,26 @@ struct Run
 
     QJsonObject object() const { return QJsonDocument::fromJson(out).object(); }
     QJsonArray array() const { return QJsonDocument::fromJson(out).array(); }
+    /// JSON lines (one object per line), sorted by user then action for stable comparisons.
+    QJsonArray lines() const
+    {
+        QList<QJsonObject> objects;
+        for (const QByteArray& line : out.split('\n')) {
+            if (!line.trimmed().isEmpty())
+                objects << QJsonDocument::fromJson(line).object();
+        }
+        std::sort(objects.begin(), objects.end(), [](const QJsonObject& a, const QJsonObject& b) {
+            const auto key = [](const QJsonObject& o) {
+                return std::make_pair(o[QStringLiteral("user")].toString(),
+                                      o[QStringLiteral("action")].toString());
+            };
+            return key(a) < key(b);
+        });
+        QJsonArray array;
+        for (const QJsonObject& object : objects)
+            array.append(object);
+        return array;
+    }
     QString describe() const
     {
         return QStringLiteral("exit %1, stdout: %2, stderr: %3")
@@ -424,7 +444,7 @@ void tst_Cli::subjects()
 
     const Run run = ctl({QStringLiteral("subjects"), QStringLiteral("--action"), QStringLiteral("like"), QStringLiteral("--json")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
-    const QJsonArray rows = run.array();
+    const QJsonArray rows = run.lines();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0][QStringLiteral("user")].toString(), QStringLiteral("42"));
     QCOMPARE(rows[0][QStringLiteral("action")].toString(), QStringLiteral("like"));
@@ -437,7 +457,7 @@ void tst_Cli::subjects()
     QCOMPARE(rows[1][QStringLiteral("banned")].toBool(), false);
 
     const Run all = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
-    QCOMPARE(all.array().size(), 3);
+    QCOMPARE(all.lines().size(), 3);
 }
 
 void tst_Cli::repairDryRunThenFix()
@@ -522,7 +542,7 @@ void tst_Cli::simulate()
     QVERIFY(policies.array().size() >= 7);
     const Run subjects = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
     bool someoneBanned = false;
-    for (const QJsonValue& subject : subjects.array())
+    for (const QJsonValue& subject : subjects.lines())
         someoneBanned |= subject[QStringLiteral("banned")].toBool();
     QVERIFY2(someoneBanned, subjects.out.constData());
     QCOMPARE(ctl({QStringLiteral("simulate"), QStringLiteral("--rate"), QStringLiteral("0")}).code, 2);

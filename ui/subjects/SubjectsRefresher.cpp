@@ -1,7 +1,7 @@
 #include "ui/subjects/SubjectsRefresher.h"
 
+#include "core/limits/Usage.h"
 #include "core/redis/Scan.h"
-#include "ui/user/Usage.h"
 
 #include <QDeadlineTimer>
 #include <QPointer>
@@ -157,7 +157,7 @@ struct RefreshRun
         Limiter(client, schema)
             .peek(rule, row->user, 0, nullptr, [row, rule, finished](Result<HitResult> state) {
                 if (state) {
-                    row->state = currentUsage(*state, rule);
+                    row->state = usageFromPeek(*state, rule);
                     row->stateKnown = true;
                     row->resetDeadline = QDeadlineTimer::current().deadline() + state->resetMs;
                 } else {

@@ -4,6 +4,7 @@
 #include "core/limits/HitResult.h"
 #include "core/limits/Moderation.h"
 #include "core/limits/Policy.h"
+#include "core/limits/Subject.h"
 #include "ui/common/Session.h"
 
 #include <QDialog>
@@ -42,7 +43,6 @@ private:
     {
         QByteArray action;
         std::optional<Policy> policy;
-        QList<QByteArray> keyWindows; // "fw 1m" for each state key seen
         std::optional<HitResult> state;
         QString error;
         qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties
@@ -81,7 +81,7 @@ private:
     int m_generation = 0;
     int m_pending = 0;
     std::vector<Policy> m_policies;
-    QList<QByteArray> m_userKeys;
+    std::vector<Subject> m_found; // from Subjects::user, until the policies are in too
     int m_keysAndPolicies = 0; // both must arrive before the peeks
     std::map<QByteArray, ActionRow> m_actions;
     std::vector<BanInfo> m_bans;
