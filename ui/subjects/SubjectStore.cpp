@@ -104,6 +104,15 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
     return {index, added};
 }
 
+void SubjectStore::reserve(qint64 rows)
+{
+    if (rows <= m_snapshot.rows.size())
+        return;
+    m_snapshot.rows.reserve(rows);
+    m_snapshot.ids.reserve(rows * 8);
+    m_index.reserve(rows);
+}
+
 void SubjectStore::clear()
 {
     m_snapshot = StoreSnapshot();

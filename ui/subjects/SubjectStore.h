@@ -94,6 +94,8 @@ public:
     const Totals& totals() const { return m_totals; }
 
     StoreSnapshot snapshot() const { return m_snapshot; }
+    /// Room for about `rows` rows, so growing never rehashes or copies a million rows at once.
+    void reserve(qint64 rows);
     void clear();
 
 private:

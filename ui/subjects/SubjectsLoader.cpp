@@ -75,8 +75,10 @@ void SubjectsLoader::startPass(bool paced)
                                       qMax(1, m_options.steadyCommandsPerSecond));
     // DBSIZE gives "how far" a meaning; SCAN itself knows no total.
     m_session->client()->execute({QByteArrayLiteral("DBSIZE")}, this, [this](Result<Reply> size) {
-        if (size)
-            m_totalKeys = size->integer;
+        if (!size)
+            return;
+        m_totalKeys = size->integer;
+        Q_EMIT progress(0, 0, m_totalKeys, false); // lets the page make room before rows come
     });
     const Context self(this);
     Subjects(m_session->client(), m_session->schema())

@@ -341,6 +341,14 @@ void SubjectsModel::clear()
     endResetModel();
 }
 
+void SubjectsModel::reserve(qint64 rows)
+{
+    if (m_ordering)
+        return; // a snapshot is out: growing now would copy it
+    m_store.reserve(rows);
+    m_order.reserve(size_t(rows));
+}
+
 int SubjectsModel::viewRowOf(const QByteArray& user, const QByteArray& action) const
 {
     const int storeRow = m_store.find(user, action);

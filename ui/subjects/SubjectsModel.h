@@ -60,6 +60,8 @@ public:
     void resort();
     bool hasUnsortedRows() const { return m_appendedSinceOrder; }
     void clear();
+    /// Room for about `rows` rows (the keyspace size), allocated once up front.
+    void reserve(qint64 rows);
 
     const SubjectStore& store() const { return m_store; }
     const SubjectStore::Totals& totals() const { return m_store.totals(); }

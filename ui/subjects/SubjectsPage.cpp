@@ -110,6 +110,10 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_filterDelay->setInterval(kFilterDelayMs);
     connect(m_filterDelay, &QTimer::timeout, this, &SubjectsPage::applyFilter);
     connect(m_filter, &QLineEdit::textChanged, m_filterDelay, qOverload<>(&QTimer::start));
+    connect(m_filter, &QLineEdit::returnPressed, this, [this] { // Enter: now, not after the pause
+        m_filterDelay->stop();
+        applyFilter();
+    });
     connect(m_action, &QComboBox::currentIndexChanged, this, &SubjectsPage::applyFilter);
     connect(m_state, &QComboBox::currentIndexChanged, this, &SubjectsPage::applyFilter);
     connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
@@ -149,6 +153,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_loader, &SubjectsLoader::policiesLoaded, this, &SubjectsPage::updateActions);
     connect(m_loader, &SubjectsLoader::progress, this,
             [this](qint64 scanned, qint64 subjects, qint64 total, bool done) {
+                if (scanned == 0 && total > 0)
+                    m_model->reserve(total);
                 m_passDone = done;
                 m_progress = done        ? QString()
                              : total > 0 ? tr("loading: %1 % of the keys scanned")
