@@ -2,8 +2,9 @@
 
 KEYS[1]  the ban hash: <p>:{<user>}:<action>:ban (one action) or <p>:{<user>}:ban (every action)
 KEYS[2]  user audit stream <p>:{<user>}:audit
+KEYS[3]  global audit stream <p>:audit; "" or KEYS[2] again = no global mirror (Redis Cluster)
 
-ARGV[1]  raw user id (for the audit entry and the event)
+ARGV[1]  raw user id (for the audit entries and the event)
 ARGV[2]  raw action id; "" = every action (user-wide ban)
 ARGV[3]  actor, required
 ARGV[4]  reason, required
@@ -13,13 +14,16 @@ ARGV[7]  events channel, "" = do not publish
 
 Writes the hash {reason, actor, created_ms, until_ms (0 = permanent), scope "user"|"action", action,
 source "manual"}, replacing any previous ban on that key, with PEXPIREAT until_ms (no TTL when
-permanent); appends an audit entry "ban"; publishes "ban\n<byte length of user>\n<user><action>".
+permanent); appends an audit entry "ban" to the user's stream and to the global one; publishes
+"ban\n<byte length of user>\n<user><action>". All of it or nothing.
 Reply: { until_ms, created_ms }
-Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type).
+Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type),
+        TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 ]]
 
 local MAX_BAN_MS = 3153600000000         -- 100 years
 local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31
+local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
 
 local function int(x) return string.format('%d', x) end
 
@@ -28,6 +32,7 @@ local function to_int(s)
   return nil
 end
 
+---------------------------------------------------------------- the write prologue (same in every write script)
 local function expect_type(key, wanted)
   local kind = redis.call('TYPE', key).ok
   if kind ~= 'none' and kind ~= wanted then
@@ -35,7 +40,29 @@ local function expect_type(key, wanted)
   end
 end
 
-if #KEYS ~= 2 or #ARGV ~= 7 then return redis.error_reply('TG_INVALID ban takes 2 keys and 7 arguments') end
+-- The audit entry, in the user's stream and (unless off) the global one.
+local function audit(writes, user_stream, global, entry)
+  writes[#writes + 1] = { 'XADD', user_stream, 'MAXLEN', '~', '1000', '*', unpack(entry) }
+  writes[#writes + 1] = { 'PEXPIRE', user_stream, int(AUDIT_TTL_MS) }
+  if global ~= '' and global ~= user_stream then
+    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
+  end
+end
+
+-- Every write is allowed to this ACL user, or none runs.
+local function apply(writes)
+  for _, cmd in ipairs(writes) do
+    if not redis.acl_check_cmd(unpack(cmd)) then
+      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
+        '; nothing was written')
+    end
+  end
+  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
+end
+
+---------------------------------------------------------------- arguments
+if #KEYS ~= 3 or #ARGV ~= 7 then return redis.error_reply('TG_INVALID ban takes 3 keys and 7 arguments') end
+local ban, user_stream, global = KEYS[1], KEYS[2], KEYS[3]
 local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[7]
 local duration_ms, until_ms = to_int(ARGV[5]), to_int(ARGV[6])
 if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
@@ -57,17 +84,21 @@ if until_ms > 0 and until_ms <= now_ms then
 end
 if duration_ms > 0 then until_ms = now_ms + duration_ms end
 
-local bad = expect_type(KEYS[1], 'hash') or expect_type(KEYS[2], 'stream')
+local bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
+  or (global ~= '' and expect_type(global, 'stream'))
 if bad then return bad end
 
+---------------------------------------------------------------- the writes
 local scope = action == '' and 'user' or 'action'
-
-redis.call('DEL', KEYS[1])               -- a new ban replaces the old one, TTL included
-redis.call('HSET', KEYS[1], 'reason', reason, 'actor', actor, 'created_ms', int(now_ms),
-  'until_ms', int(until_ms), 'scope', scope, 'action', action, 'source', 'manual')
-if until_ms > 0 then redis.call('PEXPIREAT', KEYS[1], int(until_ms)) end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', '1000', '*', 'event', 'ban', 'user', user, 'action', action,
-  'actor', actor, 'reason', reason, 'until_ms', int(until_ms))
-redis.call('PEXPIRE', KEYS[2], 7776000000)   -- the user's history lives 90 days after its last entry
-if channel ~= '' then redis.call('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
-return { until_ms, now_ms }
+local writes = {
+  { 'DEL', ban },                        -- a new ban replaces the old one, TTL included
+  { 'HSET', ban, 'reason', reason, 'actor', actor, 'created_ms', int(now_ms), 'until_ms', int(until_ms),
+    'scope', scope, 'action', action, 'source', 'manual' },
+}
+if until_ms > 0 then writes[#writes + 1] = { 'PEXPIREAT', ban, int(until_ms) } end
+audit(writes, user_stream, global, { 'event', 'ban', 'user', user, 'action', action, 'actor', actor,
+  'reason', reason, 'until_ms', int(until_ms) })
+if channel ~= '' then
+  writes[#writes + 1] = { 'PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action }
+end
+return apply(writes) or { until_ms, now_ms }

@@ -1,36 +1,70 @@
 --[[ policy_delete.lua: compare-and-delete of a policy hash.
 
 KEYS[1]  policy hash <p>:policy:<action>
-KEYS[2]  policy index set <p>:policies
+KEYS[2]  global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
+KEYS[3]  policy index set <p>:policies (the action leaves it)
 
 ARGV[1]  expected revision (the one the operator saw)
 ARGV[2]  actor, required
 ARGV[3]  events channel, "" = do not publish
 
 If the hash's "revision" (0 when missing) differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is
-deleted, <action> leaves the index and, if it existed, "policy\n0\n<action>" is published (<action> as it appears in the key).
+deleted, an audit entry "policy_delete" (detail "deleted=0|1") is appended to the global stream and,
+if a policy existed, "policy\n0\n<action>" is published (<action> as it appears in the key).
+All of it or nothing.
 Reply: 1 if a policy was deleted, 0 if there was none (expected revision 0).
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
-        TG_CORRUPT (revision is not an integer, or the index is not a set).
+        TG_CORRUPT (revision is not an integer, the audit key is not a stream),
+        TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 ]]
+
+local function int(x) return string.format('%d', x) end
 
 local function to_int(s)
   if s and #s <= 15 and s:match('^%d+$') then return tonumber(s) end
   return nil
 end
 
-local key = KEYS[1]
-local action = key:match('([^:]*)$')
+-- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
+local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
 
-if #KEYS ~= 2 or #ARGV ~= 3 then return redis.error_reply('TG_INVALID policy_delete takes 2 keys and 3 arguments') end
+---------------------------------------------------------------- the write prologue (same in every write script)
+local function expect_type(key, wanted)
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'none' and kind ~= wanted then
+    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
+  end
+end
+
+-- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
+local function audit(writes, global, entry)
+  if global ~= '' and global ~= KEYS[1] then
+    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
+  end
+end
+
+-- Every write is allowed to this ACL user, or none runs.
+local function apply(writes)
+  for _, cmd in ipairs(writes) do
+    if not redis.acl_check_cmd(unpack(cmd)) then
+      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
+        '; nothing was written')
+    end
+  end
+  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
+end
+
+---------------------------------------------------------------- arguments
+local key, global, index = KEYS[1], KEYS[2], KEYS[3]
+local action = (key or ''):match('([^:]*)$')
+
+if #KEYS ~= 3 or #ARGV ~= 3 then return redis.error_reply('TG_INVALID policy_delete takes 3 keys and 3 arguments') end
 local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
 if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
 
-local index_type = redis.call('TYPE', KEYS[2]).ok   -- checked before any write, like the rest
-if index_type ~= 'none' and index_type ~= 'set' then
-  return redis.error_reply('TG_CORRUPT key ' .. KEYS[2] .. ' is a ' .. index_type .. ', expected the policy index set')
-end
+local bad = (global ~= '' and global ~= key and expect_type(global, 'stream')) or expect_type(index, 'set')
+if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
   return redis.error_reply('TG_CORRUPT key ' .. key .. ' holds revision "' .. stored .. '", expected an integer')
@@ -41,7 +75,10 @@ if current ~= expected then
     action, current, expected))
 end
 
-local deleted = redis.call('DEL', key)
-redis.call('SREM', KEYS[2], action)
-if deleted == 1 and channel ~= '' then redis.call('PUBLISH', channel, 'policy\n0\n' .. action) end
-return deleted
+---------------------------------------------------------------- the writes
+local exists = redis.call('EXISTS', key)
+local writes = { { 'DEL', key }, { 'SREM', index, action } }
+audit(writes, global, { 'event', 'policy_delete', 'user', '', 'action', unescape(action), 'actor', actor,
+  'reason', '', 'until_ms', '0', 'detail', 'deleted=' .. int(exists) })
+if exists == 1 and channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end
+return apply(writes) or exists

@@ -1,49 +1,86 @@
 --[[ policy_set.lua: compare-and-set of a policy hash, so two operators never overwrite each other.
 
 KEYS[1]   policy hash <p>:policy:<action>
-KEYS[2]   policy index set <p>:policies (escaped action names plus the marker "*")
+KEYS[2]   global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
+KEYS[3]   policy index set <p>:policies (escaped action names plus the marker "*")
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required
 ARGV[3]   events channel, "" = do not publish
-ARGV[4..] field, value, field, value, ...  (at least one pair). Field names are the client's, except
+ARGV[4]   summary for the audit entry's reason (e.g. "10 per 10s, ban 1h"), may be empty
+ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are the client's, except
           revision, updated_by and updated_ms: the script owns those and refuses them.
 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, <action> and the marker "*" are added to the index, and "policy\n0\n<action>" is published (<action> as it appears in the key).
+time; <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
+the global stream and "policy\n0\n<action>" is published (<action> as it appears in the key).
+All of it or nothing.
 Reply: the new revision.
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
-        TG_CORRUPT (revision is not an integer, or the index is not a set).
+        TG_CORRUPT (revision is not an integer, the audit key is not a stream, the index is
+                    not a set),
+        TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 ]]
+
+local function int(x) return string.format('%d', x) end
 
 local function to_int(s)
   if s and #s <= 15 and s:match('^%d+$') then return tonumber(s) end
   return nil
 end
 
-local key = KEYS[1]
-local action = key:match('([^:]*)$')
+-- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
+local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
+
+---------------------------------------------------------------- the write prologue (same in every write script)
+local function expect_type(key, wanted)
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'none' and kind ~= wanted then
+    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
+  end
+end
+
+-- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
+local function audit(writes, global, entry)
+  if global ~= '' and global ~= KEYS[1] then
+    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
+  end
+end
+
+-- Every write is allowed to this ACL user, or none runs.
+local function apply(writes)
+  for _, cmd in ipairs(writes) do
+    if not redis.acl_check_cmd(unpack(cmd)) then
+      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
+        '; nothing was written')
+    end
+  end
+  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
+end
+
+---------------------------------------------------------------- arguments
+local key, global, index = KEYS[1], KEYS[2], KEYS[3]
+local action = (key or ''):match('([^:]*)$')
 local owned = { revision = true, updated_by = true, updated_ms = true }
 
 -- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
-if #KEYS ~= 2 or #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 3 + 2 * 64 then
-  return redis.error_reply('TG_INVALID policy_set takes 2 keys, 3 arguments and 1 to 64 field/value pairs')
+if #KEYS ~= 3 or #ARGV < 6 or #ARGV % 2 ~= 0 or #ARGV > 4 + 2 * 64 then
+  return redis.error_reply('TG_INVALID policy_set takes 3 keys, 4 arguments and 1 to 64 field/value pairs')
 end
-local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
+local expected, actor, channel, summary = to_int(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
 if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   if ARGV[i] == '' or owned[ARGV[i]] then
     return redis.error_reply('TG_INVALID field name "' .. ARGV[i] .. '" is empty or reserved')
   end
 end
 
-local index_type = redis.call('TYPE', KEYS[2]).ok   -- checked before any write, like the rest
-if index_type ~= 'none' and index_type ~= 'set' then
-  return redis.error_reply('TG_CORRUPT key ' .. KEYS[2] .. ' is a ' .. index_type .. ', expected the policy index set')
-end
+local bad = expect_type(key, 'hash') or (global ~= '' and global ~= key and expect_type(global, 'stream'))
+  or expect_type(index, 'set')
+if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
   return redis.error_reply('TG_CORRUPT key ' .. key .. ' holds revision "' .. stored .. '", expected an integer')
@@ -57,10 +94,15 @@ end
 local t = redis.call('TIME')
 local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
-redis.call('DEL', key)
-redis.call('HSET', key, unpack(ARGV, 4))
-redis.call('HSET', key, 'revision', string.format('%d', current + 1), 'updated_by', actor,
-  'updated_ms', string.format('%d', now_ms))
-redis.call('SADD', KEYS[2], action, '*')   -- listing policies is then one SMEMBERS, no SCAN
-if channel ~= '' then redis.call('PUBLISH', channel, 'policy\n0\n' .. action) end
-return current + 1
+---------------------------------------------------------------- the writes
+local revision = int(current + 1)
+local writes = {
+  { 'DEL', key },
+  { 'HSET', key, unpack(ARGV, 5) },
+  { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms) },
+  { 'SADD', index, action, '*' }, -- listing policies is then one SMEMBERS, no SCAN
+}
+audit(writes, global, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
+  'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
+if channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end
+return apply(writes) or current + 1

@@ -19,7 +19,8 @@ Reply: one { key, status, ttl_ms } per key, in order. status:
   "would_fix" (dry) has no TTL but needs one        ttl_ms = the TTL a fix would set
   "fixed"     (fix) the TTL was set                 ttl_ms = the TTL set (0: an ended ban, deleted)
   "skipped"   not ours or not of the right shape    ttl_ms = PTTL
-Errors: TG_INVALID (bad argument).
+Errors: TG_INVALID (bad argument), TG_NOPERM (fix: the ACL user may not run one of the fixes; none
+        is made). The dry run writes nothing: call it with EVALSHA_RO.
 ]]
 
 local AUDIT_TTL_MS = 7776000000
@@ -79,6 +80,14 @@ for i, key in ipairs(KEYS) do
   results[i] = { key, status, ttl }
 end
 
--- all reads above, all writes here; a PEXPIREAT in the past deletes, which is right for an ended ban
-for _, cmd in ipairs(fixes) do redis.call(cmd[1], cmd[2], string.format('%d', cmd[3])) end
+-- all reads above, all writes here, each allowed to this ACL user or none made; a PEXPIREAT in the
+-- past deletes, which is right for an ended ban
+for _, cmd in ipairs(fixes) do
+  cmd[3] = string.format('%d', cmd[3])
+  if not redis.acl_check_cmd(unpack(cmd)) then
+    return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
+      '; nothing was written')
+  end
+end
+for _, cmd in ipairs(fixes) do redis.call(unpack(cmd)) end
 return results

@@ -16,6 +16,8 @@ packages=(
     libqt6opengl6-dev libgl-dev
     libhiredis-dev qtkeychain-qt6-dev
     redis-server redis-tools openssl
+    # tests: the second-language client (tests/python), IANA zones for QTimeZone
+    python3 tzdata
     # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
     xvfb xauth fonts-dejavu-core
 )

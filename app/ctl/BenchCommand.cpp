@@ -3,6 +3,7 @@
 // the latency and issues the next one; the main thread only runs the clock.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
@@ -129,7 +130,7 @@ int benchCommand(Cli& cli, const QStringList& args)
         *l.out = *value;
     }
     const bool customAction = parser.isSet(QStringLiteral("action"));
-    const QByteArray action = customAction ? parser.value(QStringLiteral("action")).toUtf8()
+    const QByteArray action = customAction ? idFromText(parser.value(QStringLiteral("action")))
                                            : QByteArrayLiteral("bench");
 
     Client* first = cli.client();

@@ -24,14 +24,25 @@ struct Cli
     QByteArray prefix = QByteArrayLiteral("tg");
     QString actor;
     bool json = false;
+    bool urlOnCommandLine = false; // --url given: a password in it is visible in `ps`
+    bool askPass = false;          // --askpass: read the password from the terminal
+    bool noAuthWarning = false;    // --no-auth-warning
 
     KeySchema schema() const { return KeySchema(prefix); }
+    /// The URL parsed, with the password taken from (in order) --askpass, the URL,
+    /// $TOLLGATE_PASSWORD, $REDISCLI_AUTH; warns (once, on stderr) about a password in --url.
+    Result<ConnectionOptions> connectionOptions();
     /// The connection, opened on first use; nullptr (after printing the error) on a bad URL.
     Client* client();
 
 private:
     std::unique_ptr<Client> m_client;
+    bool m_warnedAboutPassword = false;
 };
+
+/// Reads a password from the terminal without echoing it (a line from stdin when stdin is
+/// not a terminal, as redis-cli's --askpass does). `ok` false on end of input.
+QString readPassword(const QString& prompt, bool* ok);
 
 // One function per command; `args` holds "tollgatectl <command>" then the command's arguments.
 int policyCommand(Cli& cli, const QStringList& args);

@@ -1,6 +1,7 @@
 // hit and peek: one hit.lua call against the action's stored policy.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
@@ -17,15 +18,28 @@ int run(Cli& cli, const QStringList& args, bool count)
     parser.addOption(QCommandLineOption(QStringLiteral("cost"),
                                         QStringLiteral("Units this hit costs (default: the policy's)."),
                                         QStringLiteral("n")));
+    parser.addOption(QCommandLineOption(
+        QStringLiteral("on-error"),
+        QStringLiteral("When Redis cannot answer (unreachable, timeout): allow or deny, saying so "
+                       "(default: the policy's on_error, else exit 3)."),
+        QStringLiteral("allow|deny")));
     if (auto exit = parseArguments(parser, args, 2, 2))
         return *exit;
+    std::optional<FailureMode> onError;
+    if (parser.isSet(QStringLiteral("on-error"))) {
+        onError = failureModeFromName(parser.value(QStringLiteral("on-error")).toUtf8());
+        // An insurance limiter counts across hits: a one-shot process has none to count in.
+        if (onError != FailureMode::FailOpen && onError != FailureMode::FailClosed)
+            return usage(QStringLiteral("--on-error must be allow or deny (the insurance limiter "
+                                        "needs a long-running process: see docs/CLI.md)"));
+    }
     auto cost = integerOption(parser, QStringLiteral("cost"), 0);
     if (cost && parser.isSet(QStringLiteral("cost")) && *cost < 1)
         cost = Error{ErrorKind::InvalidInput, QStringLiteral("--cost must be 1 or more")};
     if (!cost)
         return fail(cost.error());
-    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
-    const QByteArray user = parser.positionalArguments().at(1).toUtf8();
+    const QByteArray action = idFromText(parser.positionalArguments().at(0));
+    const QByteArray user = idFromText(parser.positionalArguments().at(1));
     const Status validUser = KeySchema::validateId(user, QStringLiteral("user id"));
     if (!validUser)
         return fail(validUser.error());
@@ -35,17 +49,29 @@ int run(Cli& cli, const QStringList& args, bool count)
         return ExitUsage;
     auto policy = waitFor<Policy>(
         [&](Callback<Policy> done) { PolicyStore(client, cli.schema()).get(action, nullptr, done); });
-    if (!policy)
-        return fail(policy.error());
-    const Limiter limiter(client, cli.schema());
-    auto hit = waitFor<HitResult>([&](Callback<HitResult> done) {
-        if (count)
-            limiter.hit(*policy, user, *cost, nullptr, done);
-        else
-            limiter.peek(*policy, user, *cost, nullptr, done);
-    });
+    Limiter limiter(client, cli.schema());
+    if (onError)
+        limiter.setFailureMode(*onError);
+    Result<HitResult> hit = Error{};
+    if (policy) {
+        hit = waitFor<HitResult>([&](Callback<HitResult> done) {
+            if (count)
+                limiter.hit(*policy, user, *cost, nullptr, done);
+            else
+                limiter.peek(*policy, user, *cost, nullptr, done);
+        });
+    } else {
+        // Without Redis there is no stored policy either: only the caller's --on-error applies.
+        Policy unknown;
+        unknown.action = action;
+        hit = Limiter::answerWithoutRedis(onError.value_or(FailureMode::Report), nullptr, unknown,
+                                          user, *cost, count, policy.error());
+    }
     if (!hit)
         return fail(hit.error());
+    if (hit->decidedBy != DecidedBy::Redis)
+        warn(QStringLiteral("Redis did not answer (%1); decided by %2")
+                 .arg(hit->redisError, decidedByName(hit->decidedBy)));
     if (cli.json) {
         printJson(toJson(*hit));
     } else {
@@ -58,6 +84,8 @@ int run(Cli& cli, const QStringList& args, bool count)
                            .arg(humanMs(hit->resetMs));
         if (!hit->allowed)
             line += QStringLiteral("  retry after ") + humanMs(hit->retryAfterMs);
+        if (hit->decidedBy != DecidedBy::Redis)
+            line += QStringLiteral("  decided by ") + decidedByName(hit->decidedBy);
         printLine(line);
         if (!hit->allowed && !hit->message.isEmpty())
             printLine(hit->message);

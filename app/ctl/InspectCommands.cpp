@@ -1,6 +1,7 @@
 // repair, audit, scripts: looking at what is in Redis.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/limits/Repair.h"
@@ -42,6 +43,10 @@ int repairCommand(Cli& cli, const QStringList& args)
     QCommandLineParser parser;
     parser.addOption(QCommandLineOption(QStringLiteral("fix"),
                                         QStringLiteral("Give the keys their TTL (default: dry run).")));
+    parser.addOption(QCommandLineOption(
+        QStringLiteral("reason"),
+        QStringLiteral("Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
+        QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
     Client* client = cli.client();
@@ -50,6 +55,7 @@ int repairCommand(Cli& cli, const QStringList& args)
     RepairOptions options;
     options.fix = parser.isSet(QStringLiteral("fix"));
     options.actor = cli.actor;
+    options.reason = parser.value(QStringLiteral("reason"));
     const bool showProgress = !cli.json && isatty(STDERR_FILENO);
     const Repair repair(client, cli.schema());
     auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
@@ -114,7 +120,7 @@ int auditCommand(Cli& cli, const QStringList& args)
         count = Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
     if (!count)
         return fail(count.error());
-    const QByteArray user = parser.value(QStringLiteral("user")).toUtf8();
+    const QByteArray user = idFromText(parser.value(QStringLiteral("user")));
     if (parser.isSet(QStringLiteral("user"))) {
         const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
         if (!valid)

@@ -1,6 +1,7 @@
 // ban, unban, reset: each one script that also writes the user's audit stream.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/limits/Duration.h"
 
@@ -87,8 +88,8 @@ int banCommand(Cli& cli, const QStringList& args)
         return usage(QStringLiteral("ban needs exactly one of --for, --until or --permanent"));
 
     BanRequest request;
-    request.user = parser.positionalArguments().at(0).toUtf8();
-    request.action = parser.value(QStringLiteral("action")).toUtf8();
+    request.user = idFromText(parser.positionalArguments().at(0));
+    request.action = idFromText(parser.value(QStringLiteral("action")));
     request.actor = cli.actor;
     request.reason = parser.value(QStringLiteral("reason"));
     if (parser.isSet(QStringLiteral("for"))) {
@@ -137,8 +138,8 @@ int countingCommand(Cli& cli, const QStringList& args, const char* reasonHelp,
     parser.addOptions({actionOption(), reasonOption(reasonHelp)});
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
-    const QByteArray user = parser.positionalArguments().at(0).toUtf8();
-    const QByteArray action = parser.value(QStringLiteral("action")).toUtf8();
+    const QByteArray user = idFromText(parser.positionalArguments().at(0));
+    const QByteArray action = idFromText(parser.value(QStringLiteral("action")));
     if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
         return usage(QStringLiteral("--action must not be empty"));
     QString reason = parser.value(QStringLiteral("reason"));

@@ -44,6 +44,12 @@ int fail(const Error& error)
     return exitCodeFor(error.kind);
 }
 
+void warn(const QString& message)
+{
+    out().flush();
+    std::fprintf(stderr, "tollgatectl: warning: %s\n", qUtf8Printable(message.simplified()));
+}
+
 int usage(const QString& message)
 {
     out().flush();
@@ -159,6 +165,9 @@ QJsonObject toJson(const HitResult& hit)
     };
     if (!hit.allowed && !hit.message.isEmpty())
         object.insert(QStringLiteral("message"), hit.message);
+    object.insert(QStringLiteral("decided_by"), decidedByName(hit.decidedBy));
+    if (hit.decidedBy != DecidedBy::Redis)
+        object.insert(QStringLiteral("redis_error"), hit.redisError);
     return object;
 }
 
@@ -178,7 +187,8 @@ QJsonObject toJson(const Policy& policy)
         {QStringLiteral("ban_ms"), policy.banMs},
         {QStringLiteral("ban_until"),
          policy.banUntilMidnight ? QStringLiteral("midnight") : QString()},
-        {QStringLiteral("tz_offset_ms"), policy.tzOffsetMs},
+        {QStringLiteral("align"), policy.calendarAligned ? QStringLiteral("calendar") : QStringLiteral("first_hit")},
+        {QStringLiteral("tz"), QString::fromUtf8(policy.timeZone)},
         {QStringLiteral("count_denied"), policy.countDenied},
         {QStringLiteral("message"), policy.message},
         {QStringLiteral("revision"), policy.revision},

@@ -15,6 +15,8 @@ namespace tollgate::ctl {
 /// Prints "tollgatectl: <message>" on stderr (the one line every error gets) and returns the
 /// exit code for the error's kind: InvalidInput -> 2, everything else -> 3.
 int fail(const Error& error);
+/// "tollgatectl: warning: <message>" on stderr; changes no exit code.
+void warn(const QString& message);
 /// A usage error: one stderr line, exit code 2.
 int usage(const QString& message);
 int exitCodeFor(ErrorKind kind);

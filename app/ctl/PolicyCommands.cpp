@@ -1,11 +1,13 @@
 // policy list | get | set | delete
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include "core/limits/Duration.h"
 #include "core/limits/PolicyStore.h"
 
 #include <QDateTime>
+#include <QTimeZone>
 
 namespace tollgate::ctl {
 
@@ -100,7 +102,7 @@ int get(Cli& cli, const QStringList& args)
     if (!client)
         return ExitUsage;
     const PolicyStore store(client, cli.schema());
-    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
+    const QByteArray action = idFromText(parser.positionalArguments().at(0));
     auto policy = waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
     if (!policy)
         return fail(policy.error());
@@ -132,7 +134,7 @@ Result<qint64> currentRevision(const QCommandLineParser& parser, const PolicySto
 Result<Policy> policyFromFlags(const QCommandLineParser& parser)
 {
     Policy policy;
-    policy.action = parser.positionalArguments().at(0).toUtf8();
+    policy.action = idFromText(parser.positionalArguments().at(0));
     const bool single = parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
     if (parser.isSet(QStringLiteral("windows"))) {
         if (single)
@@ -183,8 +185,10 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
             return Error{ErrorKind::InvalidInput, QStringLiteral("--ban-until takes 'midnight'")};
         policy.banUntilMidnight = true;
     }
-    // The next midnight is this machine's: the offset travels with the policy.
-    policy.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+    // Midnight and calendar windows are local to the policy's IANA zone (default: this machine's).
+    policy.timeZone = parser.isSet(QStringLiteral("tz")) ? parser.value(QStringLiteral("tz")).toUtf8()
+                                                         : QTimeZone::systemTimeZoneId();
+    policy.calendarAligned = parser.isSet(QStringLiteral("calendar"));
     policy.countDenied = parser.isSet(QStringLiteral("count-denied"));
     policy.message = parser.value(QStringLiteral("message"));
     const Status valid = policy.validate();
@@ -206,7 +210,11 @@ int set(Cli& cli, const QStringList& args)
         valueOption("cost", "Default cost of one hit (default 1).", "n"),
         valueOption("warn", "Tier 'warn' above this count (default none).", "n"),
         valueOption("ban", "Ban for this long after exceeding the limit.", "duration"),
-        valueOption("ban-until", "Ban until 'midnight' (local time of this machine).", "when"),
+        valueOption("ban-until", "Ban until 'midnight' (local time in --tz).", "when"),
+        valueOption("tz", "IANA time zone for midnight and --calendar (default: this machine's).", "zone"),
+        QCommandLineOption(QStringLiteral("calendar"),
+                           QStringLiteral("fixed_window windows of 1m/1h/1d/1w start on the local "
+                                          "minute/hour/day/week (Monday) instead of at the first hit.")),
         QCommandLineOption(QStringLiteral("count-denied"), QStringLiteral("Denied hits count too.")),
         valueOption("message", "Message shown to the user on deny.", "text"),
         valueOption("revision", "Save only if the stored policy is at this revision (0 = new).", "n"),
@@ -253,7 +261,7 @@ int remove(Cli& cli, const QStringList& args)
     if (!client)
         return ExitUsage;
     const PolicyStore store(client, cli.schema());
-    const QByteArray action = parser.positionalArguments().at(0).toUtf8();
+    const QByteArray action = idFromText(parser.positionalArguments().at(0));
     auto revision = currentRevision(parser, store, action);
     if (!revision)
         return fail(revision.error());

@@ -37,10 +37,10 @@ int simulateCommand(Cli& cli, const QStringList& args)
         return usage(QStringLiteral("--rate must be 1..100000"));
     options.actor = cli.actor;
 
-    auto connection = ConnectionOptions::fromUrl(cli.url);
+    auto connection = cli.connectionOptions();
     if (!connection)
-        return fail(Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") +
-                                                       connection.error().message});
+        return fail(connection.error());
+    connection->autoReconnect = false; // a dead server ends the run with exit 3, not silence
     DemoTraffic traffic(*connection, cli.schema(), options);
     int exitCode = ExitOk;
     QObject::connect(&traffic, &DemoTraffic::failed, [&exitCode](const Error& error) {

@@ -2,6 +2,7 @@
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 
+#include "core/limits/IdText.h"
 #include "core/limits/Subjects.h"
 
 #include <QDateTime>
@@ -112,8 +113,8 @@ int subjectsCommand(Cli& cli, const QStringList& args)
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
     SubjectsOptions options;
-    options.action = parser.value(QStringLiteral("action")).toUtf8();
-    options.userPrefix = parser.value(QStringLiteral("user-prefix")).toUtf8();
+    options.action = idFromText(parser.value(QStringLiteral("action")));
+    options.userPrefix = idFromText(parser.value(QStringLiteral("user-prefix")));
     auto max = integerOption(parser, QStringLiteral("max"), 0);
     if (max && parser.isSet(QStringLiteral("max")) && *max < 1)
         max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};

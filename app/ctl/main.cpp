@@ -2,10 +2,12 @@
 // line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/limits/IdText.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
 #include <map>
+#include <utility>
 
 using namespace tollgate;
 using namespace tollgate::ctl;
@@ -36,6 +38,9 @@ Global options (anywhere on the line):
   --prefix P      key prefix (default tg)
   --actor NAME    who is acting, for the audit trail (default $USER@host)
   --json          machine-readable output: one compact JSON value
+  --askpass       read the password from the terminal (no echo) instead of the URL
+  --no-auth-warning  no warning about a password in --url
+                  (the password may also come from $TOLLGATE_PASSWORD or $REDISCLI_AUTH)
   <command> --help  the command's own options
 
 Exit codes: 0 success/allowed, 1 denied, 2 usage or invalid input, 3 connection or server error.
@@ -52,13 +57,33 @@ QString defaultActor()
 
 } // namespace
 
+Result<ConnectionOptions> Cli::connectionOptions()
+{
+    auto options = ConnectionOptions::fromUrl(url);
+    if (!options)
+        return Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message};
+    if (askPass) {
+        bool ok = false;
+        options->password = readPassword(QStringLiteral("Password: "), &ok);
+        if (!ok)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("--askpass: no password given")};
+    } else if (!options->password.isEmpty()) {
+        if (urlOnCommandLine && !noAuthWarning && !std::exchange(m_warnedAboutPassword, true))
+            warn(QStringLiteral("a password in --url on the command line may be seen by other "
+                                "users (ps); use TOLLGATE_PASSWORD, REDISCLI_AUTH or --askpass"));
+    } else {
+        options->password = ConnectionOptions::passwordFromEnvironment();
+    }
+    return options;
+}
+
 Client* Cli::client()
 {
     if (m_client)
         return m_client.get();
-    auto options = ConnectionOptions::fromUrl(url);
+    auto options = connectionOptions();
     if (!options) {
-        fail(Error{ErrorKind::InvalidInput, QStringLiteral("bad --url: ") + options.error().message});
+        fail(options.error());
         return nullptr;
     }
     options->clientName = QStringLiteral("tollgatectl");
@@ -78,8 +103,12 @@ int main(int argc, char** argv)
     cli.url = qEnvironmentVariable("TOLLGATE_URL", QStringLiteral("redis://127.0.0.1:6379"));
     cli.actor = defaultActor();
 
-    // Pull the global options out wherever they are; "--" ends option parsing.
-    const QStringList all = QCoreApplication::arguments();
+    // Pull the global options out wherever they are; "--" ends option parsing. argv is decoded
+    // by idToText(), not by Qt: ids may be any bytes, and Qt would turn each byte that is not
+    // UTF-8 into U+FFFD, so that 128 different ids would all address one key.
+    QStringList all;
+    for (int i = 0; i < argc; ++i)
+        all << idToText(QByteArray(argv[i]));
     QStringList rest;
     for (int i = 1; i < all.size(); ++i) {
         const QString& arg = all[i];
@@ -89,6 +118,14 @@ int main(int argc, char** argv)
         }
         if (arg == QLatin1String("--json")) {
             cli.json = true;
+            continue;
+        }
+        if (arg == QLatin1String("--askpass")) {
+            cli.askPass = true;
+            continue;
+        }
+        if (arg == QLatin1String("--no-auth-warning")) {
+            cli.noAuthWarning = true;
             continue;
         }
         bool matched = false;
@@ -105,8 +142,10 @@ int main(int argc, char** argv)
                 continue;
             }
             matched = true;
-            if (name == QLatin1String("url"))
+            if (name == QLatin1String("url")) {
                 cli.url = value;
+                cli.urlOnCommandLine = true;
+            }
             else if (name == QLatin1String("prefix"))
                 cli.prefix = value.toUtf8();
             else

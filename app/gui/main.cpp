@@ -2,6 +2,7 @@
 // a session to the main window; everything else lives in ui/.
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
+#include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
@@ -11,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QStyle>
 #include <cstdio>
 
 using namespace tollgate;
@@ -57,8 +59,24 @@ int main(int argc, char* argv[])
         QStringLiteral("screenshots"),
         QStringLiteral("Save a picture of every page to DIR after ~8 s, then quit."),
         QStringLiteral("DIR"));
-    parser.addOptions({demo, url, profile, readOnly, prefix, screenshots});
+    const QCommandLineOption palette(
+        QStringLiteral("palette"),
+        QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
+                       "desktop's (also TOLLGATE_PALETTE)."),
+        QStringLiteral("NAME"));
+    parser.addOptions({demo, url, profile, readOnly, prefix, screenshots, palette});
     parser.process(app);
+
+    const QString paletteName =
+        parser.isSet(palette) ? parser.value(palette) : qEnvironmentVariable("TOLLGATE_PALETTE");
+    if (paletteName == QStringLiteral("dark") || paletteName == QStringLiteral("light")) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(paletteName == QStringLiteral("dark")
+                                     ? darkPalette()
+                                     : QApplication::style()->standardPalette());
+    } else if (!paletteName.isEmpty()) {
+        return fail(QStringLiteral("--palette: \"%1\" is neither dark nor light").arg(paletteName));
+    }
 
     // Declaration order is destruction order in reverse: the traffic stops first, then the
     // window and its session, and the demo server last.
@@ -88,6 +106,9 @@ int main(int argc, char* argv[])
             return fail(QStringLiteral("--url: %1").arg(options.error().message));
         Session::Settings settings;
         settings.connection = options.value();
+        // Kept out of `ps`, as for tollgatectl; the demo's private server has no password.
+        if (!parser.isSet(demo) && settings.connection.password.isEmpty())
+            settings.connection.password = ConnectionOptions::passwordFromEnvironment();
         settings.profileName = parser.isSet(demo) ? QStringLiteral("demo") : QString();
         settings = adjust(settings);
         if (parser.isSet(demo)) {
@@ -125,6 +146,10 @@ int main(int argc, char* argv[])
     if (parser.isSet(screenshots)) {
         const QByteArray user = DemoTraffic::abusiveUsers().value(0);
         auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        // TOLLGATE_SCREENSHOT_SIZE=1024x700: the pictures at another window size.
+        const QStringList size = qEnvironmentVariable("TOLLGATE_SCREENSHOT_SIZE").split(u'x');
+        if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
+            tour->setSize(QSize(size[0].toInt(), size[1].toInt()));
         QObject::connect(tour, &ScreenshotTour::finished, &app,
                          [](bool ok, const QStringList& failed) {
                              if (!ok)

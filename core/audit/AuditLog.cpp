@@ -22,8 +22,10 @@ AuditEntry AuditEntry::fromStreamEntry(const Reply& entry)
             out.reason = QString::fromUtf8(value);
         else if (field == "until_ms")
             out.untilMs = value.toLongLong();
-        else if (field == "detail" || field == "count")
-            out.detail = QString::fromUtf8(field + '=' + value);
+        else if (field == "detail")
+            out.detail = QString::fromUtf8(value);
+        else if (field == "count") // unban, reset: how many keys went
+            out.detail = QStringLiteral("count=") + QString::fromUtf8(value);
     }
     return out;
 }

@@ -23,9 +23,9 @@ struct AuditEntry
     static AuditEntry fromStreamEntry(const Reply& entry);
 };
 
-/// Reads the audit streams and writes the global mirror. Bans and unbans write the per-user
-/// stream inside their script (atomic with the change); every console or CLI write also
-/// lands here in the global stream, which the console's audit view follows.
+/// Reads the audit streams. The write scripts (ban, unban, reset, policy_set, policy_delete and
+/// hit.lua's automatic ban) append their per-user and global entries themselves, atomically with
+/// the change; record() is for console actions that are not such a script.
 class AuditLog
 {
 public:

@@ -58,6 +58,18 @@ DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options
     m_client = std::make_unique<Client>(std::move(connection));
     m_timer.setInterval(m_options.tick);
     connect(&m_timer, &QTimer::timeout, this, &DemoTraffic::tick);
+    // Without automatic reconnect (tollgatectl simulate) a lost server ends the run with its
+    // cause; with it, the traffic simply resumes once the client is back.
+    connect(m_client.get(), &Client::stateChanged, this,
+            [this](ConnectionState state, const Error& error) {
+                // Before the hits start, loading the policies reports the failure itself.
+                if (state != ConnectionState::Disconnected || !m_timer.isActive())
+                    return;
+                stop();
+                Q_EMIT failed(error);
+            });
+    m_reload.setInterval(m_options.policyReload);
+    connect(&m_reload, &QTimer::timeout, this, &DemoTraffic::reloadPolicies);
 }
 
 DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, QObject* parent)
@@ -92,7 +104,8 @@ std::vector<Policy> DemoTraffic::examplePolicies()
 
     Policy upload = makePolicy("upload", Algorithm::FixedWindow, {{100, kDay}});
     upload.banUntilMidnight = true;
-    upload.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * kSecond;
+    upload.calendarAligned = true; // "today's quota": a local calendar day, like the ban
+    upload.timeZone = QTimeZone::systemTimeZoneId();
     policies.push_back(upload);
 
     Policy view = makePolicy("view", Algorithm::FixedWindow, {{20, kMinute}});
@@ -140,6 +153,7 @@ void DemoTraffic::loadPolicies()
                 return;
             }
             m_timer.start();
+            m_reload.start();
             Q_EMIT started();
         };
         store.save(saved, m_options.actor, this,
@@ -166,10 +180,26 @@ void DemoTraffic::loadPolicies()
     }
 }
 
+void DemoTraffic::reloadPolicies()
+{
+    if (m_reloading || m_stopped)
+        return;
+    m_reloading = true;
+    PolicyStore(m_client.get(), m_schema).list(this, [this](Result<std::vector<Policy>> stored) {
+        m_reloading = false;
+        // A failed read keeps the last known set: the demo goes on as before.
+        if (!stored || m_stopped)
+            return;
+        m_policies = std::move(*stored);
+        Q_EMIT policiesReloaded();
+    });
+}
+
 void DemoTraffic::stop()
 {
     m_stopped = true;
     m_timer.stop();
+    m_reload.stop();
 }
 
 const Policy* DemoTraffic::policy(const QByteArray& action) const
@@ -178,6 +208,31 @@ const Policy* DemoTraffic::policy(const QByteArray& action) const
         if (p.action == action)
             return &p;
     return nullptr;
+}
+
+QByteArray DemoTraffic::pickOrdinaryAction() const
+{
+    // The example mix, plus a small share for every action an operator added since.
+    constexpr int kNewActionWeight = 5;
+    QList<QPair<QByteArray, int>> weights;
+    int total = 0;
+    for (const Policy& p : m_policies) {
+        int weight = kNewActionWeight;
+        for (const Mix& mix : kMix)
+            if (p.action == mix.action)
+                weight = mix.weight;
+        weights.append({p.action, weight});
+        total += weight;
+    }
+    if (total == 0)
+        return QByteArray();
+    int pick = QRandomGenerator::global()->bounded(total);
+    for (const auto& [action, weight] : weights) {
+        if (pick < weight)
+            return action;
+        pick -= weight;
+    }
+    return weights.last().first;
 }
 
 void DemoTraffic::tick()
@@ -204,19 +259,8 @@ void DemoTraffic::tick()
     // Ordinary users: about one click every five seconds each.
     const double perTick = m_options.ordinaryUsers * m_options.tick.count() / 5000.0;
     int clicks = int(perTick) + (random->generateDouble() < perTick - int(perTick) ? 1 : 0);
-    int totalWeight = 0;
-    for (const Mix& mix : kMix)
-        totalWeight += mix.weight;
     for (; clicks > 0 && sent < budget; --clicks, ++sent) {
-        int pick = random->bounded(totalWeight);
-        const char* action = kMix[0].action;
-        for (const Mix& mix : kMix) {
-            if (pick < mix.weight) {
-                action = mix.action;
-                break;
-            }
-            pick -= mix.weight;
-        }
+        const QByteArray action = pickOrdinaryAction();
         const QByteArray user =
             QByteArrayLiteral("user-") +
             QByteArray::number(random->bounded(m_options.ordinaryUsers) + 1).rightJustified(4, '0');

@@ -26,6 +26,9 @@ public:
         int maxHitsPerSecond = 300; // hard cap, whatever the mix
         int maxInFlight = 200;      // skip a tick while Redis lags behind
         std::chrono::milliseconds tick{100};
+        // Policies are read again this often, so edits made in the console (a lower limit, a
+        // new or deleted action) change the traffic's outcomes within seconds.
+        std::chrono::milliseconds policyReload{2000};
         QString actor = QStringLiteral("demo");
     };
 
@@ -44,13 +47,19 @@ public:
     static QList<QByteArray> abusiveUsers();
     /// The example policies, as saved by start().
     static std::vector<Policy> examplePolicies();
+    /// The policies the traffic currently hits with (the stored ones, reloaded periodically).
+    const std::vector<Policy>& policies() const { return m_policies; }
 
 Q_SIGNALS:
     void started();
     void failed(const tollgate::Error& error);
+    /// The stored policies were read again (edits picked up).
+    void policiesReloaded();
 
 private:
     void loadPolicies();
+    void reloadPolicies();
+    QByteArray pickOrdinaryAction() const;
     void tick();
     void hit(const Policy& policy, const QByteArray& user);
     const Policy* policy(const QByteArray& action) const;
@@ -60,6 +69,8 @@ private:
     std::unique_ptr<Client> m_client;
     std::vector<Policy> m_policies;
     QTimer m_timer;
+    QTimer m_reload;
+    bool m_reloading = false;
     qint64 m_hitsSent = 0;
     int m_inFlight = 0;
     int m_tickCount = 0;

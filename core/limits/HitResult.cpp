@@ -13,6 +13,17 @@ QString tierName(Tier tier)
     return {};
 }
 
+QString decidedByName(DecidedBy by)
+{
+    switch (by) {
+    case DecidedBy::Redis: return QStringLiteral("redis");
+    case DecidedBy::FailOpen: return QStringLiteral("fail_open");
+    case DecidedBy::FailClosed: return QStringLiteral("fail_closed");
+    case DecidedBy::Insurance: return QStringLiteral("insurance");
+    }
+    return {};
+}
+
 Result<HitResult> HitResult::fromReply(const Reply& reply)
 {
     const auto malformed = [] {

@@ -9,6 +9,13 @@ enum class Tier { Ok, Warn, Deny, Banned };
 
 QString tierName(Tier tier);
 
+/// Which path answered a hit: Redis, or the failure policy while Redis could not
+/// (core/limits/FailurePolicy.h).
+enum class DecidedBy { Redis, FailOpen, FailClosed, Insurance };
+
+/// "redis", "fail_open", "fail_closed", "insurance".
+QString decidedByName(DecidedBy by);
+
 /// What hit.lua answers: enough for RateLimit-Limit / -Remaining / -Reset and Retry-After.
 struct HitResult
 {
@@ -20,6 +27,8 @@ struct HitResult
     qint64 resetMs = 0;
     qint64 retryAfterMs = 0; // -1: never (permanent ban)
     QString message;         // the policy's deny message, when denied
+    DecidedBy decidedBy = DecidedBy::Redis;
+    QString redisError;      // when not decided by Redis: why Redis could not answer
 
     static Result<HitResult> fromReply(const Reply& reply);
 };

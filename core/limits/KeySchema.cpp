@@ -1,22 +1,42 @@
 #include "core/limits/KeySchema.h"
 
+#include "core/limits/IdText.h"
+
 #include <QList>
 
 namespace tollgate {
 
 namespace {
 
+// ASCII bytes that stay raw in keys; bytes >= 0x80 are decided by utf8SequenceLength().
 bool isPlain(unsigned char c)
 {
-    // Bytes >= 0x80 stay raw so UTF-8 ids remain readable in raw key listings.
-    if (c >= 0x80)
-        return true;
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
         return true;
     switch (c) {
-    case '-': case '_': case '.': case '@': case '+': case '=': case '!': case '~':
-    case ',': case ';': case '#': case '&': case '$': case '(': case ')': case '\'':
-    case '/': case '<': case '>': case '|': case '^': case '`': case '"':
+    case '-':
+    case '_':
+    case '.':
+    case '@':
+    case '+':
+    case '=':
+    case '!':
+    case '~':
+    case ',':
+    case ';':
+    case '#':
+    case '&':
+    case '$':
+    case '(':
+    case ')':
+    case '\'':
+    case '/':
+    case '<':
+    case '>':
+    case '|':
+    case '^':
+    case '`':
+    case '"':
         return true;
     default:
         return false; // ':', '{', '}', '*', '?', '[', ']', '\\', '%', space, controls
@@ -41,10 +61,15 @@ QByteArray KeySchema::escape(const QByteArray& id)
     static const char digits[] = "0123456789ABCDEF";
     QByteArray out;
     out.reserve(id.size());
-    for (char ch : id) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (isPlain(c)) {
-            out += ch;
+    for (qsizetype i = 0; i < id.size(); ++i) {
+        const auto c = static_cast<unsigned char>(id[i]);
+        if (c < 0x80 && isPlain(c)) {
+            out += id[i];
+        } else if (const int length = c >= 0x80 ? utf8SequenceLength(id, i) : 0) {
+            // Well-formed UTF-8 stays readable in raw key listings; any other byte >= 0x80 is
+            // escaped, so 0xFF, 0xFE and U+FFFD are three ids with three keys.
+            out += id.mid(i, length);
+            i += length - 1;
         } else {
             out += '%';
             out += digits[c >> 4];
@@ -61,7 +86,9 @@ std::optional<QByteArray> KeySchema::unescape(const QByteArray& escaped)
     for (int i = 0; i < escaped.size(); ++i) {
         const char c = escaped[i];
         if (c != '%') {
-            if (!isPlain(static_cast<unsigned char>(c)))
+            // Raw bytes >= 0x80 must form UTF-8: the canonical check below refuses the rest.
+            const auto byte = static_cast<unsigned char>(c);
+            if (byte < 0x80 && !isPlain(byte))
                 return std::nullopt;
             out += c;
             continue;

@@ -1,11 +1,43 @@
 #include "core/limits/Limiter.h"
 
-#include "core/audit/AuditLog.h"
+#include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
 
-#include <QDateTime>
-
 namespace tollgate {
+
+Result<HitResult> Limiter::answerWithoutRedis(FailureMode mode, InsuranceLimiter* insurance,
+                                              const Policy& policy, const QByteArray& user,
+                                              qint64 cost, bool count, const Error& error)
+{
+    if (mode == FailureMode::Report || !isUnavailable(error))
+        return error;
+    HitResult hit;
+    switch (mode) {
+    case FailureMode::FailOpen:
+        hit.allowed = true;
+        hit.decidedBy = DecidedBy::FailOpen;
+        break;
+    case FailureMode::FailClosed:
+        hit.allowed = false;
+        hit.tier = Tier::Deny;
+        hit.decidedBy = DecidedBy::FailClosed;
+        break;
+    case FailureMode::Report:
+    case FailureMode::Insurance:
+        hit = insurance->hit(policy, user, cost, count);
+        break;
+    }
+    hit.redisError = error.toString();
+    if (!hit.allowed)
+        hit.message = policy.message;
+    return hit;
+}
+
+void Limiter::setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter> insurance)
+{
+    m_onError = mode;
+    m_insurance = std::move(insurance);
+}
 
 Limiter::Limiter(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
 {
@@ -23,8 +55,8 @@ void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Co
     run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
 }
 
-void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
-                  qint64 cost, Context context, Callback<HitResult> done) const
+void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
+                  Context context, Callback<HitResult> done) const
 {
     Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
     if (valid)
@@ -32,11 +64,18 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     if (valid && (cost < 0 || cost > Policy::kMaxLimit))
         valid = Error{ErrorKind::InvalidInput,
                       QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
+    // The zone's UTC offsets only when the script needs local time; "0" keeps the common hit short.
+    Result<QByteArray> offsets = policy.needsLocalTime()
+                                     ? zoneOffsetsAroundNow(policy.timeZone)
+                                     : Result<QByteArray>(QByteArrayLiteral("0"));
+    if (valid && !offsets)
+        valid = offsets.error();
     if (rejected(valid, context, done))
         return;
 
+    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically.
     Command keys{m_schema.userBanKey(user), m_schema.actionBanKey(user, policy.action),
-                 m_schema.userAuditKey(user)};
+                 m_schema.userAuditKey(user), m_schema.auditKey()};
     Command args{mode,
                  algorithmName(policy.algorithm),
                  QByteArray::number(cost > 0 ? cost : policy.cost),
@@ -44,10 +83,12 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
                  QByteArray::number(policy.warn),
                  QByteArray::number(policy.banMs),
                  policy.banUntilMidnight ? QByteArrayLiteral("midnight") : QByteArray(),
-                 QByteArray::number(policy.tzOffsetMs),
+                 *offsets,
                  user,
                  policy.action,
-                 m_schema.eventsChannel()};
+                 m_schema.eventsChannel(),
+                 policy.calendarAligned ? QByteArrayLiteral("calendar")
+                                        : QByteArrayLiteral("first_hit")};
     for (const WindowLimit& w : policy.windows) {
         keys << m_schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
         args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
@@ -57,37 +98,29 @@ void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray
     const bool recordStats = m_recordStats && mode == "hit";
     const QByteArray statsKey = m_schema.statsKey(policy.action);
     const QByteArray costArg = args[2];
-    // The hit that creates an automatic ban answers "deny"; hit.lua wrote it to the user's
-    // audit stream, and the global stream the console follows gets a mirror entry here.
-    const bool mirrorAutoBan = mode == "hit" && policy.hasBan();
-    const KeySchema schema = m_schema;
-    const QByteArray action = policy.action;
-    runScript(m_client, QStringLiteral("hit"), keys, args, nullptr,
-              [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done, Result<HitResult>(reply.error()));
-                      return;
-                  }
-                  auto hit = HitResult::fromReply(*reply);
-                  if (hit && !hit->allowed)
-                      hit->message = message;
-                  if (hit && mirrorAutoBan && hit->tier == Tier::Deny) {
-                      AuditEntry entry;
-                      entry.event = QStringLiteral("auto_ban");
-                      entry.user = user;
-                      entry.action = action;
-                      entry.actor = QStringLiteral("tollgate");
-                      entry.reason = QStringLiteral("limit exceeded: %1/%2").arg(hit->count).arg(hit->limit);
-                      if (hit->retryAfterMs > 0)
-                          entry.untilMs = QDateTime::currentMSecsSinceEpoch() + hit->retryAfterMs;
-                      AuditLog(client, schema).record(entry, nullptr, {});
-                  }
-                  if (hit && recordStats)
-                      runScript(client, QStringLiteral("stats"), {statsKey},
-                                {tierName(hit->tier).toUtf8(), costArg}, nullptr,
-                                [](const Result<Reply>&) {});
-                  deliver(context, done, std::move(hit));
-              });
+    const FailureMode onError = m_onError.value_or(policy.onError);
+    std::shared_ptr<InsuranceLimiter> insurance =
+        onError != FailureMode::Insurance ? nullptr
+        : m_insurance                     ? m_insurance
+                                          : InsuranceLimiter::shared();
+    // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
+    const auto runner = mode == "peek" ? runReadOnlyScript : runScript;
+    runner(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {
+        if (!reply) {
+            deliver(context, done,
+                    answerWithoutRedis(onError, insurance.get(), policy, user, cost, mode == "hit",
+                                       reply.error()));
+            return;
+        }
+        auto hit = HitResult::fromReply(*reply);
+        if (hit && !hit->allowed)
+            hit->message = message;
+        if (hit && recordStats)
+            runScript(client, QStringLiteral("stats"), {statsKey},
+                      {tierName(hit->tier).toUtf8(), costArg}, nullptr,
+                      [](const Result<Reply>&) {});
+        deliver(context, done, std::move(hit));
+    });
 }
 
 } // namespace tollgate

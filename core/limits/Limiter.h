@@ -1,6 +1,8 @@
 #pragma once
 
+#include "core/limits/FailurePolicy.h"
 #include "core/limits/HitResult.h"
+#include "core/limits/InsuranceLimiter.h"
 #include "core/limits/KeySchema.h"
 #include "core/limits/Policy.h"
 #include "core/redis/Client.h"
@@ -23,9 +25,21 @@ public:
 
     const KeySchema& schema() const { return m_schema; }
 
+    /// The failure policy's answer for a hit Redis could not answer, or `error` itself when
+    /// the mode is Report or the error is not unavailability. For callers that failed before
+    /// a hit could be sent (the CLI could not even read the policy).
+    static Result<HitResult> answerWithoutRedis(FailureMode mode, InsuranceLimiter* insurance,
+                                                const Policy& policy, const QByteArray& user,
+                                                qint64 cost, bool count, const Error& error);
+
     /// Also feed the console's per-second statistics (stats.lua, one more EVALSHA per hit,
     /// sent without waiting for it). Off by default.
     void setRecordStats(bool on) { m_recordStats = on; }
+
+    /// What hit and peek answer when Redis cannot (isUnavailable): overrides each policy's own
+    /// `on_error`. Insurance counts in `insurance`, or in InsuranceLimiter::shared() if null.
+    /// The result's decidedBy says which path answered.
+    void setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter> insurance = {});
 
 private:
     void run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
@@ -34,6 +48,8 @@ private:
     Client* m_client;
     KeySchema m_schema;
     bool m_recordStats = false;
+    std::optional<FailureMode> m_onError; // the caller's choice; else the policy's
+    std::shared_ptr<InsuranceLimiter> m_insurance;
 };
 
 } // namespace tollgate

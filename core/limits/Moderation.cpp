@@ -1,6 +1,5 @@
 #include "core/limits/Moderation.h"
 
-#include "core/audit/AuditLog.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -27,13 +26,12 @@ Status validateWrite(const QByteArray& user, const QByteArray& action, const QSt
     return status;
 }
 
-/// unban.lua and reset.lua share a shape: KEYS = the user's audit stream + the keys to delete,
-/// ARGV = user, action, actor, reason, channel; the reply is how many were deleted. The result
-/// is delivered once the global audit mirror has it.
+/// unban.lua and reset.lua share a shape: KEYS = the user's audit stream, the global one, then
+/// the keys to delete; ARGV = user, action, actor, reason, channel; the reply is how many were
+/// deleted. The script writes both audit entries with the change, or nothing.
 struct CountingWrite
 {
-    QString script; // also the audit event
-    QString countName;
+    QString script;
     QByteArray user;
     QByteArray action;
     QString actor;
@@ -43,7 +41,7 @@ struct CountingWrite
 void runCountingWrite(Client* client, const KeySchema& schema, const CountingWrite& write,
                       const QList<QByteArray>& targets, Context context, Callback<qint64> done)
 {
-    Command keys{schema.userAuditKey(write.user)};
+    Command keys{schema.userAuditKey(write.user), schema.auditKey()};
     keys << targets;
     runScript(client, write.script, keys,
               {write.user, write.action, write.actor.toUtf8(), write.reason.toUtf8(),
@@ -53,17 +51,7 @@ void runCountingWrite(Client* client, const KeySchema& schema, const CountingWri
                       deliver(context, done, Result<qint64>(reply.error()));
                       return;
                   }
-                  const qint64 count = reply->toInteger().value_or(0);
-                  AuditEntry entry;
-                  entry.event = write.script;
-                  entry.user = write.user;
-                  entry.action = write.action;
-                  entry.actor = write.actor;
-                  entry.reason = write.reason;
-                  entry.detail = write.countName + QLatin1Char('=') + QString::number(count);
-                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                      deliver(context, done, Result<qint64>(count));
-                  });
+                  deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
               });
 }
 
@@ -111,7 +99,8 @@ void Moderation::ban(const BanRequest& request, Context context, Callback<BanInf
                                   : m_schema.actionBanKey(request.user, request.action);
     Client* client = m_client;
     const KeySchema schema = m_schema;
-    runScript(client, QStringLiteral("ban"), {banKey, schema.userAuditKey(request.user)},
+    runScript(client, QStringLiteral("ban"),
+              {banKey, schema.userAuditKey(request.user), schema.auditKey()},
               {request.user, request.action, request.actor.toUtf8(), request.reason.toUtf8(),
                QByteArray::number(request.durationMs), QByteArray::number(request.untilMs),
                schema.eventsChannel()},
@@ -130,16 +119,7 @@ void Moderation::ban(const BanRequest& request, Context context, Callback<BanInf
                       ban.untilMs = reply->elements[0].toInteger().value_or(0);
                       ban.createdMs = reply->elements[1].toInteger().value_or(0);
                   }
-                  AuditEntry entry;
-                  entry.event = QStringLiteral("ban");
-                  entry.user = request.user;
-                  entry.action = request.action;
-                  entry.actor = request.actor;
-                  entry.reason = request.reason;
-                  entry.untilMs = ban.untilMs;
-                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                      deliver(context, done, Result<BanInfo>(ban));
-                  });
+                  deliver(context, done, Result<BanInfo>(ban));
               });
 }
 
@@ -175,12 +155,10 @@ void Moderation::unban(const QByteArray& user, const QByteArray& action, const Q
     const Status valid = validateWrite(user, action, actor, reason);
     if (rejected(valid, context, done))
         return;
-    Client* client = m_client;
     const KeySchema schema = m_schema;
-    const CountingWrite write{
-        QStringLiteral("unban"), QStringLiteral("removed"), user, action, actor, reason};
+    const Moderation self = *this;
     auto run = [=](const QList<QByteArray>& banKeys) {
-        runCountingWrite(client, schema, write, banKeys, context, done);
+        self.unbanKeys(user, action, banKeys, actor, reason, context, done);
     };
     if (!action.isEmpty()) {
         run({schema.actionBanKey(user, action)});
@@ -209,8 +187,7 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
     const Status valid = validateWrite(user, action, actor, reason);
     if (rejected(valid, context, done))
         return;
-    Client* client = m_client;
-    const KeySchema schema = m_schema;
+    const Moderation self = *this;
     userKeys(
         user,
         [action](const KeySchema::Parsed& p) {
@@ -221,11 +198,30 @@ void Moderation::reset(const QByteArray& user, const QByteArray& action, const Q
                 deliver(context, done, Result<qint64>(stateKeys.error()));
                 return;
             }
-            runCountingWrite(
-                client, schema,
-                {QStringLiteral("reset"), QStringLiteral("deleted"), user, action, actor, reason},
-                *stateKeys, context, done);
+            self.resetKeys(user, action, *stateKeys, actor, reason, context, done);
         });
+}
+
+void Moderation::unbanKeys(const QByteArray& user, const QByteArray& action,
+                           const QList<QByteArray>& keys, const QString& actor,
+                           const QString& reason, Context context, Callback<qint64> done) const
+{
+    if (rejected(validateWrite(user, action, actor, reason), context, done))
+        return;
+    runCountingWrite(m_client, m_schema,
+                     {QStringLiteral("unban"), user, action, actor, reason},
+                     keys, context, std::move(done));
+}
+
+void Moderation::resetKeys(const QByteArray& user, const QByteArray& action,
+                           const QList<QByteArray>& keys, const QString& actor,
+                           const QString& reason, Context context, Callback<qint64> done) const
+{
+    if (rejected(validateWrite(user, action, actor, reason), context, done))
+        return;
+    runCountingWrite(m_client, m_schema,
+                     {QStringLiteral("reset"), user, action, actor, reason},
+                     keys, context, std::move(done));
 }
 
 void Moderation::bans(const QByteArray& user, Context context,

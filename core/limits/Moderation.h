@@ -44,6 +44,14 @@ public:
     /// Deletes the counters of one action (or of every action). Delivers the number deleted.
     void reset(const QByteArray& user, const QByteArray& action, const QString& actor,
                const QString& reason, Context context, Callback<qint64> done) const;
+    /// unban() and reset() for keys the caller already found (the key inspector's
+    /// selection): the same scripts, audit entries and events, for exactly these keys.
+    void unbanKeys(const QByteArray& user, const QByteArray& action, const QList<QByteArray>& keys,
+                   const QString& actor, const QString& reason, Context context,
+                   Callback<qint64> done) const;
+    void resetKeys(const QByteArray& user, const QByteArray& action, const QList<QByteArray>& keys,
+                   const QString& actor, const QString& reason, Context context,
+                   Callback<qint64> done) const;
     /// Every ban of a user.
     void bans(const QByteArray& user, Context context, Callback<std::vector<BanInfo>> done) const;
 

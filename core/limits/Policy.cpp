@@ -2,8 +2,11 @@
 
 #include "core/limits/Duration.h"
 #include "core/limits/KeySchema.h"
+#include "core/limits/ZoneOffsets.h"
 
 #include <QStringList>
+#include <QTimeZone>
+#include <algorithm>
 #include <set>
 
 namespace tollgate {
@@ -20,9 +23,9 @@ Result<qint64> toNumber(const QByteArray& field, const QByteArray& value)
     bool ok = false;
     const qint64 number = value.toLongLong(&ok);
     if (!ok)
-        return Error{ErrorKind::WrongType, QStringLiteral("policy field '%1' is not an integer: '%2'")
-                                               .arg(QString::fromUtf8(field),
-                                                    QString::fromUtf8(value.left(40)))};
+        return Error{ErrorKind::WrongType,
+                     QStringLiteral("policy field '%1' is not an integer: '%2'")
+                         .arg(QString::fromUtf8(field), QString::fromUtf8(value.left(40)))};
     return number;
 }
 
@@ -35,10 +38,10 @@ Status Policy::validate() const
         return id;
     if (windows.empty())
         return invalid(QStringLiteral("a policy needs at least one limit and window"));
-    if (windows.size() > 1 && algorithm != Algorithm::FixedWindow)
-        return invalid(QStringLiteral("several windows are only supported by fixed_window"));
-    if (windows.size() > 8)
-        return invalid(QStringLiteral("at most 8 windows per policy"));
+    if (windows.size() > size_t(kMaxWindows))
+        return invalid(QStringLiteral("at most %1 windows per policy").arg(kMaxWindows));
+    if (calendarAligned && algorithm != Algorithm::FixedWindow)
+        return invalid(QStringLiteral("calendar windows need fixed_window"));
     std::set<qint64> seen;
     for (const WindowLimit& w : windows) {
         if (w.limit < 1 || w.limit > kMaxLimit)
@@ -46,10 +49,15 @@ Status Policy::validate() const
                                .arg(kMaxLimit)
                                .arg(w.limit));
         if (w.windowMs < 1 || w.windowMs > kMillisPerYear)
-            return invalid(QStringLiteral("window must be between 1ms and 1 year, got %1 ms")
-                               .arg(w.windowMs));
+            return invalid(
+                QStringLiteral("window must be between 1ms and 1 year, got %1 ms").arg(w.windowMs));
+        if (calendarAligned && w.windowMs != 60'000 && w.windowMs != 3'600'000 &&
+            w.windowMs != kMillisPerDay && w.windowMs != 7 * kMillisPerDay)
+            return invalid(QStringLiteral("calendar windows are 1m, 1h, 1d or 1w, got %1")
+                               .arg(formatDuration(w.windowMs)));
         if (!seen.insert(w.windowMs).second)
-            return invalid(QStringLiteral("window %1 appears twice").arg(formatDuration(w.windowMs)));
+            return invalid(
+                QStringLiteral("window %1 appears twice").arg(formatDuration(w.windowMs)));
         if (algorithm == Algorithm::TokenBucket && w.limit > w.windowMs * 1000)
             return invalid(QStringLiteral("token_bucket refills at most one token per microsecond: "
                                           "limit at most %1 for a %2 window")
@@ -60,19 +68,23 @@ Status Policy::validate() const
                                .arg(kMaxSlidingLogLimit));
     }
     if (cost < 1 || cost > kMaxLimit)
-        return invalid(QStringLiteral("cost must be between 1 and %1, got %2").arg(kMaxLimit).arg(cost));
+        return invalid(
+            QStringLiteral("cost must be between 1 and %1, got %2").arg(kMaxLimit).arg(cost));
     // hit.lua compares the warn level with the first window's count.
     const qint64 firstLimit = windows.front().limit;
     if (warn < 0 || (warn > 0 && warn >= firstLimit))
-        return invalid(QStringLiteral("warn level must be below the limit of the first window (%1), got %2")
-                           .arg(firstLimit)
-                           .arg(warn));
+        return invalid(
+            QStringLiteral("warn level must be below the limit of the first window (%1), got %2")
+                .arg(firstLimit)
+                .arg(warn));
     if (banMs < 0 || banMs > 10 * kMillisPerYear)
         return invalid(QStringLiteral("ban duration must be between 0 and 10 years"));
     if (banMs > 0 && banUntilMidnight)
         return invalid(QStringLiteral("choose a ban duration or 'until midnight', not both"));
-    if (tzOffsetMs < -14 * 3'600'000 || tzOffsetMs > 14 * 3'600'000)
-        return invalid(QStringLiteral("time zone offset must be within +-14h"));
+    if (!isKnownZone(timeZone))
+        return invalid(
+            QStringLiteral("unknown time zone '%1' (use an IANA name such as Europe/Berlin)")
+                .arg(QString::fromUtf8(timeZone)));
     if (message.size() > 1000)
         return invalid(QStringLiteral("deny message is longer than 1000 characters"));
     return Unit{};
@@ -90,11 +102,17 @@ QList<QPair<QByteArray, QByteArray>> Policy::toFields() const
         {"warn", QByteArray::number(warn)},
         {"ban_ms", QByteArray::number(banMs)},
         {"ban_until", banUntilMidnight ? QByteArray("midnight") : QByteArray()},
-        {"tz_offset_ms", QByteArray::number(tzOffsetMs)},
+        {"align", calendarAligned ? QByteArray("calendar") : QByteArray("first_hit")},
+        {"tz", timeZone},
         {"count_denied", countDenied ? "1" : "0"},
     };
+    // For clients without a zone database: the offsets for the next 10 years (hit.lua ARGV[8]).
+    if (auto offsets = zoneOffsetsForPolicy(timeZone))
+        fields.append({"tz_offsets", *offsets});
     if (!message.isEmpty())
         fields.append({"message", message.toUtf8()});
+    if (onError != FailureMode::Report)
+        fields.append({"on_error", failureModeName(onError)});
     return fields;
 }
 
@@ -103,12 +121,17 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
 {
     Policy policy;
     policy.action = action;
+    const auto hasField = [&fields](const char* name) {
+        return std::any_of(fields.begin(), fields.end(),
+                           [name](const auto& f) { return f.first == name; });
+    };
     for (const auto& [field, value] : fields) {
         if (field == "algorithm") {
             auto algorithm = algorithmFromName(value);
             if (!algorithm)
-                return Error{ErrorKind::WrongType,
-                             QStringLiteral("unknown algorithm '%1'").arg(QString::fromUtf8(value))};
+                return Error{
+                    ErrorKind::WrongType,
+                    QStringLiteral("unknown algorithm '%1'").arg(QString::fromUtf8(value))};
             policy.algorithm = *algorithm;
         } else if (field == "windows") {
             policy.windows.clear();
@@ -124,8 +147,29 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
             }
         } else if (field == "message") {
             policy.message = QString::fromUtf8(value);
+        } else if (field == "on_error") {
+            const auto mode = failureModeFromName(value);
+            if (!mode)
+                return Error{ErrorKind::WrongType,
+                             QStringLiteral("unknown on_error '%1' (allow, deny or insurance)")
+                                 .arg(QString::fromUtf8(value.left(40)))};
+            policy.onError = *mode;
         } else if (field == "ban_until") {
             policy.banUntilMidnight = value == "midnight";
+        } else if (field == "align") {
+            if (value != "first_hit" && value != "calendar")
+                return Error{
+                    ErrorKind::WrongType,
+                    QStringLiteral("unknown align '%1'").arg(QString::fromUtf8(value.left(40)))};
+            policy.calendarAligned = value == "calendar";
+        } else if (field == "tz") {
+            policy.timeZone = value;
+        } else if (field == "tz_offset_ms" && !hasField("tz")) {
+            // Policies saved before time zones had names kept a fixed offset: "UTC+02:00".
+            auto offset = toNumber(field, value);
+            if (!offset)
+                return offset.error();
+            policy.timeZone = QTimeZone(int(*offset / 1000)).id();
         } else if (field == "updated_by") {
             policy.updatedBy = QString::fromUtf8(value);
         } else if (field == "count_denied") {
@@ -138,8 +182,6 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
                 target = &policy.warn;
             else if (field == "ban_ms")
                 target = &policy.banMs;
-            else if (field == "tz_offset_ms")
-                target = &policy.tzOffsetMs;
             else if (field == "revision")
                 target = &policy.revision;
             else if (field == "updated_ms")
@@ -159,7 +201,10 @@ QString Policy::windowsText() const
 {
     QStringList parts;
     for (const WindowLimit& w : windows)
-        parts << QStringLiteral("%1 per %2").arg(w.limit).arg(formatDuration(w.windowMs));
+        parts << QStringLiteral("%1 per %2%3")
+                     .arg(w.limit)
+                     .arg(formatDuration(w.windowMs),
+                          calendarAligned ? QStringLiteral(" (calendar)") : QString());
     return parts.join(QStringLiteral(", "));
 }
 
@@ -169,9 +214,10 @@ Result<std::vector<WindowLimit>> Policy::parseWindows(const QString& text)
     for (const QString& pair : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const QStringList parts = pair.split(QLatin1Char(':'));
         if (parts.size() != 2)
-            return Error{ErrorKind::InvalidInput,
-                         QStringLiteral("windows are written window:limit, e.g. 1m:10,1h:100; got '") +
-                             pair + QLatin1Char('\'')};
+            return Error{
+                ErrorKind::InvalidInput,
+                QStringLiteral("windows are written window:limit, e.g. 1m:10,1h:100; got '") +
+                    pair + QLatin1Char('\'')};
         auto window = parseDuration(parts[0]);
         if (!window)
             return window.error();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/Algorithm.h"
+#include "core/limits/FailurePolicy.h"
 #include "core/redis/Result.h"
 
 #include <QByteArray>
@@ -15,7 +16,10 @@ struct WindowLimit
 {
     qint64 limit = 0;
     qint64 windowMs = 0;
-    bool operator==(const WindowLimit& o) const { return limit == o.limit && windowMs == o.windowMs; }
+    bool operator==(const WindowLimit& o) const
+    {
+        return limit == o.limit && windowMs == o.windowMs;
+    }
 };
 
 /// How one action is limited. Stored as the hash <p>:policy:<action>; saved only through
@@ -27,14 +31,18 @@ struct Policy
 
     QByteArray action;
     Algorithm algorithm = Algorithm::FixedWindow;
-    std::vector<WindowLimit> windows; // several only for FixedWindow
+    static constexpr int kMaxWindows = 8;
+
+    std::vector<WindowLimit> windows; // 1..8, all-or-nothing, for every algorithm
     qint64 cost = 1;                  // default cost of one hit
     qint64 warn = 0;                  // 0 = none; tier "warn" above this count
     qint64 banMs = 0;                 // ban for this long after exceeding; 0 = none
     bool banUntilMidnight = false;    // or ban until the next local midnight
-    qint64 tzOffsetMs = 0;            // local time = UTC + offset, for midnight
+    bool calendarAligned = false;     // fixed windows of 1m/1h/1d/1w aligned to local time
+    QByteArray timeZone = "UTC";      // IANA zone for midnight and calendar windows
     bool countDenied = false;         // denied hits count too
     QString message;                  // shown to the user on deny
+    FailureMode onError = FailureMode::Report; // when Redis cannot answer (field on_error)
     // Maintained by the server; `revision` is the compare-and-set token.
     qint64 revision = 0;
     QString updatedBy;
@@ -56,6 +64,8 @@ struct Policy
     /// "ban 1h", "ban until midnight" or "".
     QString banText() const;
     bool hasBan() const { return banMs > 0 || banUntilMidnight; }
+    /// Whether hit.lua needs the zone's UTC offsets (ARGV[8]); otherwise "0" is passed.
+    bool needsLocalTime() const { return banUntilMidnight || calendarAligned; }
 };
 
 } // namespace tollgate

@@ -1,6 +1,5 @@
 #include "core/limits/PolicyStore.h"
 
-#include "core/audit/AuditLog.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -191,51 +190,33 @@ void PolicyStore::save(const Policy& policy, const QString& actor, Context conte
     const Status valid = policy.validate();
     if (rejected(valid, context, done))
         return;
-    Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel()};
+    // policy_set.lua writes the global audit entry with the change; the summary is its reason.
+    const QString summary = policy.windowsText() +
+                            (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
+    Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel(),
+                 summary.toUtf8()};
     for (const auto& [field, value] : policy.toFields())
         args << field << value;
-    Client* client = m_client;
-    const KeySchema schema = m_schema;
-    AuditEntry entry;
-    entry.event = QStringLiteral("policy");
-    entry.action = policy.action;
-    entry.actor = actor;
-    entry.reason = policy.windowsText() +
-                   (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
-    runScript(client, QStringLiteral("policy_set"),
-              {schema.policyKey(policy.action), schema.policyIndexKey()}, args, nullptr,
+    runScript(m_client, QStringLiteral("policy_set"),
+              {m_schema.policyKey(policy.action), m_schema.auditKey(), m_schema.policyIndexKey()},
+              args, nullptr,
               [=](Result<Reply> reply) {
                   if (!reply) {
                       deliver(context, done, Result<qint64>(reply.error()));
                       return;
                   }
-                  const qint64 revision = reply->toInteger().value_or(0);
-                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                      deliver(context, done, Result<qint64>(revision));
-                  });
+                  deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
               });
 }
 
 void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
                          Context context, Callback<Unit> done) const
 {
-    Client* client = m_client;
-    const KeySchema schema = m_schema;
-    AuditEntry entry;
-    entry.event = QStringLiteral("policy_delete");
-    entry.action = action;
-    entry.actor = actor;
-    runScript(client, QStringLiteral("policy_delete"),
-              {schema.policyKey(action), schema.policyIndexKey()},
-              {QByteArray::number(revision), actor.toUtf8(), schema.eventsChannel()}, nullptr,
+    runScript(m_client, QStringLiteral("policy_delete"),
+              {m_schema.policyKey(action), m_schema.auditKey(), m_schema.policyIndexKey()},
+              {QByteArray::number(revision), actor.toUtf8(), m_schema.eventsChannel()}, nullptr,
               [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done, Status(reply.error()));
-                      return;
-                  }
-                  AuditLog(client, schema).record(entry, nullptr, [=](const Status&) {
-                      deliver(context, done, Status(Unit{}));
-                  });
+                  deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
               });
 }
 

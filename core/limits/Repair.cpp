@@ -10,6 +10,68 @@ namespace tollgate {
 
 namespace {
 
+// The global audit entry of a fix: who, why and which keys (the first kMaxNamedKeys by name).
+AuditEntry repairEntry(const RepairOptions& options, const RepairReport& report)
+{
+    QStringList names;
+    for (const RepairItem& item : report.items)
+        if (item.status == QLatin1String("fixed") && names.size() < Repair::kMaxNamedKeys)
+            names << QString::fromUtf8(item.key);
+    const qint64 fixed = report.totals.fixed;
+    QString detail = QStringLiteral("fixed=%1: %2").arg(fixed).arg(names.join(QStringLiteral(", ")));
+    if (fixed > names.size())
+        detail += QStringLiteral(" and %1 more").arg(fixed - names.size());
+    AuditEntry entry;
+    entry.event = QStringLiteral("repair");
+    entry.actor = options.actor;
+    entry.reason = options.reason;
+    entry.detail = detail;
+    return entry;
+}
+
+// Delivers the report, or the error that stopped the run, once whatever was fixed is in the
+// global audit stream (a CLI exits as soon as it hears back). Fixed keys are recorded even
+// when a later batch failed.
+void finish(Client* client, const KeySchema& schema, const RepairOptions& options,
+            const RepairReport& report, const std::optional<Error>& error, Context context,
+            const Callback<RepairReport>& done)
+{
+    const Result<RepairReport> result = error ? Result<RepairReport>(*error) : report;
+    if (!options.fix || report.totals.fixed == 0) {
+        deliver(context, done, result);
+        return;
+    }
+    AuditLog(client, schema).record(repairEntry(options, report), nullptr,
+                                    [context, done, result](const Status& recorded) {
+                                        deliver(context, done,
+                                                recorded || !result ? result
+                                                                    : Result<RepairReport>(
+                                                                          recorded.error()));
+                                    });
+}
+
+std::optional<RepairItem> itemFromRow(const KeySchema& schema, const Reply& row)
+{
+    if (row.elements.size() < 3)
+        return std::nullopt;
+    RepairItem item;
+    item.key = row.elements[0].toBytes();
+    item.parsed = schema.parse(item.key);
+    item.status = QString::fromLatin1(row.elements[1].toBytes());
+    item.ttlMs = row.elements[2].toInteger().value_or(0);
+    return item;
+}
+
+Status validate(RepairOptions& options)
+{
+    if (options.actor.trimmed().isEmpty())
+        options.actor = QStringLiteral("tollgate");
+    // Like every other write: the audit trail says why.
+    if (options.fix && options.reason.trimmed().isEmpty())
+        return Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required to repair keys")};
+    return Unit{};
+}
+
 // Everything below runs on the client's worker thread, one callback at a time: no locking.
 struct RepairRun
 {
@@ -32,23 +94,7 @@ struct RepairRun
             return;
         auto callback = std::move(done);
         done = nullptr;
-        if (error) {
-            deliver(context, callback, Result<RepairReport>(*error));
-            return;
-        }
-        if (options.fix && report.totals.fixed > 0) {
-            AuditEntry entry;
-            entry.event = QStringLiteral("repair");
-            entry.actor = options.actor;
-            entry.detail = QStringLiteral("fixed=%1").arg(report.totals.fixed);
-            // Deliver after the mirror is written: a CLI exits as soon as it hears back.
-            AuditLog(client, schema)
-                .record(entry, nullptr, [context = context, callback = callback, report = report](const Status&) {
-                    deliver(context, callback, Result<RepairReport>(report));
-                });
-            return;
-        }
-        deliver(context, callback, Result<RepairReport>(report));
+        finish(client, schema, options, report, error, context, callback);
     }
 };
 
@@ -64,7 +110,9 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
 {
     ++run->pendingScripts;
     const QByteArray mode = run->options.fix ? QByteArrayLiteral("fix") : QByteArrayLiteral("dry");
-    runScript(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
+    // A dry run writes nothing: EVALSHA_RO lets a read-only ACL user run it.
+    const auto runRepair = run->options.fix ? runScript : runReadOnlyScript;
+    runRepair(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
         --run->pendingScripts;
         if (!reply) {
             if (!run->error)
@@ -72,24 +120,18 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
             run->stop = true;
         } else {
             for (const Reply& row : reply->elements) {
-                if (row.elements.size() < 3)
+                std::optional<RepairItem> item = itemFromRow(run->schema, row);
+                if (!item)
                     continue;
-                const QByteArray status = row.elements[1].toBytes();
-                if (status == "skipped") // repair.lua only skips keys without a TTL
+                if (item->status == QLatin1String("skipped")) // only keys without a TTL
                     ++run->report.skipped;
-                if (status != "would_fix" && status != "fixed")
+                if (item->status != QLatin1String("would_fix") && item->status != QLatin1String("fixed"))
                     continue;
                 ++run->report.totals.found;
-                if (status == "fixed")
+                if (item->status == QLatin1String("fixed"))
                     ++run->report.totals.fixed;
-                if (qint64(run->report.items.size()) >= run->options.maxItems)
-                    continue;
-                RepairItem item;
-                item.key = row.elements[0].toBytes();
-                item.parsed = run->schema.parse(item.key);
-                item.status = QString::fromLatin1(status);
-                item.ttlMs = row.elements[2].toInteger().value_or(0);
-                run->report.items.push_back(std::move(item));
+                if (qint64(run->report.items.size()) < run->options.maxItems)
+                    run->report.items.push_back(std::move(*item));
             }
             if (run->progress && !run->stop && !run->progress(run->report.totals)) {
                 run->stop = true;
@@ -114,8 +156,8 @@ void Repair::run(const RepairOptions& options, ProgressFn progress, Context cont
     run->progress = std::move(progress);
     run->context = context;
     run->done = std::move(done);
-    if (run->options.actor.trimmed().isEmpty())
-        run->options.actor = QStringLiteral("tollgate");
+    if (rejected(validate(run->options), context, run->done))
+        return;
 
     ScanOptions scan;
     scan.pattern = m_schema.allUsersPattern();
@@ -140,6 +182,76 @@ void Repair::run(const RepairOptions& options, ProgressFn progress, Context cont
             run->scanFinished = true;
             run->finishIfIdle();
         });
+}
+
+namespace {
+
+// fixKeys(): one user's keys after the other, on the worker thread.
+struct FixRun
+{
+    Client* client = nullptr;
+    KeySchema schema;
+    RepairOptions options;
+    Repair::ProgressFn progress;
+    Context context = nullptr;
+    Callback<RepairReport> done;
+    QList<QList<QByteArray>> groups;
+    RepairReport report;
+};
+
+void fixNextGroup(const std::shared_ptr<FixRun>& run)
+{
+    if (run->groups.isEmpty() || run->report.cancelled) {
+        finish(run->client, run->schema, run->options, run->report, std::nullopt, run->context,
+               run->done);
+        return;
+    }
+    const QList<QByteArray> keys = run->groups.takeFirst();
+    runScript(run->client, QStringLiteral("repair"), keys, {QByteArrayLiteral("fix")}, nullptr,
+              [run, keys](Result<Reply> reply) {
+                  if (!reply) {
+                      finish(run->client, run->schema, run->options, run->report, reply.error(),
+                             run->context, run->done);
+                      return;
+                  }
+                  run->report.totals.scanned += keys.size();
+                  for (const Reply& row : reply->elements) {
+                      std::optional<RepairItem> item = itemFromRow(run->schema, row);
+                      if (!item)
+                          continue;
+                      if (item->status == QLatin1String("fixed")) {
+                          ++run->report.totals.found;
+                          ++run->report.totals.fixed;
+                      }
+                      run->report.items.push_back(std::move(*item));
+                  }
+                  if (run->progress && !run->progress(run->report.totals))
+                      run->report.cancelled = true;
+                  fixNextGroup(run);
+              });
+}
+
+} // namespace
+
+void Repair::fixKeys(const QList<QByteArray>& keys, const RepairOptions& options,
+                     ProgressFn progress, Context context, Callback<RepairReport> done) const
+{
+    auto run = std::make_shared<FixRun>();
+    run->client = m_client;
+    run->schema = m_schema;
+    run->options = options;
+    run->options.fix = true;
+    run->progress = std::move(progress);
+    run->context = context;
+    run->done = std::move(done);
+    if (rejected(validate(run->options), context, run->done))
+        return;
+    QMap<QByteArray, QList<QByteArray>> groups;
+    for (const QByteArray& key : keys)
+        if (!groups[hashTag(key)].contains(key))
+            groups[hashTag(key)] << key;
+    run->groups = groups.values();
+    fixNextGroup(run);
 }
 
 } // namespace tollgate

@@ -29,6 +29,7 @@ struct RepairOptions
 {
     bool fix = false;          // false = dry run: report only
     QString actor;             // for the global audit entry when something was fixed
+    QString reason;            // why: required with fix, recorded in the audit entry
     int scanCount = 500;       // SCAN COUNT hint, also the largest batch passed to the script
     std::chrono::milliseconds pause{0}; // between SCAN calls, to stay gentle on a busy server
     qint64 maxItems = 100'000; // items kept in the report; the totals keep counting
@@ -36,7 +37,7 @@ struct RepairOptions
 
 struct RepairReport
 {
-    std::vector<RepairItem> items;
+    std::vector<RepairItem> items; // run(): the keys needing a TTL; fixKeys(): every key asked
     RepairProgress totals;
     qint64 skipped = 0;     // keys without TTL that repair.lua does not recognise as ours
     bool cancelled = false; // the progress callback asked to stop
@@ -56,6 +57,16 @@ public:
     /// passed to repair.lua (EVALSHA) once per user, so every call touches one Cluster slot.
     void run(const RepairOptions& options, ProgressFn progress, Context context,
              Callback<RepairReport> done) const;
+
+    /// Fixes exactly `keys` (e.g. rows picked in the console), whatever a previous run said
+    /// about them: a key that lost its TTL again is fixed again, one with a TTL is reported
+    /// "ok". One repair.lua call per user, in turn, so `progress` can stop between users.
+    /// `options.fix` is implied; scanCount, pause and maxItems are not used.
+    void fixKeys(const QList<QByteArray>& keys, const RepairOptions& options, ProgressFn progress,
+                 Context context, Callback<RepairReport> done) const;
+
+    /// The audit entry of a fix names at most this many keys, then a count.
+    static constexpr int kMaxNamedKeys = 20;
 
 private:
     Client* m_client;

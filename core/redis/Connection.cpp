@@ -123,11 +123,22 @@ void Connection::submit(Command args, Done done)
     case ConnectionState::Disconnected:
     case ConnectionState::Reconnecting:
         // Fail fast: a caller must never hang on a server that is not there.
-        done(Error{ErrorKind::Closed, QStringLiteral("not connected to ") + m_options.endpoint() +
-                                          QStringLiteral(" (") + connectionStateName(m_state) +
-                                          QLatin1Char(')')});
+        done(notConnected());
         return;
     }
+}
+
+Error Connection::notConnected() const
+{
+    // A connection that never came up (no automatic reconnect) answers with what stopped it:
+    // "connection refused", "cannot read CA file", not a bare "not connected".
+    if (m_state == ConnectionState::Disconnected && m_cause)
+        return *m_cause;
+    QString message = QStringLiteral("not connected to ") + m_options.endpoint() +
+                      QStringLiteral(" (") + connectionStateName(m_state) + QLatin1Char(')');
+    if (m_cause)
+        message += QStringLiteral(": ") + m_cause->toString();
+    return {ErrorKind::Closed, message};
 }
 
 Status Connection::createDevice()
@@ -207,7 +218,9 @@ void Connection::onTransportReady()
 void Connection::sendHandshake()
 {
     // Pipelined: AUTH, SELECT, CLIENT SETNAME, then PING marks the end. Any failure
-    // except SETNAME (an ACL may forbid it) drops the attempt with that error.
+    // except SETNAME (an ACL may forbid it) drops the attempt with that error. A NOPERM
+    // answer to PING still proves an authenticated, working connection: a plain `+@read`
+    // user may not PING.
     QIODevice* device = m_device.get();
     auto failOn = [this, device](const Result<Reply>& r) {
         if (!r && device == m_device.get())
@@ -230,12 +243,13 @@ void Connection::sendHandshake()
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
             return;
-        if (!r) {
+        if (!r && r.error().kind != ErrorKind::NoPerm) {
             dropConnection(r.error());
             return;
         }
         m_handshakeDone = true;
         m_attempt = 0;
+        m_cause.reset();
         setState(ConnectionState::Connected);
         auto waiting = std::move(m_waiting);
         m_waiting.clear();
@@ -325,6 +339,9 @@ void Connection::checkDeadlines()
 
 void Connection::dropConnection(const Error& error)
 {
+    // Keep the first real cause: a drop while already down (the destructor) adds nothing.
+    if (m_device || m_state == ConnectionState::Connecting || !m_cause)
+        m_cause = error;
     m_connectTimer->stop();
     m_deadlineTimer->stop();
     if (m_device) {

@@ -60,6 +60,7 @@ private:
     void checkDeadlines();
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
+    Error notConnected() const;
 
     ConnectionOptions m_options;
     ConnectionState m_state = ConnectionState::Disconnected;
@@ -76,6 +77,7 @@ private:
     bool m_handshakeDone = false;
     bool m_pushMode = false;
     QString m_tlsErrors;
+    std::optional<Error> m_cause; // why the last attempt or connection ended
 };
 
 } // namespace tollgate

@@ -69,7 +69,46 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
 
 } // namespace
 
-Result<ConnectionOptions> ConnectionOptions::fromUrl(const QString& text)
+QString ConnectionOptions::redactUrl(const QString& text)
+{
+    const qsizetype scheme = text.indexOf(QStringLiteral("://"));
+    const qsizetype start = scheme < 0 ? 0 : scheme + 3;
+    qsizetype end = text.size();
+    for (QChar stop : {QLatin1Char('/'), QLatin1Char('?'), QLatin1Char('#')}) {
+        const qsizetype at = text.indexOf(stop, start);
+        if (at >= 0 && at < end)
+            end = at;
+    }
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'), end - 1);
+    if (at < start)
+        return text;
+    const qsizetype colon = text.indexOf(QLatin1Char(':'), start);
+    // "user:pass@" keeps the user; a bare "secret@" is the legacy password-only form.
+    const qsizetype secretFrom = colon >= 0 && colon < at ? colon + 1 : start;
+    return text.left(secretFrom) + QStringLiteral("***") + text.mid(at);
+}
+
+QString ConnectionOptions::passwordFromEnvironment()
+{
+    for (const char* name : {"TOLLGATE_PASSWORD", "REDISCLI_AUTH"}) {
+        const QString value = qEnvironmentVariable(name);
+        if (!value.isEmpty())
+            return value;
+    }
+    return {};
+}
+
+Result<ConnectionOptions> ConnectionOptions::fromUrl(const QString& url)
+{
+    Result<ConnectionOptions> parsed = parseUrl(url);
+    if (!parsed && !url.isEmpty()) {
+        QString message = parsed.error().message;
+        return Error{parsed.error().kind, message.replace(url, redactUrl(url))};
+    }
+    return parsed;
+}
+
+Result<ConnectionOptions> ConnectionOptions::parseUrl(const QString& text)
 {
     const QUrl url(text.trimmed(), QUrl::StrictMode);
     const QString scheme = url.scheme().toLower();

@@ -42,11 +42,21 @@ struct ConnectionOptions
     std::chrono::milliseconds reconnectMinDelay{100};
     std::chrono::milliseconds reconnectMaxDelay{5000};
 
+    /// Error messages quote the URL with its password replaced by "***".
     static Result<ConnectionOptions> fromUrl(const QString& url);
+    /// The text of a URL, well-formed or not, with any password replaced by "***"
+    /// ("redis://alice:***@host", and the legacy "redis://***@host"), for messages and logs.
+    static QString redactUrl(const QString& url);
+    /// $TOLLGATE_PASSWORD, else $REDISCLI_AUTH (as redis-cli reads it), else empty: the
+    /// ways to give a password that `ps` does not show.
+    static QString passwordFromEnvironment();
     /// The URL back, without the password unless asked for.
     QString toUrl(bool withPassword = false) const;
     /// "host:port" or the socket path, for status lines.
     QString endpoint() const;
+
+private:
+    static Result<ConnectionOptions> parseUrl(const QString& url);
 };
 
 } // namespace tollgate

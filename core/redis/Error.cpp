@@ -43,6 +43,9 @@ Error classifyErrorReply(const QByteArray& text)
         return {ErrorKind::Conflict, QString::fromUtf8(rest)};
     if (code == "TG_CORRUPT")
         return {ErrorKind::WrongType, QString::fromUtf8(rest)};
+    // A script found before writing anything that the ACL user may not run one of its writes.
+    if (code == "TG_NOPERM")
+        return {ErrorKind::NoPerm, QString::fromUtf8(rest)};
 
     if (code == "WRONGPASS" || code == "NOAUTH")
         return {ErrorKind::Auth, full};

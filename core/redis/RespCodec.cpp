@@ -77,7 +77,7 @@ void RespParser::ReaderDeleter::operator()(redisReader* reader) const
     redisReaderFree(reader);
 }
 
-RespParser::RespParser() : m_reader(redisReaderCreate())
+RespParser::RespParser(RespLimits limits) : m_reader(redisReaderCreate()), m_guard(limits)
 {
     // Keep memory bounded after large replies (hiredis' default is 16 KiB too).
     m_reader->maxbuf = 64 * 1024;
@@ -87,18 +87,29 @@ RespParser::~RespParser() = default;
 
 void RespParser::feed(const QByteArray& bytes)
 {
-    redisReaderFeed(m_reader.get(), bytes.constData(), static_cast<size_t>(bytes.size()));
+    if (m_broken)
+        return;
+    // Bytes after a refused header never reach hiredis: they would be parsed as a reply.
+    qsizetype accepted = 0;
+    const Status checked = m_guard.check(bytes, &accepted);
+    if (!checked)
+        m_broken = checked.error();
+    redisReaderFeed(m_reader.get(), bytes.constData(), static_cast<size_t>(accepted));
 }
 
 Result<std::optional<Reply>> RespParser::next()
 {
     void* raw = nullptr;
+    // Replies completed before the refused header are still delivered, in order.
     if (redisReaderGetReply(m_reader.get(), &raw) != REDIS_OK) {
         const QString why = QString::fromUtf8(m_reader->errstr);
         return Error{ErrorKind::Protocol, QStringLiteral("invalid reply from server: ") + why};
     }
-    if (!raw)
+    if (!raw) {
+        if (m_broken)
+            return *m_broken;
         return std::optional<Reply>();
+    }
     ReplyObject owned(raw);
     return std::optional<Reply>(convert(static_cast<const redisReply*>(raw)));
 }
@@ -107,6 +118,8 @@ void RespParser::reset()
 {
     m_reader.reset(redisReaderCreate());
     m_reader->maxbuf = 64 * 1024;
+    m_guard.reset();
+    m_broken.reset();
 }
 
 } // namespace tollgate

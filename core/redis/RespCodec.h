@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/redis/Reply.h"
+#include "core/redis/RespLimits.h"
 #include "core/redis/Result.h"
 
 #include <QList>
@@ -21,7 +22,7 @@ QByteArray encodeCommand(const Command& args);
 class RespParser
 {
 public:
-    RespParser();
+    explicit RespParser(RespLimits limits = {});
     ~RespParser();
     RespParser(const RespParser&) = delete;
     RespParser& operator=(const RespParser&) = delete;
@@ -29,7 +30,8 @@ public:
     void feed(const QByteArray& bytes);
 
     /// A complete reply, std::nullopt when more bytes are needed, or a Protocol error
-    /// after which the stream is unusable (the connection must be dropped).
+    /// after which the stream is unusable (the connection must be dropped). A header that
+    /// breaks the limits fails here before anything is allocated for it.
     Result<std::optional<Reply>> next();
 
     /// Forget buffered bytes (after a reconnect).
@@ -41,6 +43,8 @@ private:
         void operator()(redisReader* reader) const;
     };
     std::unique_ptr<redisReader, ReaderDeleter> m_reader;
+    RespHeaderGuard m_guard;
+    std::optional<Error> m_broken; // set once the guard refused the stream
 };
 
 } // namespace tollgate

@@ -12,7 +12,10 @@ namespace {
 // The leading comment: either a --[[ ... ]] block or consecutive "--" lines.
 QStringList headerLines(const QByteArray& source)
 {
-    const QString text = QString::fromUtf8(source);
+    QString text = QString::fromUtf8(source);
+    // A "#!lua flags=..." line (Redis 7 script flags) comes before the comment.
+    if (text.startsWith(QStringLiteral("#!")))
+        text = text.mid(text.indexOf(QLatin1Char('\n')) + 1);
     if (text.startsWith(QStringLiteral("--[["))) {
         const int end = text.indexOf(QStringLiteral("]]"));
         return text.mid(4, end < 0 ? -1 : end - 4).split(QLatin1Char('\n'));

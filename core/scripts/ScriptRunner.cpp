@@ -6,17 +6,16 @@ namespace tollgate {
 
 namespace {
 
-Command evalshaCommand(const ScriptInfo& script, const Command& keys, const Command& args)
+Command evalshaCommand(const QByteArray& evalsha, const ScriptInfo& script, const Command& keys,
+                       const Command& args)
 {
-    Command command{QByteArrayLiteral("EVALSHA"), script.sha1, QByteArray::number(keys.size())};
+    Command command{evalsha, script.sha1, QByteArray::number(keys.size())};
     command << keys << args;
     return command;
 }
 
-} // namespace
-
-void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
-               Context context, Callback<Reply> done)
+void run(const QByteArray& evalsha, Client* client, const QString& name, const Command& keys,
+         const Command& args, Context context, Callback<Reply> done)
 {
     const ScriptInfo* script = ScriptLibrary::instance().find(name);
     if (!script) {
@@ -24,7 +23,7 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
                 Result<Reply>(ErrorKind::NotFound, QStringLiteral("no script named ") + name));
         return;
     }
-    Command command = evalshaCommand(*script, keys, args);
+    Command command = evalshaCommand(evalsha, *script, keys, args);
     // What the script runs inside counts towards this client's load too: about two commands
     // per key (read and write) plus TIME and a publish. An estimate, for the command-rate figure.
     client->addScriptWork(quint64(2 * keys.size() + 2));
@@ -46,6 +45,20 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
                             });
                         });
     });
+}
+
+} // namespace
+
+void runScript(Client* client, const QString& name, const Command& keys, const Command& args,
+               Context context, Callback<Reply> done)
+{
+    run(QByteArrayLiteral("EVALSHA"), client, name, keys, args, context, std::move(done));
+}
+
+void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
+                       const Command& args, Context context, Callback<Reply> done)
+{
+    run(QByteArrayLiteral("EVALSHA_RO"), client, name, keys, args, context, std::move(done));
 }
 
 void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done)

@@ -12,7 +12,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QtTest>
 #include <optional>
 
@@ -28,6 +30,8 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void ratesAndCharts();
+    void chartLegendHoverAndUnit();
+    void emptyServerShowsGuide();
     void serverTiles();
     void bansAndNearLimit();
     void screenshot();
@@ -170,6 +174,76 @@ void tst_Dashboard::ratesAndCharts()
     // Live: more hits move the numbers within a couple of samples.
     QCOMPARE(hits("search", "bob", 20), 20);
     QTRY_VERIFY_WITH_TIMEOUT(maxOf("search", &ActionStats::hits) >= 20, 10'000);
+}
+
+void tst_Dashboard::chartLegendHoverAndUnit()
+{
+    RateChart* chart = m_page->findChild<RateChart*>(QStringLiteral("hitsChartView"));
+    QTRY_VERIFY(chart->series("login") && chart->series("search"));
+    QCOMPARE(chart->valueAxis()->titleText(), QStringLiteral("per second"));
+
+    // Overlapping lines stay apart: different colours and dash patterns.
+    const QPen login = chart->series("login")->pen();
+    const QPen search = chart->series("search")->pen();
+    QVERIFY(login.color() != search.color());
+    QVERIFY(login.style() != search.style());
+
+    // A legend click hides the line and keeps it hidden through the next samples; another
+    // brings it back. The entry stays in the legend.
+    QLegendMarker* marker = chart->marker("login");
+    QVERIFY(marker);
+    Q_EMIT marker->clicked();
+    QVERIFY(!chart->series("login")->isVisible());
+    QSignalSpy sampled(m_page->sampler(), &StatsSampler::actionsUpdated);
+    QVERIFY(sampled.wait(5000));
+    QVERIFY(!chart->series("login")->isVisible());
+    QVERIFY(chart->marker("login")->isVisible());
+    QVERIFY(chart->marker("login")->font().strikeOut());
+    Q_EMIT chart->marker("login")->clicked();
+    QVERIFY(chart->series("login")->isVisible());
+    QVERIFY(!chart->marker("login")->font().strikeOut());
+
+    // Hovering names the action, its value and when.
+    const QLineSeries* line = chart->series("search");
+    const QPointF last = line->at(line->count() - 1);
+    const QString text = chart->valueText("search", -0.2);
+    QVERIFY2(text.startsWith(QStringLiteral("search: ")), qPrintable(text));
+    QVERIFY2(text.contains(QLocale().toString(last.y(), 'g', 4) + QStringLiteral(" /s")),
+             qPrintable(text));
+    QVERIFY2(text.endsWith(QStringLiteral("now")), qPrintable(text));
+    QVERIFY(chart->valueText("search", -10.4).endsWith(QStringLiteral("10 s ago")));
+}
+
+void tst_Dashboard::emptyServerShowsGuide()
+{
+    RedisServer empty;
+    TOLLGATE_REQUIRE(empty, start());
+    Session::Settings settings;
+    settings.connection = *ConnectionOptions::fromUrl(empty.url());
+    Session session(settings);
+    session.open();
+    QTRY_VERIFY(session.state() == ConnectionState::Connected);
+    DashboardPage page(&session);
+    page.resize(1024, 700);
+    QSignalSpy sampled(page.sampler(), &StatsSampler::actionsUpdated);
+    page.show();
+    QVERIFY(sampled.wait(10000));
+    auto* guide = page.findChild<QLabel*>(QStringLiteral("emptyGuideLabel"));
+    QVERIFY(guide);
+    QTRY_VERIFY(guide->isVisible());
+    QVERIFY(guide->text().contains(QStringLiteral("No policies yet")));
+    QVERIFY(guide->text().contains(QStringLiteral("tollgatectl simulate")));
+    QVERIFY(!page.hitsChart()->isVisible());
+    // On the first policy, the charts come back.
+    Policy policy;
+    policy.action = "first";
+    policy.windows = {{5, 1000}};
+    std::optional<bool> saved;
+    session.policies().save(policy, QStringLiteral("t"), this,
+                            [&](Result<qint64> r) { saved = r.ok(); });
+    QTRY_VERIFY(saved.has_value() && *saved);
+    QTRY_VERIFY_WITH_TIMEOUT(page.hitsChart()->isVisible(), 15000);
+    QVERIFY(!guide->isVisible());
 }
 
 void tst_Dashboard::serverTiles()

@@ -1,6 +1,7 @@
 // Keys page against a real redis-server: background scan with details, the keys-without-TTL
 // finder and its repair, and Delete… that names the keys and deletes nothing when declined.
 
+#include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Ask.h"
@@ -21,6 +22,7 @@
 using namespace tollgate;
 using namespace tollgate::ui;
 using tollgate::test::RedisServer;
+using tollgate::test::answerReasonPrompt;
 
 class KeysTest : public QObject
 {
@@ -169,6 +171,8 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
     QCOMPARE(repairSelected->property("tollgateWrite").toInt(), int(Session::Write::RepairKey));
     QVERIFY(repairSelected->isEnabled());
     repairSelected->click();
+    QVERIFY(answerReasonPrompt(page, QStringLiteral("naive client"))
+                .contains(QStringLiteral("tg:{alice}:comment:fw:30000")));
     QTRY_COMPARE(finished.size(), 2);
     QVERIFY(pttl("tg:{alice}:comment:fw:30000") > 0);
     QVERIFY(pttl("tg:{alice}:comment:fw:30000") <= 30000);
@@ -179,6 +183,7 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
                 .contains(QStringLiteral("1 key")));
 
     page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))->click();
+    QVERIFY(!answerReasonPrompt(page, QStringLiteral("naive client")).isEmpty());
     QTRY_COMPARE(finished.size(), 3);
     QVERIFY(pttl("tg:{bob}:like:fw:10000") > 0);
     QCOMPARE(model->item(1 - alice).status, QStringLiteral("fixed"));
@@ -199,20 +204,16 @@ void KeysTest::deleteAsksAndDeclinedDeletesNothing()
     QCOMPARE(remove->property("tollgateWrite").toInt(), int(Session::Write::DeleteKey));
     QVERIFY(remove->isEnabled());
 
-    m_answer = 0; // No
     remove->click();
-    QCOMPARE(Ask::asked().size(), 1);
-    const Ask::Question question = Ask::asked().first();
-    QCOMPARE(question.kind, Ask::Kind::Confirm);
-    QVERIFY2(question.text.contains(QStringLiteral("tg:{alice}:comment:fw:30000")),
-             qPrintable(question.text));
-    QVERIFY2(!question.text.contains(QStringLiteral("bob")), qPrintable(question.text));
+    const QString question = answerReasonPrompt(page, {}); // Cancel
+    QVERIFY2(question.contains(QStringLiteral("tg:{alice}:comment:fw:30000")), qPrintable(question));
+    QVERIFY2(!question.contains(QStringLiteral("bob")), qPrintable(question));
     QTest::qWait(200);
     QCOMPARE(m_redis.command({"EXISTS", "tg:{alice}:comment:fw:30000"}), QByteArray(":1\r\n"));
     QCOMPARE(page->model()->rowCount(), 2);
 
-    m_answer = 1; // Yes
     remove->click();
+    QVERIFY(!answerReasonPrompt(page, QStringLiteral("stale counter")).isEmpty());
     QTRY_COMPARE(m_redis.command({"EXISTS", "tg:{alice}:comment:fw:30000"}), QByteArray(":0\r\n"));
     QCOMPARE(m_redis.command({"EXISTS", "tg:{bob}:comment:fw:30000"}), QByteArray(":1\r\n"));
     QTRY_COMPARE(page->model()->rowCount(), 1);
@@ -276,6 +277,7 @@ void KeysTest::attachesForeignLayoutReadOnly()
     QVERIFY(remove->toolTip().contains(QStringLiteral("read-only")));
     page->deleteSelected();
     QCOMPARE(Ask::asked().size(), 0);
+    QVERIFY(!tollgate::test::openReasonPrompt(page));
     QCOMPARE(m_redis.command({"EXISTS", "act:limit:comment:alice"}), QByteArray(":1\r\n"));
 }
 

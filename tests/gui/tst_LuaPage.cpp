@@ -123,7 +123,8 @@ void LuaPageTest::runsHitFromTheForm()
     field<QLineEdit>("keys1LineEdit")->setText(QStringLiteral("tg:{alice}:ban"));
     field<QLineEdit>("keys2LineEdit")->setText(QStringLiteral("tg:{alice}:comment:ban"));
     field<QLineEdit>("keys3LineEdit")->setText(QStringLiteral("tg:{alice}:audit"));
-    field<QPlainTextEdit>("keys4PlainTextEdit")
+    field<QLineEdit>("keys4LineEdit")->setText(QStringLiteral("tg:audit"));
+    field<QPlainTextEdit>("keys5PlainTextEdit")
         ->setPlainText(QStringLiteral("tg:{alice}:comment:fw:30000\n"));
     const QStringList args{QStringLiteral("hit"),
                            QStringLiteral("fixed_window"),
@@ -135,10 +136,11 @@ void LuaPageTest::runsHitFromTheForm()
                            QStringLiteral("0"),
                            QStringLiteral("alice"),
                            QStringLiteral("comment"),
-                           QString()};
+                           QString(),
+                           QStringLiteral("first_hit")};
     for (int i = 0; i < args.size(); ++i)
         field<QLineEdit>(qPrintable(QStringLiteral("argv%1LineEdit").arg(i + 1)))->setText(args[i]);
-    field<QPlainTextEdit>("argv12PlainTextEdit")->setPlainText(QStringLiteral("10\n30000"));
+    field<QPlainTextEdit>("argv13PlainTextEdit")->setPlainText(QStringLiteral("10\n30000"));
 
     auto* run = field<QPushButton>("runButton");
     QCOMPARE(run->property("tollgateWrite").toInt(), int(Session::Write::RunScript));

@@ -13,9 +13,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QtTest>
@@ -37,6 +39,12 @@ private Q_SLOTS:
     void invalidInputWritesNothing_data();
     void invalidInputWritesNothing();
     void previewCountsDeniedSubjects();
+    void conflictComparesEveryField();
+    void revisionAndAuthorFitAt1600();
+    void editorNoticesChangeUnderneath();
+    void saveThatDeniesAsksFirst();
+    void previewCountsBannedSubjectWithoutCounter();
+    void previewFollowsNewSubjects();
     void modelPassesTester();
     void readOnlyProfileDisablesWrites();
     void screenshot();
@@ -291,6 +299,150 @@ void PoliciesTest::previewCountsDeniedSubjects()
         ->setCurrentText(QStringLiteral("sliding_window"));
     QTRY_VERIFY2(preview->text().contains(QStringLiteral("0 of the 3")),
                  qPrintable(preview->text()));
+}
+
+void PoliciesTest::conflictComparesEveryField()
+{
+    Policy original = fixedWindow("like", 10, 10'000);
+    original.banMs = 3'600'000;
+    original.message = QStringLiteral("Slow down");
+    original = savePolicy(original);
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "like");
+    page->findChild<QLineEdit*>(QStringLiteral("messageLineEdit"))
+        ->setText(QStringLiteral("Easy!"));
+
+    // Theirs: same limits, but the ban removed and the message dropped.
+    Policy theirs = original;
+    theirs.banMs = 0;
+    theirs.message.clear();
+    savePolicy(theirs, QStringLiteral("bob"));
+
+    m_answer = 2; // Cancel
+    QTest::mouseClick(page->findChild<QPushButton*>(QStringLiteral("saveButton")), Qt::LeftButton);
+    QTRY_COMPARE(Ask::asked().size(), 1);
+    const QString text = Ask::asked().first().text;
+    QVERIFY2(text.contains(QStringLiteral("Ban: theirs no ban, yours ban 1h")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Deny message: theirs (none), yours \"Easy!\"")),
+             qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("Limits:")), qPrintable(text)); // the same: not listed
+    QVERIFY2(text.contains(QStringLiteral("other fields are the same")), qPrintable(text));
+}
+
+void PoliciesTest::revisionAndAuthorFitAt1600()
+{
+    Policy search = fixedWindow("search", 10, 60'000);
+    search.windows = {{10, 60'000}, {100, 3'600'000}, {1000, 86'400'000}};
+    search.banUntilMidnight = true;
+    savePolicy(search, QStringLiteral("operator-with-a-long-name"));
+    PoliciesPage* page = openPage(1);
+    page->resize(1600 - 170, 900); // the window at 1600 minus the navigation
+    auto* table = page->findChild<QTableView*>(QStringLiteral("policiesTableView"));
+    QTRY_VERIFY(table->isVisible());
+    QTest::qWait(50); // a layout pass
+    for (int column : {int(PoliciesModel::RevisionColumn), int(PoliciesModel::UpdatedByColumn)}) {
+        const int right = table->horizontalHeader()->sectionViewportPosition(column) +
+                          table->horizontalHeader()->sectionSize(column);
+        QVERIFY2(right <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                .arg(column)
+                                .arg(right)
+                                .arg(table->viewport()->width())));
+    }
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
+}
+
+void PoliciesTest::editorNoticesChangeUnderneath()
+{
+    const Policy original = savePolicy(fixedWindow("share", 10, 60'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "share");
+    // Reloading the form rebuilds its window rows: look the spin box up each time.
+    auto limit = [page] { return page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox")); };
+    auto* note = page->findChild<QLabel*>(QStringLiteral("changedUnderneathLabel"));
+    QVERIFY(note);
+    QVERIFY(!note->isVisible());
+
+    // Untouched form: it follows the new version and says so.
+    Policy theirs = original;
+    theirs.windows = {{20, 60'000}};
+    theirs = savePolicy(theirs, QStringLiteral("bob"));
+    QTRY_COMPARE(limit()->value(), 20);
+    QTRY_VERIFY(note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral("bob")), qPrintable(note->text()));
+    QCOMPARE(page->editor()->loadedRevision(), theirs.revision);
+
+    // Edited form: the edits stay, the note says it changed underneath them.
+    limit()->setValue(7);
+    Policy again = theirs;
+    again.windows = {{30, 60'000}};
+    savePolicy(again, QStringLiteral("carol"));
+    QTRY_VERIFY2(note->text().contains(QStringLiteral("carol")) &&
+                     note->text().contains(QStringLiteral("while you were editing")),
+                 qPrintable(note->text()));
+    QCOMPARE(limit()->value(), 7);
+}
+
+void PoliciesTest::saveThatDeniesAsksFirst()
+{
+    const Policy policy = savePolicy(fixedWindow("post", 10, 60'000));
+    for (int i = 0; i < 4; ++i)
+        hit(policy, "poster");
+    hit(policy, "quiet");
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "post");
+    page->findChild<QSpinBox*>(QStringLiteral("limitSpinBox"))->setValue(3);
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+
+    m_answer = 0; // "No"
+    QTest::mouseClick(save, Qt::LeftButton);
+    QTRY_COMPARE(Ask::asked().size(), 1);
+    QCOMPARE(Ask::asked().first().kind, Ask::Kind::Confirm);
+    QVERIFY2(Ask::asked().first().text.contains(QStringLiteral("1 of the 2 current subjects")),
+             qPrintable(Ask::asked().first().text));
+    QTest::qWait(200);
+    QCOMPARE(storedPolicy("post")->windows.front().limit, qint64(10)); // declined: not saved
+
+    Ask::clearAsked();
+    m_answer = 1; // "Yes"
+    QTest::mouseClick(save, Qt::LeftButton);
+    QTRY_COMPARE(storedPolicy("post")->windows.front().limit, qint64(3));
+    QCOMPARE(Ask::asked().size(), 1);
+}
+
+void PoliciesTest::previewCountsBannedSubjectWithoutCounter()
+{
+    // Limit then ban: after the window the counter is gone but the ban stands. The preview
+    // must not call that "no current subjects".
+    Policy policy = fixedWindow("vote", 2, 300);
+    policy.banMs = 3'600'000;
+    policy = savePolicy(policy);
+    for (int i = 0; i < 3; ++i)
+        hit(policy, "stuffer");
+    QTRY_COMPARE(m_redis.command({"EXISTS", "tg:{stuffer}:vote:fw:300"}), QByteArray(":0\r\n"));
+    QCOMPARE(m_redis.command({"EXISTS", "tg:{stuffer}:vote:ban"}), QByteArray(":1\r\n"));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "vote");
+    auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("1 of the 1")),
+                 qPrintable(preview->text()));
+    QVERIFY(!preview->text().contains(QStringLiteral("no current subjects")));
+    QVERIFY(preview->text().contains(QStringLiteral("banned")));
+}
+
+void PoliciesTest::previewFollowsNewSubjects()
+{
+    const Policy policy = savePolicy(fixedWindow("poke", 2, 60'000));
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "poke");
+    auto* preview = page->findChild<QLabel*>(QStringLiteral("previewLabel"));
+    QTRY_VERIFY2(preview->text().contains(QStringLiteral("no current subjects")),
+                 qPrintable(preview->text()));
+    // Someone reaches the limit while the form is open: the preview catches up by itself.
+    hit(policy, "poker");
+    hit(policy, "poker");
+    QTRY_VERIFY2_WITH_TIMEOUT(preview->text().contains(QStringLiteral("1 of the 1")),
+                              qPrintable(preview->text()), PolicyEditor::kPreviewRefreshMs + 5000);
 }
 
 void PoliciesTest::modelPassesTester()

@@ -77,6 +77,7 @@ private Q_SLOTS:
     void cleanup();
     void connectsAndShowsPages();
     void bannerFollowsServerCrashAndRecovery();
+    void closedPortSaysSoOnce();
     void readOnlyProfileDisablesWrites();
     void aclUserWithoutWriteRightsHasWritesDisabled();
 
@@ -172,11 +173,12 @@ void ShellTest::connectsAndShowsPages()
 
     const QStringList keys{QStringLiteral("dashboard"), QStringLiteral("subjects"),
                            QStringLiteral("policies"),  QStringLiteral("keys"),
-                           QStringLiteral("lua"),       QStringLiteral("audit")};
+                           QStringLiteral("lua"),       QStringLiteral("slowlog"),
+                           QStringLiteral("audit")};
     QCOMPARE(window->pageKeys(), keys);
     auto* stack = window->findChild<QStackedWidget*>(QStringLiteral("pageStackedWidget"));
     QVERIFY(QTest::qWaitForWindowActive(window.get()));
-    for (int i = 0; i < keys.size(); ++i) { // Ctrl+1..6
+    for (int i = 0; i < keys.size(); ++i) { // Ctrl+1..7
         QTest::keyClick(window.get(), Qt::Key(Qt::Key_1 + i), Qt::ControlModifier);
         QCOMPARE(stack->currentIndex(), i);
         QCOMPARE(window->currentPageKey(), keys.at(i));
@@ -220,6 +222,21 @@ void ShellTest::bannerFollowsServerCrashAndRecovery()
         10000);
 }
 
+void ShellTest::closedPortSaysSoOnce()
+{
+    Session::Settings s = settings();
+    s.connection.port = 1; // nothing listens there: connection refused
+    auto window = openWindow(s);
+    ConnectionBanner* banner = window->banner();
+    QTRY_COMPARE_WITH_TIMEOUT(banner->look(), ConnectionBanner::Look::Failed, 10000);
+    const QString endpoint = s.connection.endpoint();
+    QVERIFY2(banner->text().count(endpoint) == 1, qPrintable(banner->text()));
+    auto* role = window->findChild<QLabel*>(QStringLiteral("roleLabel"));
+    QVERIFY2(!role->text().contains(QStringLiteral("read and write")), qPrintable(role->text()));
+    QVERIFY2(role->text().contains(QStringLiteral("not connected")), qPrintable(role->text()));
+    QVERIFY(!window->session()->canWrite(Session::Write::Ban));
+}
+
 void ShellTest::readOnlyProfileDisablesWrites()
 {
     Session::Settings s = settings();
@@ -260,9 +277,10 @@ void ShellTest::aclUserWithoutWriteRightsHasWritesDisabled()
     QTRY_VERIFY(!probe->isEnabled());
     QVERIFY(probe->toolTip().contains(QStringLiteral("viewer")));
     verifyWritesDisabled(*window, QStringLiteral("viewer"));
+    // Without EVALSHA even the read-only rights check cannot run: unknown, and said so.
     QVERIFY(window->findChild<QLabel*>(QStringLiteral("roleLabel"))
                 ->text()
-                .contains(QStringLiteral("not permitted")));
+                .contains(QStringLiteral("rights unknown")));
 
     // Rights are per session: a user with them gets the button back enabled.
     window->setSession(std::make_unique<Session>(settings()));

@@ -5,12 +5,15 @@
 #include "core/limits/PolicyStore.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "ui/audit/AuditModel.h"
 #include "ui/common/Ask.h"
+#include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/ReasonDialog.h"
 #include "ui/user/UserDetailDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTimeEdit>
 #include <QLabel>
@@ -34,12 +37,18 @@ private Q_SLOTS:
     void cleanup();
     void showsActionsAndSafeHeader();
     void banFromUiDeniesHit();
+    void banRefusedByTheServerSaysSo();
     void unbanFromUiIsAudited();
     void invalidBanInputWritesNothing_data();
     void invalidBanInputWritesNothing();
     void unbanWithoutReasonWritesNothing();
     void resetAsksFirst();
     void writeButtonsFollowPermissions();
+    void verdictForEveryPolicy();
+    void unbanCanAlsoReset();
+    void refreshesItself();
+    void staleWhileDisconnected();
+    void sameEventReadsTheSameInBothAudits();
 
 private:
     std::unique_ptr<UserDetailDialog> openDialog(const QByteArray& user);
@@ -79,6 +88,10 @@ void tst_UserDetail::cleanupTestCase()
 
 void tst_UserDetail::cleanup()
 {
+    if (m_redis.command({"TYPE", "tg:audit"}) == "+string\r\n") {
+        m_redis.command({"DEL", "tg:audit"});
+        m_redis.command({"RENAME", "tg:audit-kept", "tg:audit"}); // the earlier tests' entries
+    }
     Ask::setHook({});
     Ask::clearAsked();
 }
@@ -199,6 +212,34 @@ void tst_UserDetail::banFromUiDeniesHit()
     again->reject();
 }
 
+void tst_UserDetail::banRefusedByTheServerSaysSo()
+{
+    // The ACL check passes, but the global audit stream is a string: ban.lua refuses before
+    // writing anything, and the dialog says why instead of pretending.
+    m_redis.command({"RENAME", "tg:audit", "tg:audit-kept"});
+    QCOMPARE(m_redis.command({"SET", "tg:audit", "not a stream"}), QByteArray("+OK\r\n"));
+    auto dialog = openDialog("ivan");
+    auto* banButton = dialog->findChild<QPushButton*>(QStringLiteral("banButton"));
+    QTRY_VERIFY(banButton->isEnabled());
+    banButton->click();
+    auto* ban = waitForChild<BanDialog>(dialog.get(), QStringLiteral("banDialog"));
+    QVERIFY(ban);
+    ban->findChild<QComboBox*>(QStringLiteral("durationComboBox"))
+        ->setEditText(QStringLiteral("1h"));
+    ban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(QStringLiteral("spam"));
+    auto* apply = ban->findChild<QPushButton*>(QStringLiteral("applyBanButton"));
+    QVERIFY(apply->isEnabled());
+    QTest::mouseClick(apply, Qt::LeftButton);
+    auto* error = ban->findChild<QLabel*>(QStringLiteral("errorLabel"));
+    QTRY_VERIFY(error->text().contains(QStringLiteral("tg:audit")));
+    QVERIFY(ban->isVisible());
+    QVERIFY(!Ask::asked().isEmpty());
+    QCOMPARE(Ask::asked().last().title, QStringLiteral("Ban failed"));
+    QVERIFY(!exists(m_session->schema().userBanKey("ivan")));
+    QVERIFY(!exists(m_session->schema().userAuditKey("ivan")));
+    QCOMPARE(m_redis.command({"GET", "tg:audit"}), QByteArray("$12\r\nnot a stream\r\n"));
+}
+
 void tst_UserDetail::unbanFromUiIsAudited()
 {
     auto dialog = openDialog("dave");
@@ -269,6 +310,8 @@ void tst_UserDetail::invalidBanInputWritesNothing()
     } else {
         ban->findChild<QComboBox*>(QStringLiteral("durationComboBox"))->setEditText(duration);
     }
+    // Typed first, so an empty reason counts as an input error (untouched, it is not shown).
+    ban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(QStringLiteral("x"));
     ban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))->setText(reason);
     auto* apply = ban->findChild<QPushButton*>(QStringLiteral("applyBanButton"));
     auto* error = ban->findChild<QLabel*>(QStringLiteral("errorLabel"));
@@ -299,7 +342,8 @@ void tst_UserDetail::unbanWithoutReasonWritesNothing()
     QVERIFY(unban);
     auto* apply = unban->findChild<QPushButton*>(QStringLiteral("applyUnbanButton"));
     QVERIFY(!apply->isEnabled());
-    QVERIFY(!unban->findChild<QLabel*>(QStringLiteral("errorLabel"))->text().isEmpty());
+    // Nothing typed yet: the disabled button says enough, no red text.
+    QVERIFY(unban->findChild<QLabel*>(QStringLiteral("errorLabel"))->text().isEmpty());
     apply->click();
     QTest::qWait(200);
     QVERIFY(exists(m_session->schema().userBanKey("grace")));
@@ -339,7 +383,8 @@ void tst_UserDetail::resetAsksFirst()
     answer = 1;
     apply->click();
     QTRY_VERIFY(!exists(minute) && !exists(hour));
-    QTRY_COMPARE(actions->rowCount(), 0);
+    // The policy's row stays (its verdict still matters), back at zero.
+    QTRY_COMPARE(actions->item(0, 1)->text(), QStringLiteral("0 / 5"));
     auto* message = dialog->findChild<QLabel*>(QStringLiteral("messageLabel"));
     QTRY_VERIFY(message->text().contains(QStringLiteral("2 counter")));
 }
@@ -360,6 +405,204 @@ void tst_UserDetail::writeButtonsFollowPermissions()
         QVERIFY(!button->isEnabled());
         QVERIFY(button->toolTip().contains(QStringLiteral("read-only")));
     }
+}
+
+void tst_UserDetail::verdictForEveryPolicy()
+{
+    Policy like = m_login;
+    like.action = "like";
+    like.windows = {{1, 60'000}};
+    bool saved = false;
+    m_session->policies().save(like, QStringLiteral("tester"), this,
+                               [&](Result<qint64> r) { saved = r.ok(); });
+    QTRY_VERIFY(saved);
+
+    // An id with no keys at all: every policy still has a row with its verdict.
+    auto dialog = openDialog("ivan");
+    auto* summary = dialog->findChild<QLabel*>(QStringLiteral("summaryLabel"));
+    QVERIFY2(summary->text().contains(QStringLiteral("No keys for this id")),
+             qPrintable(summary->text()));
+    auto* actions = dialog->findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
+    auto rowOf = [actions](const QString& action) {
+        for (int r = 0; r < actions->rowCount(); ++r)
+            if (actions->item(r, 0)->text() == action)
+                return r;
+        return -1;
+    };
+    QTRY_VERIFY(rowOf(QStringLiteral("like")) >= 0 && rowOf(QStringLiteral("login")) >= 0);
+    QCOMPARE(actions->item(rowOf(QStringLiteral("like")), 5)->text(), QStringLiteral("yes"));
+    QCOMPARE(actions->item(rowOf(QStringLiteral("like")), 1)->text(), QStringLiteral("0 / 1"));
+
+    // At its limit: the next like would be denied.
+    Policy stored = like;
+    std::optional<bool> counted;
+    m_session->limiter().hit(stored, "ivan", 0, this,
+                             [&](Result<HitResult> r) { counted = r.ok(); });
+    QTRY_VERIFY(counted.has_value());
+    dialog->refresh();
+    QTRY_VERIFY2(actions->item(rowOf(QStringLiteral("like")), 5)
+                     ->text()
+                     .startsWith(QStringLiteral("no: over")),
+                 qPrintable(actions->item(rowOf(QStringLiteral("like")), 5)->text()));
+    QCOMPARE(actions->item(rowOf(QStringLiteral("login")), 5)->text(), QStringLiteral("yes"));
+
+    // A user-wide ban: every action says so, with when the ban started.
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    BanRequest request{"ivan", {}, QStringLiteral("tester"), QStringLiteral("fraud"), 3'600'000, 0};
+    std::optional<bool> banned;
+    m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
+    QTRY_VERIFY(banned.has_value() && *banned);
+    dialog->refresh();
+    QTRY_VERIFY(actions->item(rowOf(QStringLiteral("login")), 5)
+                    ->text()
+                    .startsWith(QStringLiteral("no: banned")));
+    QVERIFY(actions->item(rowOf(QStringLiteral("like")), 5)
+                ->text()
+                .startsWith(QStringLiteral("no: banned")));
+    auto* bans = dialog->findChild<QTableWidget*>(QStringLiteral("bansTableWidget"));
+    QTRY_COMPARE(bans->rowCount(), 1);
+    QCOMPARE(bans->horizontalHeaderItem(5)->text(), QStringLiteral("Started"));
+    const QByteArray created = m_redis.command(
+        {"HGET", m_session->schema().userBanKey("ivan"), "created_ms"}); // "$13\r\n<ms>\r\n"
+    const qint64 createdMs = created.split('\n').value(1).trimmed().toLongLong();
+    QVERIFY(createdMs >= before - 1000);
+    QCOMPARE(bans->item(0, 5)->text(), formatTime(createdMs));
+    dialog->grab().save(QStringLiteral("/tmp/tollgate-user-verdicts.png"));
+}
+
+void tst_UserDetail::unbanCanAlsoReset()
+{
+    const QByteArray state =
+        m_session->schema().stateKey("judy", "login", Algorithm::FixedWindow, 60'000);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(hit("judy", "login").allowed);
+    BanRequest request{"judy", {}, QStringLiteral("tester"), QStringLiteral("spam"), 600'000, 0};
+    std::optional<bool> banned;
+    m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
+    QTRY_VERIFY(banned.has_value() && *banned);
+    auto dialog = openDialog("judy");
+    dialog->findChild<QPushButton*>(QStringLiteral("unbanButton"))->click();
+    auto* unban = waitForChild<ReasonDialog>(dialog.get(), QStringLiteral("unbanDialog"));
+    QVERIFY(unban);
+    auto* alsoReset = unban->findChild<QCheckBox*>(QStringLiteral("alsoResetCheckBox"));
+    QVERIFY(alsoReset);
+    QVERIFY(!alsoReset->isChecked()); // counters are kept unless asked
+    alsoReset->setChecked(true);
+    QTest::keyClicks(unban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit")),
+                     QStringLiteral("appeal, fresh start"));
+    unban->findChild<QPushButton*>(QStringLiteral("applyUnbanButton"))->click();
+    QTRY_VERIFY(!exists(m_session->schema().userBanKey("judy")));
+    QTRY_VERIFY(!exists(state));
+    QVERIFY(hit("judy", "login").allowed);
+}
+
+void tst_UserDetail::refreshesItself()
+{
+    QVERIFY(hit("kate", "login").allowed);
+    auto dialog = openDialog("kate");
+    auto* actions = dialog->findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
+    int row = -1;
+    for (int r = 0; r < actions->rowCount(); ++r)
+        if (actions->item(r, 0)->text() == QStringLiteral("login"))
+            row = r;
+    QVERIFY(row >= 0);
+    QCOMPARE(actions->item(row, 1)->text(), QStringLiteral("1 / 5"));
+    // Hits publish no event: only the dialog's own polling can notice them.
+    QVERIFY(hit("kate", "login").allowed);
+    QVERIFY(hit("kate", "login").allowed);
+    QTRY_COMPARE_WITH_TIMEOUT(actions->item(row, 1)->text(), QStringLiteral("3 / 5"), 10000);
+}
+
+void tst_UserDetail::staleWhileDisconnected()
+{
+    test::RedisServer server;
+    TOLLGATE_REQUIRE(server, start());
+    Session::Settings settings;
+    settings.connection = *ConnectionOptions::fromUrl(server.url());
+    settings.connection.reconnectMaxDelay = std::chrono::milliseconds(300);
+    settings.actor = QStringLiteral("operator-jane");
+    Session session(settings);
+    session.open();
+    QTRY_VERIFY(session.state() == ConnectionState::Connected);
+    bool saved = false;
+    session.policies().save(m_login, QStringLiteral("tester"), this,
+                            [&](Result<qint64> r) { saved = r.ok(); });
+    QTRY_VERIFY(saved);
+    std::optional<bool> counted;
+    session.limiter().hit(m_login, "leo", 0, this, [&](Result<HitResult> r) { counted = r.ok(); });
+    QTRY_VERIFY(counted.has_value() && *counted);
+
+    UserDetailDialog dialog(&session, "leo");
+    QSignalSpy refreshed(&dialog, &UserDetailDialog::refreshed);
+    dialog.show();
+    QVERIFY(refreshed.wait(5000));
+    auto* actions = dialog.findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
+    auto* summary = dialog.findChild<QLabel*>(QStringLiteral("summaryLabel"));
+    auto* ban = dialog.findChild<QPushButton*>(QStringLiteral("banButton"));
+    QTRY_COMPARE(actions->rowCount(), 1);
+    QCOMPARE(actions->item(0, 1)->text(), QStringLiteral("1 / 5"));
+    QTRY_VERIFY(ban->isEnabled());
+
+    server.kill();
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text().startsWith(QStringLiteral("Not connected")), 10000);
+    QVERIFY2(!summary->text().contains(QStringLiteral("0 actions")), qPrintable(summary->text()));
+    QVERIFY(!ban->isEnabled());
+    QVERIFY(!dialog.findChild<QPushButton*>(QStringLiteral("unbanButton"))->isEnabled());
+    QVERIFY(!dialog.findChild<QPushButton*>(QStringLiteral("resetButton"))->isEnabled());
+    dialog.refresh(); // a refresh while disconnected keeps what was shown
+    QCOMPARE(actions->rowCount(), 1);
+    QCOMPARE(actions->item(0, 1)->text(), QStringLiteral("1 / 5"));
+    QVERIFY(summary->text().startsWith(QStringLiteral("Not connected")));
+}
+
+void tst_UserDetail::sameEventReadsTheSameInBothAudits()
+{
+    // A ban and an unban, each in both streams.
+    BanRequest request{"olga",  "login", QStringLiteral("tester"), QStringLiteral("abuse"),
+                       600'000, 0};
+    std::optional<bool> banned;
+    m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
+    QTRY_VERIFY(banned.has_value() && *banned);
+    std::optional<bool> lifted;
+    m_session->moderation().unban("olga", {}, QStringLiteral("tester"), QStringLiteral("appeal"),
+                                  this, [&](Result<qint64> r) { lifted = r.ok(); });
+    QTRY_VERIFY(lifted.has_value() && *lifted);
+
+    auto dialog = openDialog("olga");
+    auto* history = dialog->findChild<QTableWidget*>(QStringLiteral("auditTableWidget"));
+    QTRY_VERIFY(history->rowCount() >= 2);
+    AuditModel global;
+    std::optional<Result<std::vector<AuditEntry>>> entries;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            entries.reset();
+            m_session->audit().latest({}, 200, this,
+                                      [&](Result<std::vector<AuditEntry>> r) { entries = r; });
+            if (!QTest::qWaitFor([&] { return entries.has_value(); }, 3000) || !*entries)
+                return false;
+            int olga = 0;
+            for (const AuditEntry& entry : entries->value())
+                olga += entry.user == "olga" ? 1 : 0;
+            return olga >= 2;
+        }(),
+        10000);
+    global.setEntries(entries->value());
+    int compared = 0;
+    for (int r = 0; r < history->rowCount(); ++r) {
+        const QString event = history->item(r, 1)->text();
+        const QString action = history->item(r, 2)->text();
+        for (int g = 0; g < global.rowCount(); ++g) {
+            auto cell = [&](int column) { return global.index(g, column).data().toString(); };
+            if (cell(AuditModel::User) != QStringLiteral("olga") ||
+                cell(AuditModel::Event) != event || cell(AuditModel::Action) != action)
+                continue;
+            QCOMPARE(history->item(r, 4)->text(), cell(AuditModel::Reason));
+            QCOMPARE(history->item(r, 5)->text(), cell(AuditModel::Until));
+            QCOMPARE(history->item(r, 3)->text(), cell(AuditModel::Actor));
+            ++compared;
+        }
+    }
+    QVERIFY2(compared >= 2, qPrintable(QString::number(compared)));
 }
 
 QTEST_MAIN(tst_UserDetail)

@@ -1,55 +1,19 @@
 // tollgatectl end to end: the real binary against a private redis-server, every documented
 // command as written, its JSON shape and its exit code.
+#include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 using tollgate::test::RedisServer;
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject object() const { return QJsonDocument::fromJson(out).object(); }
-    QJsonArray array() const { return QJsonDocument::fromJson(out).array(); }
-    /// JSON lines (one object per line), sorted by user then action for stable comparisons.
-    QJsonArray lines() const
-    {
-        QList<QJsonObject> objects;
-        for (const QByteArray& line : out.split('\n')) {
-            if (!line.trimmed().isEmpty())
-                objects << QJsonDocument::fromJson(line).object();
-        }
-        std::sort(objects.begin(), objects.end(), [](const QJsonObject& a, const QJsonObject& b) {
-            const auto key = [](const QJsonObject& o) {
-                return std::make_pair(o[QStringLiteral("user")].toString(),
-                                      o[QStringLiteral("action")].toString());
-            };
-            return key(a) < key(b);
-        });
-        QJsonArray array;
-        for (const QJsonObject& object : objects)
-            array.append(object);
-        return array;
-    }
-    QString describe() const
-    {
-        return QStringLiteral("exit %1, stdout: %2, stderr: %3")
-            .arg(code)
-            .arg(QString::fromUtf8(out.trimmed()), QString::fromUtf8(err.trimmed()));
-    }
-};
+using Run = tollgate::test::CliRun;
 
 // ":12\r\n" -> 12
 qint64 integerReply(const QByteArray& raw)
@@ -98,8 +62,7 @@ private Q_SLOTS:
 void tst_Cli::initTestCase()
 {
     // Tests build into <build>/tests, the CLI into <build>/app; TOLLGATECTL overrides.
-    m_binary = qEnvironmentVariable("TOLLGATECTL",
-                                    QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tollgatectl"));
+    m_binary = tollgate::test::tollgatectlPath();
     if (!QFileInfo(m_binary).isExecutable())
         QFAIL(qPrintable(QStringLiteral("tollgatectl not found at %1: build the 'tollgatectl' target "
                                         "first (or set TOLLGATECTL)")
@@ -115,22 +78,9 @@ void tst_Cli::init()
 
 Run tst_Cli::ctl(const QStringList& args, const QString& url)
 {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("TOLLGATE_URL"), url.isEmpty() ? m_redis.url() : url);
-    process.setProcessEnvironment(env);
-    process.start(m_binary, QStringList{QStringLiteral("--actor"), QStringLiteral("tester")} + args);
-    Run run;
-    if (!process.waitForFinished(60'000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = "timed out";
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    return tollgate::test::runCli(m_binary, url.isEmpty() ? m_redis.url() : url,
+                                  QStringList{QStringLiteral("--actor"), QStringLiteral("tester")} +
+                                      args);
 }
 
 void tst_Cli::setPolicy(const QStringList& args)
@@ -245,7 +195,8 @@ void tst_Cli::hitJson()
     const Run hit = ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"), QStringLiteral("--json")});
     QVERIFY2(hit.code == 0, qPrintable(hit.describe()));
     const QJsonObject o = hit.object();
-    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"), QStringLiteral("limit"),
+    const QStringList keys{QStringLiteral("allowed"), QStringLiteral("count"),
+                           QStringLiteral("decided_by"), QStringLiteral("limit"),
                            QStringLiteral("remaining"), QStringLiteral("reset_ms"),
                            QStringLiteral("retry_after_ms"), QStringLiteral("tier")};
     QCOMPARE(o.keys(), keys);
@@ -256,6 +207,7 @@ void tst_Cli::hitJson()
     QCOMPARE(o[QStringLiteral("remaining")].toInteger(), 9);
     QVERIFY(o[QStringLiteral("reset_ms")].toInteger() > 9000);
     QCOMPARE(o[QStringLiteral("retry_after_ms")].toInteger(), 0);
+    QCOMPARE(o[QStringLiteral("decided_by")].toString(), QStringLiteral("redis"));
     QCOMPARE(hit.out.count('\n'), 1); // one compact line
 }
 

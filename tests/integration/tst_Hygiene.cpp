@@ -94,6 +94,7 @@ private Q_SLOTS:
         QCOMPARE(m_core.pttl(audit), qint64(-1));
         RepairOptions options;
         options.fix = true;
+        options.reason = QStringLiteral("audit stream without TTL");
         auto report = test::await<RepairReport>([&](Context context, Callback<RepairReport> done) {
             Repair(m_core.client(), m_core.schema()).run(options, {}, context, done);
         });

@@ -65,6 +65,15 @@ Result<Reply> CoreFixture::inspect(const Command& args)
     return m_inspector->executeSync(args);
 }
 
+qint64 CoreFixture::serverNowMs()
+{
+    const auto time = inspect({"TIME"});
+    if (!time || time->elements.size() != 2)
+        return 0;
+    return time->elements[0].toInteger().value_or(0) * 1000 +
+           time->elements[1].toInteger().value_or(0) / 1000;
+}
+
 qint64 CoreFixture::integer(const Command& args)
 {
     auto reply = inspect(args);

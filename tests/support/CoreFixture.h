@@ -77,6 +77,8 @@ public:
     qint64 integer(const Command& args);
     QByteArray bytes(const Command& args);
     qint64 dbsize() { return integer({"DBSIZE"}); }
+    // The server's clock (TIME) in epoch ms; 0 on error.
+    qint64 serverNowMs();
     qint64 pttl(const QByteArray& key) { return integer({"PTTL", key}); }
     // FLUSHALL between test functions (test set-up only: core never flushes).
     bool flush();

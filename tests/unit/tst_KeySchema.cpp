@@ -7,6 +7,7 @@
 #include "core/redis/ConnectionOptions.h"
 
 #include <QRegularExpression>
+#include <QTimeZone>
 #include <QtTest>
 
 using namespace tollgate;
@@ -101,6 +102,9 @@ void KeySchemaTest::escapeRoundTrip_data()
         return all;
     }();
     QTest::newRow("looks escaped") << QByteArray("%3A");
+    QTest::newRow("lone 0xff") << QByteArray("\xff");
+    QTest::newRow("truncated utf-8") << QByteArray("ab\xe6\x9d");
+    QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80");
 }
 
 void KeySchemaTest::escapeRoundTrip()
@@ -389,10 +393,27 @@ void KeySchemaTest::policyValidate_data()
     QTest::newRow("several windows sliding_log") << with([](Policy& p) {
         p.algorithm = Algorithm::SlidingLog;
         p.windows = {{10, 60000}, {100, 3600000}};
-    }) << false;
+    }) << true;
     QTest::newRow("several windows token_bucket") << with([](Policy& p) {
         p.algorithm = Algorithm::TokenBucket;
         p.windows = {{10, 60000}, {100, 3600000}};
+    }) << true; // several windows work for every algorithm (hit.lua agrees)
+    QTest::newRow("nine windows") << with([](Policy& p) {
+        p.windows.clear();
+        for (qint64 i = 1; i <= 9; ++i)
+            p.windows.push_back({10 * i, 1000 * i});
+    }) << false;
+    QTest::newRow("calendar day") << with([](Policy& p) {
+        p.calendarAligned = true;
+        p.windows = {{10, 60000}, {100, 86400000}, {500, 7 * 86400000LL}};
+    }) << true;
+    QTest::newRow("calendar 30s") << with([](Policy& p) {
+        p.calendarAligned = true;
+        p.windows = {{10, 30000}};
+    }) << false;
+    QTest::newRow("calendar sliding_log") << with([](Policy& p) {
+        p.calendarAligned = true;
+        p.algorithm = Algorithm::SlidingLog;
     }) << false;
     QTest::newRow("same window twice") << with([](Policy& p) {
         p.windows = {{10, 60000}, {20, 60000}};
@@ -410,7 +431,9 @@ void KeySchemaTest::policyValidate_data()
         p.banUntilMidnight = true;
     }) << false;
     QTest::newRow("cost 0") << with([](Policy& p) { p.cost = 0; }) << false;
-    QTest::newRow("tz +15h") << with([](Policy& p) { p.tzOffsetMs = 15 * 3600000LL; }) << false;
+    QTest::newRow("tz Berlin") << with([](Policy& p) { p.timeZone = "Europe/Berlin"; }) << true;
+    QTest::newRow("tz unknown") << with([](Policy& p) { p.timeZone = "Mars/Olympus"; }) << false;
+    QTest::newRow("tz empty") << with([](Policy& p) { p.timeZone = ""; }) << false;
     QTest::newRow("sliding_log limit too big") << with([](Policy& p) {
         p.algorithm = Algorithm::SlidingLog;
         p.windows[0].limit = Policy::kMaxSlidingLogLimit + 1;
@@ -437,7 +460,8 @@ void KeySchemaTest::policyFieldsRoundTrip()
     p.cost = 2;
     p.warn = 5;
     p.banUntilMidnight = true;
-    p.tzOffsetMs = 2 * 3600000;
+    p.timeZone = "Europe/Berlin";
+    p.calendarAligned = true;
     p.countDenied = true;
     p.message = QStringLiteral("slow down, ünïcode");
     const auto back = Policy::fromFields(p.action, p.toFields());
@@ -446,7 +470,14 @@ void KeySchemaTest::policyFieldsRoundTrip()
     QCOMPARE(back->cost, p.cost);
     QCOMPARE(back->warn, p.warn);
     QCOMPARE(back->banUntilMidnight, true);
-    QCOMPARE(back->tzOffsetMs, p.tzOffsetMs);
+    QCOMPARE(back->timeZone, p.timeZone);
+    QCOMPARE(back->calendarAligned, true);
+    // A policy saved before zones had names kept a fixed offset.
+    const auto legacy =
+        Policy::fromFields("x", {{"windows", "1000:1"}, {"tz_offset_ms", "7200000"}});
+    QVERIFY(legacy.ok());
+    QCOMPARE(QTimeZone(legacy->timeZone).offsetFromUtc(QDateTime::currentDateTimeUtc()), 7200);
+    QVERIFY(legacy->validate().ok());
     QCOMPARE(back->countDenied, true);
     QCOMPARE(back->message, p.message);
 }

@@ -1,5 +1,6 @@
 #include "ui/audit/AuditModel.h"
 
+#include "ui/common/AuditText.h"
 #include "ui/common/DisplayText.h"
 
 #include <QDateTime>
@@ -83,8 +84,8 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
     const AuditEntry& entry = m_rows[size_t(index.row())];
     if (role == EventNameRole && index.column() == Event)
         return entry.event;
-    if (role == Qt::ToolTipRole && index.column() == Reason && !entry.detail.isEmpty())
-        return QString(safeText(entry.reason.toUtf8()) + u'\n' + safeText(entry.detail.toUtf8()));
+    if (role == Qt::ToolTipRole && index.column() == Reason)
+        return auditWhyToolTip(entry);
     if (role == Qt::ToolTipRole && index.column() == Time)
         return QString::fromLatin1(entry.id);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
@@ -102,11 +103,9 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
     case Actor:
         return safeText(entry.actor.toUtf8());
     case Reason:
-        return safeText(entry.reason.isEmpty() ? entry.detail.toUtf8() : entry.reason.toUtf8());
+        return auditWhyText(entry); // worded like the user detail's history
     case Until:
-        if (entry.untilMs > 0)
-            return formatTime(entry.untilMs);
-        return entry.event == QLatin1String("ban") ? tr("permanent") : QString();
+        return auditUntilText(entry);
     case ColumnCount:
         break;
     }

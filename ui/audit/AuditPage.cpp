@@ -62,10 +62,14 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     const int digits = m_view->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00"));
     header->resizeSection(AuditModel::Time, digits + 24);
     header->resizeSection(AuditModel::Until, digits + 24);
-    header->resizeSection(AuditModel::Event, 110);
-    header->resizeSection(AuditModel::User, 160);
-    header->resizeSection(AuditModel::Action, 130);
-    header->resizeSection(AuditModel::Actor, 120);
+    // Narrow enough that the reason (what people read the log for) keeps ~200 px at 1024;
+    // every column can be widened by hand, and the full text is in each cell's tooltip.
+    const int em = m_view->fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    header->resizeSection(AuditModel::Event, 8 * em);
+    header->resizeSection(AuditModel::User, 9 * em);
+    header->resizeSection(AuditModel::Action, 7 * em);
+    header->resizeSection(AuditModel::Actor, 8 * em);
+    header->setMinimumSectionSize(3 * em);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_filterEdit, 1);

@@ -1,14 +1,19 @@
 #include "ui/common/Session.h"
 
+#include "core/scripts/PermissionCheck.h"
+
+#include <QDir>
 #include <QHash>
+#include <QSysInfo>
 
 namespace tollgate::ui {
 
 namespace {
 
-/// What each write really runs, checked with ACL DRYRUN (Redis 7): the script call, the script
-/// reload after NOSCRIPT, and the commands inside the script on keys of our schema, because
-/// Redis checks those only when the script runs. Placeholders keep key-pattern ACLs honest.
+/// What each write really runs, asked with can.lua (redis.acl_check_cmd): the script call, the
+/// script reload after NOSCRIPT, and the commands inside the script on keys of our schema,
+/// because Redis checks those only when the script runs. Placeholders keep key-pattern ACLs
+/// honest. Every write, Keys-page deletes included, is one of the library's scripts.
 QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
 {
     using W = Session::Write;
@@ -20,14 +25,15 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
     const Command evalsha{"EVALSHA", sha, "1", state};
     const Command load{"SCRIPT", "LOAD", "return 1"};
     const Command xadd{"XADD", audit, "*", "event", "probe"};
-    const Command mirror{"XADD", schema.auditKey(), "*", "event", "probe"};
+    const Command global{"XADD", schema.auditKey(), "*", "event", "probe"};
     const Command publish{"PUBLISH", schema.eventsChannel(), "probe"};
     QList<QPair<W, Command>> list;
-    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::RepairKey, W::RunScript})
+    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey,
+                    W::RunScript})
         list << qMakePair(write, evalsha) << qMakePair(write, load);
-    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey})
-        list << qMakePair(write, mirror);
-    for (W write : {W::Ban, W::Unban, W::Reset})
+    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey})
+        list << qMakePair(write, global);
+    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey})
         list << qMakePair(write, xadd) << qMakePair(write, publish);
     list << qMakePair(W::Ban, Command{"HSET", ban, "reason", "probe"})
          << qMakePair(W::Ban, Command{"PEXPIREAT", ban, "1"})
@@ -35,9 +41,22 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
          << qMakePair(W::Reset, Command{"DEL", state})
          << qMakePair(W::EditPolicy, Command{"HSET", policy, "windows", "probe"})
          << qMakePair(W::EditPolicy, Command{"DEL", policy})
+         << qMakePair(W::EditPolicy, Command{"SADD", schema.policyIndexKey(), "*"})
          << qMakePair(W::DeleteKey, Command{"DEL", state})
-         << qMakePair(W::RepairKey, Command{"PEXPIRE", state, "1"});
+         << qMakePair(W::DeleteKey, Command{"DEL", ban})
+         << qMakePair(W::RepairKey, Command{"PEXPIRE", state, "1"})
+         << qMakePair(W::RepairKey, Command{"PEXPIREAT", ban, "1"});
     return list;
+}
+
+// "EVALSHA <sha> 1 tg:{probe}:..." -> "EVALSHA on tg:{probe}:...", for a tooltip.
+QString describeProbe(const Command& command)
+{
+    QString text = QString::fromUtf8(command.value(0));
+    if (command.value(0) == "SCRIPT" || command.value(0) == "CLIENT")
+        return text + QLatin1Char(' ') + QString::fromUtf8(command.value(1));
+    const QByteArray key = command.value(0) == "EVALSHA" ? command.value(3) : command.value(1);
+    return key.isEmpty() ? text : text + QStringLiteral(" on ") + QString::fromUtf8(key);
 }
 
 } // namespace
@@ -45,11 +64,8 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
 Session::Session(Settings settings, QObject* parent)
     : QObject(parent), m_settings(std::move(settings)), m_schema(m_settings.prefix)
 {
-    if (m_settings.actor.isEmpty()) {
-        const QByteArray user = qgetenv("USER");
-        m_settings.actor =
-            user.isEmpty() ? QStringLiteral("console") : QString::fromLocal8Bit(user);
-    }
+    if (m_settings.actor.isEmpty())
+        m_settings.actor = defaultActor();
     m_client = std::make_unique<Client>(m_settings.connection);
     ConnectionOptions events = m_settings.connection;
     events.clientName += QStringLiteral("-events");
@@ -57,9 +73,13 @@ Session::Session(Settings settings, QObject* parent)
 
     connect(m_client.get(), &Client::stateChanged, this,
             [this](ConnectionState state, const Error& error) {
-                if (state == ConnectionState::Connected)
-                    checkPermissions();
+                const bool lost = m_connected && state != ConnectionState::Connected;
+                m_connected = state == ConnectionState::Connected;
                 Q_EMIT stateChanged(state, error);
+                if (m_connected)
+                    checkPermissions(); // emits permissionsChanged when the server answered
+                else if (lost)
+                    Q_EMIT permissionsChanged(); // writes are off while not connected
             });
     connect(m_events.get(), &Client::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected)
@@ -84,6 +104,22 @@ Session::Session(Settings settings, QObject* parent)
 }
 
 Session::~Session() = default;
+
+QString Session::defaultActor()
+{
+    // The audit must say who acted: the OS account and the machine it acted from.
+    QString user;
+    for (const char* variable : {"USER", "LOGNAME", "USERNAME" /* Windows */}) {
+        if (user.isEmpty())
+            user = qEnvironmentVariable(variable);
+    }
+    if (user.isEmpty()) // started without a login environment (services, xvfb-run)
+        user = QDir::home().dirName();
+    if (user.isEmpty() || user == QStringLiteral("/"))
+        user = QStringLiteral("unknown");
+    const QString host = QSysInfo::machineHostName();
+    return host.isEmpty() ? user : user + QLatin1Char('@') + host;
+}
 
 void Session::open()
 {
@@ -125,6 +161,10 @@ QString Session::writeBlockedReason(Write write) const
 {
     if (m_settings.readOnly)
         return tr("The profile \"%1\" is read-only").arg(m_settings.profileName);
+    if (state() != ConnectionState::Connected)
+        return tr("Not connected to Redis");
+    if (!m_permissionsUnknown.isEmpty())
+        return m_permissionsUnknown;
     return m_denied.value(write);
 }
 
@@ -132,26 +172,31 @@ void Session::checkPermissions()
 {
     const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
                                                               : m_settings.connection.user;
-    auto denied = std::make_shared<QHash<Write, QString>>();
     const auto checks = probes(m_schema);
-    auto pending = std::make_shared<int>(checks.size());
-    for (const auto& [write, command] : checks) {
-        Command dryRun{QByteArrayLiteral("ACL"), QByteArrayLiteral("DRYRUN"), user.toUtf8()};
-        dryRun << command;
-        const Write w = write;
-        m_client->execute(dryRun, this, [this, w, user, denied, pending](Result<Reply> reply) {
-            // "OK" means allowed; any other string explains the refusal. When DRYRUN itself
-            // is not permitted (or the server predates Redis 7), assume allowed: the server
-            // still refuses with NOPERM and the page shows that error.
-            if (reply && reply->isString() && reply->string != "OK" && !denied->contains(w))
-                denied->insert(w, tr("ACL user '%1' may not do this: %2")
-                                      .arg(user, QString::fromUtf8(reply->string)));
-            if (--*pending == 0) {
-                m_denied = *denied;
-                Q_EMIT permissionsChanged();
-            }
-        });
-    }
+    QList<Command> commands;
+    for (const auto& check : checks)
+        commands << check.second;
+    checkCommands(m_client.get(), commands, this, [this, user, checks](Result<QList<bool>> allowed) {
+        m_denied.clear();
+        m_permissionsUnknown.clear();
+        if (!allowed) {
+            // No answer (a user who may not run scripts or load them, an older server, a
+            // timeout): the writes stay disabled rather than fail half-way, and say why.
+            m_permissionsUnknown =
+                tr("Could not check what ACL user '%1' may write (%2); writes stay disabled "
+                   "until a check succeeds (reconnect to retry)")
+                    .arg(user, allowed.error().toString());
+            Q_EMIT permissionsChanged();
+            return;
+        }
+        for (qsizetype i = 0; i < checks.size() && i < allowed->size(); ++i) {
+            const Write write = checks[i].first;
+            if (!allowed->at(i) && !m_denied.contains(write))
+                m_denied.insert(write, tr("ACL user '%1' may not do this: no permission for %2")
+                                           .arg(user, describeProbe(checks[i].second)));
+        }
+        Q_EMIT permissionsChanged();
+    });
 }
 
 } // namespace tollgate::ui

@@ -36,6 +36,9 @@ public:
     explicit Session(Settings settings, QObject* parent = nullptr);
     ~Session() override;
 
+    /// The actor when the profile names none: "<OS user>@<host>".
+    static QString defaultActor();
+
     /// Connects both the command and the pub/sub connections.
     void open();
 
@@ -55,6 +58,9 @@ public:
     /// "ACL user 'viewer' may not run EVALSHA").
     QString writeBlockedReason(Write write) const;
     bool canWrite(Write write) const { return writeBlockedReason(write).isEmpty(); }
+    /// Non-empty when the server could not say what this user may write (not even through
+    /// a read-only script): the reason, and every write is blocked with it.
+    QString permissionsUnknownReason() const { return m_permissionsUnknown; }
 
     /// True when the server publishes keyspace notifications for our keys (its
     /// notify-keyspace-events setting; the console never turns it on by itself).
@@ -78,8 +84,10 @@ private:
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
     std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
-    QHash<Write, QString> m_denied;   // write -> reason (from ACL DRYRUN)
+    QHash<Write, QString> m_denied;   // write -> reason (from can.lua)
+    QString m_permissionsUnknown;     // why the check found no answer; blocks every write
     bool m_keyspaceNotifications = false;
+    bool m_connected = false; // as last reported by stateChanged
 };
 
 } // namespace tollgate::ui

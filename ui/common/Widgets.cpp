@@ -1,5 +1,7 @@
 #include "ui/common/Widgets.h"
 
+#include "ui/common/Palette.h"
+
 #include <QLabel>
 #include <QLineEdit>
 
@@ -11,7 +13,9 @@ QLabel* makeErrorLabel(QWidget* parent)
     label->setObjectName(QStringLiteral("errorLabel"));
     label->setTextFormat(Qt::PlainText);
     label->setWordWrap(true);
-    label->setStyleSheet(QStringLiteral("color: #b00020;"));
+    QPalette palette = label->palette();
+    palette.setColor(QPalette::WindowText, toneColor(Tone::Denied, palette));
+    label->setPalette(palette);
     return label;
 }
 

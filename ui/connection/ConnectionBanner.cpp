@@ -1,5 +1,6 @@
 #include "ui/connection/ConnectionBanner.h"
 
+#include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 
 #include <QHBoxLayout>
@@ -66,13 +67,22 @@ void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
         break;
     }
     case ConnectionState::Reconnecting: {
-        const QString why = error.message.isEmpty() ? tr("connection lost") : error.message;
+        QString why = error.message.isEmpty() ? tr("connection lost") : error.message;
+        // Core's messages name the endpoint themselves ("127.0.0.1:1: Connection refused"):
+        // say the address once.
+        if (why.startsWith(endpoint + QStringLiteral(": ")))
+            why = why.mid(endpoint.size() + 2);
+        const bool named = why.contains(endpoint);
         // Wrong credentials will not fix themselves: say "failed", but the client keeps
         // trying, so a password changed on the server side still recovers.
         if (error.kind == ErrorKind::Auth || !m_wasConnected)
-            setLook(Look::Failed, tr("Cannot connect to %1: %2 (retrying)").arg(endpoint, why));
+            setLook(Look::Failed,
+                    named ? tr("Cannot connect: %1 (retrying)").arg(why)
+                          : tr("Cannot connect to %1: %2 (retrying)").arg(endpoint, why));
         else
-            setLook(Look::Reconnecting, tr("Reconnecting to %1: %2 (retrying)").arg(endpoint, why));
+            setLook(Look::Reconnecting,
+                    named ? tr("Reconnecting: %1 (retrying)").arg(why)
+                          : tr("Reconnecting to %1: %2 (retrying)").arg(endpoint, why));
         break;
     }
     }
@@ -91,9 +101,10 @@ void ConnectionBanner::setLook(Look look, const QString& text)
     case Look::Connecting:
         background = QStringLiteral("#1a73e8");
         break;
-    case Look::Connected:
-        background = QStringLiteral("#e6f4ea");
-        foreground = QStringLiteral("#0d652d");
+    case Look::Connected: // quiet: a pale strip on light desktops, a deep one on dark
+        // The application's palette: this widget's own is rewritten by its style sheet.
+        background = isDarkPalette() ? QStringLiteral("#1b3a26") : QStringLiteral("#e6f4ea");
+        foreground = isDarkPalette() ? QStringLiteral("#b7e1c1") : QStringLiteral("#0d652d");
         break;
     case Look::Reconnecting:
         background = QStringLiteral("#f9ab00");

@@ -47,7 +47,7 @@ void ConnectionDialog::buildForm()
 {
     m_list = named(new QListWidget, "profileListWidget");
     m_list->setMinimumWidth(180);
-    m_newButton = named(new QPushButton(tr("&New")), "newProfileButton");
+    m_newButton = named(new QPushButton(tr("N&ew")), "newProfileButton");
     m_deleteButton = named(new QPushButton(tr("&Delete")), "deleteProfileButton");
     m_newButton->setAutoDefault(false);
     m_deleteButton->setAutoDefault(false);
@@ -72,17 +72,17 @@ void ConnectionDialog::buildForm()
     m_user->setPlaceholderText(tr("default"));
     m_password = named(new QLineEdit, "passwordLineEdit");
     m_password->setEchoMode(QLineEdit::Password);
-    m_savePassword = named(new QCheckBox(tr("Remember in the system keychain")),
-                           "savePasswordCheckBox");
+    m_savePassword =
+        named(new QCheckBox(tr("Remember in the system &keychain")), "savePasswordCheckBox");
     m_savePassword->setChecked(true);
     m_database = named(new QSpinBox, "databaseSpinBox");
     m_database->setRange(0, 15999);
     m_prefix = named(new QLineEdit, "prefixLineEdit");
     m_actor = named(new QLineEdit, "actorLineEdit");
-    m_actor->setPlaceholderText(tr("your user name (recorded in the audit log)"));
-    m_readOnly = named(new QCheckBox(tr("Read-only: disable every write")), "readOnlyCheckBox");
+    m_actor->setPlaceholderText(tr("%1 (recorded in the audit log)").arg(Session::defaultActor()));
+    m_readOnly = named(new QCheckBox(tr("&Read-only: disable every write")), "readOnlyCheckBox");
 
-    m_tls = named(new QGroupBox(tr("TLS")), "tlsGroupBox");
+    m_tls = named(new QGroupBox(tr("T&LS")), "tlsGroupBox");
     m_tls->setCheckable(true);
     m_ca = named(new QLineEdit, "caLineEdit");
     m_ca->setPlaceholderText(tr("system CAs"));
@@ -90,7 +90,7 @@ void ConnectionDialog::buildForm()
     m_key = named(new QLineEdit, "keyLineEdit");
     m_serverName = named(new QLineEdit, "serverNameLineEdit");
     m_serverName->setPlaceholderText(tr("the host"));
-    m_verify = named(new QCheckBox(tr("Verify the server certificate")), "verifyCheckBox");
+    m_verify = named(new QCheckBox(tr("&Verify the server certificate")), "verifyCheckBox");
     auto* tlsForm = new QFormLayout(m_tls);
     tlsForm->addRow(tr("CA file:"), m_ca);
     tlsForm->addRow(tr("Client certificate:"), m_cert);
@@ -107,8 +107,8 @@ void ConnectionDialog::buildForm()
     form->addRow(tr("ACL &user:"), m_user);
     form->addRow(tr("Pass&word:"), m_password);
     form->addRow(QString(), m_savePassword);
-    form->addRow(tr("&Database:"), m_database);
-    form->addRow(tr("Key p&refix:"), m_prefix);
+    form->addRow(tr("Data&base:"), m_database); // Alt+D: Delete
+    form->addRow(tr("Key pre&fix:"), m_prefix); // Alt+R: Read-only
     form->addRow(tr("&Actor:"), m_actor);
     form->addRow(QString(), m_readOnly);
     form->addRow(m_tls);
@@ -138,6 +138,8 @@ void ConnectionDialog::buildForm()
     // Only now that the button is inside the dialog does it become the dialog's default;
     // otherwise QDialog picks the first auto-default button (Cancel) for Return.
     buttons->button(QDialogButtonBox::Cancel)->setAutoDefault(false);
+    // Some platform themes give Cancel "&Cancel", which would clash with &Connect; Esc cancels.
+    buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel"));
     m_connect->setDefault(true);
 
     for (QLineEdit* edit : {m_name, m_host, m_socket, m_ca, m_cert, m_key, m_serverName, m_user,

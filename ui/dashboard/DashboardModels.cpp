@@ -1,6 +1,7 @@
 #include "ui/dashboard/DashboardModels.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 
 #include <QBrush>
 #include <QColor>
@@ -92,9 +93,9 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         switch (row.state.tier) {
         case tollgate::Tier::Banned:
         case tollgate::Tier::Deny:
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(toneColor(Tone::Denied));
         case tollgate::Tier::Warn:
-            return QBrush(QColor(0xb2, 0x6a, 0x00));
+            return QBrush(toneColor(Tone::Warn));
         case tollgate::Tier::Ok:
             break;
         }

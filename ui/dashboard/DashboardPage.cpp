@@ -5,6 +5,9 @@
 #include "ui/dashboard/RateChart.h"
 #include "ui/dashboard/StatsSampler.h"
 
+#include <QChart>
+#include <QLegend>
+
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -28,8 +31,9 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* p
     view->setAlternatingRowColors(true);
     view->verticalHeader()->hide();
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+    // As wide as their content, so no action or user is cut to "co…"; the last takes the rest.
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view->horizontalHeader()->setStretchLastSection(true);
-    view->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     return view;
 }
 
@@ -69,9 +73,28 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     tiles->addWidget(tile(tr("Clients"), QStringLiteral("clients"), &m_clients));
     tiles->addWidget(tile(tr("User-wide bans"), QStringLiteral("userBans"), &m_bans));
 
+    // One legend for both (same colours per action), so at 1024 px each chart keeps half the
+    // width; a click in it hides the action in both.
+    m_denialsChart->chart()->legend()->hide();
+    connect(m_hitsChart, &RateChart::actionVisibilityChanged, m_denialsChart,
+            &RateChart::setActionVisible);
     auto* charts = new QHBoxLayout;
-    charts->addWidget(m_hitsChart);
-    charts->addWidget(m_denialsChart);
+    charts->addWidget(m_hitsChart, 1);
+    charts->addWidget(m_denialsChart, 1);
+    // An empty server gets directions instead of two blank charts.
+    m_guide = new QLabel(
+        tr("<h3>No rate-limit traffic here yet</h3>"
+           "<p>No policies yet: create one on the <b>Policies</b> page (Ctrl+3), or generate "
+           "example traffic with <code>tollgatectl simulate</code>.</p>"
+           "<p>Applications count hits with the Lua scripts (see the <b>Lua</b> page); the "
+           "charts fill in as soon as they do.</p>"),
+        this);
+    m_guide->setObjectName(QStringLiteral("emptyGuideLabel"));
+    m_guide->setAlignment(Qt::AlignCenter);
+    m_guide->setWordWrap(true);
+    m_guide->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_guide->hide();
+    charts->addWidget(m_guide);
 
     auto* tables = new QGridLayout;
     tables->addWidget(sectionTitle(tr("Actions: now and active bans"), this), 0, 0);
@@ -89,10 +112,17 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
+        m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+        const bool empty = m_sampler->actions().empty();
+        m_guide->setVisible(empty);
+        m_hitsChart->setVisible(!empty);
+        m_denialsChart->setVisible(!empty);
         showScanSummary(); // replaces an error shown by an earlier failed sample
     });
     connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {
         m_nearLimit->setEntries(m_sampler->nearLimit());
+        // New ids may be longer than the old ones: size to them (visible rows only).
+        m_nearLimitView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         showScanSummary();
     });
     connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);

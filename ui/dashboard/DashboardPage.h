@@ -48,6 +48,7 @@ private:
     QLabel* m_clients = nullptr;
     QLabel* m_bans = nullptr;
     QLabel* m_status;
+    QLabel* m_guide;
     QTableView* m_actionsView;
     QTableView* m_nearLimitView;
 };

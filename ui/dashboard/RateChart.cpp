@@ -5,7 +5,11 @@
 #include "ui/dashboard/DashboardModels.h"
 
 #include <QColor>
+#include <QCursor>
+#include <QLegendMarker>
 #include <QLineSeries>
+#include <QLocale>
+#include <QToolTip>
 #include <QValueAxis>
 #include <cmath>
 
@@ -29,6 +33,22 @@ std::pair<double, int> niceRange(double value)
     return {10 * magnitude, 6};
 }
 
+// QtCharts' default theme repeats its five colours. Both charts read the same model, so the
+// row index gives an action the same look in each. Mid-saturation colours read on white and
+// on a dark base alike; the dash pattern separates lines of similar hue that overlap.
+QPen seriesPen(int row)
+{
+    static const QList<QColor> palette = {
+        QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728), QColor(0x9467bd),
+        QColor(0x8c564b), QColor(0xe377c2), QColor(0x7f7f7f), QColor(0xbcbd22), QColor(0x17becf)};
+    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                          Qt::DashDotLine};
+    QPen pen(palette.at(row % int(palette.size())));
+    pen.setWidthF(2.0);
+    pen.setStyle(dashes[row % 4]);
+    return pen;
+}
+
 } // namespace
 
 RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, QWidget* parent)
@@ -37,7 +57,10 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     auto* chart = new QChart;
     chart->setTitle(title);
     chart->setAnimationOptions(QChart::NoAnimation); // redrawn every second: no flicker
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // On the right the names stack and keep their full width; at the bottom, seven actions
+    // in a narrow chart were cut to "co…".
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->legend()->setToolTip(tr("Click an action to hide or show its line"));
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_x->setRange(-kDashboardSeconds, 0); // the points span -59 .. 0; round labels matter more
     m_x->setTickCount(7);
@@ -45,11 +68,13 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     m_y->setRange(0, 5);
     m_y->setTickCount(6);
     m_y->setLabelFormat(QStringLiteral("%d"));
+    m_y->setTitleText(tr("per second"));
     chart->addAxis(m_x, Qt::AlignBottom);
     chart->addAxis(m_y, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(200);
+    applyPalette();
 
     connect(model, &QAbstractItemModel::dataChanged, this, &RateChart::refresh);
     connect(model, &QAbstractItemModel::rowsInserted, this, &RateChart::refresh);
@@ -57,19 +82,101 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     connect(model, &QAbstractItemModel::modelReset, this, &RateChart::refresh);
 }
 
-namespace {
-
-// QtCharts' default theme repeats its five colours. Both charts read the same model, so the
-// row index gives an action the same colour in each.
-QColor seriesColor(int row)
+void RateChart::changeEvent(QEvent* event)
 {
-    static const QList<QColor> palette = {
-        QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728), QColor(0x9467bd),
-        QColor(0x8c564b), QColor(0xe377c2), QColor(0x7f7f7f), QColor(0xbcbd22), QColor(0x17becf)};
-    return palette.at(row % int(palette.size()));
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
 }
 
-} // namespace
+void RateChart::applyPalette()
+{
+    // The chart paints itself, not through the style: hand it the palette so a dark desktop
+    // does not get a white rectangle with black text.
+    const QPalette p = palette();
+    QChart* c = chart();
+    c->setBackgroundBrush(p.base());
+    c->setBackgroundPen(Qt::NoPen);
+    c->setTitleBrush(p.text());
+    c->legend()->setLabelColor(p.color(QPalette::Text));
+    for (QValueAxis* axis : {m_x, m_y}) {
+        axis->setLabelsBrush(p.text());
+        axis->setTitleBrush(p.text());
+        QColor grid = p.color(QPalette::Text);
+        grid.setAlpha(40);
+        axis->setGridLineColor(grid);
+        axis->setLinePenColor(p.color(QPalette::Mid));
+    }
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
+        if (QLegendMarker* m = marker(it.key()))
+            showMarker(m, !m_hidden.contains(it.key()));
+}
+
+QLegendMarker* RateChart::marker(const QByteArray& action) const
+{
+    QLineSeries* line = m_series.value(action);
+    if (!line)
+        return nullptr;
+    const auto markers = chart()->legend()->markers(line);
+    return markers.isEmpty() ? nullptr : markers.first();
+}
+
+void RateChart::showMarker(QLegendMarker* marker, bool visible)
+{
+    // A hidden series keeps its legend entry, greyed, so it can be switched back on.
+    marker->setVisible(true);
+    QColor label = palette().color(QPalette::Text);
+    if (!visible)
+        label = palette().color(QPalette::Disabled, QPalette::Text);
+    marker->setLabelBrush(label);
+    QFont font = marker->font();
+    font.setStrikeOut(!visible);
+    marker->setFont(font);
+}
+
+void RateChart::setActionVisible(const QByteArray& action, bool visible)
+{
+    if (visible)
+        m_hidden.remove(action);
+    else
+        m_hidden.insert(action);
+    if (QLineSeries* line = m_series.value(action)) {
+        line->setVisible(visible);
+        if (QLegendMarker* m = marker(action))
+            showMarker(m, visible);
+    }
+}
+
+void RateChart::connectMarker(const QByteArray& action, QLineSeries* line)
+{
+    if (QLegendMarker* m = marker(action))
+        connect(m, &QLegendMarker::clicked, this, [this, action] {
+            const bool visible = m_hidden.contains(action);
+            setActionVisible(action, visible);
+            Q_EMIT actionVisibilityChanged(action, visible);
+        });
+    connect(line, &QLineSeries::hovered, this, [this, action](const QPointF& point, bool state) {
+        if (!state) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(QCursor::pos(), valueText(action, point.x()), this);
+    });
+}
+
+QString RateChart::valueText(const QByteArray& action, double second) const
+{
+    const QLineSeries* line = m_series.value(action);
+    if (!line || line->count() == 0)
+        return QString();
+    // The nearest whole second: hovering lands between points.
+    const qsizetype last = line->count() - 1;
+    const qsizetype index = qBound<qsizetype>(0, last + qRound(second), last);
+    const QPointF point = line->at(index);
+    const int ago = qRound(-point.x());
+    const QString when = ago == 0 ? tr("now") : tr("%1 s ago").arg(ago);
+    return tr("%1: %2 /s, %3").arg(displayId(action), QLocale().toString(point.y(), 'g', 4), when);
+}
 
 void RateChart::refresh()
 {
@@ -78,7 +185,8 @@ void RateChart::refresh()
     int row = 0;
     for (const ActionStats& stats : m_model->rows()) {
         QLineSeries* line = m_series.take(stats.action);
-        if (!line) {
+        const bool created = !line;
+        if (created) {
             line = new QLineSeries;
             line->setName(displayId(stats.action));
             chart()->addSeries(line);
@@ -89,13 +197,23 @@ void RateChart::refresh()
         QList<QPointF> points;
         points.reserve(values.size());
         const qsizetype offset = values.size() - 1;
+        const bool visible = !m_hidden.contains(stats.action);
         for (qsizetype i = 0; i < values.size(); ++i) {
             points.append(QPointF(double(i - offset), values[i]));
-            top = std::max(top, values[i]);
+            if (visible)
+                top = std::max(top, values[i]);
         }
-        line->setColor(seriesColor(row++));
+        line->setPen(seriesPen(row++));
         line->replace(points); // one call: one repaint
+        line->setVisible(visible);
         kept.insert(stats.action, line);
+        if (created) {
+            m_series.insert(stats.action, line); // marker() looks it up there
+            connectMarker(stats.action, line);
+            if (QLegendMarker* m = marker(stats.action))
+                showMarker(m, visible);
+            m_series.remove(stats.action);
+        }
     }
     for (QLineSeries* gone : std::as_const(m_series)) {
         chart()->removeSeries(gone);

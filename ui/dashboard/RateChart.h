@@ -2,7 +2,9 @@
 
 #include <QChartView>
 #include <QHash>
+#include <QSet>
 
+class QLegendMarker;
 class QLineSeries;
 class QValueAxis;
 
@@ -12,7 +14,10 @@ class ActionStatsModel;
 struct ActionStats;
 
 /// A line chart of one per-second rate of every action over the last minute, one series per
-/// action, drawn from the rows of an ActionStatsModel (the data the table shows).
+/// action, drawn from the rows of an ActionStatsModel (the data the table shows). Clicking a
+/// legend entry hides or shows its series; hovering a line shows the action and its value.
+/// Colours follow the widget palette (light or dark); lines differ by colour and dash, so
+/// overlapping ones stay apart.
 class RateChart : public QChartView
 {
     Q_OBJECT
@@ -24,15 +29,34 @@ public:
     /// The series of one action, for tests; nullptr when the action has none.
     QLineSeries* series(const QByteArray& action) const { return m_series.value(action); }
     int seriesCount() const { return int(m_series.size()); }
+    QValueAxis* valueAxis() const { return m_y; }
+    /// The legend entry of one action's series; nullptr when none.
+    QLegendMarker* marker(const QByteArray& action) const;
+    /// Hides or shows one action's series (what a legend click does); kept across refreshes.
+    void setActionVisible(const QByteArray& action, bool visible);
+    /// What hovering `action`'s line at x = `second` shows ("like: 4 /s, 12 s ago").
+    QString valueText(const QByteArray& action, double second) const;
+
+Q_SIGNALS:
+    /// The user switched an action's line off or on (a legend click), so a chart without
+    /// a legend of its own can follow.
+    void actionVisibilityChanged(const QByteArray& action, bool visible);
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     void refresh();
+    void applyPalette();
+    void connectMarker(const QByteArray& action, QLineSeries* line);
+    void showMarker(QLegendMarker* marker, bool visible);
 
     ActionStatsModel* m_model;
     Rate m_rate;
     QValueAxis* m_x;
     QValueAxis* m_y;
     QHash<QByteArray, QLineSeries*> m_series;
+    QSet<QByteArray> m_hidden; // actions the user switched off in the legend
 };
 
 } // namespace tollgate::ui

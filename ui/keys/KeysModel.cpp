@@ -1,7 +1,10 @@
 #include "ui/keys/KeysModel.h"
 
-#include "core/limits/Duration.h"
+#include "core/limits/KeyTypes.h"
+#include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 
+#include <QDeadlineTimer>
 #include <QStringDecoder>
 
 namespace tollgate::ui {
@@ -69,7 +72,7 @@ void KeysModel::append(const QList<QByteArray>& keys)
     beginInsertRows({}, first, first + int(fresh.size()) - 1);
     for (const QByteArray& key : fresh) {
         m_index.insert(key, int(m_rows.size()));
-        m_rows.push_back(Row{key, {}, -3, {}, false});
+        m_rows.push_back(Row{key, {}, -3, {}, false, 0, {}});
     }
     endInsertRows();
 }
@@ -87,6 +90,8 @@ void KeysModel::setDetails(const QList<Row>& rows)
         row.pttl = details.pttl;
         row.preview = details.preview;
         row.requested = true;
+        row.expiresAt = details.pttl >= 0 ? QDeadlineTimer::current().deadline() + details.pttl : 0;
+        row.wrongType = m_schema ? wrongTypeExpected(*m_schema, row.key, row.type) : QByteArray();
         first = std::min(first, r);
         last = std::max(last, r);
     }
@@ -114,6 +119,14 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     }
     m_rows = std::move(kept);
     endResetModel();
+}
+
+void KeysModel::refreshCountdowns(int first, int last)
+{
+    first = std::max(first, 0);
+    last = std::min(last, rowCount() - 1);
+    if (last >= first)
+        Q_EMIT dataChanged(index(first, TtlColumn), index(last, TtlColumn), {Qt::DisplayRole});
 }
 
 QList<QByteArray> KeysModel::takeUnrequested(int first, int last, int limit)
@@ -155,6 +168,14 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
         return row.key;
     if (role == Qt::TextAlignmentRole && index.column() == TtlColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (index.column() == TypeColumn && !row.wrongType.isEmpty()) {
+        if (role == Qt::ForegroundRole)
+            return toneColor(Tone::Denied);
+        if (role == Qt::ToolTipRole)
+            return tr("A %1 where Tollgate keeps a %2: every script touching this key fails "
+                      "until it is deleted")
+                .arg(QString::fromLatin1(row.type), QString::fromLatin1(row.wrongType));
+    }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
@@ -169,7 +190,10 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
                    ? displayBytes(m_template->field(row.key, QStringLiteral("action")).toUtf8())
                    : QString();
     case TypeColumn:
-        return QString::fromLatin1(row.type);
+        return row.wrongType.isEmpty()
+                   ? QString::fromLatin1(row.type)
+                   : tr("%1, should be %2")
+                         .arg(QString::fromLatin1(row.type), QString::fromLatin1(row.wrongType));
     case TtlColumn:
         if (row.pttl == -3)
             return QString();
@@ -177,9 +201,8 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
             return tr("no TTL");
         if (row.pttl == -2)
             return tr("gone");
-        // whole seconds: an exact "29734ms" reads worse than "29s" in a table
-        return row.pttl < 1000 ? QStringLiteral("%1ms").arg(row.pttl)
-                               : formatDuration(row.pttl / 1000 * 1000);
+        // Counts down from the fetched PTTL, like the Subjects page (no request per second).
+        return formatCountdown(row.expiresAt - QDeadlineTimer::current().deadline());
     case ValueColumn:
         return row.preview;
     case ColumnCount:

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/limits/KeySchema.h"
 #include "ui/keys/KeyTemplate.h"
 
 #include <QAbstractTableModel>
@@ -34,6 +35,8 @@ public:
         qint64 pttl = -3; // PTTL: -1 no TTL, -2 gone, -3 not fetched yet
         QString preview;
         bool requested = false;
+        qint64 expiresAt = 0; // steady-clock ms when the TTL runs out (pttl >= 0 only)
+        QByteArray wrongType; // the type our schema wants here, when the key has another
     };
 
     explicit KeysModel(QObject* parent = nullptr);
@@ -46,6 +49,10 @@ public:
     /// Fills in details of several rows; one dataChanged over the range they span.
     void setDetails(const QList<Row>& rows);
     void removeKeys(const QList<QByteArray>& keys);
+    /// Keys of this schema whose type does not fit their place are flagged in the Type column.
+    void setSchema(std::optional<KeySchema> schema) { m_schema = std::move(schema); }
+    /// The TTLs count down client-side from the fetched PTTL: repaint them for these rows.
+    void refreshCountdowns(int first, int last);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -66,6 +73,7 @@ private:
     std::vector<Row> m_rows;
     QHash<QByteArray, int> m_index;
     std::optional<KeyTemplate> m_template;
+    std::optional<KeySchema> m_schema;
 };
 
 } // namespace tollgate::ui

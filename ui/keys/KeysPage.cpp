@@ -1,8 +1,11 @@
 #include "ui/keys/KeysPage.h"
 
+#include "core/limits/KeyDeletion.h"
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
+#include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyActions.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
@@ -25,6 +28,7 @@ namespace tollgate::ui {
 namespace {
 
 constexpr int kMaxPreviewBytes = 64;
+constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
@@ -110,6 +114,15 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setColumnWidth(KeysModel::TtlColumn, 90);
     m_table->setColumnHidden(KeysModel::UserColumn, true);
     m_table->setColumnHidden(KeysModel::ActionColumn, true);
+    new KeyActions(
+        session, m_table,
+        [this](const QModelIndex& index) {
+            return index.isValid() ? m_model->row(index.row()).key : QByteArray();
+        },
+        [this] {
+            if (m_deleteButton->isEnabled())
+                deleteSelected();
+        });
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Pattern"), this));
@@ -135,6 +148,18 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
+
+    m_model->setSchema(session->schema());
+    // TTLs count down between fetches, like the Subjects page: repaint the visible ones.
+    auto* countdown = new QTimer(this);
+    countdown->setInterval(kCountdownMs);
+    connect(countdown, &QTimer::timeout, this, [this] {
+        if (!isVisible())
+            return;
+        const auto [first, last] = visibleRows();
+        m_model->refreshCountdowns(first, last);
+    });
+    countdown->start();
 
     m_lazyTimer = new QTimer(this);
     m_lazyTimer->setInterval(100);
@@ -326,7 +351,7 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     };
     fetch->pending = int(keys.size()) * 2;
     for (int i = 0; i < keys.size(); ++i) {
-        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true});
+        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true, 0, {}});
         client->execute(
             {QByteArrayLiteral("TYPE"), keys[i]}, this,
             [this, fetch, i, client, finishOne](Result<Reply> type) {
@@ -383,51 +408,31 @@ void KeysPage::deleteSelected()
         names << KeysModel::displayBytes(keys[i]);
     if (keys.size() > kMaxNamedKeys)
         names << tr("… and %1 more").arg(keys.size() - kMaxNamedKeys);
-    Ask::confirm(this, tr("Delete keys"),
-                 tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
-                     QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
-                 [this, keys] { deleteKeys(keys); });
+    // The reason goes to the audit trail: bans are lifted and counters reset through their
+    // scripts (the user's history shows it), anything else is recorded in the global stream.
+    ReasonPrompt::ask(this, tr("Delete keys"),
+                      tr("Permanently delete %1?").arg(counted(keys.size(), "key", "keys")) +
+                          QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
+                      tr("Delete"), [this, keys](const QString& reason) { deleteKeys(keys, reason); });
 }
 
-void KeysPage::deleteKeys(const QList<QByteArray>& keys)
+void KeysPage::deleteKeys(const QList<QByteArray>& keys, const QString& reason)
 {
-    // One DEL per key: keys of different users may live on different Cluster nodes.
-    auto pending = std::make_shared<int>(int(keys.size()));
-    auto deleted = std::make_shared<QList<QByteArray>>();
-    auto failed = std::make_shared<QStringList>();
-    for (const QByteArray& key : keys) {
-        m_session->client()->execute(
-            {QByteArrayLiteral("DEL"), key}, this,
-            [this, key, pending, deleted, failed](Result<Reply> reply) {
-                if (reply)
-                    deleted->append(key);
-                else
-                    failed->append(reply.error().toString());
-                if (--*pending > 0)
-                    return;
-                m_model->removeKeys(*deleted);
-                recordDeletion(*deleted);
-                m_status->setText(tr("Deleted %1").arg(counted(deleted->size(), "key", "keys")));
-                if (!failed->isEmpty())
-                    Ask::warn(this, tr("Delete keys"),
-                              tr("Some keys were not deleted: %1").arg(failed->first()));
-            });
-    }
-}
-
-void KeysPage::recordDeletion(const QList<QByteArray>& keys)
-{
-    if (keys.isEmpty())
-        return;
-    QStringList names;
-    for (int i = 0; i < keys.size() && i < kMaxNamedKeys; ++i)
-        names << KeysModel::displayBytes(keys[i]);
-    AuditEntry entry;
-    entry.event = QStringLiteral("delete_keys");
-    entry.actor = m_session->actor();
-    entry.reason = QStringLiteral("deleted from the key inspector");
-    entry.detail = QStringLiteral("%1: %2").arg(keys.size()).arg(names.join(QStringLiteral(", ")));
-    m_session->audit().record(entry, this, {});
+    KeyDeletion(m_session->client(), m_session->schema())
+        .remove(keys, m_session->actor(), reason, this,
+                [this](Result<KeyDeletion::Outcome> outcome) {
+                    if (!outcome)
+                        return; // remove() reports per key; this is never an error
+                    m_model->removeKeys(outcome->deleted + outcome->missing);
+                    m_status->setText(
+                        tr("Deleted %1").arg(counted(outcome->deleted.size(), "key", "keys")));
+                    if (!outcome->failed.isEmpty())
+                        Ask::warn(this, tr("Delete keys"),
+                                  tr("%1 not deleted; the first: %2: %3")
+                                      .arg(counted(outcome->failed.size(), "key was", "keys were"),
+                                           KeysModel::displayBytes(outcome->failed.first().first),
+                                           outcome->failed.first().second.toString()));
+                });
 }
 
 } // namespace tollgate::ui

@@ -18,7 +18,7 @@ class Session;
 
 /// The raw keys under the prefix: a background SCAN (never KEYS) under a command budget,
 /// capped, filtered by a glob; type, TTL and a value preview fetched for the visible rows
-/// first (pipelined), then the rest lazily. Delete… names every key it deletes. Below it, the
+/// first (pipelined), then the rest lazily. Delete… names every key it deletes and asks why. Below it, the
 /// "keys without TTL" finder and repair.
 class KeysPage : public QWidget
 {
@@ -36,10 +36,10 @@ public:
 
     void startScan();
     void cancelScan();
+    /// Asks for a reason naming the keys, then deleteKeys().
     void deleteSelected();
-    void deleteKeys(const QList<QByteArray>& keys);
-    /// Every delete lands in the global audit stream with the actor.
-    void recordDeletion(const QList<QByteArray>& keys);
+    /// Through the scripts (core KeyDeletion): audited with the actor and `reason`.
+    void deleteKeys(const QList<QByteArray>& keys, const QString& reason);
 
 Q_SIGNALS:
     void scanFinished(qint64 keys);

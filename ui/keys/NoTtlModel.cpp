@@ -1,5 +1,7 @@
 #include "ui/keys/NoTtlModel.h"
 
+#include <QHash>
+
 #include "core/limits/Duration.h"
 #include "ui/keys/KeysModel.h"
 
@@ -16,17 +18,21 @@ void NoTtlModel::setItems(std::vector<RepairItem> items)
 
 void NoTtlModel::updateItems(const std::vector<RepairItem>& items)
 {
+    // One pass over the rows: a repair of every key must not cost rows x updates.
+    QHash<QByteArray, const RepairItem*> updates;
+    updates.reserve(qsizetype(items.size()));
+    for (const RepairItem& update : items)
+        updates.insert(update.key, &update);
     int first = rowCount();
     int last = -1;
-    for (const RepairItem& update : items) {
-        for (size_t r = 0; r < m_items.size(); ++r) {
-            if (m_items[r].key != update.key)
-                continue;
-            m_items[r].status = update.status;
-            m_items[r].ttlMs = update.ttlMs;
-            first = std::min(first, int(r));
-            last = std::max(last, int(r));
-        }
+    for (size_t r = 0; r < m_items.size() && !updates.isEmpty(); ++r) {
+        const RepairItem* update = updates.value(m_items[r].key);
+        if (!update)
+            continue;
+        m_items[r].status = update->status;
+        m_items[r].ttlMs = update->ttlMs;
+        first = std::min(first, int(r));
+        last = std::max(last, int(r));
     }
     if (last >= first)
         Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));

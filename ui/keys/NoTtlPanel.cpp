@@ -1,15 +1,15 @@
 #include "ui/keys/NoTtlPanel.h"
 
 #include "core/limits/Repair.h"
-#include "core/scripts/ScriptRunner.h"
+#include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyActions.h"
 #include "ui/keys/NoTtlModel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QMap>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
@@ -19,15 +19,6 @@
 namespace tollgate::ui {
 
 namespace {
-
-// All keys of one user share the hash tag "<p>:{<user>}", hence one Cluster slot: repair.lua
-// is called once per tag.
-QByteArray hashTag(const QByteArray& key)
-{
-    const int open = key.indexOf('{');
-    const int close = open < 0 ? -1 : key.indexOf('}', open + 1);
-    return close < 0 ? key : key.left(close + 1);
-}
 
 QString keysText(qint64 n)
 {
@@ -49,6 +40,10 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(0, 420);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    // Right-click and double-click as on the keys table above (view value, open user).
+    new KeyActions(session, m_table, [this](const QModelIndex& index) {
+        return index.isValid() ? m_model->item(index.row()).key : QByteArray();
+    });
 
     m_find = new QPushButton(tr("Find keys without TTL"), this);
     m_find->setObjectName(QStringLiteral("findNoTtlButton"));
@@ -128,11 +123,11 @@ void NoTtlPanel::cancel()
 void NoTtlPanel::find()
 {
     if (!m_job)
-        runRepair(false);
+        runRepair(false, {});
 }
 
 // Finding is a dry run of the same pass that "Repair all" makes with fix on.
-void NoTtlPanel::runRepair(bool fix)
+void NoTtlPanel::runRepair(bool fix, const QString& reason)
 {
     auto job =
         begin(fix ? tr("Repairing every key without TTL…") : tr("Scanning for keys without TTL…"),
@@ -140,6 +135,7 @@ void NoTtlPanel::runRepair(bool fix)
     RepairOptions options;
     options.fix = fix;
     options.actor = m_session->actor();
+    options.reason = reason;
     options.scanCount = 1000; // the whole keyspace, uncapped; the pause bounds the load
     options.pause = std::chrono::milliseconds(5);
     const Context self(this); // progress arrives on the client's worker thread
@@ -209,73 +205,79 @@ void NoTtlPanel::finishRepair(const std::shared_ptr<Job>& job, bool fix,
 
 void NoTtlPanel::repairSelected()
 {
+    // Every selected row, "fixed" ones too: a key that lost its TTL again needs it again
+    // (repair.lua leaves a key that has one alone and says "ok").
     QList<QByteArray> keys;
     for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
-        if (m_model->item(index.row()).status != QStringLiteral("fixed"))
-            keys << m_model->item(index.row()).key;
+        keys << m_model->item(index.row()).key;
     if (keys.isEmpty() || m_job || !m_session->canWrite(Session::Write::RepairKey))
         return;
-    QMap<QByteArray, QList<QByteArray>> groups;
-    for (const QByteArray& key : keys)
-        groups[hashTag(key)] << key;
-    auto job = begin(tr("Repairing %1…").arg(keysText(keys.size())), int(keys.size()));
-    repairGroups(job, groups.values(), 0);
+    QStringList names;
+    for (int i = 0; i < keys.size() && i < Repair::kMaxNamedKeys; ++i)
+        names << QString::fromUtf8(keys[i]);
+    if (keys.size() > Repair::kMaxNamedKeys)
+        names << tr("… and %1 more").arg(keys.size() - Repair::kMaxNamedKeys);
+    ReasonPrompt::ask(this, tr("Repair keys"),
+                      tr("Give %1 the TTL it needs?").arg(keysText(keys.size())) +
+                          QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
+                      tr("Repair"), [this, keys](const QString& reason) { fixKeys(keys, reason); });
 }
 
-// One repair.lua "fix" per user, one after the other, so Cancel takes effect between users.
-void NoTtlPanel::repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed)
+void NoTtlPanel::fixKeys(const QList<QByteArray>& keys, const QString& reason)
 {
-    if (groups.isEmpty() || job->cancelled) {
-        if (fixed > 0) {
-            AuditEntry entry;
-            entry.event = QStringLiteral("repair");
-            entry.actor = m_session->actor();
-            entry.reason = QStringLiteral("repair selected keys without TTL");
-            entry.detail = QStringLiteral("fixed=%1").arg(fixed);
-            m_session->audit().record(entry, this, {});
-        }
-        end((job->cancelled ? tr("Cancelled: %1 fixed.").arg(keysText(fixed))
-                            : tr("Done: %1 fixed.").arg(keysText(fixed))));
+    if (m_job)
         return;
-    }
-    const QList<QByteArray> keys = groups.takeFirst();
-    runScript(m_session->client(), QStringLiteral("repair"), keys, {QByteArrayLiteral("fix")}, this,
-              [this, job, groups, fixed, keys](Result<Reply> reply) mutable {
-                  if (m_job != job)
-                      return;
-                  if (!reply) {
-                      end(tr("Repair failed after %1 fixed (%2): %3")
-                              .arg(fixed)
-                              .arg(errorKindName(reply.error().kind), reply.error().message));
-                      return;
-                  }
-                  std::vector<RepairItem> updates;
-                  QList<QByteArray> fixedKeys;
-                  for (const Reply& row : reply->elements) {
-                      if (row.elements.size() < 3)
-                          continue;
-                      RepairItem item;
-                      item.key = row.elements[0].toBytes();
-                      item.status = QString::fromLatin1(row.elements[1].toBytes());
-                      item.ttlMs = row.elements[2].toInteger().value_or(0);
-                      if (item.status == QStringLiteral("fixed")) {
-                          ++fixed;
-                          fixedKeys << item.key;
-                      }
-                      updates.push_back(item);
-                  }
-                  m_model->updateItems(updates);
-                  m_progress->setValue(m_progress->value() + int(keys.size()));
-                  m_status->setText(tr("Fixed %1 of %2…").arg(fixed).arg(m_progress->maximum()));
-                  Q_EMIT repaired(fixedKeys);
-                  repairGroups(job, groups, fixed);
-              });
+    auto job = begin(tr("Repairing %1…").arg(keysText(keys.size())), int(keys.size()));
+    RepairOptions options;
+    options.actor = m_session->actor();
+    options.reason = reason;
+    const Context self(this); // progress arrives on the client's worker thread
+    Repair(m_session->client(), m_session->schema())
+        .fixKeys(
+            keys, options,
+            [this, self, job](const RepairProgress& progress) {
+                if (job->cancelled)
+                    return false;
+                self.post([this, job, progress] {
+                    if (m_job != job)
+                        return;
+                    m_progress->setValue(int(progress.scanned));
+                    m_status->setText(tr("Fixed %1 of %2…").arg(progress.fixed).arg(m_progress->maximum()));
+                });
+                return true;
+            },
+            this,
+            [this, job](Result<RepairReport> report) {
+                if (m_job != job)
+                    return;
+                if (!report) {
+                    end(tr("Repair failed (%1): %2")
+                            .arg(errorKindName(report.error().kind), report.error().message));
+                    return;
+                }
+                QList<QByteArray> fixedKeys;
+                for (const RepairItem& item : report->items)
+                    if (item.status == QLatin1String("fixed"))
+                        fixedKeys << item.key;
+                m_model->updateItems(report->items);
+                const QString fixed = keysText(report->totals.fixed);
+                end(report->cancelled ? tr("Cancelled: %1 fixed.").arg(fixed)
+                                      : tr("Done: %1 fixed.").arg(fixed));
+                Q_EMIT repaired(fixedKeys);
+            });
 }
 
 void NoTtlPanel::repairAll()
 {
-    if (!m_job && m_session->canWrite(Session::Write::RepairKey))
-        runRepair(true);
+    if (m_job || !m_session->canWrite(Session::Write::RepairKey))
+        return;
+    ReasonPrompt::ask(this, tr("Repair keys"),
+                      tr("Scan every key under the prefix and give each key of ours that has no "
+                         "TTL the one it needs?"),
+                      tr("Repair all"), [this](const QString& reason) {
+                          if (!m_job)
+                              runRepair(true, reason);
+                      });
 }
 
 void NoTtlPanel::updateButtons()

@@ -30,8 +30,11 @@ public:
     bool isBusy() const { return m_job != nullptr; }
 
     void find();
+    /// Ask for a reason (naming the keys), then fix: every write says why.
     void repairSelected();
     void repairAll();
+    /// Fixes exactly these keys (core Repair::fixKeys), audited with `reason`.
+    void fixKeys(const QList<QByteArray>& keys, const QString& reason);
     void cancel();
 
 Q_SIGNALS:
@@ -47,8 +50,7 @@ private:
 
     std::shared_ptr<Job> begin(const QString& status, int maximum);
     void end(const QString& status);
-    void repairGroups(std::shared_ptr<Job> job, QList<QList<QByteArray>> groups, int fixed);
-    void runRepair(bool fix);
+    void runRepair(bool fix, const QString& reason);
     void showProgress(const std::shared_ptr<Job>& job, bool fix, const RepairProgress& progress);
     void finishRepair(const std::shared_ptr<Job>& job, bool fix, Result<RepairReport> report);
     void updateButtons();

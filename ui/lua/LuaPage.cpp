@@ -35,6 +35,13 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // 40 hex digits would push "loaded" off-screen at 1024: start and end are what people
+    // compare; the column widens by hand.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->horizontalHeader()->setSectionResizeMode(ScriptsModel::Sha1Column,
+                                                      QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(
+        ScriptsModel::Sha1Column, m_table->fontMetrics().horizontalAdvance(QString(16, u'0')));
     m_refresh = new QPushButton(tr("Check server"), this);
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
     m_refresh->setToolTip(tr("SCRIPT EXISTS for every script"));
@@ -162,8 +169,10 @@ void LuaPage::run()
         return;
     const Command keys = m_form->keys();
     const Command args = m_form->args();
-    // Only a hit in "peek" mode is read-only; anything else writes to the user's Redis.
-    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek");
+    // Only a hit in "peek" mode and a dry-run repair are read-only (and run with EVALSHA_RO);
+    // anything else writes to the user's Redis.
+    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek") &&
+                        !(m_current == QLatin1String("repair") && args.value(0) == "dry");
     QStringList keyNames;
     for (const QByteArray& key : keys)
         keyNames << displayId(key);
@@ -173,7 +182,8 @@ void LuaPage::run()
         m_running = true;
         updateRunButton();
         m_reply->setPlainText(tr("Running %1…").arg(name));
-        runScript(m_session->client(), name, keys, args, this,
+        const auto runChosen = writes ? runScript : runReadOnlyScript;
+        runChosen(m_session->client(), name, keys, args, this,
                   [this, name, writes, keyNames](Result<Reply> reply) {
                       m_running = false;
                       if (reply && writes) {

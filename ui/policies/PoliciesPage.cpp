@@ -32,6 +32,12 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setAlternatingRowColors(true);
+    // Who changed a policy last and at which revision matter more than cost or count-denied
+    // (the editor shows those): keep them in view on narrower windows.
+    m_table->horizontalHeader()->moveSection(PoliciesModel::RevisionColumn,
+                                             PoliciesModel::BanColumn);
+    m_table->horizontalHeader()->moveSection(PoliciesModel::UpdatedByColumn,
+                                             PoliciesModel::BanColumn + 1);
 
     m_reload = new QPushButton(tr("Reload"), this);
     m_reload->setObjectName(QStringLiteral("reloadButton"));
@@ -64,7 +70,7 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     splitter->addWidget(m_editor);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
-    splitter->setSizes({780, 500}); // the table needs the room; the form reads fine narrower
+    splitter->setSizes({1000, 430}); // the table needs the room; the form reads fine narrower
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

@@ -4,6 +4,7 @@
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
+#include "ui/policies/PolicyDiff.h"
 #include "ui/policies/PolicyPreview.h"
 
 #include <QCheckBox>
@@ -16,6 +17,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
+#include <QTimeZone>
 #include <QTimer>
 
 namespace tollgate::ui {
@@ -84,6 +86,10 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     m_revision = new QLabel(this);
     m_revision->setObjectName(QStringLiteral("revisionLabel"));
     m_error = makeErrorLabel(this);
+    m_underneath = new QLabel(this);
+    m_underneath->setObjectName(QStringLiteral("changedUnderneathLabel"));
+    m_underneath->setWordWrap(true);
+    m_underneath->hide();
     m_preview = new QLabel(this);
     m_preview->setObjectName(QStringLiteral("previewLabel"));
     m_preview->setWordWrap(true);
@@ -110,6 +116,7 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(m_underneath);
     layout->addWidget(m_error);
     layout->addWidget(m_preview);
     layout->addStretch(1);
@@ -129,6 +136,26 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
         m_previewer->compute(*policy);
     });
     connect(m_previewer, &PolicyPreview::finished, m_preview, &QLabel::setText);
+    // Subjects come and go while the form is open: a preview from minutes ago that says "no
+    // current subjects" would be wrong by now. Recount quietly while the editor is on screen.
+    auto* recount = new QTimer(this);
+    recount->setInterval(kPreviewRefreshMs);
+    connect(recount, &QTimer::timeout, this, [this] {
+        // Never supersede a count still running (a large keyspace takes a while).
+        if (!isVisible() || !m_valid || m_previewTimer->isActive() || m_saveAfterPreview ||
+            m_previewer->isBusy())
+            return;
+        if (const auto policy = editedPolicy())
+            m_previewer->compute(*policy);
+    });
+    recount->start();
+    connect(m_previewer, &PolicyPreview::counted, this, &PolicyEditor::onPreviewCounted);
+    connect(session, &Session::eventReceived, this,
+            [this](const QByteArray& event, const QByteArray&, const QByteArray& action) {
+                if (event == "policy" && !action.isEmpty() && action == m_loaded.action &&
+                    m_loaded.revision > 0)
+                    checkUnderneath();
+            });
 
     connect(m_action, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
@@ -240,14 +267,50 @@ void PolicyEditor::fillForm(const Policy& policy)
 void PolicyEditor::load(const Policy& policy)
 {
     m_loaded = policy;
+    m_underneath->hide();
     fillForm(policy);
+}
+
+void PolicyEditor::checkUnderneath()
+{
+    const QByteArray action = m_loaded.action;
+    const qint64 revision = m_loaded.revision;
+    m_session->policies().get(action, this, [this, action, revision](Result<Policy> stored) {
+        if (action != m_loaded.action || revision != m_loaded.revision)
+            return; // another policy (or a newer load) is in the form by now
+        const bool deleted = !stored && stored.error().kind == ErrorKind::NotFound;
+        if (!stored && !deleted)
+            return; // cannot tell; Save still compares revisions
+        if (!deleted && stored->revision == revision)
+            return; // our own save, or nothing new
+        if (!deleted && !m_modified) {
+            // Nothing typed yet: show the current version rather than a stale one.
+            const QString who = stored->updatedBy;
+            load(*stored);
+            m_underneath->setText(tr("%1 changed this policy (now revision %2); the form shows "
+                                     "their version.")
+                                      .arg(who.isEmpty() ? tr("Someone") : who)
+                                      .arg(stored->revision));
+            m_underneath->show();
+            return;
+        }
+        m_underneath->setText(
+            deleted ? tr("Someone deleted this policy while you were editing it. Saving asks "
+                         "what to do.")
+                    : tr("%1 changed this policy while you were editing it (now revision %2, "
+                         "you edited %3). Saving asks what to do.")
+                          .arg(stored->updatedBy.isEmpty() ? tr("Someone") : stored->updatedBy)
+                          .arg(stored->revision)
+                          .arg(revision));
+        m_underneath->show();
+    });
 }
 
 void PolicyEditor::startNew()
 {
     Policy policy;
     policy.windows = {{10, 60'000}};
-    policy.tzOffsetMs = qint64(QDateTime::currentDateTime().offsetFromUtc()) * 1000;
+    policy.timeZone = QTimeZone::systemTimeZoneId();
     m_loaded = policy;
     fillForm(policy);
 }
@@ -288,6 +351,7 @@ void PolicyEditor::onEdited()
     if (m_filling)
         return;
     m_modified = true;
+    m_saveAfterPreview.reset(); // a Save waiting for its preview is about the old input
     revalidate();
 }
 
@@ -298,8 +362,9 @@ void PolicyEditor::revalidate()
     m_banDuration->setEnabled(m_banMode->currentIndex() == BanForDuration);
     const auto policy = editedPolicy();
     m_valid = policy.ok();
-    m_error->setText(m_valid ? QString() : policy.error().message);
-    m_error->setVisible(!m_valid);
+    // An untouched new form is incomplete, not wrong: no red text before anything is typed.
+    m_error->setText(m_valid || !m_modified ? QString() : policy.error().message);
+    m_error->setVisible(!m_valid && m_modified);
     updateSaveButton();
     if (m_valid) {
         m_previewTimer->start();
@@ -324,7 +389,40 @@ void PolicyEditor::save()
     auto policy = editedPolicy();
     if (!policy || m_saving || !m_session->canWrite(Session::Write::EditPolicy))
         return;
-    saveWithRevision(*policy);
+    // Ask first when the new limits deny subjects right now; the count is the preview's, so
+    // wait for a preview of exactly this policy.
+    m_saveAfterPreview = *policy;
+    m_previewTimer->stop();
+    if (m_lastPreview && samePolicy(m_lastPreview->policy, *policy))
+        onPreviewCounted(m_lastPreview->policy, m_lastPreview->denied, m_lastPreview->subjects);
+    else {
+        m_preview->setText(tr("Preview: counting current subjects…"));
+        m_previewer->compute(*policy);
+    }
+}
+
+bool PolicyEditor::samePolicy(const Policy& a, const Policy& b)
+{
+    return a.action == b.action && a.toFields() == b.toFields();
+}
+
+void PolicyEditor::onPreviewCounted(const Policy& policy, int denied, int subjects)
+{
+    m_lastPreview = PreviewCount{policy, denied, subjects};
+    if (!m_saveAfterPreview || !samePolicy(*m_saveAfterPreview, policy))
+        return;
+    const Policy toSave = *std::exchange(m_saveAfterPreview, std::nullopt);
+    if (denied <= 0) { // none, or the preview could not tell: Save as asked
+        saveWithRevision(toSave);
+        return;
+    }
+    Ask::confirm(this, tr("Deny current subjects?"),
+                 tr("With these limits %1 of the %2 current subjects of \"%3\" would be denied "
+                    "now. Save anyway?")
+                     .arg(denied)
+                     .arg(subjects)
+                     .arg(QString::fromUtf8(toSave.action)),
+                 [this, toSave] { saveWithRevision(toSave); });
 }
 
 void PolicyEditor::saveWithRevision(Policy policy)
@@ -376,11 +474,11 @@ void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
                       .arg(action)
                       .arg(mine.revision)
                 : tr("%1 changed the policy of \"%2\" while you were editing: it is now at "
-                     "revision %3, you edited revision %4.\n\nTheirs: %5\nYours: %6")
+                     "revision %3, you edited revision %4.\n\n%5")
                       .arg(theirs->updatedBy.isEmpty() ? tr("Someone") : theirs->updatedBy, action)
                       .arg(theirs->revision)
                       .arg(mine.revision)
-                      .arg(theirs->windowsText(), mine.windowsText());
+                      .arg(policyDifferenceText(*theirs, mine));
         const std::optional<Policy> current =
             deleted ? std::nullopt : std::optional<Policy>(*theirs);
         Ask::choose(this, tr("Policy changed"), text,

@@ -3,6 +3,7 @@
 #include "core/limits/Policy.h"
 
 #include <QWidget>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -25,6 +26,8 @@ class PolicyEditor : public QWidget
 {
     Q_OBJECT
 public:
+    static constexpr int kPreviewRefreshMs = 5000;
+
     explicit PolicyEditor(Session* session, QWidget* parent = nullptr);
 
     /// Shows `policy` for editing; its revision is the one Save compares against.
@@ -62,6 +65,18 @@ private:
     void saveWithRevision(Policy policy);
     void resolveConflict(const Policy& mine, const Error& error);
     void fillForm(const Policy& policy);
+    /// After a policy event for the loaded action: reloads an untouched form, or says that
+    /// the policy changed underneath the edits.
+    void checkUnderneath();
+    void onPreviewCounted(const Policy& policy, int denied, int subjects);
+    static bool samePolicy(const Policy& a, const Policy& b);
+
+    struct PreviewCount
+    {
+        Policy policy;
+        int denied = 0;
+        int subjects = 0;
+    };
 
     Session* m_session;
     Policy m_loaded;
@@ -84,6 +99,9 @@ private:
     QLabel* m_revision;
     QLabel* m_error;
     QLabel* m_preview;
+    QLabel* m_underneath;
+    std::optional<PreviewCount> m_lastPreview;
+    std::optional<Policy> m_saveAfterPreview; // Save waits for the preview of this policy
     QPushButton* m_save;
     QTimer* m_previewTimer;
     PolicyPreview* m_previewer;

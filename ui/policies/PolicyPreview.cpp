@@ -5,6 +5,7 @@
 #include "ui/common/Session.h"
 
 #include <QMap>
+#include <QSet>
 #include <chrono>
 #include <memory>
 
@@ -12,7 +13,9 @@ namespace tollgate::ui {
 
 struct PolicyPreview::Tally
 {
+    Policy policy;
     QString action;
+    int banned = 0; // subjects with a ban of the action: denied whatever the limits
     int subjects = 0;
     int denied = 0;
     int pending = 0;
@@ -28,6 +31,7 @@ PolicyPreview::PolicyPreview(Session* session, QObject* parent)
 void PolicyPreview::compute(const Policy& policy)
 {
     const quint64 generation = ++*m_generation;
+    m_busy = true;
     ScanOptions scan;
     scan.pattern = Subjects(m_session->client(), m_session->schema()).pattern(policy.action);
     scan.count = 500;
@@ -43,27 +47,41 @@ void PolicyPreview::compute(const Policy& policy)
         if (generation != *m_generation)
             return;
         if (!keys) {
+            m_busy = false;
             Q_EMIT finished(tr("Preview unavailable: %1").arg(keys.error().message));
+            Q_EMIT counted(policy, -1, -1);
             return;
         }
         // user -> its fixed-window counter keys (window ms -> key)
         QMap<QByteArray, QMap<qint64, QByteArray>> users;
+        QSet<QByteArray> banned;
         auto tally = std::make_shared<Tally>();
+        tally->policy = policy;
         tally->action = QString::fromUtf8(policy.action);
         tally->truncated = keys->size() >= kMaxKeys;
         for (const QByteArray& key : *keys) {
             const auto parsed = m_session->schema().parse(key);
-            if (parsed.kind != KeySchema::Parsed::Kind::State || parsed.action != policy.action)
+            const bool ban = parsed.kind == KeySchema::Parsed::Kind::ActionBan;
+            if ((parsed.kind != KeySchema::Parsed::Kind::State && !ban) ||
+                parsed.action != policy.action)
                 continue;
             if (!users.contains(parsed.user) && users.size() >= kMaxSubjects) {
                 tally->truncated = true;
                 continue;
             }
             auto& windows = users[parsed.user];
-            if (parsed.algorithm == Algorithm::FixedWindow)
+            // An auto-ban outlives its counter: the user is at (over) the limit with no
+            // state key left, and is denied whatever the edited limits say.
+            if (ban)
+                banned.insert(parsed.user);
+            else if (parsed.algorithm == Algorithm::FixedWindow)
                 windows.insert(parsed.windowMs, key);
         }
         tally->subjects = int(users.size());
+        tally->banned = int(banned.size());
+        for (const QByteArray& user : std::as_const(banned))
+            users.remove(user); // counted as denied; no need to read their counters
+        tally->denied = tally->banned;
         if (users.isEmpty()) {
             report(*tally);
             return;
@@ -84,7 +102,8 @@ void PolicyPreview::compute(const Policy& policy)
                                                   return;
                                               if (!result)
                                                   ++tally->errors;
-                                              else if (result->tier == Tier::Deny)
+                                              else if (result->tier == Tier::Deny ||
+                                                       result->tier == Tier::Banned)
                                                   ++tally->denied;
                                               if (--tally->pending == 0)
                                                   report(*tally);
@@ -142,7 +161,7 @@ void PolicyPreview::compute(const Policy& policy)
 void PolicyPreview::report(const Tally& tally)
 {
     QString text;
-    if (tally.subjects == 0)
+    if (tally.subjects == 0 && tally.errors == 0)
         text = tr("Preview: \"%1\" has no current subjects.").arg(tally.action);
     else
         text = tr("Preview: with these limits %1 of the %2 current subjects of \"%3\" would be "
@@ -150,11 +169,15 @@ void PolicyPreview::report(const Tally& tally)
                    .arg(tally.denied)
                    .arg(tally.subjects)
                    .arg(tally.action);
+    if (tally.banned > 0)
+        text += tr(" %1 of them banned from it already.").arg(tally.banned);
     if (tally.truncated)
         text += tr(" (first %1 subjects only)").arg(tally.subjects);
     if (tally.errors > 0)
         text += tr(" %1 could not be read.").arg(tally.errors);
+    m_busy = false;
     Q_EMIT finished(text);
+    Q_EMIT counted(tally.policy, tally.denied, tally.subjects);
 }
 
 } // namespace tollgate::ui

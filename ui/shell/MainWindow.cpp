@@ -4,6 +4,8 @@
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
+#include "ui/shell/ShortcutsDialog.h"
+#include "ui/shell/TableTabFilter.h"
 #include "ui/shell/WriteActions.h"
 
 #include <QAction>
@@ -30,6 +32,7 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
     if (!m_profiles)
         m_profiles = new ProfileStore({}, this);
     m_writes = new shell::WriteActions(this);
+    shell::TableTabFilter::install();
 
     m_banner = new ConnectionBanner;
     m_navigation = new QListWidget;
@@ -120,6 +123,13 @@ void MainWindow::buildMenus()
     m_pageActions = new QActionGroup(this);
     m_pageActions->setExclusive(true);
     view->setObjectName(QStringLiteral("viewMenu"));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("helpMenu"));
+    QAction* shortcuts =
+        help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    shortcuts->setObjectName(QStringLiteral("shortcutsAction"));
+    shortcuts->setShortcut(QKeySequence::HelpContents);
 
     QToolBar* toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -253,6 +263,13 @@ void MainWindow::showConnectionDialog()
     dialog->open();
 }
 
+void MainWindow::showShortcuts()
+{
+    auto* dialog = new shell::ShortcutsDialog(this, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
 void MainWindow::refreshStatus()
 {
     if (!m_session) {
@@ -267,8 +284,15 @@ void MainWindow::refreshStatus()
     for (int w = 0; w <= int(Session::Write::RunScript); ++w)
         denied += m_session->canWrite(Session::Write(w)) ? 0 : 1;
     QString role;
-    if (m_session->isReadOnly())
+    if (m_session->state() != ConnectionState::Connected && !m_session->isReadOnly())
+        // Rights are checked on the server; until it answers, claim none.
+        role = tr("ACL user %1: not connected, no writes \u00b7 actor %2")
+                   .arg(user, m_session->actor());
+    else if (m_session->isReadOnly())
         role = tr("Read-only profile \u00b7 ACL user %1 \u00b7 actor %2").arg(user, m_session->actor());
+    else if (!m_session->permissionsUnknownReason().isEmpty())
+        role = tr("ACL user %1: write rights unknown, writes disabled \u00b7 actor %2")
+                   .arg(user, m_session->actor());
     else if (denied > 0)
         role = tr("ACL user %1: %2 of %3 write actions not permitted \u00b7 actor %4")
                    .arg(user)
@@ -278,6 +302,7 @@ void MainWindow::refreshStatus()
     else
         role = tr("ACL user %1: read and write \u00b7 actor %2").arg(user, m_session->actor());
     m_roleLabel->setText(role);
+    m_roleLabel->setToolTip(m_session->permissionsUnknownReason());
 
     if (m_session->state() != ConnectionState::Connected) {
         m_serverLabel->setText(tr("Redis at %1").arg(settings.connection.endpoint()));

@@ -21,7 +21,7 @@ namespace shell {
 class WriteActions;
 }
 
-/// The console window: the connection banner on top, navigation on the left (Ctrl+1..6),
+/// The console window: the connection banner on top, navigation on the left (Ctrl+1..7),
 /// the pages, "Find user" (Ctrl+F) and a status bar with the server version and the
 /// operator's role. Owns the session; pages are rebuilt when it changes.
 class MainWindow : public QMainWindow
@@ -46,6 +46,8 @@ public:
 
     /// Shows the connection dialog; a new session replaces the current one when accepted.
     void showConnectionDialog();
+    /// Help › Keyboard shortcuts (F1).
+    void showShortcuts();
 
 Q_SIGNALS:
     void sessionChanged(tollgate::ui::Session* session);

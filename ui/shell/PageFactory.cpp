@@ -25,6 +25,10 @@
 #include "ui/lua/LuaPage.h"
 #define TOLLGATE_HAVE_LUA 1
 #endif
+#if __has_include("ui/slowlog/SlowlogPage.h")
+#include "ui/slowlog/SlowlogPage.h"
+#define TOLLGATE_HAVE_SLOWLOG 1
+#endif
 #if __has_include("ui/audit/AuditPage.h")
 #include "ui/audit/AuditPage.h"
 #define TOLLGATE_HAVE_AUDIT 1
@@ -70,9 +74,12 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent)
     if (!session) {
         // Pages need a session; until there is one, say how to get one.
         for (const auto& [key, title] :
-             {std::pair{"dashboard", QObject::tr("Dashboard")}, std::pair{"subjects", QObject::tr("Subjects")},
-              std::pair{"policies", QObject::tr("Policies")}, std::pair{"keys", QObject::tr("Keys")},
-              std::pair{"lua", QObject::tr("Lua")}, std::pair{"audit", QObject::tr("Audit log")}}) {
+             {std::pair{"dashboard", QObject::tr("Dashboard")},
+              std::pair{"subjects", QObject::tr("Subjects")},
+              std::pair{"policies", QObject::tr("Policies")},
+              std::pair{"keys", QObject::tr("Keys")}, std::pair{"lua", QObject::tr("Lua")},
+              std::pair{"slowlog", QObject::tr("Slowlog")},
+              std::pair{"audit", QObject::tr("Audit log")}}) {
             auto* label = new QLabel(QObject::tr("Not connected: use File \u203a Connect\u2026 "
                                                  "(Ctrl+Shift+O)."),
                                      parent);
@@ -106,6 +113,11 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent)
     add("lua", QObject::tr("Lua"), make<LuaPage>(session, parent));
 #else
     add("lua", QObject::tr("Lua"), none(session, parent));
+#endif
+#ifdef TOLLGATE_HAVE_SLOWLOG
+    add("slowlog", QObject::tr("Slowlog"), make<SlowlogPage>(session, parent));
+#else
+    add("slowlog", QObject::tr("Slowlog"), none(session, parent));
 #endif
 #ifdef TOLLGATE_HAVE_AUDIT
     add("audit", QObject::tr("Audit log"), make<AuditPage>(session, parent));

@@ -25,7 +25,7 @@ ScreenshotTour::ScreenshotTour(MainWindow* window, QString directory, QByteArray
 void ScreenshotTour::start(int warmUpMs)
 {
     QDir().mkpath(m_directory);
-    m_window->resize(1280, 800);
+    m_window->resize(m_size);
     // The order of the README: dashboard, subjects, the user, then the rest.
     for (const QString& key : m_window->pageKeys()) {
         m_steps << key;
@@ -54,7 +54,7 @@ void ScreenshotTour::next()
             next();
             return;
         }
-        m_userDialog->resize(1000, 700);
+        m_userDialog->resize(m_size.boundedTo(QSize(1000, 700)));
         QTimer::singleShot(kSettleMs + 1000, this, [this] {
             capture(m_userDialog, kUserStep);
             if (m_userDialog)

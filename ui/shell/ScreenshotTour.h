@@ -3,15 +3,16 @@
 #include <QByteArray>
 #include <QObject>
 #include <QPointer>
+#include <QSize>
 #include <QStringList>
 
 namespace tollgate::ui {
 
 class MainWindow;
 
-/// `tollgate --screenshots DIR`: after a warm-up, shows each page in turn at 1280x800 and
-/// saves QWidget::grab() to DIR/<page>.png, plus DIR/user.png (the detail of one user), then
-/// emits finished. Timers only: no nested event loops.
+/// `tollgate --screenshots DIR`: after a warm-up, shows each page in turn at `size` (default
+/// 1280x800) and saves QWidget::grab() to DIR/<page>.png, plus DIR/user.png (the detail of
+/// one user), then emits finished. Timers only: no nested event loops.
 class ScreenshotTour : public QObject
 {
     Q_OBJECT
@@ -20,6 +21,8 @@ public:
                    QObject* parent = nullptr);
 
     void start(int warmUpMs = 8000);
+    /// The window size for the pictures (people use the console from 1024x700 up).
+    void setSize(const QSize& size) { m_size = size; }
 
 Q_SIGNALS:
     /// ok = every picture was written; `failed` names the ones that were not.
@@ -35,6 +38,7 @@ private:
     QStringList m_steps;
     QStringList m_failed;
     QPointer<QWidget> m_userDialog;
+    QSize m_size{1280, 800};
 };
 
 } // namespace tollgate::ui

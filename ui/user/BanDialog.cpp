@@ -33,11 +33,11 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     for (const QByteArray& action : actions)
         m_scope->addItem(displayId(action), action);
 
-    m_forDuration = new QRadioButton(tr("For"), this);
+    m_forDuration = new QRadioButton(tr("&For"), this);
     m_forDuration->setObjectName(QStringLiteral("durationRadioButton"));
-    m_untilDate = new QRadioButton(tr("Until"), this);
+    m_untilDate = new QRadioButton(tr("&Until"), this);
     m_untilDate->setObjectName(QStringLiteral("untilRadioButton"));
-    m_permanent = new QRadioButton(tr("Permanently"), this);
+    m_permanent = new QRadioButton(tr("&Permanently"), this);
     m_permanent->setObjectName(QStringLiteral("permanentRadioButton"));
     auto* group = new QButtonGroup(this);
     group->addButton(m_forDuration);
@@ -62,10 +62,12 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     m_error = makeErrorLabel(this);
 
     auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(tr("Ban"), QDialogButtonBox::AcceptRole);
+    m_apply = buttons->addButton(tr("&Ban"), QDialogButtonBox::AcceptRole);
     m_apply->setObjectName(QStringLiteral("applyBanButton"));
+    m_apply->setDefault(true); // Enter submits once the input is valid
     QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
     cancel->setObjectName(QStringLiteral("cancelButton"));
+    cancel->setAutoDefault(false);
     connect(m_apply, &QPushButton::clicked, this, &BanDialog::apply);
     connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
@@ -77,25 +79,37 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     untilRow->addWidget(m_until, 1);
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));
-    form->addRow(tr("Scope:"), m_scope);
+    form->addRow(tr("&Scope:"), m_scope);
     form->addRow(tr("Duration:"), durationRow);
     form->addRow(QString(), untilRow);
     form->addRow(QString(), m_permanent);
-    form->addRow(tr("Reason:"), m_reason);
+    form->addRow(tr("&Reason:"), m_reason);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    connect(m_reason, &QLineEdit::textChanged, this, &BanDialog::validate);
+    connect(m_reason, &QLineEdit::textChanged, this, [this] {
+        m_touched = true;
+        validate();
+    });
     connect(m_duration, &QComboBox::currentTextChanged, this, &BanDialog::validate);
     connect(m_until, &QDateTimeEdit::dateTimeChanged, this, &BanDialog::validate);
     connect(group, &QButtonGroup::buttonToggled, this, &BanDialog::validate);
     validate();
+    m_reason->setFocus(Qt::OtherFocusReason); // the scope and a 1h ban are the usual defaults
     resize(460, sizeHint().height());
 }
 
 Result<BanRequest> BanDialog::request() const
+{
+    Result<BanRequest> request = scheduled();
+    if (request && request->reason.isEmpty())
+        return Error{ErrorKind::InvalidInput, tr("A reason is required")};
+    return request;
+}
+
+Result<BanRequest> BanDialog::scheduled() const
 {
     BanRequest request;
     request.user = m_user;
@@ -121,8 +135,6 @@ Result<BanRequest> BanDialog::request() const
                          tr("The end of the ban is more than 100 years away")};
         request.untilMs = until;
     }
-    if (request.reason.isEmpty())
-        return Error{ErrorKind::InvalidInput, tr("A reason is required")};
     return request;
 }
 
@@ -131,7 +143,9 @@ void BanDialog::validate()
     m_duration->setEnabled(m_forDuration->isChecked());
     m_until->setEnabled(m_untilDate->isChecked());
     const Result<BanRequest> current = request();
-    m_error->setText(current ? QString() : current.error().message);
+    // An empty reason nobody has typed in yet is not an error to show in red.
+    const bool untouched = !m_touched && m_reason->text().trimmed().isEmpty();
+    m_error->setText(current || (untouched && scheduled()) ? QString() : current.error().message);
     m_apply->setEnabled(current.ok() && !m_busy);
 }
 

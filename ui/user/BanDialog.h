@@ -38,6 +38,8 @@ Q_SIGNALS:
     void banned(const tollgate::BanInfo& ban);
 
 private:
+    /// request() without the reason check: scope and time only.
+    Result<BanRequest> scheduled() const;
     void submit(const BanRequest& request);
     void validate();
     void apply();
@@ -54,6 +56,7 @@ private:
     QLabel* m_error;
     QPushButton* m_apply;
     bool m_busy = false;
+    bool m_touched = false; // the reason was edited: only then is "required" an error
     std::vector<BanInfo> m_existing;
 };
 

@@ -5,6 +5,7 @@
 #include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -33,34 +34,49 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     }
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);
+    if (unban) {
+        m_alsoReset = new QCheckBox(tr("Also reset the c&ounters (start from zero)"), this);
+        m_alsoReset->setObjectName(QStringLiteral("alsoResetCheckBox"));
+        m_alsoReset->setToolTip(
+            tr("Without this, a user unbanned mid-window is still at the limit until it ends"));
+    }
 
     auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(unban ? tr("Unban") : tr("Reset"), QDialogButtonBox::AcceptRole);
+    m_apply = buttons->addButton(unban ? tr("&Unban") : tr("Re&set"), QDialogButtonBox::AcceptRole);
     m_apply->setObjectName(unban ? QStringLiteral("applyUnbanButton")
                                  : QStringLiteral("applyResetButton"));
+    m_apply->setDefault(true); // Enter in the reason submits once the input is valid
     QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
     cancel->setObjectName(QStringLiteral("cancelButton"));
+    cancel->setAutoDefault(false);
     connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
     connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));
-    form->addRow(unban ? tr("Lift:") : tr("Counters of:"), m_scope);
-    form->addRow(tr("Reason:"), m_reason);
+    form->addRow(unban ? tr("&Lift:") : tr("Counters &of:"), m_scope);
+    form->addRow(tr("&Reason:"), m_reason);
+    if (m_alsoReset)
+        form->addRow(QString(), m_alsoReset);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    connect(m_reason, &QLineEdit::textChanged, this, &ReasonDialog::validate);
+    connect(m_reason, &QLineEdit::textChanged, this, [this] {
+        m_touched = true;
+        validate();
+    });
     validate();
+    m_reason->setFocus(Qt::OtherFocusReason); // the one thing to type
     resize(420, sizeHint().height());
 }
 
 void ReasonDialog::validate()
 {
     const bool ok = !m_reason->text().trimmed().isEmpty();
-    m_error->setText(ok ? QString() : tr("A reason is required"));
+    // No red text for a field nobody has typed in yet; the disabled button says enough.
+    m_error->setText(ok || !m_touched ? QString() : tr("A reason is required"));
     m_apply->setEnabled(ok && !m_busy);
 }
 
@@ -115,10 +131,30 @@ void ReasonDialog::submit(const QByteArray& action, const QString& reason)
         accept();
     };
     const Moderation moderation = m_session->moderation();
-    if (m_operation == Operation::Unban)
+    if (m_operation == Operation::Unban && m_alsoReset && m_alsoReset->isChecked()) {
+        // Two scripts, each atomic with its own audit entry; the reset only after the unban
+        // succeeded, so a failure never leaves counters reset under a ban still in place.
+        moderation.unban(m_user, action, m_session->actor(), reason, m_session,
+                         guarded<qint64>(this, [this, action, reason, done](Result<qint64> lifted) {
+                             if (!lifted)
+                                 return done(lifted);
+                             m_session->moderation().reset(
+                                 m_user, action, m_session->actor(), reason, m_session,
+                                 guarded<qint64>(this, [lifted, done](Result<qint64> reset) {
+                                     if (!reset) {
+                                         Error error = reset.error();
+                                         error.message = tr("The ban was lifted, but resetting "
+                                                            "the counters failed: %1")
+                                                             .arg(error.message);
+                                         return done(error);
+                                     }
+                                     done(lifted);
+                                 }));
+                         }));
+    } else if (m_operation == Operation::Unban) {
         moderation.unban(m_user, action, m_session->actor(), reason, m_session,
                          guarded<qint64>(this, done));
-    else
+    } else
         moderation.reset(m_user, action, m_session->actor(), reason, m_session,
                          guarded<qint64>(this, done));
 }

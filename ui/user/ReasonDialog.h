@@ -4,6 +4,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -45,7 +46,9 @@ private:
     QLineEdit* m_reason;
     QLabel* m_error;
     QPushButton* m_apply;
+    QCheckBox* m_alsoReset = nullptr; // unban only
     bool m_busy = false;
+    bool m_touched = false; // the reason was edited: only then is "required" an error
 };
 
 } // namespace tollgate::ui

@@ -1,12 +1,13 @@
 #include "ui/user/UserDetailDialog.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/Subjects.h"
+#include "ui/common/AuditText.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
 #include "ui/user/ReasonDialog.h"
+#include "ui/user/UserActions.h"
 #include "ui/user/WriteGuard.h"
 
 #include <QDateTime>
@@ -32,7 +33,7 @@ enum ActionColumn
     ActRemaining,
     ActReset,
     ActWindows,
-    ActTier,
+    ActVerdict,
     ActColumnCount
 };
 enum BanColumn
@@ -42,6 +43,7 @@ enum BanColumn
     BanActor,
     BanSource,
     BanExpires,
+    BanStarted,
     BanColumnCount
 };
 enum AuditColumn
@@ -51,7 +53,7 @@ enum AuditColumn
     AudAction,
     AudActor,
     AudReason,
-    AudDetail,
+    AudUntil,
     AudColumnCount
 };
 
@@ -65,6 +67,7 @@ QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList&
     table->setSelectionMode(QAbstractItemView::SingleSelection);
     table->setAlternatingRowColors(true);
     table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setWordWrap(false);
     return table;
@@ -92,8 +95,6 @@ void setCell(QTableWidget* table, int row, int column, const QString& text,
     item->setToolTip(text);
     table->setItem(row, column, item);
 }
-
-constexpr qint64 kForeignScanBudget = 200'000; // keys examined at most
 
 qint64 steadyNowMs()
 {
@@ -136,23 +137,24 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
 
     m_actionsTable = makeTable(this, QStringLiteral("actionsTableWidget"),
                                {tr("Action"), tr("Count / limit"), tr("Remaining"), tr("Resets in"),
-                                tr("Windows"), tr("Tier")});
-    m_bansTable = makeTable(this, QStringLiteral("bansTableWidget"),
-                            {tr("Scope"), tr("Reason"), tr("Actor"), tr("Source"), tr("Expires")});
+                                tr("Windows"), tr("Next hit allowed?")});
+    m_bansTable = makeTable(
+        this, QStringLiteral("bansTableWidget"),
+        {tr("Scope"), tr("Reason"), tr("Actor"), tr("Source"), tr("Expires"), tr("Started")});
     m_auditTable =
         makeTable(this, QStringLiteral("auditTableWidget"),
-                  {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"), tr("Detail")});
+                  {tr("Time"), tr("Event"), tr("Action"), tr("Actor"), tr("Reason"), tr("Until")});
 
-    m_ban = new QPushButton(tr("Ban…"), this);
+    m_ban = new QPushButton(tr("&Ban…"), this);
     m_ban->setObjectName(QStringLiteral("banButton"));
     markWrite(m_ban, Session::Write::Ban, tr("Ban this user from one action or all of them"));
-    m_unban = new QPushButton(tr("Unban…"), this);
+    m_unban = new QPushButton(tr("&Unban…"), this);
     m_unban->setObjectName(QStringLiteral("unbanButton"));
     markWrite(m_unban, Session::Write::Unban, tr("Lift one ban or every ban of this user"));
-    m_reset = new QPushButton(tr("Reset counters…"), this);
+    m_reset = new QPushButton(tr("Re&set counters…"), this);
     m_reset->setObjectName(QStringLiteral("resetButton"));
     markWrite(m_reset, Session::Write::Reset, tr("Delete this user's rate-limit counters"));
-    auto* refreshButton = new QPushButton(tr("Refresh"), this);
+    auto* refreshButton = new QPushButton(tr("&Refresh"), this);
     refreshButton->setObjectName(QStringLiteral("refreshButton"));
     auto* closeButton = new QPushButton(tr("Close"), this);
     closeButton->setObjectName(QStringLiteral("closeButton"));
@@ -201,6 +203,21 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
                 if (user == m_user)
                     refresh();
             });
+    connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
+        if (state == ConnectionState::Connected)
+            refresh();
+        else
+            showSummary();
+    });
+    // Counters change without events (every hit); poll like the Subjects page, one load at
+    // a time and only while the dialog is on screen.
+    m_poll = new QTimer(this);
+    m_poll->setInterval(kPollMs);
+    connect(m_poll, &QTimer::timeout, this, [this] {
+        if (isVisible() && m_pending == 0 && m_session->state() == ConnectionState::Connected)
+            refresh();
+    });
+    m_poll->start();
     resize(960, 720);
     refresh();
 }
@@ -210,8 +227,13 @@ UserDetailDialog::~UserDetailDialog() = default;
 void UserDetailDialog::refresh()
 {
     const int generation = ++m_generation;
+    if (m_session->state() != ConnectionState::Connected) {
+        m_pending = 0;
+        showSummary(); // says so, and keeps what was loaded before
+        Q_EMIT refreshed();
+        return;
+    }
     m_pending = 3;
-    m_keysAndPolicies = 2;
     loadActions(generation);
     loadBans(generation);
     loadAudit(generation);
@@ -221,10 +243,38 @@ void UserDetailDialog::partDone(int generation)
 {
     if (generation != m_generation || --m_pending > 0)
         return;
-    m_summary->setText(countText(int(m_actions.size()), tr("action"), tr("actions")) +
-                       QStringLiteral(" · ") +
-                       countText(int(m_bans.size()), tr("ban"), tr("bans")));
+    m_loadedAt = QDateTime::currentMSecsSinceEpoch();
+    m_everLoaded = true;
+    showSummary();
     Q_EMIT refreshed();
+}
+
+void UserDetailDialog::showSummary()
+{
+    if (m_session->state() != ConnectionState::Connected) {
+        m_summary->setText(
+            m_everLoaded
+                ? tr("Not connected to Redis: showing what was loaded at %1; writes are off "
+                     "until the connection is back.")
+                      .arg(formatTime(m_loadedAt))
+                : tr("Not connected to Redis: nothing loaded yet; writes are off until the "
+                     "connection is back."));
+        m_summary->setProperty("stale", true);
+        return;
+    }
+    m_summary->setProperty("stale", false);
+    if (m_loaded.userKeys == 0 && m_bans.empty() && m_auditCount == 0) {
+        m_summary->setText(tr("No keys for this id: no counters, bans or audit entries. The "
+                              "verdicts below are what its first hit would get."));
+        return;
+    }
+    int withKeys = 0;
+    for (const auto& [action, row] : m_loaded.rows)
+        withKeys += row.hasKeys ? 1 : 0;
+    m_summary->setText(
+        countText(withKeys, tr("action with counters"), tr("actions with counters")) +
+        QStringLiteral(" · ") + countText(int(m_bans.size()), tr("ban"), tr("bans")) +
+        QStringLiteral(" · ") + tr("updated %1").arg(formatTime(m_loadedAt)));
 }
 
 void UserDetailDialog::showError(const QString& what, const Error& error)
@@ -240,95 +290,60 @@ void UserDetailDialog::loadActions(int generation)
         partDone(generation);
         return;
     }
-    // Addressed through the key schema and the policies (hit.lua peeks): no SCAN, so it is as
-    // quick among a million subjects as among ten.
-    const Subjects subjects(m_session->client(), m_session->schema());
-    subjects.user(
-        m_user, true, m_session,
-        guarded<std::vector<Subject>>(this, [this, generation](Result<std::vector<Subject>> found) {
-            if (generation != m_generation)
-                return;
-            if (!found)
-                showError(tr("Loading the user's actions failed"), found.error());
-            m_found = found ? *found : std::vector<Subject>();
-            if (--m_keysAndPolicies == 0)
-                peekActions(generation);
-        }));
-    m_session->policies().list(
-        m_session, guarded<std::vector<Policy>>(
-                       this, [this, generation](Result<std::vector<Policy>> policies) {
-                           if (generation != m_generation)
-                               return;
-                           if (!policies)
-                               showError(tr("Loading policies failed"), policies.error());
-                           m_policies = policies ? *policies : std::vector<Policy>();
-                           if (--m_keysAndPolicies == 0)
-                               peekActions(generation);
-                       }));
-    // Keys of actions without a policy (left-overs, other writers): a budgeted SCAN on the
-    // user's own prefix, merged in when it comes back.
-    subjects.foreignActions(
-        m_user, kForeignScanBudget, m_session,
-        guarded<std::vector<Subject>>(this, [this, generation](Result<std::vector<Subject>> extra) {
-            if (generation != m_generation || !extra || extra->empty())
-                return;
-            for (const Subject& s : *extra) {
-                ActionRow& row = m_actions[s.action];
-                row.action = s.action;
-                row.error = s.error;
-            }
-            showActions();
-        }));
-}
-
-void UserDetailDialog::peekActions(int generation)
-{
-    std::map<QByteArray, ActionRow> rows;
-    for (const Subject& s : m_found) {
-        if (s.action.isEmpty())
-            continue;
-        ActionRow& row = rows[s.action];
-        row.action = s.action;
-        if (s.stateKnown) {
-            row.state = s.state;
-            row.resetDeadline = steadyNowMs() + s.state.resetMs;
+    loadUserActions(m_session, m_user, this, [this, generation](UserActions loaded) {
+        if (generation != m_generation)
+            return;
+        if (!loaded.errors.isEmpty()) { // keep the rows shown before
+            setNote(m_error, loaded.errors.join(QLatin1Char('\n')));
+            partDone(generation);
+            return;
         }
-        row.error = s.error;
-    }
-    for (const Policy& policy : m_policies) {
-        auto row = rows.find(policy.action);
-        if (row != rows.end())
-            row->second.policy = policy;
-    }
-    // Rows a foreign-action scan already added stay until the next refresh replaces them.
-    for (auto& [action, row] : m_actions) {
-        if (!rows.count(action) && !row.policy)
-            rows[action] = row;
-    }
-    m_actions = std::move(rows);
-    showActions();
-    partDone(generation);
+        m_loaded = std::move(loaded);
+        showActions();
+        partDone(generation);
+    });
 }
 
 void UserDetailDialog::showActions()
 {
-    m_actionsTable->setRowCount(int(m_actions.size()));
+    // What support looks for first: denied and banned actions, then the ones with counters,
+    // then the policies this user has not touched; alphabetical within each.
+    m_order.clear();
+    for (const auto& [action, row] : m_loaded.rows)
+        m_order << &row;
+    auto rank = [](const UserActionRow* row) {
+        const bool denied = row->next && (!row->next->allowed || row->next->tier == Tier::Banned);
+        return denied ? 0 : row->hasKeys ? 1 : 2;
+    };
+    std::stable_sort(
+        m_order.begin(), m_order.end(),
+        [&](const UserActionRow* a, const UserActionRow* b) { return rank(a) < rank(b); });
+    m_actionsTable->setRowCount(int(m_order.size()));
     int r = 0;
     const auto right = Qt::AlignRight | Qt::AlignVCenter;
-    for (const auto& [action, row] : m_actions) {
+    for (const UserActionRow* entry : std::as_const(m_order)) {
+        const QByteArray& action = entry->action;
+        const UserActionRow& row = *entry;
         setCell(m_actionsTable, r, ActAction, displayId(action));
         QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
+        if (!row.keyWindows.isEmpty())
+            windows += tr(" (other keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
         setCell(m_actionsTable, r, ActWindows, windows);
-        if (row.state) {
+        if (row.usage) {
             setCell(m_actionsTable, r, ActCount,
-                    QStringLiteral("%1 / %2").arg(row.state->count).arg(row.state->limit), right);
-            setCell(m_actionsTable, r, ActRemaining, QString::number(row.state->remaining), right);
-            setCell(m_actionsTable, r, ActTier, tierName(row.state->tier));
+                    QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit), right);
+            setCell(m_actionsTable, r, ActRemaining, QString::number(row.usage->remaining), right);
+            setCell(m_actionsTable, r, ActVerdict, verdictText(*row.next));
+            if (row.next->tier == Tier::Banned || !row.next->allowed)
+                m_actionsTable->item(r, ActVerdict)
+                    ->setForeground(toneColor(Tone::Denied, palette()));
         } else {
             setCell(m_actionsTable, r, ActCount, QString(), right);
             setCell(m_actionsTable, r, ActRemaining, QString(), right);
-            setCell(m_actionsTable, r, ActTier,
-                    row.error.isEmpty() ? QStringLiteral("—") : row.error);
+            setCell(m_actionsTable, r, ActVerdict,
+                    !row.error.isEmpty() ? row.error
+                    : row.policy         ? QStringLiteral("\u2014")
+                                         : tr("no policy: not limited"));
         }
         setCell(m_actionsTable, r, ActReset, QString(), right);
         ++r;
@@ -344,9 +359,12 @@ void UserDetailDialog::loadBans(int generation)
         guarded<std::vector<BanInfo>>(this, [this, generation](Result<std::vector<BanInfo>> bans) {
             if (generation != m_generation)
                 return;
-            if (!bans)
+            if (!bans) { // keep what was shown: an error is no proof the bans are gone
                 showError(tr("Loading bans failed"), bans.error());
-            m_bans = bans ? *bans : std::vector<BanInfo>();
+                partDone(generation);
+                return;
+            }
+            m_bans = *bans;
             std::sort(m_bans.begin(), m_bans.end(),
                       [](const BanInfo& a, const BanInfo& b) { return a.action < b.action; });
             showBans();
@@ -365,6 +383,8 @@ void UserDetailDialog::showBans()
         setCell(m_bansTable, r, BanActor, displayId(ban.actor.toUtf8()));
         setCell(m_bansTable, r, BanSource, displayId(ban.source.toUtf8()));
         setCell(m_bansTable, r, BanExpires, QString());
+        setCell(m_bansTable, r, BanStarted,
+                ban.createdMs > 0 ? formatTime(ban.createdMs) : tr("unknown"));
     }
     tick(); // fills the countdowns, so the columns are sized for them
     fitColumns(m_bansTable);
@@ -380,27 +400,27 @@ void UserDetailDialog::loadAudit(int generation)
                     return;
                 if (!entries)
                     showError(tr("Loading the audit history failed"), entries.error());
-                showAudit(entries ? *entries : std::vector<AuditEntry>());
+                else
+                    showAudit(*entries);
                 partDone(generation);
             }));
 }
 
 void UserDetailDialog::showAudit(const std::vector<AuditEntry>& entries)
 {
+    m_auditCount = int(entries.size());
     m_auditTable->setRowCount(int(entries.size()));
     for (int r = 0; r < int(entries.size()); ++r) {
         const AuditEntry& entry = entries[size_t(r)];
         setCell(m_auditTable, r, AudTime, formatTime(entry.timeMs));
         setCell(m_auditTable, r, AudEvent, displayId(entry.event.toUtf8()));
         setCell(m_auditTable, r, AudAction,
-                entry.action.isEmpty() ? QString() : displayId(entry.action));
+                entry.action.isEmpty() ? tr("(all)") : displayId(entry.action));
         setCell(m_auditTable, r, AudActor, displayId(entry.actor.toUtf8()));
-        setCell(m_auditTable, r, AudReason, displayId(entry.reason.toUtf8()));
-        QString detail = entry.detail;
-        if (entry.untilMs > 0)
-            detail = (detail.isEmpty() ? QString() : detail + QStringLiteral("; ")) +
-                     tr("until %1").arg(formatTime(entry.untilMs));
-        setCell(m_auditTable, r, AudDetail, displayId(detail.toUtf8()));
+        // Worded like the global Audit log page: the same event reads the same in both.
+        setCell(m_auditTable, r, AudReason, auditWhyText(entry));
+        m_auditTable->item(r, AudReason)->setToolTip(auditWhyToolTip(entry));
+        setCell(m_auditTable, r, AudUntil, auditUntilText(entry));
     }
     fitColumns(m_auditTable);
 }
@@ -409,9 +429,11 @@ void UserDetailDialog::tick()
 {
     const qint64 steady = steadyNowMs();
     int r = 0;
-    for (const auto& [action, row] : m_actions) {
+    for (const UserActionRow* row : std::as_const(m_order)) {
+        // Without counters there is no window running: nothing resets.
         if (QTableWidgetItem* item = m_actionsTable->item(r, ActReset))
-            item->setText(row.state ? formatCountdown(row.resetDeadline - steady) : QString());
+            item->setText(row->usage && row->hasKeys ? formatCountdown(row->resetDeadline - steady)
+                                                     : QString());
         ++r;
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
@@ -428,14 +450,9 @@ void UserDetailDialog::tick()
 
 QList<QByteArray> UserDetailDialog::knownActions() const
 {
-    QList<QByteArray> actions;
-    for (const Policy& policy : m_policies)
-        actions << policy.action;
-    for (const auto& [action, row] : m_actions) {
-        if (!actions.contains(action))
-            actions << action;
-    }
-    std::sort(actions.begin(), actions.end());
+    QList<QByteArray> actions; // every policy has a row; so do actions with keys only
+    for (const auto& [action, row] : m_loaded.rows)
+        actions << action;
     return actions;
 }
 
@@ -472,8 +489,8 @@ void UserDetailDialog::openUnban()
 void UserDetailDialog::openReset()
 {
     QList<QByteArray> scopes;
-    for (const auto& [action, row] : m_actions) {
-        if (row.state || !row.policy) // counters, or keys of an action without a policy
+    for (const auto& [action, row] : m_loaded.rows) {
+        if (row.hasKeys)
             scopes << action;
     }
     auto* dialog =

@@ -4,11 +4,10 @@
 #include "core/limits/HitResult.h"
 #include "core/limits/Moderation.h"
 #include "core/limits/Policy.h"
-#include "core/limits/Subject.h"
 #include "ui/common/Session.h"
+#include "ui/user/UserActions.h"
 
 #include <QDialog>
-#include <map>
 
 class QLabel;
 class QPushButton;
@@ -39,20 +38,11 @@ Q_SIGNALS:
     void refreshed();
 
 private:
-    struct ActionRow
-    {
-        QByteArray action;
-        std::optional<Policy> policy;
-        std::optional<HitResult> state;
-        QString error;
-        qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties
-    };
-
     void loadActions(int generation);
-    void peekActions(int generation);
     void loadBans(int generation);
     void loadAudit(int generation);
     void partDone(int generation);
+    void showSummary();
     void showActions();
     void showBans();
     void showAudit(const std::vector<AuditEntry>& entries);
@@ -78,13 +68,17 @@ private:
     QPushButton* m_reset;
     QTimer* m_ticker;
 
+    QTimer* m_poll;
+
+    static constexpr int kPollMs = 2000;
     int m_generation = 0;
     int m_pending = 0;
-    std::vector<Policy> m_policies;
-    std::vector<Subject> m_found; // from Subjects::user, until the policies are in too
-    int m_keysAndPolicies = 0; // both must arrive before the peeks
-    std::map<QByteArray, ActionRow> m_actions;
+    UserActions m_loaded;
+    QList<const UserActionRow*> m_order; // rows of m_loaded as the table shows them
     std::vector<BanInfo> m_bans;
+    int m_auditCount = 0;
+    qint64 m_loadedAt = 0; // epoch ms of the last complete load
+    bool m_everLoaded = false;
 };
 
 } // namespace tollgate::ui

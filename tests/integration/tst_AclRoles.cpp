@@ -1,0 +1,351 @@
+// The ACL roles of README "ACL roles", taken from the README itself: each user is created on a
+// real server and drives the real tollgatectl. What a role may do succeeds (with its audit
+// entries); what it may not do exits 3 with nothing written. Also the users of issue 6: one
+// with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
+
+#include "tests/support/CliRunner.h"
+#include "tests/support/RedisServer.h"
+#include "tests/support/TestEnv.h"
+
+#include <QFile>
+#include <QtTest>
+
+using tollgate::test::RedisServer;
+
+namespace {
+
+using Run = tollgate::test::CliRun;
+
+// Splits a redis-cli line into arguments: words, with '...' quoting.
+QList<QByteArray> splitCliLine(const QByteArray& line)
+{
+    QList<QByteArray> words;
+    QByteArray word;
+    bool quoted = false, inWord = false;
+    for (char c : line) {
+        if (c == '\'') {
+            quoted = !quoted;
+            inWord = true;
+        } else if (c == ' ' && !quoted) {
+            if (inWord)
+                words << word;
+            word.clear();
+            inWord = false;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (inWord)
+        words << word;
+    return words;
+}
+
+} // namespace
+
+class AclRolesTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void readmeHasEveryRole();
+    void viewer();
+    void support();
+    void operatorRole();
+    void application();
+    void plainReadUserConnects();
+    void refusedUsersWriteNothing_data();
+    void refusedUsersWriteNothing();
+
+private:
+    // tollgatectl as `user` (password "<user>-password", as in the README).
+    Run ctl(const QByteArray& user, const QStringList& args);
+    void expectRefused(const QByteArray& user, const QStringList& args);
+    // Every key with its DUMP and whether it has a TTL.
+    QMap<QByteArray, QByteArray> snapshot();
+    qint64 integer(const QList<QByteArray>& command);
+    // As the default user: a like policy (2 per minute, ban 1 h), a counter and a ban of 42.
+    void seed();
+
+    RedisServer m_redis;
+    QString m_binary;
+    QMap<QByteArray, QList<QByteArray>> m_roles; // role -> ACL SETUSER arguments
+};
+
+void AclRolesTest::initTestCase()
+{
+    m_binary = tollgate::test::tollgatectlPath();
+    QVERIFY2(QFileInfo(m_binary).isExecutable(), qPrintable(m_binary));
+    QFile readme(tollgate::test::sourcePath(QStringLiteral("README.md")));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    for (const QByteArray& line : readme.readAll().split('\n')) {
+        if (!line.startsWith("ACL SETUSER "))
+            continue;
+        const QList<QByteArray> words = splitCliLine(line.trimmed());
+        m_roles[words.value(2)] = words;
+    }
+    TOLLGATE_REQUIRE(m_redis, start());
+}
+
+void AclRolesTest::init()
+{
+    QCOMPARE(m_redis.command({"FLUSHALL"}), QByteArray("+OK\r\n"));
+    for (const QList<QByteArray>& setuser : std::as_const(m_roles)) {
+        m_redis.command({"ACL", "DELUSER", setuser.value(2)});
+        QCOMPARE(m_redis.command(setuser), QByteArray("+OK\r\n"));
+    }
+}
+
+Run AclRolesTest::ctl(const QByteArray& user, const QStringList& args)
+{
+    const QString url = QStringLiteral("redis://%1:%1-password@127.0.0.1:%2")
+                            .arg(QString::fromUtf8(user))
+                            .arg(m_redis.port());
+    return tollgate::test::runCli(
+        m_binary, url, QStringList{QStringLiteral("--actor"), QString::fromUtf8(user)} + args);
+}
+
+void AclRolesTest::expectRefused(const QByteArray& user, const QStringList& args)
+{
+    const auto before = snapshot();
+    const Run run = ctl(user, args);
+    QVERIFY2(run.code == 3, qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+    QVERIFY2(run.err.contains("noperm"), qPrintable(run.describe()));
+    QCOMPARE(snapshot(), before);
+}
+
+QMap<QByteArray, QByteArray> AclRolesTest::snapshot()
+{
+    QMap<QByteArray, QByteArray> keys;
+    const QList<QByteArray> replies = m_redis.pipeline({{"SCAN", "0", "COUNT", "10000"}});
+    // *2 $1 0 *N $len key ...: the keys are every bulk string after the cursor.
+    const QList<QByteArray> lines = replies.value(0).split('\n');
+    for (int i = 4; i + 1 < lines.size(); i += 2) {
+        const QByteArray key = lines[i + 1].chopped(1);
+        keys[key] = m_redis.command({"DUMP", key}) +
+                    (m_redis.command({"PTTL", key}).startsWith(":-") ? "" : "+ttl");
+    }
+    return keys;
+}
+
+qint64 AclRolesTest::integer(const QList<QByteArray>& command)
+{
+    const QByteArray raw = m_redis.command(command);
+    return raw.startsWith(':') ? raw.mid(1).trimmed().toLongLong() : -99;
+}
+
+void AclRolesTest::seed()
+{
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                      QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
+                      QStringLiteral("1m"), QStringLiteral("--ban"), QStringLiteral("1h")},
+          QStringList{QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42")},
+          QStringList{QStringLiteral("ban"), QStringLiteral("42"), QStringLiteral("--action"),
+                      QStringLiteral("like"), QStringLiteral("--for"), QStringLiteral("1h"),
+                      QStringLiteral("--reason"), QStringLiteral("seed")}}) {
+        const Run run = tollgate::test::runCli(
+            m_binary, m_redis.url(),
+            QStringList{QStringLiteral("--actor"), QStringLiteral("admin")} + args);
+        QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    }
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(2));
+}
+
+void AclRolesTest::readmeHasEveryRole()
+{
+    QCOMPARE(m_roles.keys(), (QList<QByteArray>{"application", "operator", "support", "viewer"}));
+}
+
+void AclRolesTest::viewer()
+{
+    seed();
+    // A plain +@read user without PING connects; reads and read-only scripts work.
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("peek"), QStringLiteral("like"), QStringLiteral("43")},
+          QStringList{QStringLiteral("policy"), QStringLiteral("list")},
+          QStringList{QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("like")},
+          QStringList{QStringLiteral("audit")}, QStringList{QStringLiteral("subjects")},
+          QStringList{QStringLiteral("repair")}}) {
+        const Run run = ctl("viewer", args);
+        QVERIFY2(run.code == 0,
+                 qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+    }
+    // After SCRIPT FLUSH the read-only call loads the script again and still works.
+    QCOMPARE(m_redis.command({"SCRIPT", "FLUSH"}), QByteArray("+OK\r\n"));
+    const Run peek =
+        ctl("viewer", {QStringLiteral("peek"), QStringLiteral("like"), QStringLiteral("43")});
+    QVERIFY2(peek.code == 0, qPrintable(peek.describe()));
+
+    expectRefused("viewer", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42")});
+    expectRefused("viewer",
+                  {QStringLiteral("ban"), QStringLiteral("43"), QStringLiteral("--for"),
+                   QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("x")});
+    expectRefused("viewer", {QStringLiteral("unban"), QStringLiteral("42"),
+                             QStringLiteral("--reason"), QStringLiteral("x")});
+    expectRefused("viewer", {QStringLiteral("reset"), QStringLiteral("42"),
+                             QStringLiteral("--reason"), QStringLiteral("x")});
+    expectRefused("viewer",
+                  {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                   QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
+                   QStringLiteral("1m"), QStringLiteral("--revision"), QStringLiteral("1")});
+}
+
+void AclRolesTest::support()
+{
+    seed();
+    const Run unban = ctl("support", {QStringLiteral("unban"), QStringLiteral("42"),
+                                      QStringLiteral("--reason"), QStringLiteral("appeal")});
+    QVERIFY2(unban.code == 0, qPrintable(unban.describe()));
+    const Run reset = ctl("support", {QStringLiteral("reset"), QStringLiteral("42"),
+                                      QStringLiteral("--reason"), QStringLiteral("appeal")});
+    QVERIFY2(reset.code == 0, qPrintable(reset.describe()));
+    QCOMPARE(integer({"EXISTS", "tg:{42}:like:ban", "tg:{42}:like:fw:60000"}), qint64(0));
+    const Run ban =
+        ctl("support", {QStringLiteral("ban"), QStringLiteral("43"), QStringLiteral("--for"),
+                        QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("spam")});
+    QVERIFY2(ban.code == 0, qPrintable(ban.describe()));
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(5));
+    QCOMPARE(integer({"XLEN", "tg:{43}:audit"}), qint64(1));
+
+    expectRefused("support", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("44")});
+    expectRefused("support",
+                  {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                   QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
+                   QStringLiteral("1m"), QStringLiteral("--revision"), QStringLiteral("1")});
+    expectRefused("support",
+                  {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
+                   QStringLiteral("--revision"), QStringLiteral("1")});
+    // Deleting an audit stream by hand is not granted either.
+    QVERIFY(m_redis.command({"ACL", "DRYRUN", "support", "DEL", "tg:{43}:audit"})
+                .contains("no permissions"));
+    QCOMPARE(m_redis.command({"ACL", "DRYRUN", "support", "DEL", "tg:{43}:ban"}),
+             QByteArray("+OK\r\n"));
+}
+
+void AclRolesTest::operatorRole()
+{
+    seed();
+    const Run set =
+        ctl("operator", {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                         QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
+                         QStringLiteral("1m"), QStringLiteral("--revision"), QStringLiteral("1")});
+    QVERIFY2(set.code == 0, qPrintable(set.describe()));
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(3));
+    // A counter that lost its TTL: the operator repairs it.
+    QCOMPARE(m_redis.command({"PERSIST", "tg:{42}:like:fw:60000"}), QByteArray(":1\r\n"));
+    const Run repair = ctl("operator", {QStringLiteral("repair"), QStringLiteral("--fix")});
+    QVERIFY2(repair.code == 0, qPrintable(repair.describe()));
+    QVERIFY(integer({"PTTL", "tg:{42}:like:fw:60000"}) > 0);
+    const Run ban = ctl("operator", {QStringLiteral("unban"), QStringLiteral("42"),
+                                     QStringLiteral("--reason"), QStringLiteral("ok")});
+    QVERIFY2(ban.code == 0, qPrintable(ban.describe()));
+    expectRefused("operator",
+                  {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("44")});
+    const Run removed =
+        ctl("operator", {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
+                         QStringLiteral("--revision"), QStringLiteral("2")});
+    QVERIFY2(removed.code == 0, qPrintable(removed.describe()));
+    QCOMPARE(integer({"EXISTS", "tg:policy:like"}), qint64(0));
+}
+
+void AclRolesTest::application()
+{
+    seed();
+    QCOMPARE(
+        ctl("application", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("7")})
+            .code,
+        0);
+    QCOMPARE(
+        ctl("application", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("7")})
+            .code,
+        0);
+    // The third is denied and bans automatically: the ban with both audit entries.
+    const Run denied =
+        ctl("application", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("7")});
+    QVERIFY2(denied.code == 1, qPrintable(denied.describe()));
+    QCOMPARE(integer({"EXISTS", "tg:{7}:like:ban"}), qint64(1));
+    QCOMPARE(integer({"XLEN", "tg:{7}:audit"}), qint64(1));
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(3));
+    QCOMPARE(
+        ctl("application", {QStringLiteral("peek"), QStringLiteral("like"), QStringLiteral("8")})
+            .code,
+        0);
+
+    expectRefused("application",
+                  {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                   QStringLiteral("--limit"), QStringLiteral("500"), QStringLiteral("--window"),
+                   QStringLiteral("1m"), QStringLiteral("--revision"), QStringLiteral("1")});
+    expectRefused("application",
+                  {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
+                   QStringLiteral("--revision"), QStringLiteral("1")});
+}
+
+void AclRolesTest::plainReadUserConnects()
+{
+    // Nothing but +@read: no PING, no CLIENT SETNAME, no scripts. It connects and reads.
+    seed();
+    QCOMPARE(m_redis.command({"ACL", "SETUSER", "reader", "reset", "on", ">reader-password", "~*",
+                              "-@all", "+@read"}),
+             QByteArray("+OK\r\n"));
+    for (const QStringList& args :
+         {QStringList{QStringLiteral("policy"), QStringLiteral("list")},
+          QStringList{QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("like")},
+          QStringList{QStringLiteral("audit"), QStringLiteral("--user"), QStringLiteral("42")}}) {
+        const Run run = ctl("reader", args);
+        QVERIFY2(run.code == 0, qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+    }
+    expectRefused("reader", {QStringLiteral("ban"), QStringLiteral("43"), QStringLiteral("--for"),
+                             QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("x")});
+}
+
+void AclRolesTest::refusedUsersWriteNothing_data()
+{
+    QTest::addColumn<QList<QByteArray>>("rules");
+    QTest::addColumn<bool>("stringAtAudit");
+    QTest::newRow("+@all -xadd") << QList<QByteArray>{"~*", "&*", "+@all", "-xadd"} << false;
+    QTest::newRow("no access to tg:audit")
+        << QList<QByteArray>{"~tg:{*", "~tg:policy:*", "&*", "+@all"} << false;
+    QTest::newRow("tg:audit holds a string") << QList<QByteArray>{"~*", "&*", "+@all"} << true;
+}
+
+void AclRolesTest::refusedUsersWriteNothing()
+{
+    QFETCH(QList<QByteArray>, rules);
+    QFETCH(bool, stringAtAudit);
+    seed();
+    QList<QByteArray> setuser{"ACL", "SETUSER", "limited", "reset", "on", ">limited-password"};
+    QCOMPARE(m_redis.command(setuser + rules), QByteArray("+OK\r\n"));
+    if (stringAtAudit) {
+        m_redis.command({"DEL", "tg:audit"});
+        QCOMPARE(m_redis.command({"SET", "tg:audit", "x"}), QByteArray("+OK\r\n"));
+    }
+    const QByteArray expected = stringAtAudit ? "tg:audit" : "noperm";
+    const QList<QStringList> writes{
+        {QStringLiteral("ban"), QStringLiteral("u9"), QStringLiteral("--for"), QStringLiteral("1h"),
+         QStringLiteral("--reason"), QStringLiteral("x")},
+        {QStringLiteral("unban"), QStringLiteral("42"), QStringLiteral("--reason"),
+         QStringLiteral("x")},
+        {QStringLiteral("reset"), QStringLiteral("42"), QStringLiteral("--reason"),
+         QStringLiteral("x")},
+        {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+         QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
+         QStringLiteral("1m"), QStringLiteral("--revision"), QStringLiteral("1")},
+        {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
+         QStringLiteral("--revision"), QStringLiteral("1")},
+    };
+    for (const QStringList& args : writes) {
+        const auto before = snapshot();
+        const Run run = ctl("limited", args);
+        QVERIFY2(run.code == 3,
+                 qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+        QVERIFY2(run.err.contains(expected), qPrintable(run.describe()));
+        QCOMPARE(snapshot(), before);
+    }
+    QCOMPARE(integer({"EXISTS", "tg:{u9}:ban"}), qint64(0));
+}
+
+QTEST_GUILESS_MAIN(AclRolesTest)
+#include "tst_AclRoles.moc"

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""A second-language client written from README.md and lua/README.md alone (standard library
+only): it reads a stored policy, builds the keys with the documented escaping, and calls hit.lua
+over a raw socket. tests/integration/tst_SecondLanguage.cpp runs it against a private
+redis-server, next to tollgatectl, and checks that both land on the same keys.
+
+usage: second_client.py PORT TOLLGATECTL LUA_DIR   -> prints one JSON object, exit 0
+"""
+import json
+import socket
+import subprocess
+import sys
+
+PLAIN = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@+=!~,;#&$()'/<>|^`\"")
+
+
+def escape(raw: bytes) -> bytes:
+    """lua/README.md "Keys": plain ASCII and well-formed UTF-8 stay, every other byte is %XX."""
+    out, i = bytearray(), 0
+    while i < len(raw):
+        c, length = raw[i], 0
+        if c < 0x80:
+            length = 1 if c in PLAIN else 0
+        else:
+            for n in (2, 3, 4):  # the shortest well-formed sequence starting here, if any
+                try:
+                    raw[i:i + n].decode("utf-8", errors="strict")
+                    length = n
+                    break
+                except UnicodeDecodeError:
+                    continue
+        if length == 0:
+            out += b"%%%02X" % c
+            i += 1
+        else:
+            out += raw[i:i + length]
+            i += length
+    return bytes(out)
+
+
+class Redis:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            self.buf += self.sock.recv(65536)
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind in (b"+", b"-"):
+            return RuntimeError(rest.decode()) if kind == b"-" else rest
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self.buf += self.sock.recv(65536)
+            data, self.buf = self.buf[:n], self.buf[n + 2:]
+            return data
+        if kind == b"*":
+            return [self._reply() for _ in range(int(rest))]
+        raise RuntimeError("bad reply %r" % line)
+
+    def call(self, *args):
+        parts = [a if isinstance(a, bytes) else str(a).encode() for a in args]
+        self.sock.sendall(b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts))
+        return self._reply()
+
+
+def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg"):
+    """hit.lua as lua/README.md documents it, the arguments taken from the policy hash."""
+    base = prefix + b":{" + escape(user) + b"}"
+    code = {b"fixed_window": b"fw", b"sliding_log": b"sl", b"sliding_window": b"sw", b"token_bucket": b"tb"}
+    windows = [w.split(b":") for w in policy[b"windows"].split(b",")]  # "<window_ms>:<limit>,..."
+    keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":audit", prefix + b":audit"]
+    keys += [base + b":" + escape(action) + b":" + code[policy[b"algorithm"]] + b":" + w for w, _ in windows]
+    args = [b"hit", policy[b"algorithm"], policy[b"cost"], policy[b"count_denied"], policy[b"warn"],
+            policy[b"ban_ms"], policy.get(b"ban_until", b""), policy.get(b"tz_offsets", b"0"), user, action,
+            prefix + b":events", policy.get(b"align", b"first_hit")]
+    for window_ms, limit in windows:
+        args += [limit, window_ms]
+    reply = redis.call(b"EVALSHA", sha, len(keys), *keys, *args)
+    if isinstance(reply, RuntimeError) and str(reply).startswith("NOSCRIPT"):
+        sha = redis.call(b"SCRIPT", b"LOAD", source)
+        reply = redis.call(b"EVALSHA", sha, len(keys), *keys, *args)
+    return reply
+
+
+def main():
+    port, ctl, lua_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    redis = Redis(port)
+    source = open(lua_dir + "/hit.lua", "rb").read()
+    sha = redis.call(b"SCRIPT", b"LOAD", source)
+    flat = redis.call(b"HGETALL", b"tg:policy:like")
+    policy = dict(zip(flat[::2], flat[1::2]))
+    ids = [b"\xff", b"\xfe", "\ufffd".encode(), b"\xc0\xaf", b"a:b{c}*", "Zoë 東京".encode(), b"x\xe6\x9d"]
+    result = {"counts": [], "keys": [], "invalid": []}
+    for user in ids:
+        mine = hit(redis, sha, source, policy, b"like", user)
+        # tollgatectl gets the very bytes in argv, as a shell would pass them
+        run = subprocess.run([ctl.encode(), b"--url", b"redis://127.0.0.1:%d" % port, b"--json", b"hit", b"like", user],
+                             capture_output=True)
+        theirs = json.loads(run.stdout or b"{}")
+        result["counts"].append([mine[2], theirs.get("count"), run.returncode])
+        result["keys"].append(escape(user).decode("utf-8", "backslashreplace"))
+    for user in (b"", b"u" * 1025):
+        reply = hit(redis, sha, source, policy, b"like", user)
+        result["invalid"].append(str(reply) if isinstance(reply, RuntimeError) else "accepted")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/limits/Policy.h"
+
+#include <QList>
+#include <QString>
+
+namespace tollgate::ui {
+
+/// One user-visible field of a policy in both versions.
+struct PolicyField
+{
+    QString name; // "Limits", "Ban", "Deny message" ...
+    QString theirs;
+    QString mine;
+    bool differs() const { return theirs != mine; }
+};
+
+/// Every field an operator can edit, side by side: limits, algorithm, cost, warn level, ban,
+/// time zone, whether denied hits count, deny message. Server-owned fields (revision, author)
+/// are left out; the conflict question names them itself.
+QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine);
+
+/// "Limits: theirs 7 per 10s, yours 5 per 10s" lines for the fields that differ, then the
+/// count of the ones that are the same; "no field differs" when none does.
+QString policyDifferenceText(const Policy& theirs, const Policy& mine);
+
+} // namespace tollgate::ui

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/limits/HitResult.h"
+#include "core/limits/Policy.h"
+#include "ui/common/Session.h"
+
+#include <functional>
+#include <map>
+
+namespace tollgate::ui {
+
+/// One action of one user, as the user detail shows it.
+struct UserActionRow
+{
+    QByteArray action;
+    std::optional<Policy> policy;   // none: keys of an action without a policy
+    QList<QByteArray> keyWindows;   // "fw 1m" of state keys the policy does not explain
+    bool hasKeys = false;           // any state or ban key of this action exists
+    std::optional<HitResult> usage; // where the user stands now (peek minus the next hit)
+    std::optional<HitResult> next;  // what the next hit would get: the verdict
+    QString error;
+    qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties
+};
+
+/// Every action of a user: one row per policy (peeked, so "would a like be allowed?" has an
+/// answer also without keys and under a user-wide ban), plus actions that have keys but no
+/// policy.
+struct UserActions
+{
+    std::map<QByteArray, UserActionRow> rows;
+    std::vector<Policy> policies;
+    int userKeys = 0;   // keys of the user found by SCAN (state, bans, audit)
+    QStringList errors; // what could not be loaded, for the error line
+};
+
+/// Loads UserActions: the policy list (one round trip through the policy index), one read-only
+/// peek per policy (addressed through the key schema), and a budgeted SCAN of the user's own
+/// prefix for actions without a policy. `done` runs on the GUI thread, and not
+/// at all once `owner` is gone.
+void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
+                     std::function<void(UserActions)> done);
+
+/// The verdict column: "yes", "yes, with a warning", "no: denied (retry in 12s)", "no: banned".
+QString verdictText(const HitResult& next);
+
+} // namespace tollgate::ui
