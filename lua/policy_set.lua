@@ -2,7 +2,8 @@
 
 KEYS[1]   policy hash <p>:policy:<action>
 KEYS[2]   global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
-KEYS[3]   policy index set <p>:policies (escaped action names plus the marker "*")
+KEYS[3]   policy index set <p>:policies (escaped action names plus the marker "*"); "" or KEYS[1]
+          again = no index (Redis Cluster, where it lives in another slot)
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required
@@ -79,7 +80,7 @@ for i = 5, #ARGV, 2 do
 end
 
 local bad = expect_type(key, 'hash') or (global ~= '' and global ~= key and expect_type(global, 'stream'))
-  or expect_type(index, 'set')
+  or (index ~= '' and index ~= key and expect_type(index, 'set'))
 if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
@@ -100,8 +101,10 @@ local writes = {
   { 'DEL', key },
   { 'HSET', key, unpack(ARGV, 5) },
   { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms) },
-  { 'SADD', index, action, '*' }, -- listing policies is then one SMEMBERS, no SCAN
 }
+if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
+  writes[#writes + 1] = { 'SADD', index, action, '*' }
+end
 audit(writes, global, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
   'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
 if channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end
