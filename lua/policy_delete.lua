@@ -2,6 +2,7 @@
 
 KEYS[1]  policy hash <p>:policy:<action>
 KEYS[2]  global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
+KEYS[3]  policy index set <p>:policies (the action leaves it); "" or KEYS[1] again = no index
 
 ARGV[1]  expected revision (the one the operator saw)
 ARGV[2]  actor, required
@@ -54,15 +55,15 @@ local function apply(writes)
 end
 
 ---------------------------------------------------------------- arguments
-local key, global = KEYS[1], KEYS[2]
+local key, global, index = KEYS[1], KEYS[2], KEYS[3]
 local action = (key or ''):match('([^:]*)$')
 
-if #KEYS ~= 2 or #ARGV ~= 3 then return redis.error_reply('TG_INVALID policy_delete takes 2 keys and 3 arguments') end
+if #KEYS ~= 3 or #ARGV ~= 3 then return redis.error_reply('TG_INVALID policy_delete takes 3 keys and 3 arguments') end
 local expected, actor, channel = to_int(ARGV[1]), ARGV[2], ARGV[3]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
 if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
 
-local bad = global ~= '' and global ~= key and expect_type(global, 'stream')
+local bad = (global ~= '' and global ~= key and expect_type(global, 'stream')) or (index ~= '' and index ~= key and expect_type(index, 'set'))
 if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
@@ -77,6 +78,7 @@ end
 ---------------------------------------------------------------- the writes
 local exists = redis.call('EXISTS', key)
 local writes = { { 'DEL', key } }
+if index ~= '' and index ~= key then writes[#writes + 1] = { 'SREM', index, action } end
 audit(writes, global, { 'event', 'policy_delete', 'user', '', 'action', unescape(action), 'actor', actor,
   'reason', '', 'until_ms', '0', 'detail', 'deleted=' .. int(exists) })
 if exists == 1 and channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end

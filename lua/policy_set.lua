@@ -2,6 +2,8 @@
 
 KEYS[1]   policy hash <p>:policy:<action>
 KEYS[2]   global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
+KEYS[3]   policy index set <p>:policies (escaped action names plus the marker "*"); "" or KEYS[1]
+          again = no index (Redis Cluster, where it lives in another slot)
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required
@@ -13,12 +15,13 @@ ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
+time; <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
 the global stream and "policy\n0\n<action>" is published (<action> as it appears in the key).
 All of it or nothing.
 Reply: the new revision.
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
-        TG_CORRUPT (revision is not an integer, the audit key is not a stream),
+        TG_CORRUPT (revision is not an integer, the audit key is not a stream, the index is
+                    not a set),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 ]]
 
@@ -59,13 +62,13 @@ local function apply(writes)
 end
 
 ---------------------------------------------------------------- arguments
-local key, global = KEYS[1], KEYS[2]
+local key, global, index = KEYS[1], KEYS[2], KEYS[3]
 local action = (key or ''):match('([^:]*)$')
 local owned = { revision = true, updated_by = true, updated_ms = true }
 
 -- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
-if #KEYS ~= 2 or #ARGV < 6 or #ARGV % 2 ~= 0 or #ARGV > 4 + 2 * 64 then
-  return redis.error_reply('TG_INVALID policy_set takes 2 keys, 4 arguments and 1 to 64 field/value pairs')
+if #KEYS ~= 3 or #ARGV < 6 or #ARGV % 2 ~= 0 or #ARGV > 4 + 2 * 64 then
+  return redis.error_reply('TG_INVALID policy_set takes 3 keys, 4 arguments and 1 to 64 field/value pairs')
 end
 local expected, actor, channel, summary = to_int(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
@@ -77,6 +80,7 @@ for i = 5, #ARGV, 2 do
 end
 
 local bad = expect_type(key, 'hash') or (global ~= '' and global ~= key and expect_type(global, 'stream'))
+  or (index ~= '' and index ~= key and expect_type(index, 'set'))
 if bad then return bad end
 local stored = redis.call('HGET', key, 'revision')
 if stored and not to_int(stored) then
@@ -98,6 +102,9 @@ local writes = {
   { 'HSET', key, unpack(ARGV, 5) },
   { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms) },
 }
+if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
+  writes[#writes + 1] = { 'SADD', index, action, '*' }
+end
 audit(writes, global, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
   'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
 if channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end

@@ -1,11 +1,10 @@
-// subjects, repair, audit, scripts: looking at what is in Redis.
+// repair, audit, scripts: looking at what is in Redis.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 #include "core/limits/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/limits/Repair.h"
-#include "core/limits/Subjects.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -37,81 +36,7 @@ QString timeText(qint64 ms)
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
-QJsonValue banJson(const std::optional<BanInfo>& ban)
-{
-    return ban ? QJsonValue(toJson(*ban)) : QJsonValue();
-}
-
 } // namespace
-
-int subjectsCommand(Cli& cli, const QStringList& args)
-{
-    QCommandLineParser parser;
-    parser.addOptions({
-        QCommandLineOption(QStringLiteral("action"), QStringLiteral("Only this action."),
-                           QStringLiteral("action")),
-        QCommandLineOption(QStringLiteral("max"), QStringLiteral("At most this many subjects (default 10000)."),
-                           QStringLiteral("n")),
-    });
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    SubjectsOptions options;
-    options.action = idFromText(parser.value(QStringLiteral("action")));
-    auto max = integerOption(parser, QStringLiteral("max"), options.maxSubjects);
-    if (max && *max < 1)
-        max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};
-    if (!max)
-        return fail(max.error());
-    options.maxSubjects = *max;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const Subjects subjects(client, cli.schema());
-    auto list = waitFor<SubjectList>(
-        [&](Callback<SubjectList> done) { subjects.list(options, nullptr, done); });
-    if (!list)
-        return fail(list.error());
-    if (list->truncated)
-        std::fprintf(stderr, "tollgatectl: note: stopped at %lld subjects (--max)\n",
-                     static_cast<long long>(options.maxSubjects));
-
-    if (cli.json) {
-        QJsonArray array;
-        for (const Subject& s : list->subjects) {
-            QJsonObject object = toJson(s.state);
-            object.insert(QStringLiteral("user"), text(s.user));
-            object.insert(QStringLiteral("action"), text(s.action));
-            object.insert(QStringLiteral("has_policy"), s.hasPolicy);
-            object.insert(QStringLiteral("banned"), s.banned());
-            object.insert(QStringLiteral("ban"), banJson(s.ban));
-            object.insert(QStringLiteral("user_ban"), banJson(s.userBan));
-            if (!s.error.isEmpty())
-                object.insert(QStringLiteral("error"), s.error);
-            array.append(object);
-        }
-        printJson(array);
-        return ExitOk;
-    }
-    QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"), QStringLiteral("TIER"),
-                             QStringLiteral("COUNT/LIMIT"), QStringLiteral("RESET"), QStringLiteral("BAN")}};
-    for (const Subject& s : list->subjects) {
-        const auto& ban = s.ban ? s.ban : s.userBan;
-        QString banText;
-        if (ban)
-            banText = (ban->untilMs == 0 ? QStringLiteral("permanent")
-                                         : QStringLiteral("until ") + timeText(ban->untilMs)) +
-                      QStringLiteral(" by ") + ban->actor + QStringLiteral(": ") + ban->reason;
-        const bool known = s.hasPolicy && s.error.isEmpty();
-        rows << QStringList{text(s.user),
-                            s.action.isEmpty() ? QStringLiteral("*") : text(s.action),
-                            known ? tierName(s.state.tier) : (s.error.isEmpty() ? QStringLiteral("-") : QStringLiteral("error")),
-                            known ? QStringLiteral("%1/%2").arg(s.state.count).arg(s.state.limit) : QStringLiteral("-"),
-                            known ? humanMs(s.state.resetMs) : QStringLiteral("-"),
-                            banText};
-    }
-    printTable(rows);
-    return ExitOk;
-}
 
 int repairCommand(Cli& cli, const QStringList& args)
 {

@@ -49,21 +49,48 @@ int list(Cli& cli, const QStringList& args)
     if (!client)
         return ExitUsage;
     const PolicyStore store(client, cli.schema());
-    auto policies = waitFor<std::vector<Policy>>(
-        [&](Callback<std::vector<Policy>> done) { store.list(nullptr, done); });
-    if (!policies)
-        return fail(policies.error());
+    auto listing =
+        waitFor<PolicyListing>([&](Callback<PolicyListing> done) { store.listAll(nullptr, done); });
+    if (!listing)
+        return fail(listing.error());
+    const std::vector<Policy>& policies = listing->policies;
     if (cli.json) {
         QJsonArray array;
-        for (const Policy& policy : *policies)
+        for (const Policy& policy : policies)
             array.append(toJson(policy));
+        for (const InvalidPolicy& bad : listing->invalid)
+            array.append(QJsonObject{{QStringLiteral("action"), text(bad.action)},
+                                     {QStringLiteral("invalid"), true},
+                                     {QStringLiteral("error"), bad.reason}});
         printJson(array);
-    } else if (policies->empty()) {
+    } else if (policies.empty() && listing->invalid.empty()) {
         printLine(QStringLiteral("no policies"));
     } else {
-        for (const Policy& policy : *policies)
+        for (const Policy& policy : policies)
             printPolicyText(policy);
+        for (const InvalidPolicy& bad : listing->invalid)
+            printLine(QStringLiteral("%1: INVALID: %2").arg(text(bad.action), bad.reason));
     }
+    // Listed, but a stored policy that cannot be enforced is a server-side problem: exit 3.
+    return listing->invalid.empty() ? ExitOk : ExitFailure;
+}
+
+int reindex(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+    const PolicyStore store(client, cli.schema());
+    auto count = waitFor<qint64>([&](Callback<qint64> done) { store.reindex(nullptr, done); });
+    if (!count)
+        return fail(count.error());
+    if (cli.json)
+        printJson(QJsonObject{{QStringLiteral("indexed"), *count}});
+    else
+        printLine(QStringLiteral("policy index rebuilt: %1 policies").arg(*count));
     return ExitOk;
 }
 
@@ -277,9 +304,13 @@ int policyCommand(Cli& cli, const QStringList& args)
         return set(cli, rest);
     if (sub == QLatin1String("delete"))
         return remove(cli, rest);
+    if (sub == QLatin1String("reindex"))
+        return reindex(cli, rest);
     if (sub.isEmpty())
-        return usage(QStringLiteral("policy needs a sub-command: list, get, set or delete"));
-    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete)").arg(sub));
+        return usage(
+            QStringLiteral("policy needs a sub-command: list, get, set, delete or reindex"));
+    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete, reindex)")
+                     .arg(sub));
 }
 
 } // namespace tollgate::ctl

@@ -18,13 +18,14 @@ const char kUsage[] =
     R"(Usage: tollgatectl [--url URL] [--prefix P] [--actor NAME] [--json] <command> [args]
 
 Commands:
-  policy list | get <action> | set <action> ... | delete <action>
+  policy list | get <action> | set <action> ... | delete <action> | reindex
   hit <action> <user> [--cost N]        count a hit (exit 1 when denied)
   peek <action> <user> [--cost N]       what a hit would get, counting nothing
   ban <user> [--action A] (--for D | --until T | --permanent) --reason R
   unban <user> [--action A] --reason R
   reset <user> [--action A] [--reason R]
-  subjects [--action A] [--max N]       users x actions with their state and bans
+  subjects [--action A] [--user-prefix P] [--max N] [--banned] [--near]
+                                        users x actions with their usage and bans (streamed)
   repair [--fix]                        keys of ours without a TTL (dry run unless --fix)
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded

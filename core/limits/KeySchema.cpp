@@ -167,6 +167,11 @@ QByteArray KeySchema::policyKey(const QByteArray& action) const
     return m_prefix + ":policy:" + escape(action);
 }
 
+QByteArray KeySchema::policyIndexKey() const
+{
+    return m_prefix + ":policies";
+}
+
 QByteArray KeySchema::statsKey(const QByteArray& action) const
 {
     return m_prefix + ":stats:" + escape(action);

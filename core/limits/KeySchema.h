@@ -13,6 +13,7 @@ namespace tollgate {
 ///   <p>:{<user>}:ban                                 ban of every action (hash)
 ///   <p>:{<user>}:audit                               per-user audit stream
 ///   <p>:policy:<action>                              policy hash
+///   <p>:policies                                     index of the policy hashes (set)
 ///   <p>:stats:<action>                               per-second hit statistics (hash)
 ///   <p>:audit                                        global audit stream
 ///   <p>:events                                       pub/sub channel
@@ -43,6 +44,8 @@ public:
     QByteArray userBanKey(const QByteArray& user) const;
     QByteArray userAuditKey(const QByteArray& user) const;
     QByteArray policyKey(const QByteArray& action) const;
+    /// Set of escaped action names with a policy, kept by the policy scripts (plus "*").
+    QByteArray policyIndexKey() const;
     /// Per-action per-second outcome counters for the console (stats.lua).
     QByteArray statsKey(const QByteArray& action) const;
     QByteArray auditKey() const;

@@ -12,15 +12,66 @@ PolicyStore::PolicyStore(Client* client, KeySchema schema)
 {
 }
 
+namespace {
+
+// The stored hash as a policy, or why it is not one (WrongType: exit 3 in the CLI, a row
+// marked invalid in the console; never mistaken for the caller's bad input).
+Result<Policy> storedPolicy(const KeySchema& schema, const QByteArray& action,
+                            const QList<QPair<QByteArray, QByteArray>>& fields)
+{
+    auto policy = Policy::fromFields(action, fields);
+    const Status valid = policy ? policy->validate() : Status(policy.error());
+    if (!valid)
+        return Error{ErrorKind::WrongType,
+                     QStringLiteral("policy %1 is invalid: %2")
+                         .arg(QString::fromUtf8(schema.policyKey(action)), valid.error().message)};
+    return policy;
+}
+
+// HGETALL of every key in one pipeline; keys that are not policy hashes of ours are skipped.
+void readPolicies(Client* client, const KeySchema& schema, const QList<QByteArray>& keys,
+                  Context context, const Callback<PolicyListing>& done)
+{
+    std::vector<Command> commands;
+    QList<QByteArray> actions;
+    for (const QByteArray& key : keys) {
+        const auto parsed = schema.parse(key);
+        if (parsed.kind != KeySchema::Parsed::Kind::Policy || actions.contains(parsed.action))
+            continue;
+        actions << parsed.action;
+        commands.push_back({QByteArrayLiteral("HGETALL"), key});
+    }
+    client->executeBatch(
+        std::move(commands), nullptr,
+        [schema, actions, context, done](std::vector<Result<Reply>> replies) {
+            PolicyListing listing;
+            for (int i = 0; i < actions.size(); ++i) {
+                const Result<Reply>& reply = replies[size_t(i)];
+                if (reply && reply->elements.empty())
+                    continue; // deleted since the index named it
+                auto policy = reply ? storedPolicy(schema, actions[i], reply->toPairs())
+                                    : Result<Policy>(reply.error());
+                if (policy)
+                    listing.policies.push_back(*policy);
+                else
+                    listing.invalid.push_back({actions[i], policy.error().message});
+            }
+            std::sort(listing.policies.begin(), listing.policies.end(),
+                      [](const Policy& a, const Policy& b) { return a.action < b.action; });
+            deliver(context, done, Result<PolicyListing>(std::move(listing)));
+        });
+}
+
+} // namespace
+
 void PolicyStore::get(const QByteArray& action, Context context, Callback<Policy> done) const
 {
     const Status id = KeySchema::validateId(action, QStringLiteral("action"));
-    if (!id) {
-        deliver(context, done, Result<Policy>(id.error()));
+    if (rejected(id, context, done))
         return;
-    }
+    const KeySchema schema = m_schema;
     m_client->execute({QByteArrayLiteral("HGETALL"), m_schema.policyKey(action)}, nullptr,
-                      [action, context, done](Result<Reply> reply) {
+                      [schema, action, context, done](Result<Reply> reply) {
                           if (!reply) {
                               deliver(context, done, Result<Policy>(reply.error()));
                               return;
@@ -33,49 +84,104 @@ void PolicyStore::get(const QByteArray& action, Context context, Callback<Policy
                                                          QLatin1Char('\'')));
                               return;
                           }
-                          deliver(context, done, Policy::fromFields(action, reply->toPairs()));
+                          deliver(context, done, storedPolicy(schema, action, reply->toPairs()));
                       });
+}
+
+void PolicyStore::listAll(Context context, Callback<PolicyListing> done) const
+{
+    const PolicyStore store = *this;
+    m_client->execute(
+        {QByteArrayLiteral("SMEMBERS"), m_schema.policyIndexKey()}, nullptr,
+        [store, context, done](Result<Reply> members) {
+            if (!members) {
+                deliver(context, done, Result<PolicyListing>(members.error()));
+                return;
+            }
+            if (!members->elements.empty()) { // the usual case: one SMEMBERS, one pipeline
+                QList<QByteArray> keys;
+                for (const Reply& member : members->elements) {
+                    if (member.toBytes() != "*")
+                        keys << store.m_schema.prefix() + ":policy:" + member.toBytes();
+                }
+                readPolicies(store.m_client, store.m_schema, keys, context, done);
+                return;
+            }
+            // No index: find the policies by SCAN, and rebuild the index when we may write.
+            store.scanPolicyKeys([store, context, done](Result<QList<QByteArray>> keys) {
+                if (!keys) {
+                    deliver(context, done, Result<PolicyListing>(keys.error()));
+                    return;
+                }
+                // Read after the rebuild, so the next listing finds the index; a user who may
+                // not write gets the listing all the same.
+                const QList<QByteArray> found = *keys;
+                store.writeIndex(found, {}, [store, found, context, done](const Result<qint64>&) {
+                    readPolicies(store.m_client, store.m_schema, found, context, done);
+                });
+            });
+        });
 }
 
 void PolicyStore::list(Context context, Callback<std::vector<Policy>> done) const
 {
-    Client* client = m_client;
-    const KeySchema schema = m_schema;
-    ScanOptions scan;
-    scan.pattern = schema.policyPattern();
-    scan.type = QByteArrayLiteral("hash");
-    collectKeys(client, scan, nullptr, [=](Result<QList<QByteArray>> keys) {
-        if (!keys) {
-            deliver(context, done, Result<std::vector<Policy>>(keys.error()));
-            return;
-        }
-        auto policies = std::make_shared<std::vector<Policy>>();
-        auto pending = std::make_shared<int>(keys->size());
-        if (keys->isEmpty()) {
-            deliver(context, done, Result<std::vector<Policy>>(*policies));
-            return;
-        }
-        for (const QByteArray& key : *keys) {
-            const auto parsed = schema.parse(key);
-            client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr,
-                            [=](Result<Reply> reply) {
-                                // A malformed or invalid policy (written by hand) is skipped
-                                // here; `get` and the hit report it.
-                                if (reply && parsed.kind == KeySchema::Parsed::Kind::Policy) {
-                                    auto policy = Policy::fromFields(parsed.action, reply->toPairs());
-                                    if (policy && policy->validate())
-                                        policies->push_back(*policy);
-                                }
-                                if (--*pending > 0)
-                                    return;
-                                std::sort(policies->begin(), policies->end(),
-                                          [](const Policy& a, const Policy& b) {
-                                              return a.action < b.action;
-                                          });
-                                deliver(context, done, Result<std::vector<Policy>>(*policies));
-                            });
-        }
+    listAll(nullptr, [context, done](Result<PolicyListing> listing) {
+        if (!listing)
+            deliver(context, done, Result<std::vector<Policy>>(listing.error()));
+        else
+            deliver(context, done, Result<std::vector<Policy>>(std::move(listing->policies)));
     });
+}
+
+void PolicyStore::reindex(Context context, Callback<qint64> done) const
+{
+    const PolicyStore store = *this;
+    m_client->execute(
+        {QByteArrayLiteral("SMEMBERS"), m_schema.policyIndexKey()}, nullptr,
+        [store, context, done](Result<Reply> members) {
+            QList<QByteArray> indexed;
+            if (members) {
+                for (const Reply& member : members->elements) {
+                    if (member.toBytes() != "*")
+                        indexed << store.m_schema.prefix() + ":policy:" + member.toBytes();
+                }
+            } // a wrong-typed index is reported by policy_reindex.lua itself
+            store.scanPolicyKeys([store, indexed, context, done](Result<QList<QByteArray>> keys) {
+                if (!keys) {
+                    deliver(context, done, Result<qint64>(keys.error()));
+                    return;
+                }
+                store.writeIndex(*keys, indexed, [context, done](Result<qint64> count) {
+                    deliver(context, done, std::move(count));
+                });
+            });
+        });
+}
+
+void PolicyStore::scanPolicyKeys(Callback<QList<QByteArray>> done) const
+{
+    ScanOptions scan;
+    scan.pattern = m_schema.policyPattern();
+    scan.type = QByteArrayLiteral("hash");
+    scan.count = 1000;
+    collectKeys(m_client, scan, nullptr, std::move(done));
+}
+
+void PolicyStore::writeIndex(const QList<QByteArray>& found, const QList<QByteArray>& indexed,
+                             Callback<qint64> done) const
+{
+    Command keys{m_schema.policyIndexKey()};
+    for (const QByteArray& key : found + indexed) {
+        if (!keys.contains(key))
+            keys << key;
+    }
+    runScript(m_client, QStringLiteral("policy_reindex"), keys, {}, nullptr,
+              [done](Result<Reply> reply) {
+                  if (!reply)
+                      done(reply.error());
+                  else
+                      done(reply->toInteger().value_or(0));
+              });
 }
 
 void PolicyStore::save(const Policy& policy, const QString& actor, Context context,
@@ -92,7 +198,8 @@ void PolicyStore::save(const Policy& policy, const QString& actor, Context conte
     for (const auto& [field, value] : policy.toFields())
         args << field << value;
     runScript(m_client, QStringLiteral("policy_set"),
-              {m_schema.policyKey(policy.action), m_schema.auditKey()}, args, nullptr,
+              {m_schema.policyKey(policy.action), m_schema.auditKey(), m_schema.policyIndexKey()},
+              args, nullptr,
               [=](Result<Reply> reply) {
                   if (!reply) {
                       deliver(context, done, Result<qint64>(reply.error()));
@@ -106,7 +213,7 @@ void PolicyStore::remove(const QByteArray& action, qint64 revision, const QStrin
                          Context context, Callback<Unit> done) const
 {
     runScript(m_client, QStringLiteral("policy_delete"),
-              {m_schema.policyKey(action), m_schema.auditKey()},
+              {m_schema.policyKey(action), m_schema.auditKey(), m_schema.policyIndexKey()},
               {QByteArray::number(revision), actor.toUtf8(), m_schema.eventsChannel()}, nullptr,
               [=](Result<Reply> reply) {
                   deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));

@@ -8,6 +8,20 @@
 
 namespace tollgate {
 
+/// A policy hash that does not hold a valid policy (edited by hand, or by an older version).
+struct InvalidPolicy
+{
+    QByteArray action;
+    QString reason; // names the key and what is wrong
+};
+
+/// Every stored policy: the valid ones sorted by action, and the invalid ones with why.
+struct PolicyListing
+{
+    std::vector<Policy> policies;
+    std::vector<InvalidPolicy> invalid;
+};
+
 /// Policies in Redis (<p>:policy:<action> hashes). Saving is compare-and-set on the revision
 /// (policy_set.lua): a stale revision fails with ErrorKind::Conflict, never overwrites.
 class PolicyStore
@@ -15,10 +29,19 @@ class PolicyStore
 public:
     PolicyStore(Client* client, KeySchema schema);
 
-    /// HGETALL; NotFound when the action has no policy.
+    /// HGETALL; NotFound when the action has no policy, WrongType (naming the key and the
+    /// reason) when the stored hash is not a valid policy.
     void get(const QByteArray& action, Context context, Callback<Policy> done) const;
-    /// SCAN for policy keys, then HGETALL each; sorted by action.
+    /// SMEMBERS of the index (<p>:policies), then the hashes in one pipeline; no SCAN. When
+    /// the index is missing (deleted by hand, or written by an older version) the policies
+    /// are found by SCAN and the index rebuilt (when this user may write).
+    void listAll(Context context, Callback<PolicyListing> done) const;
+    /// The valid policies of listAll(), sorted by action.
     void list(Context context, Callback<std::vector<Policy>> done) const;
+    /// Rebuilds the index: SCAN MATCH <p>:policy:* TYPE hash (COUNT 1000), then
+    /// policy_reindex.lua with what was found and what the index named. Delivers the number of
+    /// policies indexed.
+    void reindex(Context context, Callback<qint64> done) const;
     /// Validates, then saves if the stored revision is still policy.revision (0 = new).
     /// Delivers the new revision. Mirrors the change into the global audit stream.
     void save(const Policy& policy, const QString& actor, Context context,
@@ -28,6 +51,11 @@ public:
                 Callback<Unit> done) const;
 
 private:
+    void scanPolicyKeys(Callback<QList<QByteArray>> done) const;
+    /// policy_reindex.lua over the keys found by SCAN and those the index named.
+    void writeIndex(const QList<QByteArray>& found, const QList<QByteArray>& indexed,
+                    Callback<qint64> done) const;
+
     Client* m_client;
     KeySchema m_schema;
 };

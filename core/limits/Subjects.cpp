@@ -1,133 +1,168 @@
 #include "core/limits/Subjects.h"
 
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limits/FingerprintSet.h"
+#include "core/limits/SubjectReader.h"
 #include "core/redis/Scan.h"
 
+#include <QTimer>
+#include <algorithm>
 #include <map>
-#include <set>
 
 namespace tollgate {
 
 namespace {
 
 using Kind = KeySchema::Parsed::Kind;
-using SubjectKey = std::pair<QByteArray, QByteArray>; // user, action
 
-// Lives on the client's worker thread: every callback below runs there, one at a time.
-struct SubjectsRun
+// One stream() pass. Touched only on the client's worker thread (every callback runs there,
+// one at a time), so it needs no lock.
+struct StreamRun
 {
     Client* client = nullptr;
     KeySchema schema;
     SubjectsOptions options;
-    Context context = nullptr;
-    Callback<SubjectList> done;
+    QByteArray pattern;
+    Subjects::BatchHandler onBatch;
+    Callback<SubjectsProgress> done;
+    std::shared_ptr<const PolicyCatalog> policies;
 
-    std::map<SubjectKey, Subject> subjects;
-    std::set<SubjectKey> withBanKey;     // an action ban key was seen
-    std::set<QByteArray> withUserBanKey; // a user-wide ban key was seen
-    std::map<QByteArray, BanInfo> userBans;
-    SubjectList result;
-    int pending = 0;
+    FingerprintSet seen;
+    SubjectsProgress progress;
+    qint64 admitted = 0;
+    QByteArray cursor = QByteArrayLiteral("0");
+    bool scanFinished = false;
+    bool scanOut = false;
+    bool stopped = false;
+    bool finished = false;
+    int readsOut = 0;
+    quint64 nextSeq = 0;
+    quint64 nextEmit = 0;
+    std::map<quint64, std::vector<Subject>> ready; // completed out of order (NOSCRIPT retries)
     std::optional<Error> error;
 
-    void add(const QByteArray& user, const QByteArray& action)
+    // The subject a key belongs to, if it is one we list.
+    std::optional<SubjectKey> subjectOf(const QByteArray& key) const
     {
-        if (subjects.count({user, action}))
-            return;
-        if (qint64(subjects.size()) >= options.maxSubjects) {
-            result.truncated = true;
-            return;
-        }
-        Subject subject;
-        subject.user = user;
-        subject.action = action;
-        subjects.emplace(SubjectKey{user, action}, std::move(subject));
-    }
-
-    void finishIfIdle()
-    {
-        if (pending > 0 || !done)
-            return;
-        auto callback = std::move(done);
-        done = nullptr;
-        if (error) {
-            deliver(context, callback, Result<SubjectList>(*error));
-            return;
-        }
-        for (auto& [key, subject] : subjects) {
-            auto userBan = userBans.find(key.first);
-            if (userBan != userBans.end())
-                subject.userBan = userBan->second;
-            if (!subject.hasPolicy) { // no peek: say what we know
-                subject.state.allowed = !subject.banned();
-                subject.state.tier = subject.banned() ? Tier::Banned : Tier::Ok;
-            }
-            result.subjects.push_back(std::move(subject));
-        }
-        deliver(context, callback, Result<SubjectList>(std::move(result)));
+        const KeySchema::Parsed parsed = schema.parse(key);
+        if (!options.userPrefix.isEmpty() && !parsed.user.startsWith(options.userPrefix))
+            return std::nullopt;
+        const bool wanted = options.action.isEmpty() || parsed.action == options.action;
+        if ((parsed.kind == Kind::State || parsed.kind == Kind::ActionBan) && wanted)
+            return SubjectKey{parsed.user, parsed.action};
+        if (parsed.kind == Kind::UserBan && options.action.isEmpty())
+            return SubjectKey{parsed.user, QByteArray()};
+        return std::nullopt;
     }
 };
 
-void fetchBan(const std::shared_ptr<SubjectsRun>& run, const QByteArray& key,
-              std::function<void(const BanInfo&)> store, const QByteArray& user)
+void maybeFinish(const std::shared_ptr<StreamRun>& run)
 {
-    ++run->pending;
-    run->client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr,
-                         [run, store, user](Result<Reply> reply) {
-                             --run->pending;
-                             if (!reply && !run->error)
-                                 run->error = reply.error();
-                             else if (reply && !reply->elements.empty())
-                                 store(Moderation::banFromFields(user, reply->toPairs()));
-                             run->finishIfIdle();
-                         });
+    if (run->finished || !(run->scanFinished || run->stopped) || run->readsOut > 0 || run->scanOut)
+        return;
+    run->finished = true;
+    if (run->error)
+        run->done(*run->error);
+    else
+        run->done(run->progress);
 }
 
-void fetchStates(const std::shared_ptr<SubjectsRun>& run, const std::vector<Policy>& policies)
+void emitReady(const std::shared_ptr<StreamRun>& run)
 {
-    std::map<QByteArray, Policy> byAction;
-    for (const Policy& policy : policies)
-        byAction.emplace(policy.action, policy);
-    const Limiter limiter(run->client, run->schema);
-    std::set<QByteArray> users;
+    for (auto it = run->ready.find(run->nextEmit); it != run->ready.end();
+         it = run->ready.find(run->nextEmit)) {
+        std::vector<Subject> batch = std::move(it->second);
+        run->ready.erase(it);
+        ++run->nextEmit;
+        run->progress.subjects += qint64(batch.size());
+        if (!run->stopped && !run->onBatch(batch, run->progress))
+            run->stopped = true;
+    }
+}
 
-    ++run->pending; // held until every request below is issued
-    for (auto& [key, subject] : run->subjects) {
-        const auto& [user, action] = key;
-        users.insert(user);
-        Subject* target = &subject; // std::map nodes are stable
-        if (run->withBanKey.count(key))
-            fetchBan(run, run->schema.actionBanKey(user, action),
-                     [target](const BanInfo& ban) { target->ban = ban; }, user);
-        auto policy = byAction.find(action);
-        if (action.isEmpty() || policy == byAction.end())
+void scanNext(const std::shared_ptr<StreamRun>& run);
+
+void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
+{
+    run->scanOut = false;
+    if (!reply || reply->elements.size() != 2) {
+        run->error = reply ? Error{ErrorKind::Protocol, QStringLiteral("malformed SCAN reply")}
+                           : reply.error();
+        run->stopped = true;
+        maybeFinish(run);
+        return;
+    }
+    run->cursor = reply->elements[0].toBytes();
+    std::vector<SubjectKey> fresh;
+    for (const Reply& element : reply->elements[1].elements) {
+        ++run->progress.scanned;
+        auto subject = run->subjectOf(element.toBytes());
+        if (!subject || !run->seen.insert(subject->first, subject->second))
             continue;
-        target->hasPolicy = true;
-        ++run->pending;
-        const qint64 cost = policy->second.cost;
-        limiter.peek(policy->second, user, 0, nullptr, [run, target, cost](Result<HitResult> state) {
-            --run->pending;
-            if (state) {
-                target->state = *state;
-                // peek answers with the count a hit would reach; show the count as it is now.
-                if (state->allowed) {
-                    target->state.count = qMax<qint64>(0, state->count - cost);
-                    target->state.remaining = qMin(state->limit, state->remaining + cost);
-                }
-            } else
-                target->error = state.error().message;
-            run->finishIfIdle();
+        if (run->options.maxSubjects > 0 && run->admitted >= run->options.maxSubjects) {
+            run->progress.truncated = true;
+            break;
+        }
+        ++run->admitted;
+        fresh.push_back(std::move(*subject));
+    }
+    if (run->cursor == "0" || run->progress.truncated)
+        run->scanFinished = true;
+    if (!fresh.empty() && !run->stopped) {
+        const quint64 seq = run->nextSeq++;
+        ++run->readsOut;
+        SubjectReader(run->client, run->schema, run->policies)
+            .read(fresh, SubjectReader::Mode::Raw, [run, seq](std::vector<Subject> subjects) {
+                --run->readsOut;
+                run->ready[seq] = std::move(subjects);
+                emitReady(run);
+                scanNext(run);
+                maybeFinish(run);
+            });
+    }
+    if (run->options.pause.count() > 0 && !run->scanFinished) {
+        // Runs on the worker thread, which has an event loop: a timer there is fine.
+        run->scanOut = true; // the pause counts as the next call being out
+        QTimer::singleShot(run->options.pause, [run] {
+            run->scanOut = false;
+            scanNext(run);
+            maybeFinish(run);
         });
+    } else {
+        scanNext(run);
     }
-    // With an action filter SCAN never sees user-wide ban keys: ask for each user's.
-    for (const QByteArray& user : users) {
-        if (!run->options.action.isEmpty() || run->withUserBanKey.count(user))
-            fetchBan(run, run->schema.userBanKey(user),
-                     [run, user](const BanInfo& ban) { run->userBans[user] = ban; }, user);
-    }
-    --run->pending;
-    run->finishIfIdle();
+    maybeFinish(run);
+}
+
+void scanNext(const std::shared_ptr<StreamRun>& run)
+{
+    if (run->stopped || run->scanFinished || run->scanOut ||
+        run->readsOut >= std::max(1, run->options.readsInFlight))
+        return;
+    run->scanOut = true;
+    run->client->execute(
+        {QByteArrayLiteral("SCAN"), run->cursor, QByteArrayLiteral("MATCH"), run->pattern,
+         QByteArrayLiteral("COUNT"), QByteArray::number(std::max(1, run->options.scanCount))},
+        nullptr, [run](Result<Reply> reply) { onScanReply(run, std::move(reply)); });
+}
+
+// Policies first (one SMEMBERS and one pipeline), then `then` with the catalog.
+void withPolicies(Client* client, const KeySchema& schema,
+                  std::function<void(Result<PolicyListing>)> then)
+{
+    PolicyStore(client, schema).listAll(nullptr, std::move(then));
+}
+
+// The catalog, then `then`; a failure to list the policies goes to `done` instead.
+using Catalog = std::shared_ptr<const PolicyCatalog>;
+void withCatalog(Client* client, const KeySchema& schema, Context context,
+                 Callback<std::vector<Subject>> done, std::function<void(Catalog)> then)
+{
+    withPolicies(client, schema, [context, done, then](Result<PolicyListing> listing) {
+        if (!listing)
+            deliver(context, done, Result<std::vector<Subject>>(listing.error()));
+        else
+            then(std::make_shared<const PolicyCatalog>(PolicyCatalog::from(*listing)));
+    });
 }
 
 } // namespace
@@ -136,67 +171,165 @@ Subjects::Subjects(Client* client, KeySchema schema) : m_client(client), m_schem
 {
 }
 
+QByteArray Subjects::pattern(const SubjectsOptions& options) const
+{
+    // Escaped ids hold no glob characters, ':' or '}', and escaping works byte by byte, so
+    // the escaped prefix is a prefix of every matching escaped id.
+    QByteArray pattern = m_schema.prefix() + ":{" + KeySchema::escape(options.userPrefix) + '*';
+    if (!options.action.isEmpty())
+        pattern += "}:" + KeySchema::escape(options.action) + ":*";
+    return pattern;
+}
+
 QByteArray Subjects::pattern(const QByteArray& action) const
 {
-    if (action.isEmpty())
-        return m_schema.allUsersPattern();
-    // Escaped ids hold no glob characters and no ':' or '}', so this matches only that action.
-    return m_schema.prefix() + ":{*}:" + KeySchema::escape(action) + ":*";
+    SubjectsOptions options;
+    options.action = action;
+    return pattern(options);
+}
+
+void Subjects::stream(const SubjectsOptions& options, BatchHandler onBatch,
+                      Callback<SubjectsProgress> done,
+                      std::function<void(const PolicyListing&)> onPolicies) const
+{
+    Status valid = Status(Unit{});
+    if (!options.action.isEmpty())
+        valid = KeySchema::validateId(options.action, QStringLiteral("action"));
+    if (valid && options.userPrefix.size() > KeySchema::kMaxIdBytes)
+        valid = KeySchema::validateId(options.userPrefix, QStringLiteral("user prefix"));
+    if (rejected(valid, nullptr, done))
+        return;
+    auto run = std::make_shared<StreamRun>();
+    run->client = m_client;
+    run->schema = m_schema;
+    run->options = options;
+    run->pattern = pattern(options);
+    run->onBatch = std::move(onBatch);
+    run->done = std::move(done);
+    withPolicies(m_client, m_schema, [run, onPolicies](Result<PolicyListing> listing) {
+        if (!listing) {
+            run->finished = true;
+            run->done(listing.error());
+            return;
+        }
+        if (onPolicies)
+            onPolicies(*listing);
+        run->policies = std::make_shared<const PolicyCatalog>(PolicyCatalog::from(*listing));
+        scanNext(run);
+    });
 }
 
 void Subjects::list(const SubjectsOptions& options, Context context,
                     Callback<SubjectList> done) const
 {
-    if (!options.action.isEmpty()) {
-        const Status valid = KeySchema::validateId(options.action, QStringLiteral("action"));
-        if (rejected(valid, context, done))
-            return;
-    }
-    auto run = std::make_shared<SubjectsRun>();
-    run->client = m_client;
-    run->schema = m_schema;
-    run->options = options;
-    run->options.maxSubjects = qMax<qint64>(1, options.maxSubjects);
-    run->context = context;
-    run->done = std::move(done);
-
-    ScanOptions scan;
-    scan.pattern = pattern(options.action);
-    scan.count = qMax(1, options.scanCount);
-    scanKeys(
-        m_client, scan,
-        [run](const QList<QByteArray>& batch) {
-            run->result.scanned += batch.size();
-            for (const QByteArray& key : batch) {
-                const KeySchema::Parsed parsed = run->schema.parse(key);
-                const bool wanted = run->options.action.isEmpty() || parsed.action == run->options.action;
-                if (parsed.kind == Kind::State && wanted) {
-                    run->add(parsed.user, parsed.action);
-                } else if (parsed.kind == Kind::ActionBan && wanted) {
-                    run->add(parsed.user, parsed.action);
-                    run->withBanKey.insert({parsed.user, parsed.action});
-                } else if (parsed.kind == Kind::UserBan && run->options.action.isEmpty()) {
-                    run->add(parsed.user, QByteArray());
-                    run->withUserBanKey.insert(parsed.user);
-                }
-            }
-            return !run->result.truncated;
+    auto list = std::make_shared<SubjectList>();
+    stream(
+        options,
+        [list](std::vector<Subject>& batch, const SubjectsProgress&) {
+            std::move(batch.begin(), batch.end(), std::back_inserter(list->subjects));
+            return true;
         },
-        [run](Result<qint64> scanned) {
-            if (!scanned) {
-                run->error = scanned.error();
-                run->finishIfIdle();
+        [list, context, done](Result<SubjectsProgress> progress) {
+            if (!progress) {
+                deliver(context, done, Result<SubjectList>(progress.error()));
                 return;
             }
-            PolicyStore(run->client, run->schema)
-                .list(nullptr, [run](Result<std::vector<Policy>> policies) {
-                    if (!policies) {
-                        run->error = policies.error();
-                        run->finishIfIdle();
-                        return;
-                    }
-                    fetchStates(run, *policies);
-                });
+            list->scanned = progress->scanned;
+            list->truncated = progress->truncated;
+            std::sort(list->subjects.begin(), list->subjects.end(),
+                      [](const Subject& a, const Subject& b) { return a.key() < b.key(); });
+            deliver(context, done, Result<SubjectList>(std::move(*list)));
+        },
+        [list](const PolicyListing& listing) { list->invalidPolicies = listing.invalid; });
+}
+
+void Subjects::user(const QByteArray& user, bool peek, Context context,
+                    Callback<std::vector<Subject>> done) const
+{
+    const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (rejected(valid, context, done))
+        return;
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    withCatalog(client, schema, context, done, [=](Catalog catalog) {
+        std::vector<SubjectKey> keys{{user, QByteArray()}};
+        for (const auto& [action, policy] : catalog->valid)
+            keys.push_back({user, action});
+        for (const auto& [action, reason] : catalog->invalid)
+            keys.push_back({user, action});
+        const auto mode = peek ? SubjectReader::Mode::Peek : SubjectReader::Mode::Raw;
+        SubjectReader(client, schema, catalog)
+            .read(keys, mode, [context, done](std::vector<Subject> subjects) {
+                std::vector<Subject> present;
+                for (Subject& s : subjects) {
+                    const bool used = s.stateKnown && s.state.count > 0;
+                    if (s.action.isEmpty() ? s.userBan.has_value()
+                                           : (used || s.ban || !s.error.isEmpty()))
+                        present.push_back(std::move(s));
+                }
+                deliver(context, done, Result<std::vector<Subject>>(std::move(present)));
+            });
+    });
+}
+
+void Subjects::read(const std::vector<SubjectKey>& keys, bool peek, Context context,
+                    Callback<std::vector<Subject>> done) const
+{
+    if (keys.empty()) {
+        deliver(context, done, Result<std::vector<Subject>>(std::vector<Subject>()));
+        return;
+    }
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    withCatalog(client, schema, context, done, [=](Catalog catalog) {
+        const auto mode = peek ? SubjectReader::Mode::Peek : SubjectReader::Mode::Raw;
+        SubjectReader(client, schema, catalog)
+            .read(keys, mode, [context, done](std::vector<Subject> s) {
+                deliver(context, done, Result<std::vector<Subject>>(std::move(s)));
+            });
+    });
+}
+
+void Subjects::foreignActions(const QByteArray& user, qint64 budget, Context context,
+                              Callback<std::vector<Subject>> done) const
+{
+    const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (rejected(valid, context, done))
+        return;
+    Client* client = m_client;
+    const KeySchema schema = m_schema;
+    auto actions = std::make_shared<std::vector<QByteArray>>();
+    ScanOptions scan;
+    scan.pattern = schema.userPattern(user);
+    scan.count = 1000;
+    scan.maxCalls = std::max<qint64>(1, budget / scan.count);
+    scanKeys(
+        client, scan,
+        [schema, actions](const QList<QByteArray>& keys) {
+            for (const QByteArray& key : keys) {
+                const KeySchema::Parsed parsed = schema.parse(key);
+                if ((parsed.kind == Kind::State || parsed.kind == Kind::ActionBan) &&
+                    std::find(actions->begin(), actions->end(), parsed.action) == actions->end())
+                    actions->push_back(parsed.action);
+            }
+            return true;
+        },
+        [=](Result<qint64> scanned) {
+            if (!scanned) {
+                deliver(context, done, Result<std::vector<Subject>>(scanned.error()));
+                return;
+            }
+            withCatalog(client, schema, context, done, [=](Catalog catalog) {
+                std::vector<SubjectKey> keys;
+                for (const QByteArray& action : *actions) {
+                    if (!catalog->valid.count(action) && !catalog->invalid.count(action))
+                        keys.push_back({user, action});
+                }
+                SubjectReader(client, schema, catalog)
+                    .read(keys, SubjectReader::Mode::Raw, [context, done](std::vector<Subject> s) {
+                        deliver(context, done, Result<std::vector<Subject>>(std::move(s)));
+                    });
+            });
         });
 }
 

@@ -1,55 +1,81 @@
 #pragma once
 
-#include "core/limits/HitResult.h"
 #include "core/limits/KeySchema.h"
-#include "core/limits/Moderation.h"
+#include "core/limits/Subject.h"
 #include "core/redis/Client.h"
 
-#include <optional>
+#include <chrono>
+#include <functional>
 #include <vector>
 
 namespace tollgate {
 
-/// One user x action pair that has state or a ban in Redis.
-struct Subject
-{
-    QByteArray user;
-    QByteArray action;            // empty: a row for a user-wide ban only
-    bool hasPolicy = false;       // false: keys exist but the action has no policy (any more)
-    /// From hit.lua peek: count and remaining as they are now; allowed, tier, reset and
-    /// retry_after as the next hit (of the policy's cost) would get them.
-    HitResult state;
-    std::optional<BanInfo> ban;     // ban of this action
-    std::optional<BanInfo> userBan; // ban of every action of the user
-    QString error;                // peek failed for this subject (e.g. a corrupt key)
-
-    bool banned() const { return ban.has_value() || userBan.has_value(); }
-};
-
 struct SubjectsOptions
 {
-    QByteArray action;          // empty = every action
-    qint64 maxSubjects = 10'000;
-    int scanCount = 1000;       // SCAN COUNT hint
+    QByteArray action;                  // only this action; empty = every action
+    QByteArray userPrefix;              // only users whose id starts with these bytes; empty = all
+    qint64 maxSubjects = 0;             // stop after this many; 0 = all of them
+    int scanCount = 1000;               // SCAN COUNT hint
+    int readsInFlight = 4;              // read batches outstanding at once: bounds memory and load
+    std::chrono::milliseconds pause{0}; // between SCAN calls, to spread the load
+};
+
+struct SubjectsProgress
+{
+    qint64 scanned = 0;     // keys SCAN returned so far
+    qint64 subjects = 0;    // distinct subjects delivered so far
+    bool truncated = false; // stopped at maxSubjects
 };
 
 struct SubjectList
 {
     std::vector<Subject> subjects; // sorted by user, then action
-    qint64 scanned = 0;            // keys seen by SCAN
-    bool truncated = false;        // stopped at maxSubjects
+    qint64 scanned = 0;
+    bool truncated = false;
+    std::vector<InvalidPolicy> invalidPolicies;
 };
 
-/// Lists who is doing what: client-side SCAN over <p>:{* (or one action), then one pipelined
-/// hit.lua peek per subject and HGETALL of the ban hashes. Read-only.
+/// "Subjects with their usage": the one implementation behind the CLI, the Subjects page, the
+/// dashboard's near-limit list and the user detail.
+///
+/// stream(): client-side SCAN <p>:{<user prefix>* (COUNT >= 1000), each batch's new subjects
+/// (deduplicated: SCAN may return a key twice) read with SubjectReader's pipelined raw reads,
+/// at most readsInFlight batches outstanding, delivered in SCAN order as they complete. No cap
+/// unless asked; memory stays constant apart from 8-16 bytes per subject for the dedup.
 class Subjects
 {
 public:
     Subjects(Client* client, KeySchema schema);
 
+    /// Return false from onBatch to stop. Both callbacks run on the client's worker thread;
+    /// `onPolicies` (optional) gets the policies before the first batch.
+    using BatchHandler = std::function<bool(std::vector<Subject>& batch, const SubjectsProgress&)>;
+    void stream(const SubjectsOptions& options, BatchHandler onBatch,
+                Callback<SubjectsProgress> done,
+                std::function<void(const PolicyListing&)> onPolicies = {}) const;
+
+    /// stream() collected into one sorted list, for small servers and tests.
     void list(const SubjectsOptions& options, Context context, Callback<SubjectList> done) const;
 
-    /// The SCAN pattern: <p>:{* or <p>:{*}:<escaped action>:*
+    /// One user's subjects without any SCAN: every action with a policy, addressed through the
+    /// key schema (raw reads, or hit.lua peeks with `peek`), keeping those with state or a ban,
+    /// plus a row for a user-wide ban. Instant at any size.
+    void user(const QByteArray& user, bool peek, Context context,
+              Callback<std::vector<Subject>> done) const;
+
+    /// Fresh reads of the named subjects (rows on screen, subjects named by events): raw reads,
+    /// or hit.lua peeks with `peek`. No SCAN.
+    void read(const std::vector<SubjectKey>& keys, bool peek, Context context,
+              Callback<std::vector<Subject>> done) const;
+
+    /// The user's actions that have keys but no policy (left-overs, foreign writers): SCAN
+    /// MATCH on the user's own prefix, at most `budget` keys examined.
+    void foreignActions(const QByteArray& user, qint64 budget, Context context,
+                        Callback<std::vector<Subject>> done) const;
+
+    /// The SCAN pattern for the options: <p>:{<prefix>* or <p>:{<prefix>*}:<action>:*
+    QByteArray pattern(const SubjectsOptions& options) const;
+    /// Back-compat helper: the pattern for one action (or all).
     QByteArray pattern(const QByteArray& action) const;
 
 private:

@@ -70,6 +70,7 @@ void Client::execute(Command args, Context context, Callback<Reply> done)
         deliver(context, done, Result<Reply>(ErrorKind::Closed, QStringLiteral("client closed")));
         return;
     }
+    m_commands.fetch_add(1, std::memory_order_relaxed);
     auto complete = [context, done = std::move(done)](Result<Reply> result) {
         deliver<Reply>(context, done, std::move(result));
     };
@@ -78,6 +79,51 @@ void Client::execute(Command args, Context context, Callback<Reply> done)
         connection,
         [connection, args = std::move(args), complete = std::move(complete)]() mutable {
             connection->submit(std::move(args), std::move(complete));
+        },
+        Qt::QueuedConnection);
+}
+
+void Client::executeBatch(std::vector<Command> commands, Context context,
+                          std::function<void(std::vector<Result<Reply>>)> done)
+{
+    struct Batch
+    {
+        std::vector<Result<Reply>> replies;
+        size_t left = 0;
+        Context context;
+        std::function<void(std::vector<Result<Reply>>)> done;
+    };
+    auto batch = std::make_shared<Batch>();
+    const Error closed{ErrorKind::Closed, QStringLiteral("client closed")};
+    batch->replies.assign(commands.size(), Result<Reply>(closed));
+    batch->left = commands.size();
+    batch->context = context;
+    batch->done = std::move(done);
+    auto finish = [batch] {
+        if (!batch->done)
+            return;
+        if (batch->context.isNull()) {
+            batch->done(std::move(batch->replies));
+            return;
+        }
+        batch->context.post([batch] { batch->done(std::move(batch->replies)); });
+    };
+    if (commands.empty() || m_closing.load()) {
+        finish();
+        return;
+    }
+    m_commands.fetch_add(commands.size(), std::memory_order_relaxed);
+    Connection* connection = m_connection;
+    QMetaObject::invokeMethod(
+        connection,
+        [connection, batch, finish, commands = std::move(commands)]() mutable {
+            for (size_t i = 0; i < commands.size(); ++i) {
+                connection->submit(std::move(commands[i]), [batch, finish, i](Result<Reply> r) {
+                    batch->replies[i] = std::move(r);
+                    if (--batch->left == 0)
+                        finish();
+                });
+            }
         },
         Qt::QueuedConnection);
 }

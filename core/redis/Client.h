@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QThread>
 #include <atomic>
+#include <vector>
 
 namespace tollgate {
 
@@ -40,6 +41,20 @@ public:
     /// Sends one command: any Redis command, arguments as raw bytes.
     void execute(Command args, Context context, Callback<Reply> done);
 
+    /// Sends many commands as one pipeline (one hand-over to the worker thread, written
+    /// back to back) and delivers every reply, in order, at once. Each entry carries its own
+    /// error: one bad key fails its entry, never the batch.
+    void executeBatch(std::vector<Command> commands, Context context,
+                      std::function<void(std::vector<Result<Reply>>)> done);
+
+    /// Commands sent so far, plus the commands scripts were estimated to run inside
+    /// (addScriptWork): the load this client puts on the server, for a command-rate figure.
+    quint64 commandCount() const { return m_commands.load(std::memory_order_relaxed); }
+    void addScriptWork(quint64 commands)
+    {
+        m_commands.fetch_add(commands, std::memory_order_relaxed);
+    }
+
     /// Blocking convenience for CLI and tools; never call it from a GUI thread.
     Result<Reply> executeSync(Command args);
 
@@ -55,6 +70,7 @@ private:
     Connection* m_connection = nullptr; // lives on m_thread
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};
+    std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;
 };

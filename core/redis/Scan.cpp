@@ -14,6 +14,7 @@ struct ScanState
     std::function<bool(const QList<QByteArray>&)> onBatch;
     Callback<qint64> done;
     qint64 seen = 0;
+    qint64 calls = 0;
 };
 
 void scanStep(const std::shared_ptr<ScanState>& state, const QByteArray& cursor)
@@ -43,7 +44,9 @@ void scanStep(const std::shared_ptr<ScanState>& state, const QByteArray& cursor)
         bool keepGoing = true;
         if (!keys.isEmpty())
             keepGoing = state->onBatch(keys);
-        const bool full = state->options.maxKeys > 0 && state->seen >= state->options.maxKeys;
+        const bool full =
+            (state->options.maxKeys > 0 && state->seen >= state->options.maxKeys) ||
+            (state->options.maxCalls > 0 && ++state->calls >= state->options.maxCalls);
         if (next == "0" || !keepGoing || full) {
             state->done(state->seen);
             return;

@@ -13,6 +13,7 @@ struct ScanOptions
     QByteArray type;             // SCAN ... TYPE, empty = any
     int count = 500;             // COUNT hint per call
     qint64 maxKeys = 0;          // stop after this many keys; 0 = the whole keyspace
+    qint64 maxCalls = 0;         // stop after this many SCAN calls (a budget); 0 = no limit
     std::chrono::milliseconds pause{0}; // between calls: the command budget on a busy server
 };
 

@@ -24,6 +24,9 @@ void run(const QByteArray& evalsha, Client* client, const QString& name, const C
         return;
     }
     Command command = evalshaCommand(evalsha, *script, keys, args);
+    // What the script runs inside counts towards this client's load too: about two commands
+    // per key (read and write) plus TIME and a publish. An estimate, for the command-rate figure.
+    client->addScriptWork(quint64(2 * keys.size() + 2));
     // Intermediate steps run on the worker thread (null context); only the final result
     // is delivered to the caller's context.
     client->execute(command, nullptr, [=](Result<Reply> first) {

@@ -396,7 +396,7 @@ void tst_Cli::subjects()
 
     const Run run = ctl({QStringLiteral("subjects"), QStringLiteral("--action"), QStringLiteral("like"), QStringLiteral("--json")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
-    const QJsonArray rows = run.array();
+    const QJsonArray rows = run.lines();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0][QStringLiteral("user")].toString(), QStringLiteral("42"));
     QCOMPARE(rows[0][QStringLiteral("action")].toString(), QStringLiteral("like"));
@@ -409,7 +409,7 @@ void tst_Cli::subjects()
     QCOMPARE(rows[1][QStringLiteral("banned")].toBool(), false);
 
     const Run all = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
-    QCOMPARE(all.array().size(), 3);
+    QCOMPARE(all.lines().size(), 3);
 }
 
 void tst_Cli::repairDryRunThenFix()
@@ -494,7 +494,7 @@ void tst_Cli::simulate()
     QVERIFY(policies.array().size() >= 7);
     const Run subjects = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
     bool someoneBanned = false;
-    for (const QJsonValue& subject : subjects.array())
+    for (const QJsonValue& subject : subjects.lines())
         someoneBanned |= subject[QStringLiteral("banned")].toBool();
     QVERIFY2(someoneBanned, subjects.out.constData());
     QCOMPARE(ctl({QStringLiteral("simulate"), QStringLiteral("--rate"), QStringLiteral("0")}).code, 2);

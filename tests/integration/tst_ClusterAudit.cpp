@@ -107,13 +107,13 @@ void ClusterAuditTest::autoBanWithoutGlobalMirror()
 
 void ClusterAuditTest::policyWithoutGlobalMirror()
 {
-    QVERIFY(eval(QStringLiteral("policy_set"), {"tg:policy:like", ""},
+    QVERIFY(eval(QStringLiteral("policy_set"), {"tg:policy:like", "", "tg:policies"},
                  {"0", "ops", "", "", "windows", "5/1000"})
                 .startsWith("-CROSSSLOT"));
-    QCOMPARE(eval(QStringLiteral("policy_set"), {"tg:policy:like", "tg:policy:like"},
+    QCOMPARE(eval(QStringLiteral("policy_set"), {"tg:policy:like", "tg:policy:like", "tg:policy:like"},
                   {"0", "ops", "", "", "windows", "5/1000"}),
              QByteArray(":1\r\n"));
-    QCOMPARE(eval(QStringLiteral("policy_delete"), {"tg:policy:like", "tg:policy:like"},
+    QCOMPARE(eval(QStringLiteral("policy_delete"), {"tg:policy:like", "tg:policy:like", "tg:policy:like"},
                   {"1", "ops", ""}),
              QByteArray(":1\r\n"));
     QCOMPARE(m_redis.command({"DBSIZE"}), QByteArray(":0\r\n"));

@@ -1,5 +1,7 @@
 #include "tests/support/CliRunner.h"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QProcess>
@@ -14,6 +16,26 @@ QJsonObject CliRun::object() const
 QJsonArray CliRun::array() const
 {
     return QJsonDocument::fromJson(out).array();
+}
+
+QJsonArray CliRun::lines() const
+{
+    QList<QJsonObject> objects;
+    for (const QByteArray& line : out.split('\n')) {
+        if (!line.trimmed().isEmpty())
+            objects << QJsonDocument::fromJson(line).object();
+    }
+    std::sort(objects.begin(), objects.end(), [](const QJsonObject& a, const QJsonObject& b) {
+        const auto key = [](const QJsonObject& o) {
+            return std::make_pair(o[QStringLiteral("user")].toString(),
+                                  o[QStringLiteral("action")].toString());
+        };
+        return key(a) < key(b);
+    });
+    QJsonArray array;
+    for (const QJsonObject& object : objects)
+        array.append(object);
+    return array;
 }
 
 QString CliRun::describe() const

@@ -18,6 +18,8 @@ struct CliRun
 
     QJsonObject object() const;
     QJsonArray array() const;
+    // JSON lines (one object per line), sorted by user then action for stable comparisons.
+    QJsonArray lines() const;
     // "exit N, stdout: ..., stderr: ...", for failure messages.
     QString describe() const;
 };

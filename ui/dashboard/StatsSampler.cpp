@@ -1,11 +1,11 @@
 #include "ui/dashboard/StatsSampler.h"
 
-#include "core/redis/Scan.h"
+#include "core/limits/Subjects.h"
 #include "ui/common/Session.h"
 
 #include <algorithm>
 #include <memory>
-#include <set>
+#include <tuple>
 
 namespace tollgate::ui {
 
@@ -34,12 +34,26 @@ int severity(Tier tier)
 // Lives on the client's worker thread until the scan is done.
 struct ScanTally
 {
-    KeySchema schema;
-    std::set<QByteArray> actionsWithPolicy;
-    int maxSubjects = 0;
+    int maxNear = 100;
     std::map<QByteArray, qint64> bans;
     qint64 userBans = 0;
-    std::set<std::pair<QByteArray, QByteArray>> subjects;
+    qint64 scanned = 0;
+    std::vector<NearLimitEntry> near; // worst first once trimmed
+
+    // Keeps the worst maxNear: banned, deny, warn, then by remaining.
+    void trim()
+    {
+        std::sort(near.begin(), near.end(), [](const NearLimitEntry& a, const NearLimitEntry& b) {
+            const int sa = severity(a.state.tier), sb = severity(b.state.tier);
+            if (sa != sb)
+                return sa < sb;
+            if (a.state.remaining != b.state.remaining)
+                return a.state.remaining < b.state.remaining;
+            return std::tie(a.action, a.user) < std::tie(b.action, b.user);
+        });
+        if (int(near.size()) > maxNear)
+            near.resize(size_t(maxNear));
+    }
 };
 
 std::map<QByteArray, QByteArray> parseInfo(const QByteArray& text)
@@ -239,108 +253,51 @@ void StatsSampler::startScan()
     m_scanAge.start();
 
     auto tally = std::make_shared<ScanTally>();
-    tally->schema = m_session->schema();
-    tally->maxSubjects = m_options.maxPeeks;
-    for (const auto& entry : m_policies)
-        tally->actionsWithPolicy.insert(entry.first);
-
-    ScanOptions options;
-    options.pattern = m_session->schema().allUsersPattern();
-    options.count = m_options.scanCount;
+    tally->maxNear = m_options.maxNearLimit;
+    SubjectsOptions options;
+    options.scanCount = std::max(1000, m_options.scanCount);
     options.pause = m_options.scanPause;
-    options.maxKeys = m_options.maxScanKeys;
+    const qint64 maxKeys = m_options.maxScanKeys;
     const Context self(this); // made here, on our thread; the callbacks run on the worker
-    // onBatch and done run on the client's worker thread; only `tally` is touched there.
-    scanKeys(
-        m_session->client(), options,
-        [tally](const QList<QByteArray>& keys) {
-            using Kind = KeySchema::Parsed::Kind;
-            for (const QByteArray& key : keys) {
-                const KeySchema::Parsed parsed = tally->schema.parse(key);
-                if (parsed.kind == Kind::ActionBan)
-                    ++tally->bans[parsed.action];
-                else if (parsed.kind == Kind::UserBan)
-                    ++tally->userBans;
-                else if (parsed.kind == Kind::State
-                         && int(tally->subjects.size()) < tally->maxSubjects
-                         && tally->actionsWithPolicy.count(parsed.action))
-                    tally->subjects.emplace(parsed.user, parsed.action);
-            }
-            return true;
-        },
-        [this, self, tally](Result<qint64> scanned) {
-            const Callback<qint64> finish = [this, tally](Result<qint64> total) {
-                if (!total) {
-                    m_scanInFlight = false;
-                    Q_EMIT failed(total.error());
-                    return;
+    // The core enumeration (the same rows and numbers as the Subjects page and the CLI); the
+    // batches are tallied on the client's worker thread, only `tally` is touched there.
+    Subjects(m_session->client(), m_session->schema())
+        .stream(
+            options,
+            [tally, maxKeys](std::vector<Subject>& batch, const SubjectsProgress& progress) {
+                for (Subject& s : batch) {
+                    if (s.ban)
+                        ++tally->bans[s.action];
+                    if (s.action.isEmpty() && s.userBan)
+                        ++tally->userBans;
+                    if (s.stateKnown && (s.nearLimit() || (s.banned() && s.state.count > 0)))
+                        tally->near.push_back({s.user, s.action, s.state});
                 }
-                peekSubjects({tally->subjects.begin(), tally->subjects.end()}, tally->bans,
-                             tally->userBans, *total);
-            };
-            deliver(self, finish, std::move(scanned));
-        });
-}
-
-void StatsSampler::peekSubjects(const std::vector<std::pair<QByteArray, QByteArray>>& subjects,
-                                std::map<QByteArray, qint64> bans, qint64 userBans,
-                                qint64 scanned)
-{
-    auto found = std::make_shared<std::vector<NearLimitEntry>>();
-    auto pending = std::make_shared<int>(1); // held until every peek is sent
-    const auto finish = [this, found, bans, userBans, scanned]() {
-        m_scanInFlight = false;
-        m_bans = bans;
-        m_userWideBans = userBans;
-        m_scannedKeys = scanned;
-        m_hasScanned = true;
-        for (ActionStats& stats : m_actions)
-            stats.activeBans = m_bans.count(stats.action) ? m_bans.at(stats.action) : 0;
-        std::sort(found->begin(), found->end(),
-                  [](const NearLimitEntry& a, const NearLimitEntry& b) {
-                      const int sa = severity(a.state.tier), sb = severity(b.state.tier);
-                      if (sa != sb)
-                          return sa < sb;
-                      if (a.state.remaining != b.state.remaining)
-                          return a.state.remaining < b.state.remaining;
-                      return std::tie(a.action, a.user) < std::tie(b.action, b.user);
-                  });
-        if (int(found->size()) > m_options.maxNearLimit)
-            found->resize(size_t(m_options.maxNearLimit));
-        m_nearLimit = std::move(*found);
-        Q_EMIT actionsUpdated();
-        Q_EMIT nearLimitUpdated();
-    };
-
-    const Limiter limiter = m_session->limiter();
-    const double nearFraction = m_options.nearFraction;
-    for (const auto& [user, action] : subjects) {
-        const auto policy = m_policies.find(action);
-        if (policy == m_policies.end())
-            continue;
-        ++*pending;
-        const qint64 cost = std::max<qint64>(1, policy->second.cost);
-        limiter.peek(policy->second, user, 0, this,
-                     [found, pending, finish, user = user, action = action, nearFraction,
-                      cost](Result<HitResult> state) {
-                         if (state) {
-                             // A peek answers what the next hit would get; an allowed one has
-                             // that hit's cost in count and remaining: show the state as it is.
-                             if (state->allowed) {
-                                 state->count = std::max<qint64>(0, state->count - cost);
-                                 state->remaining += cost;
-                             }
-                             const bool near = state->limit > 0
-                                 && double(state->remaining) <= nearFraction * double(state->limit);
-                             if (state->tier != Tier::Ok || near)
-                                 found->push_back({user, action, *state});
-                         }
-                         if (--*pending == 0)
-                             finish();
-                     });
-    }
-    if (--*pending == 0)
-        finish();
+                tally->trim();
+                tally->scanned = progress.scanned;
+                return maxKeys <= 0 || progress.scanned < maxKeys;
+            },
+            [this, self, tally](Result<SubjectsProgress> done) {
+                const Callback<SubjectsProgress> finish = [this,
+                                                           tally](Result<SubjectsProgress> r) {
+                    m_scanInFlight = false;
+                    if (!r) {
+                        Q_EMIT failed(r.error());
+                        return;
+                    }
+                    tally->trim();
+                    m_bans = tally->bans;
+                    m_userWideBans = tally->userBans;
+                    m_scannedKeys = r->scanned;
+                    m_hasScanned = true;
+                    for (ActionStats& stats : m_actions)
+                        stats.activeBans = m_bans.count(stats.action) ? m_bans.at(stats.action) : 0;
+                    m_nearLimit = std::move(tally->near);
+                    Q_EMIT actionsUpdated();
+                    Q_EMIT nearLimitUpdated();
+                };
+                deliver(self, finish, std::move(done));
+            });
 }
 
 } // namespace tollgate::ui

@@ -19,8 +19,9 @@ class Session;
 ///  - every tick (~1 s): TIME, then one pipelined HMGET per action of the last 60 seconds of
 ///    its stats ring (stats.lua), and INFO for ops/s, memory and clients;
 ///  - every ~10 s: the policy list (sooner after a "policy" event);
-///  - every ~10 s (sooner after a ban/unban event): a throttled SCAN of <p>:{* that counts ban
-///    keys per action and peeks a bounded number of subjects for the near-limit list.
+///  - every ~10 s (sooner after a ban/unban event): the core Subjects enumeration (throttled,
+///    up to maxScanKeys keys) counting bans per action and keeping the near-limit list, with
+///    the same usage rule as every other view.
 /// Runs only while active (the page turns it on while visible).
 class StatsSampler : public QObject
 {
@@ -33,10 +34,8 @@ public:
         std::chrono::milliseconds scanInterval{10'000};
         int scanCount = 500;                    // SCAN COUNT hint
         std::chrono::milliseconds scanPause{20}; // between SCAN calls: the command budget
-        qint64 maxScanKeys = 200'000;           // stop the scan here on a huge keyspace
-        int maxPeeks = 300;                     // subjects peeked per scan
-        int maxNearLimit = 100;                 // rows kept in the near-limit list
-        double nearFraction = 0.2;              // near: remaining <= 20 % of the limit
+        qint64 maxScanKeys = 200'000;            // stop the scan here on a huge keyspace
+        int maxNearLimit = 100;                  // rows kept in the near-limit list
     };
 
     explicit StatsSampler(Session* session, QObject* parent = nullptr);
@@ -72,8 +71,6 @@ private:
     void sampleStats();
     void sampleServer();
     void startScan();
-    void peekSubjects(const std::vector<std::pair<QByteArray, QByteArray>>& subjects,
-                      std::map<QByteArray, qint64> bans, qint64 userBans, qint64 scanned);
     void onEvent(const QByteArray& event);
 
     Session* m_session;

@@ -24,7 +24,6 @@ class KeysPage : public QWidget
 {
     Q_OBJECT
 public:
-    static constexpr qint64 kMaxKeys = 100'000;
 
     explicit KeysPage(Session* session, QWidget* parent = nullptr);
     ~KeysPage() override;
@@ -75,6 +74,7 @@ private:
     NoTtlPanel* m_noTtl;
     std::shared_ptr<ScanJob> m_scan;
     quint64 m_generation = 0;
+    qint64 m_totalKeys = 0; // DBSIZE when the scan started, for the progress line
     int m_detailsInFlight = 0;
     bool m_scannedOnce = false;
 };

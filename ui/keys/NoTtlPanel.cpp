@@ -136,6 +136,7 @@ void NoTtlPanel::runRepair(bool fix, const QString& reason)
     options.fix = fix;
     options.actor = m_session->actor();
     options.reason = reason;
+    options.scanCount = 1000; // the whole keyspace, uncapped; the pause bounds the load
     options.pause = std::chrono::milliseconds(5);
     const Context self(this); // progress arrives on the client's worker thread
     Repair(m_session->client(), m_session->schema())

@@ -1,38 +1,56 @@
 #include "ui/subjects/SubjectsModel.h"
 
+#include "core/redis/Context.h"
 #include "ui/common/DisplayText.h"
 
 #include <QBrush>
 #include <QColor>
+#include <QDateTime>
 #include <QDeadlineTimer>
-#include <QSet>
+#include <QElapsedTimer>
+#include <QThreadPool>
 
 namespace tollgate::ui {
 
 namespace {
 
-qint64 ttlLeft(const SubjectRow& row, qint64 now)
+constexpr qint64 kSliceMs = 4; // GUI-thread time per slice of updates
+
+qint64 steadyNow()
 {
-    return row.stateKnown && row.state.resetMs > 0 ? qMax<qint64>(0, row.resetDeadline - now) : 0;
+    return QDeadlineTimer::current().deadline();
 }
 
-QString banText(const SubjectRow& row)
+// A fixed window whose deadline passed holds nothing any more, without asking Redis.
+qint64 countNow(const CompactRow& row, qint64 now)
 {
-    const BanInfo& ban = row.ban ? *row.ban : *row.userBan;
-    QString scope = row.ban ? QString() : SubjectsModel::tr(" (all actions)");
-    QString text = SubjectsModel::tr("banned") + scope;
-    if (!ban.reason.isEmpty())
-        text += QStringLiteral(": ") + displayId(ban.reason.toUtf8());
-    return text;
+    return row.resetDeadline > 0 && row.resetDeadline <= now ? 0 : row.count;
+}
+
+QString untilText(qint64 untilMs)
+{
+    if (untilMs <= 0)
+        return SubjectsModel::tr("permanently");
+    const QDateTime until = QDateTime::fromMSecsSinceEpoch(untilMs);
+    const bool today = until.date() == QDate::currentDate();
+    return SubjectsModel::tr("until %1")
+        .arg(until.toString(today ? QStringLiteral("HH:mm") : QStringLiteral("yyyy-MM-dd HH:mm")));
 }
 
 } // namespace
 
-SubjectsModel::SubjectsModel(QObject* parent) : QAbstractTableModel(parent) {}
+SubjectsModel::SubjectsModel(QObject* parent) : QAbstractTableModel(parent)
+{
+    m_slicer.setInterval(0);
+    m_slicer.setSingleShot(true);
+    connect(&m_slicer, &QTimer::timeout, this, &SubjectsModel::applySlice);
+}
+
+SubjectsModel::~SubjectsModel() = default;
 
 int SubjectsModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return parent.isValid() ? 0 : int(m_order.size());
 }
 
 int SubjectsModel::columnCount(const QModelIndex& parent) const
@@ -62,48 +80,68 @@ QVariant SubjectsModel::headerData(int section, Qt::Orientation orientation, int
     }
 }
 
-QVariant SubjectsModel::display(const SubjectRow& row, int column) const
+QVariant SubjectsModel::display(int storeRow, int column) const
 {
+    const CompactRow& row = m_store.row(storeRow);
+    const RowExtra* extra = m_store.extra(storeRow);
+    const qint64 now = steadyNow();
     switch (column) {
     case User:
-        return displayId(row.user);
+        return displayId(m_store.userId(storeRow));
     case Action:
-        return row.action.isEmpty() ? tr("(all actions)") : displayId(row.action);
+        return m_store.action(storeRow).isEmpty() ? tr("(all actions)")
+                                                  : displayId(m_store.action(storeRow));
     case Count:
-        if (!row.error.isEmpty())
-            return tr("error: %1").arg(row.error);
-        if (!row.hasPolicy)
-            return row.action.isEmpty() ? QString() : tr("no policy");
-        if (!row.stateKnown)
+        if (row.has(CompactRow::HasError))
+            return tr("error: %1").arg(extra->error);
+        if (row.has(CompactRow::Banned) && extra && extra->ban)
+            return tr("banned %1 by %2%3")
+                .arg(untilText(extra->ban->untilMs), displayId(extra->ban->actor.toUtf8()),
+                     row.has(CompactRow::AutoBan) ? tr(" (auto)") : QString());
+        if (!row.has(CompactRow::HasPolicy))
+            return m_store.action(storeRow).isEmpty() ? QString() : tr("no policy");
+        if (!row.has(CompactRow::StateKnown))
             return tr("…");
-        return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
+        return QStringLiteral("%1 / %2").arg(countNow(row, now)).arg(row.limit);
     case Remaining:
-        return row.stateKnown ? QVariant(row.state.remaining) : QVariant();
+        return row.has(CompactRow::StateKnown)
+                   ? QVariant(qMax<qint64>(0, row.limit - countNow(row, now)))
+                   : QVariant();
     case Ttl:
-        return row.stateKnown ? formatCountdown(ttlLeft(row, QDeadlineTimer::current().deadline()))
-                              : QString();
+        return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
+                   ? formatCountdown(row.resetDeadline - now)
+                   : QString();
     case Ban:
-        return row.banned() ? banText(row) : QString();
+        if (!extra || !extra->ban)
+            return QString();
+        return QString((extra->userWide ? tr("all actions") : tr("this action")) +
+                       (extra->ban->reason.isEmpty()
+                            ? QString()
+                            : QStringLiteral(": ") + displayId(extra->ban->reason.toUtf8())));
     default:
         return {};
     }
 }
 
-QVariant SubjectsModel::sortValue(const SubjectRow& row, int column) const
+QVariant SubjectsModel::sortValue(int storeRow, int column) const
 {
+    const CompactRow& row = m_store.row(storeRow);
+    const bool known = row.has(CompactRow::StateKnown);
     switch (column) {
     case Count:
-        return row.stateKnown && row.state.limit > 0
-                   ? double(row.state.count) / double(row.state.limit)
-                   : -1.0;
+        return known && row.limit > 0 ? double(row.count) / double(row.limit) : -1.0;
     case Remaining:
-        return row.stateKnown ? row.state.remaining : qint64(-1);
-    case Ttl:
-        return ttlLeft(row, QDeadlineTimer::current().deadline());
-    case Ban:
-        return row.banned() ? banText(row) : QString();
+        return known ? row.remaining() : qint64(-1);
+    case Ttl: // ms left; the off-thread sort orders by the deadline itself, which agrees
+        return row.resetDeadline > 0 ? qMax<qint64>(0, row.resetDeadline - steadyNow()) : 0;
+    case Ban: {
+        const RowExtra* extra = m_store.extra(storeRow);
+        return !extra || !extra->ban      ? qint64(-1)
+               : extra->ban->untilMs == 0 ? qint64(1e18)
+                                          : extra->ban->untilMs;
+    }
     default:
-        return display(row, column);
+        return display(storeRow, column);
     }
 }
 
@@ -111,122 +149,224 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const SubjectRow& row = m_rows[size_t(index.row())];
+    const int storeRow = int(m_order[size_t(index.row())]);
+    const CompactRow& row = m_store.row(storeRow);
     const int column = index.column();
     switch (role) {
     case Qt::DisplayRole:
-        return display(row, column);
-    case Qt::ToolTipRole:
-        if (column == Ban && row.banned()) {
-            const BanInfo& ban = row.ban ? *row.ban : *row.userBan;
-            return tr("%1\nby %2 (%3)\n%4")
-                .arg(banText(row), ban.actor, ban.source,
-                     ban.untilMs > 0 ? tr("until %1").arg(formatTime(ban.untilMs))
-                                     : tr("permanent"));
-        }
-        return column == User ? display(row, column) : QVariant();
+        return display(storeRow, column);
+    case Qt::ToolTipRole: {
+        const RowExtra* extra = m_store.extra(storeRow);
+        if (extra && !extra->error.isEmpty())
+            return extra->error;
+        if ((column == Ban || column == Count) && extra && extra->ban)
+            return tr("%1\nby %2 (%3), %4")
+                .arg(displayId(extra->ban->reason.toUtf8()), displayId(extra->ban->actor.toUtf8()),
+                     extra->ban->source,
+                     extra->ban->untilMs > 0 ? tr("until %1").arg(formatTime(extra->ban->untilMs))
+                                             : tr("permanent"));
+        return column == User ? display(storeRow, column) : QVariant();
+    }
     case Qt::TextAlignmentRole:
-        if (column == Count || column == Remaining || column == Ttl)
+        if (column == Remaining || column == Ttl)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ForegroundRole:
-        if (column == Ban && row.banned())
+        if ((column == Ban || column == Count) && row.has(CompactRow::Banned))
             return QBrush(QColor(0xb0, 0x00, 0x20));
+        if (row.has(CompactRow::HasError))
+            return QBrush(QColor(0xb0, 0x60, 0x00));
         return {};
     case SortRole:
-        return sortValue(row, column);
+        return sortValue(storeRow, column);
     case FractionRole:
-        if (!row.stateKnown || row.state.limit <= 0)
+        if (!row.has(CompactRow::StateKnown) || row.limit <= 0 || row.has(CompactRow::Banned))
             return {};
-        return qBound(0.0, double(row.state.count) / double(row.state.limit), 1.0);
+        return qBound(0.0, double(countNow(row, steadyNow())) / double(row.limit), 1.0);
     case TierRole:
-        return row.stateKnown ? int(row.state.tier) : -1;
+        return row.has(CompactRow::StateKnown) ? int(row.tier) : -1;
     case UserIdRole:
-        return row.user;
+        return m_store.userId(storeRow);
     case ActionIdRole:
-        return row.action;
+        return m_store.action(storeRow);
     case BannedRole:
-        return row.banned();
+        return row.has(CompactRow::Banned);
     case NearLimitRole:
-        return row.nearLimit();
+        return row.has(CompactRow::Near);
+    case ErrorRole: {
+        const RowExtra* extra = m_store.extra(storeRow);
+        return extra ? extra->error : QString();
+    }
     default:
         return {};
     }
 }
 
-void SubjectsModel::reindex()
+void SubjectsModel::enqueue(std::vector<Subject> batch)
 {
-    m_index.clear();
-    m_index.reserve(qsizetype(m_rows.size()));
-    for (int i = 0; i < int(m_rows.size()); ++i)
-        m_index.insert(m_rows[size_t(i)].key(), i);
+    std::move(batch.begin(), batch.end(), std::back_inserter(m_pending));
+    if (!m_ordering && !m_slicer.isActive())
+        m_slicer.start();
 }
 
-void SubjectsModel::merge(const std::vector<SubjectRow>& rows)
+void SubjectsModel::applySlice()
 {
-    std::vector<SubjectRow> added;
-    for (const SubjectRow& row : rows) {
-        const int at = m_index.value(row.key(), -1);
-        if (at >= 0)
-            m_rows[size_t(at)] = row;
-        else
-            added.push_back(row);
-    }
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
-    if (added.empty())
+    if (m_ordering || m_pending.empty())
         return;
-    const int first = int(m_rows.size());
-    beginInsertRows({}, first, first + int(added.size()) - 1);
-    for (SubjectRow& row : added) {
-        m_index.insert(row.key(), int(m_rows.size()));
-        m_rows.push_back(std::move(row));
-    }
-    endInsertRows();
-}
-
-void SubjectsModel::update(const std::vector<SubjectRow>& rows)
-{
-    merge(rows);
-}
-
-void SubjectsModel::replace(const std::vector<SubjectRow>& rows)
-{
-    QSet<SubjectKey> keep;
-    keep.reserve(qsizetype(rows.size()));
-    for (const SubjectRow& row : rows)
-        keep.insert(row.key());
-    // Remove gone rows as contiguous runs, from the end so earlier indexes stay valid.
-    int last = int(m_rows.size()) - 1;
-    bool removed = false;
-    while (last >= 0) {
-        if (keep.contains(m_rows[size_t(last)].key())) {
-            --last;
+    QElapsedTimer clock;
+    clock.start();
+    const qint64 now = steadyNow();
+    bool updated = false;
+    std::vector<quint32> appended;
+    int done = 0;
+    while (!m_pending.empty() && ((++done & 63) != 0 || clock.elapsed() < kSliceMs)) {
+        const auto [storeRow, added] = m_store.apply(m_pending.front(), now);
+        m_pending.pop_front();
+        if (!added) {
+            updated = true;
             continue;
         }
-        int first = last;
-        while (first > 0 && !keep.contains(m_rows[size_t(first - 1)].key()))
-            --first;
-        beginRemoveRows({}, first, last);
-        m_rows.erase(m_rows.begin() + first, m_rows.begin() + last + 1);
-        endRemoveRows();
-        removed = true;
-        last = first - 1;
+        m_appendedSinceOrder = true;
+        const CompactRow& row = m_store.row(storeRow);
+        if (m_filter.isEmpty() ||
+            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow)))
+            appended.push_back(quint32(storeRow));
     }
-    if (removed)
-        reindex();
-    merge(rows);
+    if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
+        Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
+    if (!appended.empty()) {
+        const int first = int(m_order.size());
+        beginInsertRows({}, first, first + int(appended.size()) - 1);
+        m_order.insert(m_order.end(), appended.begin(), appended.end());
+        endInsertRows();
+    }
+    Q_EMIT sliceApplied();
+    if (!m_pending.empty()) {
+        m_slicer.start();
+    } else if (m_resortWhenApplied) {
+        m_resortWhenApplied = false;
+        requestOrder();
+    }
 }
 
-SubjectsModel::Summary SubjectsModel::summary() const
+void SubjectsModel::sort(int column, Qt::SortOrder order)
 {
-    Summary summary;
-    summary.subjects = int(m_rows.size());
-    for (const SubjectRow& row : m_rows) {
-        summary.banned += row.banned() ? 1 : 0;
-        summary.nearLimit += row.nearLimit() ? 1 : 0;
+    m_sort = {column, order};
+    requestOrder();
+}
+
+void SubjectsModel::setFilter(const SubjectFilter& filter)
+{
+    SubjectFilter folded = filter;
+    folded.text = filter.text.toLower();
+    if (folded == m_filter)
+        return;
+    m_filter = folded;
+    requestOrder();
+}
+
+void SubjectsModel::resort()
+{
+    if (!m_pending.empty()) { // after the queued rows are in, so they are sorted too
+        m_resortWhenApplied = true;
+        return;
     }
-    return summary;
+    requestOrder();
+}
+
+void SubjectsModel::requestOrder()
+{
+    if (m_ordering) {
+        m_orderAgain = true;
+        return;
+    }
+    m_ordering = true;
+    m_orderAgain = false;
+    m_appendedSinceOrder = false;
+    const quint64 generation = ++m_generation;
+    const Context self(this); // on the GUI thread, where the result must land
+    auto run = [self, generation, snapshot = m_store.snapshot(), filter = m_filter, sort = m_sort,
+                model = this]() mutable {
+        RowOrder order;
+        {
+            const StoreSnapshot mine = std::move(snapshot);
+            order = computeOrder(mine, filter, sort);
+        } // released here, on the worker, before the GUI thread writes again
+        self.post([model, generation, order = std::move(order)]() mutable {
+            model->applyOrder(generation, std::move(order));
+        });
+    };
+    QThreadPool::globalInstance()->start(std::function<void()>(std::move(run)));
+}
+
+void SubjectsModel::applyOrder(quint64 generation, RowOrder order)
+{
+    if (generation != m_generation)
+        return;
+    m_ordering = false;
+    if (order.rows.size() != m_order.size()) {
+        beginResetModel();
+        m_order = std::move(order.rows);
+        endResetModel();
+    } else {
+        Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        const QModelIndexList before = persistentIndexList();
+        QModelIndexList after;
+        after.reserve(before.size());
+        for (const QModelIndex& old : before) {
+            const quint32 storeRow = m_order[size_t(old.row())];
+            const qint32 row = order.viewRowOf[storeRow];
+            after << (row < 0 ? QModelIndex() : index(row, old.column()));
+        }
+        m_order = std::move(order.rows);
+        changePersistentIndexList(before, after);
+        Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    }
+    Q_EMIT orderApplied();
+    if (m_orderAgain)
+        requestOrder();
+    else if (!m_pending.empty())
+        m_slicer.start();
+}
+
+void SubjectsModel::clear()
+{
+    beginResetModel();
+    m_store.clear();
+    m_order.clear();
+    m_pending.clear();
+    ++m_generation; // a sort in flight is for rows that are gone
+    m_ordering = false;
+    m_orderAgain = false;
+    endResetModel();
+}
+
+void SubjectsModel::reserve(qint64 rows)
+{
+    if (m_ordering)
+        return; // a snapshot is out: growing now would copy it
+    m_store.reserve(rows);
+    m_order.reserve(size_t(rows));
+}
+
+int SubjectsModel::viewRowOf(const QByteArray& user, const QByteArray& action) const
+{
+    const int storeRow = m_store.find(user, action);
+    if (storeRow < 0)
+        return -1;
+    const auto it = std::find(m_order.begin(), m_order.end(), quint32(storeRow));
+    return it == m_order.end() ? -1 : int(it - m_order.begin());
+}
+
+QByteArray SubjectsModel::userAt(int viewRow) const
+{
+    return m_store.userId(int(m_order[size_t(viewRow)]));
+}
+
+SubjectKey SubjectsModel::keyAt(int viewRow) const
+{
+    const int storeRow = int(m_order[size_t(viewRow)]);
+    return {m_store.userId(storeRow), m_store.action(storeRow)};
 }
 
 } // namespace tollgate::ui

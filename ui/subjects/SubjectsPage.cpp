@@ -2,19 +2,18 @@
 
 #include "ui/common/DisplayText.h"
 #include "ui/subjects/CountBarDelegate.h"
-#include "ui/subjects/SubjectsFilterModel.h"
+#include "ui/subjects/SubjectsLoader.h"
 #include "ui/subjects/SubjectsModel.h"
-#include "ui/subjects/SubjectsRefresher.h"
 #include "ui/user/UserDetailDialog.h"
 
 #include <QComboBox>
-#include <QShortcut>
-#include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QShortcut>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -22,8 +21,14 @@
 namespace tollgate::ui {
 
 namespace {
-constexpr int kPollMs = 2000;
+constexpr int kVisibleMs = 2000;
 constexpr int kTickMs = 200;
+constexpr int kFilterDelayMs = 250;
+
+QString number(qint64 n)
+{
+    return QLocale().toString(n);
+}
 } // namespace
 
 SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
@@ -31,46 +36,57 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     setObjectName(QStringLiteral("subjectsPage"));
     m_model = new SubjectsModel(this);
     m_model->setObjectName(QStringLiteral("subjectsModel"));
-    m_proxy = new SubjectsFilterModel(this);
-    m_proxy->setObjectName(QStringLiteral("subjectsFilterModel"));
-    m_proxy->setSourceModel(m_model);
-    m_refresher = new SubjectsRefresher(session, this);
+    m_loader = new SubjectsLoader(session, this);
 
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("filterLineEdit"));
-    m_filter->setPlaceholderText(tr("Filter by user id"));
+    m_filter->setPlaceholderText(tr("User id (exact, or prefix*)"));
     m_filter->setClearButtonEnabled(true);
     m_action = new QComboBox(this);
     m_action->setObjectName(QStringLiteral("actionComboBox"));
     m_action->addItem(tr("All actions"));
     m_action->setMinimumContentsLength(16);
     m_action->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_refreshButton = new QPushButton(tr("Refresh"), this);
+    m_state = new QComboBox(this);
+    m_state->setObjectName(QStringLiteral("stateComboBox"));
+    m_state->addItem(tr("Any state"), int(SubjectFilter::State::Any));
+    m_state->addItem(tr("Banned"), int(SubjectFilter::State::Banned));
+    m_state->addItem(tr("Denied"), int(SubjectFilter::State::Denied));
+    m_state->addItem(tr("Warned"), int(SubjectFilter::State::Warned));
+    m_state->addItem(tr("Near the limit"), int(SubjectFilter::State::NearLimit));
+    m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
+    m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("statusLabel"));
     m_status->setTextFormat(Qt::PlainText);
+    m_rateLabel = new QLabel(this);
+    m_rateLabel->setObjectName(QStringLiteral("commandRateLabel"));
+    m_rateLabel->setToolTip(tr("Commands the console sent to Redis in the last second, with "
+                               "those its scripts run inside"));
 
     m_view = new QTableView(this);
     m_view->setObjectName(QStringLiteral("subjectsTableView"));
-    m_view->setModel(m_proxy);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(SubjectsModel::User, Qt::AscendingOrder);
+    m_view->setModel(m_model);
+    m_view->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // arrival order
+    m_view->setSortingEnabled(true); // header clicks call SubjectsModel::sort (off-thread)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
+    // Fixed row heights: the view never measures a million rows.
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
     m_view->setItemDelegateForColumn(SubjectsModel::Count, new CountBarDelegate(m_view));
     QHeaderView* header = m_view->horizontalHeader();
     header->setStretchLastSection(true);
-    header->resizeSection(SubjectsModel::User, 260);
-    header->resizeSection(SubjectsModel::Action, 160);
-    header->resizeSection(SubjectsModel::Count, 160);
-    header->resizeSection(SubjectsModel::Remaining, 100);
-    header->resizeSection(SubjectsModel::Ttl, 100);
+    header->resizeSection(SubjectsModel::User, 220);
+    header->resizeSection(SubjectsModel::Action, 130);
+    header->resizeSection(SubjectsModel::Count, 260);
+    header->resizeSection(SubjectsModel::Remaining, 90);
+    header->resizeSection(SubjectsModel::Ttl, 90);
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
@@ -78,30 +94,42 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     auto* top = new QHBoxLayout;
     top->addWidget(m_filter, 2);
     top->addWidget(m_action, 1);
+    top->addWidget(m_state, 1);
     top->addWidget(m_refreshButton);
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_summary, 1);
     bottom->addWidget(m_status);
+    bottom->addWidget(m_rateLabel);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
     layout->addLayout(bottom);
 
-    m_poll = new QTimer(this);
-    m_poll->setSingleShot(true);
-    m_poll->setInterval(kPollMs);
-    connect(m_poll, &QTimer::timeout, this, &SubjectsPage::refresh);
+    m_filterDelay = new QTimer(this);
+    m_filterDelay->setSingleShot(true);
+    m_filterDelay->setInterval(kFilterDelayMs);
+    connect(m_filterDelay, &QTimer::timeout, this, &SubjectsPage::applyFilter);
+    connect(m_filter, &QLineEdit::textChanged, m_filterDelay, qOverload<>(&QTimer::start));
+    connect(m_filter, &QLineEdit::returnPressed, this, [this] { // Enter: now, not after the pause
+        m_filterDelay->stop();
+        applyFilter();
+    });
+    connect(m_action, &QComboBox::currentIndexChanged, this, &SubjectsPage::applyFilter);
+    connect(m_state, &QComboBox::currentIndexChanged, this, &SubjectsPage::applyFilter);
+    connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
+
+    m_visible = new QTimer(this);
+    m_visible->setInterval(kVisibleMs);
+    connect(m_visible, &QTimer::timeout, this, &SubjectsPage::refreshVisible);
     m_ticker = new QTimer(this);
     m_ticker->setInterval(kTickMs);
-    // Only the visible rows repaint: a model signal would make the proxy walk every row.
+    // Only the visible rows repaint: no model signal, no Redis round trip.
     connect(m_ticker, &QTimer::timeout, m_view->viewport(), qOverload<>(&QWidget::update));
+    m_rateTimer = new QTimer(this);
+    m_rateTimer->setInterval(1000);
+    connect(m_rateTimer, &QTimer::timeout, this, &SubjectsPage::sampleRate);
+    m_rateTimer->start();
 
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &SubjectsFilterModel::setUserFilter);
-    connect(m_action, &QComboBox::currentIndexChanged, this, [this](int index) {
-        m_proxy->setActionFilter(index <= 0 ? QByteArray()
-                                            : m_action->itemData(index).toByteArray());
-    });
-    connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
     auto* refreshKey = new QShortcut(QKeySequence::Refresh, this, this, &SubjectsPage::refresh);
     refreshKey->setContext(Qt::WidgetWithChildrenShortcut);
     // Ctrl+F belongs to the window's "Find user"; Ctrl+L jumps to this page's filter.
@@ -119,29 +147,31 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_view, &QTableView::activated, this, open);
     connect(m_view, &QTableView::doubleClicked, this, open);
 
-    connect(m_refresher, &SubjectsRefresher::partial, this,
-            [this](const std::vector<SubjectRow>& rows) { m_model->update(rows); });
-    connect(m_refresher, &SubjectsRefresher::finished, this, &SubjectsPage::applyFinished);
-    connect(m_refresher, &SubjectsRefresher::failed, this, [this](const Error& error) {
-        m_status->setText(tr("Refresh failed: %1").arg(error.toString()));
-        scheduleNext();
+    connect(m_loader, &SubjectsLoader::batch, m_model, &SubjectsModel::enqueue);
+    connect(m_model, &SubjectsModel::sliceApplied, this, &SubjectsPage::updateSummary);
+    connect(m_model, &SubjectsModel::orderApplied, this, &SubjectsPage::updateSummary);
+    connect(m_loader, &SubjectsLoader::policiesLoaded, this, &SubjectsPage::updateActions);
+    connect(m_loader, &SubjectsLoader::progress, this,
+            [this](qint64 scanned, qint64 subjects, qint64 total, bool done) {
+                if (scanned == 0 && total > 0)
+                    m_model->reserve(total);
+                m_passDone = done;
+                m_progress = done        ? QString()
+                             : total > 0 ? tr("loading: %1 % of the keys scanned")
+                                               .arg(qMin<qint64>(99, scanned * 100 / total))
+                                         : tr("loading: %1 keys scanned").arg(number(scanned));
+                Q_UNUSED(subjects);
+                updateSummary();
+                if (done) {
+                    // Rows that arrived after the last sort move to their place once, now.
+                    if (m_model->hasUnsortedRows() && this->header()->sortIndicatorSection() >= 0)
+                        m_model->resort();
+                    Q_EMIT refreshed();
+                }
+            });
+    connect(m_loader, &SubjectsLoader::failed, this, [this](const Error& error) {
+        m_status->setText(tr("Reading subjects failed: %1").arg(error.toString()));
     });
-    // Events (a wave of auto-bans) and keyspace notifications (when the server has them on)
-    // can arrive thousands a second: they only bring the next refresh forward, at most twice
-    // a second.
-    m_liveness = new QTimer(this);
-    m_liveness->setSingleShot(true);
-    m_liveness->setInterval(500);
-    connect(m_liveness, &QTimer::timeout, this, [this] {
-        if (isVisible())
-            refresh();
-    });
-    auto soon = [this] {
-        if (!m_liveness->isActive())
-            m_liveness->start();
-    };
-    connect(session, &Session::eventReceived, this, soon);
-    connect(session, &Session::keyspaceChanged, this, soon);
     connect(session, &Session::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected && isVisible())
             refresh();
@@ -151,106 +181,129 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
 
 SubjectsPage::~SubjectsPage() = default;
 
+QHeaderView* SubjectsPage::header() const
+{
+    return m_view->horizontalHeader();
+}
+
 void SubjectsPage::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     m_ticker->start();
-    refresh();
+    m_visible->start();
+    if (!m_loader->isRunning() && !m_loader->firstPassDone())
+        m_loader->start();
 }
 
 void SubjectsPage::hideEvent(QHideEvent* event)
 {
     QWidget::hideEvent(event);
     m_ticker->stop();
-    m_poll->stop();
+    m_visible->stop();
 }
 
 void SubjectsPage::refresh()
 {
-    m_poll->stop();
-    m_passClock.start();
-    if (!m_refresher->start(visibleSubjects())) {
-        m_again = true; // an event arrived mid-pass: go again right after it
-        return;
-    }
-    m_again = false;
+    m_status->clear();
+    m_loader->start();
 }
 
-QSet<SubjectKey> SubjectsPage::visibleSubjects() const
+void SubjectsPage::applyFilter()
 {
-    QSet<SubjectKey> keys;
-    const int rows = m_proxy->rowCount();
-    if (rows == 0)
-        return keys;
+    SubjectFilter filter;
+    const QByteArray text = m_filter->text().trimmed().toUtf8();
+    filter.text = text;
+    if (m_action->currentIndex() > 0) {
+        filter.action = m_action->currentData().toByteArray();
+        filter.actionSet = true;
+    }
+    filter.state = SubjectFilter::State(m_state->currentData().toInt());
+    m_model->setFilter(filter);
+    // Rows the first pass has not reached yet: an exact id is addressed directly, a prefix
+    // is scanned for; what they find streams in like any batch.
+    if (text.endsWith('*') && text.size() > 1)
+        m_loader->findPrefix(text.chopped(1));
+    else if (!text.isEmpty() && !text.contains('*'))
+        m_loader->findUser(text);
+}
+
+void SubjectsPage::refreshVisible()
+{
+    const int rows = m_model->rowCount();
+    if (rows == 0 || !m_model->isIdle())
+        return;
     int first = m_view->rowAt(0);
     int last = m_view->rowAt(m_view->viewport()->height() - 1);
     if (first < 0)
         first = 0;
     if (last < 0)
         last = qMin(rows - 1, first + 100);
-    for (int row = first; row <= last; ++row) {
-        const QModelIndex source = m_proxy->mapToSource(m_proxy->index(row, 0));
-        keys.insert(m_model->row(source.row()).key());
-    }
-    return keys;
+    std::vector<SubjectKey> keys;
+    for (int row = first; row <= last; ++row)
+        keys.push_back(m_model->keyAt(row));
+    m_loader->refreshVisible(keys);
 }
 
-void SubjectsPage::applyFinished(const std::vector<SubjectRow>& rows,
-                                 const std::vector<Policy>& policies, bool truncated)
+void SubjectsPage::sampleRate()
 {
-    m_model->replace(rows);
-    m_truncated = truncated;
-    updateActions(policies);
-    updateSummary();
-    m_status->setText(truncated ? tr("Showing the first keys only (scan cap reached)") : QString());
-    Q_EMIT refreshed();
-    if (m_again)
-        refresh();
-    else
-        scheduleNext();
+    const quint64 now = m_session->client()->commandCount();
+    m_rate = m_lastCommands == 0 ? 0 : qint64(now - m_lastCommands);
+    m_lastCommands = now;
+    m_rateLabel->setText(tr("Console load: %1 commands/s").arg(number(m_rate)));
 }
 
-void SubjectsPage::scheduleNext()
+void SubjectsPage::updateActions(const PolicyListing& listing)
 {
-    // Stay gentle on a big keyspace: rest at least twice as long as the last pass took.
-    const qint64 lastPass = m_passClock.isValid() ? m_passClock.elapsed() : 0;
-    if (isVisible())
-        m_poll->start(int(std::clamp<qint64>(2 * lastPass, kPollMs, 60000)));
-}
-
-void SubjectsPage::updateActions(const std::vector<Policy>& policies)
-{
+    QStringList invalid;
+    for (const InvalidPolicy& bad : listing.invalid)
+        invalid << displayId(bad.action);
+    m_invalidPolicies = invalid.isEmpty()
+                            ? QString()
+                            : tr("invalid policies: %1").arg(invalid.join(QStringLiteral(", ")));
     QList<QByteArray> actions;
-    for (const Policy& policy : policies)
+    for (const Policy& policy : listing.policies)
         actions << policy.action;
     QList<QByteArray> current;
     for (int i = 1; i < m_action->count(); ++i)
         current << m_action->itemData(i).toByteArray();
-    if (actions == current)
-        return;
-    const QByteArray selected =
-        m_action->currentIndex() > 0 ? m_action->currentData().toByteArray() : QByteArray();
-    const QSignalBlocker blocker(m_action);
-    while (m_action->count() > 1)
-        m_action->removeItem(1);
-    for (const QByteArray& action : actions)
-        m_action->addItem(displayId(action), action);
-    // Keep the filter on an action that lost its policy until the operator changes it.
-    if (!selected.isNull()) {
-        int index = m_action->findData(selected);
-        if (index < 0) {
-            m_action->addItem(displayId(selected), selected);
-            index = m_action->count() - 1;
+    if (actions != current) {
+        const QByteArray selected =
+            m_action->currentIndex() > 0 ? m_action->currentData().toByteArray() : QByteArray();
+        const QSignalBlocker blocker(m_action);
+        while (m_action->count() > 1)
+            m_action->removeItem(1);
+        for (const QByteArray& action : actions)
+            m_action->addItem(displayId(action), action);
+        // Keep the filter on an action that lost its policy until the operator changes it.
+        if (!selected.isNull()) {
+            int index = m_action->findData(selected);
+            if (index < 0) {
+                m_action->addItem(displayId(selected), selected);
+                index = m_action->count() - 1;
+            }
+            m_action->setCurrentIndex(index);
         }
-        m_action->setCurrentIndex(index);
     }
+    updateSummary();
 }
 
 void SubjectsPage::updateSummary()
 {
-    const SubjectsModel::Summary s = m_model->summary();
-    m_summary->setText(countText(s.subjects, tr("subject"), tr("subjects")) + QStringLiteral(", ") +
-                       tr("%1 banned, %2 near the limit").arg(s.banned).arg(s.nearLimit));
+    const SubjectStore::Totals& t = m_model->totals();
+    QString text =
+        (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
+        QStringLiteral(", ") +
+        tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
+            .arg(number(t.banned), number(t.denied), number(t.warned), number(t.nearLimit));
+    if (t.errors > 0)
+        text += tr(", %1 with errors").arg(number(t.errors));
+    if (m_model->rowCount() != t.subjects)
+        text += tr(" (%1 shown)").arg(number(m_model->rowCount()));
+    if (!m_progress.isEmpty())
+        text += QStringLiteral(" — ") + m_progress;
+    if (!m_invalidPolicies.isEmpty())
+        text += QStringLiteral(" — ") + m_invalidPolicies;
+    m_summary->setText(text);
 }
 
 UserDetailDialog* SubjectsPage::openUser(const QByteArray& user)
@@ -266,7 +319,10 @@ UserDetailDialog* SubjectsPage::openUser(const QByteArray& user)
         m_detail->close();
     m_detail = new UserDetailDialog(m_session, user, this);
     m_detail->setAttribute(Qt::WA_DeleteOnClose);
-    connect(m_detail, &QDialog::finished, this, &SubjectsPage::refresh);
+    connect(m_detail, &QDialog::finished, this, [this] {
+        if (m_detail)
+            m_loader->findUser(m_detail->user()); // what was changed there shows here at once
+    });
     m_detail->show();
     return m_detail;
 }

@@ -1,14 +1,14 @@
 #pragma once
 
-#include "core/limits/Policy.h"
+#include "core/limits/PolicyStore.h"
 #include "ui/common/Session.h"
-#include "ui/subjects/SubjectRow.h"
 
-#include <QPointer>
 #include <QElapsedTimer>
+#include <QPointer>
 #include <QWidget>
 
 class QComboBox;
+class QHeaderView;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -17,15 +17,16 @@ class QTimer;
 
 namespace tollgate::ui {
 
-class SubjectsFilterModel;
+class SubjectsLoader;
 class SubjectsModel;
-class SubjectsRefresher;
 class UserDetailDialog;
 
-/// Who is doing what: user x action with count / limit (bar), remaining, a TTL counting down
-/// on screen, and ban state; filter by user and action, sort by any column; double-click or
-/// Enter opens the user. Refreshes in the background every ~2 s while visible and at once on
-/// a Tollgate event; the visible rows are fetched first.
+/// Who is doing what, at any size: user x action with count / limit (bar), remaining, a TTL
+/// counting down on screen, and ban state. Rows stream in as the first pass reads them;
+/// totals are over every row; sorting and filtering run off the GUI thread. Afterwards only
+/// the rows on screen, subjects named by events and a paced sweep are read again. Find a user
+/// by exact id (addressed, instant) or `prefix*`; filter by action and by banned / denied /
+/// warned / near the limit / errors. Double-click or Enter opens the user.
 class SubjectsPage : public QWidget
 {
     Q_OBJECT
@@ -34,16 +35,19 @@ public:
     ~SubjectsPage() override;
 
     SubjectsModel* model() const { return m_model; }
-    SubjectsFilterModel* proxy() const { return m_proxy; }
+    SubjectsLoader* loader() const { return m_loader; }
+    /// Commands per second the console sent in the last second (scripts' inner commands
+    /// included), as the status line shows it.
+    qint64 commandRate() const { return m_rate; }
 
 public Q_SLOTS:
-    /// Starts a refresh now (or right after the one running).
+    /// Reads everything again (a new first pass).
     void refresh();
     /// Opens (or raises) the detail dialog of `user`.
     UserDetailDialog* openUser(const QByteArray& user);
 
 Q_SIGNALS:
-    /// A full refresh pass was applied to the model.
+    /// A full pass was applied to the model (first pass or sweep).
     void refreshed();
 
 protected:
@@ -51,29 +55,33 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
-    QSet<SubjectKey> visibleSubjects() const;
-    void applyFinished(const std::vector<SubjectRow>& rows, const std::vector<Policy>& policies,
-                       bool truncated);
-    void updateActions(const std::vector<Policy>& policies);
+    QHeaderView* header() const;
+    void applyFilter();
+    void refreshVisible();
+    void updateActions(const PolicyListing& listing);
     void updateSummary();
-    void scheduleNext();
+    void sampleRate();
 
     Session* m_session;
     SubjectsModel* m_model;
-    SubjectsFilterModel* m_proxy;
-    SubjectsRefresher* m_refresher;
+    SubjectsLoader* m_loader;
     QLineEdit* m_filter;
     QComboBox* m_action;
+    QComboBox* m_state;
     QPushButton* m_refreshButton;
     QTableView* m_view;
     QLabel* m_summary;
     QLabel* m_status;
-    QTimer* m_poll;   // the next refresh, ~2 s after the last one finished
-    QTimer* m_liveness; // events and keyspace notifications bring the next refresh forward
-    QElapsedTimer m_passClock; // how long the last refresh pass took
-    QTimer* m_ticker; // repaints the TTL column
-    bool m_again = false;
-    bool m_truncated = false;
+    QLabel* m_rateLabel;
+    QTimer* m_filterDelay;
+    QTimer* m_visible; // peeks the rows on screen
+    QTimer* m_ticker;  // repaints the TTL column
+    QTimer* m_rateTimer;
+    QString m_progress;
+    QString m_invalidPolicies;
+    quint64 m_lastCommands = 0;
+    qint64 m_rate = 0;
+    bool m_passDone = false;
     QPointer<UserDetailDialog> m_detail;
 };
 

@@ -1,10 +1,10 @@
 #include "ui/user/UserActions.h"
 
 #include "core/limits/Duration.h"
+#include "core/limits/Usage.h"
 #include "core/redis/Scan.h"
 #include "ui/common/DisplayText.h"
 #include "ui/user/Guarded.h"
-#include "ui/user/Usage.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -18,6 +18,8 @@ QString tr(const char* text)
 {
     return QCoreApplication::translate("UserActions", text);
 }
+
+constexpr qint64 kUserScanCalls = 100; // SCAN calls of COUNT 1000: 100,000 keys examined at most
 
 QByteArray windowLabel(Algorithm algorithm, qint64 windowMs)
 {
@@ -85,7 +87,8 @@ void peekAll(const std::shared_ptr<Load>& load)
                 UserActionRow& row = load->result.rows[name];
                 if (state) {
                     row.next = *state;
-                    row.usage = currentUsage(*state, rule);
+                    row.usage = usageFromPeek(*state, rule); // the one rule every view uses
+                    row.hasKeys = row.hasKeys || row.usage->count > 0;
                     row.resetDeadline = QDeadlineTimer::current().deadline() + state->resetMs;
                 } else {
                     row.error = state.error().toString();
@@ -114,6 +117,9 @@ void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
     ScanOptions scan;
     scan.pattern = session->schema().userPattern(user);
     scan.count = 1000;
+    // Every policy's row is addressed and peeked anyway; the SCAN only adds actions without a
+    // policy, so on a huge keyspace it stops after a budget instead of walking all of it.
+    scan.maxCalls = kUserScanCalls;
     collectKeys(
         session->client(), scan, session,
         guarded<QList<QByteArray>>(owner, [load, listed](Result<QList<QByteArray>> keys) {

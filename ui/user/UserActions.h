@@ -33,8 +33,9 @@ struct UserActions
     QStringList errors; // what could not be loaded, for the error line
 };
 
-/// Loads UserActions: SCAN of the user's keys (their own hash tag, so one slot) and the
-/// policy list, then one read-only peek per policy. `done` runs on the GUI thread, and not
+/// Loads UserActions: the policy list (one round trip through the policy index), one read-only
+/// peek per policy (addressed through the key schema), and a budgeted SCAN of the user's own
+/// prefix for actions without a policy. `done` runs on the GUI thread, and not
 /// at all once `owner` is gone.
 void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
                      std::function<void(UserActions)> done);

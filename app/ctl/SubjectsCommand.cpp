@@ -1,0 +1,167 @@
+// subjects: every user x action with its usage, streamed as SCAN batches come back.
+#include "app/ctl/Cli.h"
+#include "app/ctl/Output.h"
+
+#include "core/limits/IdText.h"
+#include "core/limits/Subjects.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <cstdio>
+
+namespace tollgate::ctl {
+
+namespace {
+
+struct Filters
+{
+    bool banned = false;
+    bool near = false;
+
+    bool accept(const Subject& s) const
+    {
+        if (banned && !s.banned())
+            return false;
+        return !near || s.nearLimit();
+    }
+};
+
+QJsonValue banJson(const std::optional<BanInfo>& ban)
+{
+    return ban ? QJsonValue(toJson(*ban)) : QJsonValue();
+}
+
+QByteArray jsonLine(const Subject& s)
+{
+    QJsonObject object = toJson(s.state);
+    object.insert(QStringLiteral("user"), text(s.user));
+    object.insert(QStringLiteral("action"), text(s.action));
+    object.insert(QStringLiteral("has_policy"), s.hasPolicy);
+    object.insert(QStringLiteral("state_known"), s.stateKnown);
+    object.insert(QStringLiteral("banned"), s.banned());
+    object.insert(QStringLiteral("near_limit"), s.nearLimit());
+    object.insert(QStringLiteral("ban"), banJson(s.ban));
+    object.insert(QStringLiteral("user_ban"), banJson(s.userBan));
+    if (!s.error.isEmpty())
+        object.insert(QStringLiteral("error"), s.error);
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+QString banText(const Subject& s)
+{
+    const BanInfo* ban = s.activeBan();
+    if (!ban)
+        return QString();
+    const QString until =
+        ban->untilMs == 0
+            ? QStringLiteral("permanent")
+            : QStringLiteral("until ") + QDateTime::fromMSecsSinceEpoch(ban->untilMs)
+                                             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    return until + QStringLiteral(" by ") + ban->actor +
+           (ban->source == QLatin1String("auto") ? QStringLiteral(" (auto)") : QString()) +
+           QStringLiteral(": ") + ban->reason;
+}
+
+// Fixed columns, so every line can be printed as soon as its batch arrives.
+QByteArray textLine(const Subject& s)
+{
+    QString tier = QStringLiteral("-");
+    QString usage = QStringLiteral("-");
+    QString reset = QStringLiteral("-");
+    if (!s.error.isEmpty()) {
+        tier = QStringLiteral("error");
+        usage = s.error;
+    } else if (s.stateKnown) {
+        tier = tierName(s.state.tier);
+        usage = QStringLiteral("%1/%2").arg(s.state.count).arg(s.state.limit);
+        reset = humanMs(s.state.resetMs);
+    } else if (s.banned()) {
+        tier = QStringLiteral("banned");
+    }
+    const QString action = s.action.isEmpty() ? QStringLiteral("*") : text(s.action);
+    return QStringLiteral("%1  %2  %3  %4  %5  %6")
+               .arg(text(s.user), -24)
+               .arg(action, -12)
+               .arg(tier, -6)
+               .arg(usage, -11)
+               .arg(reset, -7)
+               .arg(banText(s))
+               .trimmed()
+               .toUtf8() +
+           '\n';
+}
+
+} // namespace
+
+int subjectsCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addOptions({
+        QCommandLineOption(QStringLiteral("action"), QStringLiteral("Only this action."),
+                           QStringLiteral("action")),
+        QCommandLineOption(QStringLiteral("user-prefix"),
+                           QStringLiteral("Only users whose id starts with this."),
+                           QStringLiteral("prefix")),
+        QCommandLineOption(QStringLiteral("max"),
+                           QStringLiteral("Stop after this many subjects (default: all)."),
+                           QStringLiteral("n")),
+        QCommandLineOption(QStringLiteral("banned"), QStringLiteral("Only banned subjects.")),
+        QCommandLineOption(
+            QStringLiteral("near"),
+            QStringLiteral("Only subjects warned, denied or within 10 % of the limit.")),
+    });
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    SubjectsOptions options;
+    options.action = idFromText(parser.value(QStringLiteral("action")));
+    options.userPrefix = idFromText(parser.value(QStringLiteral("user-prefix")));
+    auto max = integerOption(parser, QStringLiteral("max"), 0);
+    if (max && parser.isSet(QStringLiteral("max")) && *max < 1)
+        max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};
+    if (!max)
+        return fail(max.error());
+    options.maxSubjects = *max;
+    const Filters filters{parser.isSet(QStringLiteral("banned")),
+                          parser.isSet(QStringLiteral("near"))};
+    Client* client = cli.client();
+    if (!client)
+        return ExitUsage;
+
+    const bool json = cli.json;
+    if (!json)
+        std::fputs("USER                      ACTION        TIER    COUNT/LIMIT  RESET    BAN\n",
+                   stdout);
+    const Subjects subjects(client, cli.schema());
+    // Each batch is written (and flushed) as it arrives: constant memory at any size.
+    auto result = waitFor<SubjectsProgress>([&](Callback<SubjectsProgress> done) {
+        subjects.stream(
+            options,
+            [json, filters](std::vector<Subject>& batch, const SubjectsProgress&) {
+                QByteArray out;
+                for (const Subject& s : batch) {
+                    if (filters.accept(s))
+                        out += json ? jsonLine(s) : textLine(s);
+                }
+                std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
+                std::fflush(stdout);
+                return !std::ferror(stdout);
+            },
+            done,
+            [](const PolicyListing& listing) {
+                // Their rows carry the reason too; the listing itself goes on (one bad key
+                // never fails the command).
+                for (const InvalidPolicy& bad : listing.invalid)
+                    std::fprintf(stderr, "tollgatectl: warning: %s\n", qPrintable(bad.reason));
+            });
+    });
+    if (!result)
+        return fail(result.error());
+    if (result->truncated)
+        std::fprintf(stderr, "tollgatectl: note: stopped at %lld subjects (--max)\n",
+                     static_cast<long long>(options.maxSubjects));
+    if (std::ferror(stdout))
+        return fail(Error{ErrorKind::Io, QStringLiteral("could not write the output")});
+    return ExitOk;
+}
+
+} // namespace tollgate::ctl

@@ -1,0 +1,305 @@
+// Console-scale benchmark: N subjects (default 1,000,000: one `like` counter each, 1 % banned,
+// two policies) in a private redis-server, the real Subjects page driven offscreen, one table
+// of the figures issue 7 sets goals for. It asserts nothing; tests never time anything.
+//
+//   bench_console [--subjects 1000000] [--steady 10] [--screenshot user.png]
+#include "core/demo/DemoServer.h"
+#include "core/limits/PolicyStore.h"
+#include "core/redis/Blocking.h"
+#include "ui/common/Session.h"
+#include "ui/subjects/SubjectsModel.h"
+#include "ui/subjects/SubjectsPage.h"
+#include "ui/user/UserDetailDialog.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
+#include <QProcess>
+#include <QTableView>
+#include <QTimer>
+#include <cstdio>
+#include <functional>
+#include <future>
+
+using namespace tollgate;
+using namespace tollgate::ui;
+
+namespace {
+
+// The longest time the GUI thread's event loop did not get round to a 5 ms timer.
+class LagProbe : public QObject
+{
+public:
+    LagProbe()
+    {
+        m_timer.setInterval(5);
+        m_timer.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&m_timer, &QTimer::timeout, this,
+                         [this] { m_worst = qMax(m_worst, m_clock.restart() - 5); });
+        m_clock.start();
+        m_timer.start();
+    }
+    qint64 take()
+    {
+        const qint64 worst = m_worst;
+        m_worst = 0;
+        return worst;
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_worst = 0;
+};
+
+// Spins the event loop until `done` holds (or the timeout); returns the ms it took.
+qint64 waitUntil(const std::function<bool()>& done, qint64 timeoutMs = 600'000)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (!done() && clock.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    return clock.elapsed();
+}
+
+qint64 peakRssMb()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').value(0).toLongLong() / 1024;
+    return -1;
+}
+
+void batch(Client& client, std::vector<Command> commands)
+{
+    std::promise<void> done;
+    client.executeBatch(std::move(commands), nullptr,
+                        [&done](const std::vector<Result<Reply>>&) { done.set_value(); });
+    done.get_future().wait();
+}
+
+// Sum of calls= in INFO commandstats: every command the server ran, inside scripts too.
+qint64 serverCalls(Client& client)
+{
+    auto info = client.executeSync({"INFO", "commandstats"});
+    qint64 calls = 0;
+    if (info)
+        for (const QByteArray& line : info->toBytes().split('\n')) {
+            const int at = line.indexOf("calls=");
+            if (at >= 0)
+                calls += line.mid(at + 6, line.indexOf(',', at) - at - 6).toLongLong();
+        }
+    return calls;
+}
+
+void row(const char* figure, const QString& value, const char* goal)
+{
+    std::printf("| %-62s | %-26s | %-22s |\n", figure, qPrintable(value), goal);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("subjects"), QStringLiteral("Subjects to create"),
+                      QStringLiteral("n"), QStringLiteral("1000000")});
+    parser.addOption({QStringLiteral("steady"), QStringLiteral("Seconds of live refresh measured"),
+                      QStringLiteral("s"), QStringLiteral("10")});
+    parser.addOption({QStringLiteral("screenshot"),
+                      QStringLiteral("Save the found user's detail here"), QStringLiteral("png")});
+    parser.process(app);
+    const qint64 n = qMax<qint64>(1000, parser.value(QStringLiteral("subjects")).toLongLong());
+    const int steady = qMax(1, parser.value(QStringLiteral("steady")).toInt());
+
+    DemoServer server;
+    if (const Status started = server.start(); !started) {
+        std::fprintf(stderr, "bench_console: %s\n", qPrintable(started.error().toString()));
+        return 3;
+    }
+    const KeySchema schema;
+    {
+        // Seeding on a client of its own, gone before the console starts.
+        Client seeder(*ConnectionOptions::fromUrl(server.url()));
+        seeder.open();
+        PolicyStore policies(&seeder, schema);
+        Policy like;
+        like.action = "like";
+        like.windows = {{10, 3'600'000}};
+        like.banMs = 3'600'000;
+        Policy comment;
+        comment.action = "comment";
+        comment.windows = {{5, 60'000}};
+        for (const Policy& p : {like, comment})
+            (void)waitFor<qint64>(
+                [&](auto done) { policies.save(p, QStringLiteral("bench"), nullptr, done); });
+        QElapsedTimer seeding;
+        seeding.start();
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        std::vector<Command> commands;
+        for (qint64 i = 0; i < n; ++i) {
+            const QByteArray user = "u" + QByteArray::number(i);
+            commands.push_back({"SET",
+                                schema.stateKey(user, "like", Algorithm::FixedWindow, 3'600'000),
+                                QByteArray::number(i % 12 + 1), "PX", "3600000"});
+            if (i % 100 == 7) {
+                const QByteArray ban = schema.actionBanKey(user, "like");
+                commands.push_back({"HSET", ban, "reason", "limit exceeded", "actor", "tollgate",
+                                    "created_ms", QByteArray::number(now), "until_ms",
+                                    QByteArray::number(now + 3'600'000), "scope", "action",
+                                    "action", "like", "source", "auto"});
+                commands.push_back({"PEXPIRE", ban, "3600000"});
+            }
+            if (commands.size() >= 20'000)
+                batch(seeder, std::exchange(commands, {}));
+        }
+        batch(seeder, std::move(commands));
+        std::fprintf(stderr, "seeded %lld subjects in %.1f s\n", static_cast<long long>(n),
+                     double(seeding.elapsed()) / 1000.0);
+    }
+
+    // The reference: redis-cli --scan over the same keys, in this run.
+    QElapsedTimer cliScan;
+    cliScan.start();
+    QProcess scan;
+    scan.start(
+        QStringLiteral("bash"),
+        {QStringLiteral("-c"),
+         QStringLiteral("redis-cli -p %1 --scan --pattern 'tg:{*' | wc -l").arg(server.port())});
+    scan.waitForFinished(-1);
+    const qint64 scanMs = cliScan.elapsed();
+    const qint64 scannedKeys = scan.readAllStandardOutput().trimmed().toLongLong();
+
+    Session::Settings settings;
+    settings.connection = *ConnectionOptions::fromUrl(server.url());
+    settings.actor = QStringLiteral("bench");
+    Session session(settings);
+    session.open();
+    waitUntil([&] { return session.state() == ConnectionState::Connected; }, 10'000);
+    Client probe(*ConnectionOptions::fromUrl(server.url())); // INFO, outside the console's count
+    probe.open();
+
+    LagProbe lag;
+    SubjectsPage page(&session);
+    page.resize(1280, 800);
+    SubjectsModel* model = page.model();
+    bool passDone = false;
+    QObject::connect(&page, &SubjectsPage::refreshed, [&passDone] { passDone = true; });
+    QElapsedTimer clock;
+    clock.start();
+    page.show();
+    const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
+    const qint64 firstPaintStall = lag.take(); // creating, polishing and painting the page
+    const qint64 allRows = firstRows + waitUntil([&] { return passDone && model->isIdle(); });
+    const qint64 loadStall = lag.take();
+
+    std::printf("\nbench_console: %lld subjects (%lld keys), Subjects page offscreen, %s\n\n",
+                static_cast<long long>(model->totals().subjects),
+                static_cast<long long>(scannedKeys), qPrintable(server.url()));
+    std::printf("| %-62s | %-26s | %-22s |\n|%s|%s|%s|\n", "figure", "measured", "goal",
+                QByteArray(64, '-').constData(), QByteArray(28, '-').constData(),
+                QByteArray(24, '-').constData());
+    row("first 1,000 rows with TTLs on screen after connect",
+        QStringLiteral("%1 ms").arg(firstRows), "<= 150 ms");
+    row("all rows loaded (vs redis-cli --scan, same run)",
+        QStringLiteral("%1 s vs %2 s = %3x")
+            .arg(double(allRows) / 1000, 0, 'f', 1)
+            .arg(double(scanMs) / 1000, 0, 'f', 1)
+            .arg(double(allRows) / double(qMax<qint64>(1, scanMs)), 0, 'f', 2),
+        "<= 1.2x");
+    row("longest GUI stall: loading",
+        QStringLiteral("%1 ms (first paint %2 ms)").arg(loadStall).arg(firstPaintStall),
+        "<= 50 ms");
+
+    auto* view = page.findChild<QTableView*>(QStringLiteral("subjectsTableView"));
+    qint64 sortStall = 0;
+    qint64 sortSlowest = 0;
+    for (int column = 0; column < SubjectsModel::ColumnCount; ++column) {
+        bool applied = false;
+        auto c =
+            QObject::connect(model, &SubjectsModel::orderApplied, [&applied] { applied = true; });
+        lag.take();
+        view->sortByColumn(column, Qt::DescendingOrder);
+        sortSlowest = qMax(sortSlowest, waitUntil([&] { return applied && model->isIdle(); }));
+        sortStall = qMax(sortStall, lag.take());
+        QObject::disconnect(c);
+    }
+    row("longest GUI stall: sorting by each column",
+        QStringLiteral("%1 ms (slowest sort %2 ms)").arg(sortStall).arg(sortSlowest), "<= 50 ms");
+
+    auto* filter = page.findChild<QLineEdit*>(QStringLiteral("filterLineEdit"));
+    lag.take();
+    filter->setText(QStringLiteral("u12"));
+    Q_EMIT filter->returnPressed();
+    waitUntil([&] { return model->isIdle() && model->rowCount() < model->totals().subjects; });
+    filter->clear();
+    Q_EMIT filter->returnPressed();
+    waitUntil([&] { return model->isIdle() && model->rowCount() == model->totals().subjects; });
+    row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.take()), "<= 50 ms");
+
+    const qint64 before = serverCalls(probe);
+    QElapsedTimer steadyClock;
+    steadyClock.start();
+    lag.take();
+    waitUntil([] { return false; }, steady * 1000);
+    const qint64 after = serverCalls(probe);
+    const qint64 rate = (after - before - 1) * 1000 / qMax<qint64>(1, steadyClock.elapsed());
+    row("longest GUI stall: live refresh", QStringLiteral("%1 ms").arg(lag.take()), "<= 50 ms");
+    row("steady command rate on the server (INFO commandstats deltas)",
+        QStringLiteral("%1 /s (console says %2 /s)").arg(rate).arg(page.commandRate()),
+        "<= 5,000/s");
+
+    const QByteArray target = "u" + QByteArray::number(n * 987'654 / 1'000'000);
+    clock.restart();
+    filter->setText(QString::fromUtf8(target));
+    Q_EMIT filter->returnPressed();
+    const qint64 found = waitUntil(
+        [&] { return model->isIdle() && model->rowCount() == 1 && model->userAt(0) == target; });
+    row("find an exact id among all (filter + addressed read)",
+        QStringLiteral("%1 ms (%2)").arg(found).arg(QString::fromUtf8(target)), "<= 50 ms");
+    row("peak RSS of the console (bench process)", QStringLiteral("%1 MB").arg(peakRssMb()),
+        "<= 300 MB");
+
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        UserDetailDialog* detail = page.openUser(target);
+        bool loaded = false;
+        QObject::connect(detail, &UserDetailDialog::refreshed, [&loaded] { loaded = true; });
+        waitUntil([&] { return loaded; }, 10'000);
+        waitUntil([] { return false; }, 300);
+        detail->grab().save(parser.value(QStringLiteral("screenshot")));
+        detail->close();
+    }
+    page.hide();
+
+    // The CLI over everything, its peak RSS from GNU time.
+    QProcess ctl;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TOLLGATE_URL"), server.url());
+    ctl.setProcessEnvironment(env);
+    const QString binary =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tollgatectl");
+    ctl.start(
+        QStringLiteral("bash"),
+        {QStringLiteral("-c"),
+         QStringLiteral("/usr/bin/time -f '%M %e' '%1' --json subjects | wc -l").arg(binary)});
+    ctl.waitForFinished(-1);
+    const QList<QByteArray> usage =
+        ctl.readAllStandardError().trimmed().split('\n').last().split(' ');
+    row("tollgatectl subjects --json over all",
+        QStringLiteral("%1 lines, %2 s, peak RSS %3 MB")
+            .arg(QString::fromUtf8(ctl.readAllStandardOutput().trimmed()),
+                 QString::fromUtf8(usage.value(1)))
+            .arg(usage.value(0).toLongLong() / 1024),
+        "completes, <= 200 MB");
+    return 0;
+}

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QByteArray>
+#include <QHashFunctions>
+#include <vector>
+
+namespace tollgate {
+
+/// Remembers 64-bit fingerprints of what was already seen, in 8 to 16 bytes per entry (open
+/// addressing, no nodes): SCAN may return a key twice, and at a million subjects a set of
+/// the ids themselves would cost more than the rows. Two different ids share a fingerprint
+/// with a probability of about n^2 / 2^65 (1e-7 at a million).
+class FingerprintSet
+{
+public:
+    /// Adds the fingerprint of `parts` (length-prefixed, so ("ab","c") != ("a","bc")); returns
+    /// true when it was not there yet.
+    bool insert(const QByteArray& first, const QByteArray& second)
+    {
+        const size_t seed = qHash(first.size(), size_t(0x9e3779b97f4a7c15ULL));
+        quint64 h = quint64(qHashBits(first.constData(), size_t(first.size()), seed));
+        h = quint64(qHashBits(second.constData(), size_t(second.size()), size_t(h)));
+        return insertHash(h == 0 ? 1 : h);
+    }
+
+    qsizetype size() const { return m_size; }
+
+private:
+    bool insertHash(quint64 h)
+    {
+        if (size_t(m_size + 1) * 2 > m_slots.size())
+            grow();
+        size_t mask = m_slots.size() - 1;
+        for (size_t i = size_t(h) & mask;; i = (i + 1) & mask) {
+            if (m_slots[i] == h)
+                return false;
+            if (m_slots[i] == 0) {
+                m_slots[i] = h;
+                ++m_size;
+                return true;
+            }
+        }
+    }
+
+    void grow()
+    {
+        std::vector<quint64> old = std::move(m_slots);
+        m_slots.assign(old.empty() ? 1024 : old.size() * 2, 0);
+        m_size = 0;
+        for (quint64 h : old) {
+            if (h != 0)
+                insertHash(h);
+        }
+    }
+
+    std::vector<quint64> m_slots;
+    qsizetype m_size = 0;
+};
+
+} // namespace tollgate

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/limits/Subject.h"
+#include "core/redis/Client.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace tollgate {
+
+/// Reads named subjects, everything addressed from the key schema and the policies, no SCAN:
+///   raw (the default, for many rows): per fixed window GET + PTTL, EXISTS of both ban keys,
+///       all pipelined in one batch; HGETALL of the ban hashes only for the few banned;
+///   peek (the rows on screen, the user detail): hit.lua in peek mode, exact for every
+///       algorithm. Algorithms other than fixed window are always peeked: their state needs
+///       the server's clock and its shape is the script's own.
+/// A bad key (wrong type, not a number) is named in that subject's `error`; the others are
+/// unaffected. `done` runs on the client's worker thread with one Subject per key, in order.
+class SubjectReader
+{
+public:
+    enum class Mode
+    {
+        Raw,
+        Peek
+    };
+
+    SubjectReader(Client* client, KeySchema schema, std::shared_ptr<const PolicyCatalog> policies);
+
+    void read(const std::vector<SubjectKey>& keys, Mode mode,
+              std::function<void(std::vector<Subject>)> done) const;
+
+private:
+    Client* m_client;
+    KeySchema m_schema;
+    std::shared_ptr<const PolicyCatalog> m_policies;
+};
+
+} // namespace tollgate

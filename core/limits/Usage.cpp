@@ -1,0 +1,83 @@
+#include "core/limits/Usage.h"
+
+#include <algorithm>
+
+namespace tollgate {
+
+HitResult usageFromPeek(HitResult peek, const Policy& policy)
+{
+    const qint64 cost = std::max<qint64>(1, policy.cost);
+    const bool wouldCount = peek.allowed || policy.countDenied;
+    if (wouldCount && peek.tier != Tier::Banned) {
+        peek.count = std::max<qint64>(0, peek.count - cost);
+        if (peek.count == 0)
+            peek.resetMs = 0; // the window the hit would have started is not there
+    }
+    peek.remaining = std::max<qint64>(0, peek.limit - peek.count);
+    if (peek.tier == Tier::Warn && policy.warn > 0 && peek.count <= policy.warn)
+        peek.tier = Tier::Ok; // only the next hit would cross the warn level
+    if (peek.allowed)
+        peek.retryAfterMs = 0;
+    return peek;
+}
+
+HitResult usageFromCounters(const std::vector<WindowReading>& windows, const Policy& policy,
+                            bool banned)
+{
+    HitResult usage;
+    const qint64 cost = std::max<qint64>(1, policy.cost);
+    int binding = -1;
+    bool denied = false;
+    qint64 bindingReset = -1;
+    for (size_t i = 0; i < windows.size() && i < policy.windows.size(); ++i) {
+        const qint64 count = std::max<qint64>(0, windows[i].count);
+        const qint64 limit = policy.windows[i].limit;
+        const qint64 reset = windows[i].pttl >= 0 ? windows[i].pttl
+                             : count > 0          ? policy.windows[i].windowMs // lost its TTL
+                                                  : 0;
+        const bool fits = count + cost <= limit;
+        if (!fits) {
+            // Denying windows: the one with the longest wait binds (as in hit.lua).
+            if (!denied || reset > bindingReset) {
+                binding = int(i);
+                bindingReset = reset;
+            }
+            denied = true;
+        } else if (!denied) {
+            const qint64 left = limit - count;
+            if (binding < 0 || left < usage.remaining) {
+                binding = int(i);
+                usage.remaining = left;
+            }
+        }
+        if (binding == int(i)) {
+            usage.count = count;
+            usage.limit = limit;
+            usage.resetMs = reset;
+        }
+    }
+    usage.remaining = std::max<qint64>(0, usage.limit - usage.count);
+    const qint64 first = windows.empty() ? 0 : windows.front().count;
+    usage.allowed = !banned && !denied;
+    usage.tier = banned                                     ? Tier::Banned
+                 : denied                                   ? Tier::Deny
+                 : (policy.warn > 0 && first > policy.warn) ? Tier::Warn
+                                                            : Tier::Ok;
+    usage.retryAfterMs =
+        usage.allowed ? 0 : (cost > usage.limit ? -1 : std::max<qint64>(usage.resetMs, 1));
+    if (usage.allowed)
+        usage.message.clear();
+    else
+        usage.message = policy.message;
+    return usage;
+}
+
+bool isNearLimit(const HitResult& usage)
+{
+    if (usage.limit <= 0 || usage.tier == Tier::Banned)
+        return false;
+    return usage.tier == Tier::Warn || usage.tier == Tier::Deny ||
+           usage.remaining * 10 <= usage.limit;
+}
+
+} // namespace tollgate

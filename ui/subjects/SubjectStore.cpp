@@ -1,0 +1,124 @@
+#include "ui/subjects/SubjectStore.h"
+
+#include "core/limits/Usage.h"
+
+namespace tollgate::ui {
+
+namespace {
+
+quint64 fingerprint(const QByteArray& user, const QByteArray& action, quint64 salt)
+{
+    const size_t seed = qHash(user.size(), size_t(0x9e3779b97f4a7c15ULL ^ salt));
+    const quint64 h = quint64(qHashBits(user.constData(), size_t(user.size()), seed));
+    return quint64(qHashBits(action.constData(), size_t(action.size()), size_t(h)));
+}
+
+} // namespace
+
+quint16 SubjectStore::actionIndex(const QByteArray& action)
+{
+    if (m_snapshot.actions.isEmpty()) {
+        m_snapshot.actions << QByteArray();
+        m_actionIndex.insert(QByteArray(), 0);
+    }
+    auto it = m_actionIndex.constFind(action);
+    if (it != m_actionIndex.constEnd())
+        return *it;
+    const auto index = quint16(qMin<qsizetype>(m_snapshot.actions.size(), 0xFFFF));
+    m_snapshot.actions << action;
+    m_actionIndex.insert(action, index);
+    return index;
+}
+
+int SubjectStore::find(const QByteArray& user, const QByteArray& action) const
+{
+    // Fingerprints may collide (about 1e-8 at a million rows): confirm, then probe on.
+    for (quint64 salt = 0; salt < 4; ++salt) {
+        auto it = m_index.constFind(fingerprint(user, action, salt));
+        if (it == m_index.constEnd())
+            return -1;
+        const CompactRow& r = m_snapshot.rows.at(*it);
+        if (m_snapshot.user(r) == user && m_snapshot.actions.at(r.action) == action)
+            return *it;
+    }
+    return -1;
+}
+
+void SubjectStore::count(const CompactRow& row, int sign)
+{
+    m_totals.banned += row.has(CompactRow::Banned) ? sign : 0;
+    m_totals.nearLimit += row.has(CompactRow::Near) ? sign : 0;
+    m_totals.errors += row.has(CompactRow::HasError) ? sign : 0;
+    m_totals.denied += row.tier == quint8(Tier::Deny) ? sign : 0;
+    m_totals.warned += row.tier == quint8(Tier::Warn) ? sign : 0;
+}
+
+std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
+{
+    int index = find(s.user, s.action);
+    const bool added = index < 0;
+    if (added) {
+        CompactRow row;
+        row.userOffset = quint32(m_snapshot.ids.size());
+        row.userLength = quint16(s.user.size());
+        row.action = actionIndex(s.action);
+        m_snapshot.ids += s.user;
+        index = int(m_snapshot.rows.size());
+        m_snapshot.rows.append(row);
+        for (quint64 salt = 0;; ++salt) {
+            const quint64 key = fingerprint(s.user, s.action, salt);
+            if (!m_index.contains(key)) {
+                m_index.insert(key, index);
+                break;
+            }
+        }
+        ++m_totals.subjects;
+    } else {
+        count(m_snapshot.rows.at(index), -1);
+    }
+    CompactRow& row = m_snapshot.rows[index];
+    row.flags = 0;
+    row.flags |= s.hasPolicy ? CompactRow::HasPolicy : 0;
+    row.flags |= s.stateKnown ? CompactRow::StateKnown : 0;
+    row.flags |= s.banned() ? CompactRow::Banned : 0;
+    row.flags |= !s.error.isEmpty() ? CompactRow::HasError : 0;
+    row.flags |= s.nearLimit() ? CompactRow::Near : 0;
+    const BanInfo* ban = s.activeBan();
+    row.flags |= ban && ban->source == QLatin1String("auto") ? CompactRow::AutoBan : 0;
+    row.count = s.state.count;
+    row.limit = s.state.limit;
+    row.tier = quint8(s.banned() ? Tier::Banned : s.state.tier);
+    row.resetDeadline = s.stateKnown && s.state.resetMs > 0 ? steadyNowMs + s.state.resetMs : 0;
+    if (ban || !s.error.isEmpty()) {
+        RowExtra extra{ban ? std::optional<BanInfo>(*ban) : std::nullopt, ban && !s.ban, s.error};
+        if (row.extra < 0) {
+            row.extra = qint32(m_snapshot.extras.size());
+            m_snapshot.extras.append(std::move(extra));
+        } else {
+            m_snapshot.extras[row.extra] = std::move(extra);
+        }
+    } else {
+        row.extra = -1; // the old side entry stays unused; bans are rare
+    }
+    count(row, +1);
+    return {index, added};
+}
+
+void SubjectStore::reserve(qint64 rows)
+{
+    if (rows <= m_snapshot.rows.size())
+        return;
+    m_snapshot.rows.reserve(rows);
+    m_snapshot.ids.reserve(rows * 8);
+    m_index.reserve(rows);
+}
+
+void SubjectStore::clear()
+{
+    m_snapshot = StoreSnapshot();
+    m_actionIndex.clear();
+    m_index.clear();
+    m_totals = Totals();
+}
+
+} // namespace tollgate::ui

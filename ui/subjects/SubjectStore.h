@@ -1,0 +1,111 @@
+#pragma once
+
+#include "core/limits/Subject.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QHash>
+#include <QList>
+
+namespace tollgate::ui {
+
+/// One subjects-table row in 40 bytes: the user id lives in a shared buffer, the action in a
+/// small table (there are few actions), the numbers in place. Ban details and error texts,
+/// needed by about 1 % of rows, sit in a side table.
+struct CompactRow
+{
+    enum Flag : quint8
+    {
+        HasPolicy = 1,
+        StateKnown = 2,
+        Banned = 4,
+        AutoBan = 8,
+        HasError = 16,
+        Near = 32,
+    };
+
+    quint32 userOffset = 0;
+    quint16 userLength = 0;
+    quint16 action = 0; // index into the action table; 0 = "" (a user-wide ban row)
+    qint64 count = 0;
+    qint64 limit = 0;
+    qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties; 0 = empty
+    qint32 extra = -1;        // index into the side table, -1 = none
+    quint8 tier = 0;          // int(Tier)
+    quint8 flags = 0;
+
+    bool has(Flag flag) const { return flags & flag; }
+    qint64 remaining() const { return qMax<qint64>(0, limit - count); }
+};
+
+/// What ~1 % of rows carry besides numbers.
+struct RowExtra
+{
+    std::optional<BanInfo> ban; // the ban that applies (the action's, else the user-wide one)
+    bool userWide = false;
+    QString error;
+};
+
+/// An immutable, implicitly shared copy of the store for the sorting worker (taking one is
+/// O(1); the store does not write while one is out, so nothing is ever deep-copied).
+struct StoreSnapshot
+{
+    QList<CompactRow> rows;
+    QByteArray ids;
+    QList<QByteArray> actions;
+    QList<RowExtra> extras;
+
+    QByteArrayView user(const CompactRow& row) const
+    {
+        return QByteArrayView(ids.constData() + row.userOffset, row.userLength);
+    }
+    const RowExtra* extra(const CompactRow& row) const
+    {
+        return row.extra < 0 ? nullptr : &extras.at(row.extra);
+    }
+};
+
+/// Every subject the page knows, compact, indexed by (user, action), with running totals.
+/// Rows are only ever appended or updated in place: a row's index never changes.
+class SubjectStore
+{
+public:
+    struct Totals
+    {
+        qint64 subjects = 0;
+        qint64 banned = 0;
+        qint64 nearLimit = 0;
+        qint64 denied = 0;
+        qint64 warned = 0;
+        qint64 errors = 0;
+    };
+
+    /// Inserts or updates the subject's row; returns its index and whether it is new.
+    std::pair<int, bool> apply(const Subject& subject, qint64 steadyNowMs);
+    /// The row of (user, action), or -1.
+    int find(const QByteArray& user, const QByteArray& action) const;
+
+    int size() const { return int(m_snapshot.rows.size()); }
+    const CompactRow& row(int index) const { return m_snapshot.rows.at(index); }
+    QByteArrayView user(int index) const { return m_snapshot.user(row(index)); }
+    QByteArray userId(int index) const { return user(index).toByteArray(); }
+    const QByteArray& action(int index) const { return m_snapshot.actions.at(row(index).action); }
+    const RowExtra* extra(int index) const { return m_snapshot.extra(row(index)); }
+    const Totals& totals() const { return m_totals; }
+
+    StoreSnapshot snapshot() const { return m_snapshot; }
+    /// Room for about `rows` rows, so growing never rehashes or copies a million rows at once.
+    void reserve(qint64 rows);
+    void clear();
+
+private:
+    quint16 actionIndex(const QByteArray& action);
+    void count(const CompactRow& row, int sign);
+
+    StoreSnapshot m_snapshot;
+    QHash<QByteArray, quint16> m_actionIndex;
+    QHash<quint64, qint32> m_index; // fingerprint of (user, action) -> row
+    Totals m_totals;
+};
+
+} // namespace tollgate::ui
