@@ -74,11 +74,12 @@ Session::Session(Settings settings, QObject* parent)
             [this](ConnectionState state, const Error& error) {
                 const bool lost = m_connected && state != ConnectionState::Connected;
                 m_connected = state == ConnectionState::Connected;
-                Q_EMIT stateChanged(state, error);
+                // Guard the writes before anyone hears "connected"; the check re-enables them.
                 if (m_connected)
-                    checkPermissions(); // emits permissionsChanged when the server answered
+                    checkPermissions(); // emits permissionsChanged again when the server answered
                 else if (lost)
                     Q_EMIT permissionsChanged(); // writes are off while not connected
+                Q_EMIT stateChanged(state, error);
             });
     connect(m_events.get(), &Client::stateChanged, this, [this](ConnectionState state) {
         if (state == ConnectionState::Connected)
@@ -171,6 +172,10 @@ void Session::checkPermissions()
 {
     const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
                                                               : m_settings.connection.user;
+    // Until the server answers, the writes stay guarded: enabling them first would offer an
+    // operator buttons the ACL may refuse.
+    m_permissionsUnknown = tr("Checking what ACL user '%1' may write…").arg(user);
+    Q_EMIT permissionsChanged();
     const auto checks = probes(m_schema);
     QList<Command> commands;
     for (const auto& check : checks)
