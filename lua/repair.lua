@@ -1,7 +1,13 @@
 --[[ repair.lua: find (dry) or fix keys of ours that lost their TTL and would never expire.
 
-KEYS[1..n]  candidate keys (n >= 1), e.g. a page of a client-side SCAN
+KEYS[1]     the user's audit stream <p>:{<user>}:audit of the candidates' hash tag, or "" when the
+            candidates have no hash tag (their entry then goes to KEYS[2] only)
+KEYS[2]     global audit stream <p>:audit ("" or KEYS[1] again = no global entry, e.g. on a Cluster)
+KEYS[3..n]  candidate keys (n >= 3), e.g. one user's keys from a page of a client-side SCAN; with
+            KEYS[1] given, each must start with its "<p>:{<user>}:"
 ARGV[1]     "dry" (report only) or "fix"
+ARGV[2]     actor: who fixes (required with "fix", for the audit entry)
+ARGV[3]     reason: why (required with "fix", for the audit entry)
 
 Which keys must expire, and with what TTL:
   state  ...}:<action>:<fw|sl|tb>:<window_ms>   PEXPIRE window_ms
@@ -13,25 +19,54 @@ Which keys must expire, and with what TTL:
   policy <p>:policy:<action> hash: never expires, "ok"
   anything else (foreign keys, unknown shapes): "skipped"
 
-Reply: one { key, status, ttl_ms } per key, in order. status:
+Reply: one { key, status, ttl_ms } per candidate, in order. status:
   "ok"        has a TTL, or must not expire        ttl_ms = PTTL (-1 = none)
   "missing"   the key does not exist                ttl_ms = -2
   "would_fix" (dry) has no TTL but needs one        ttl_ms = the TTL a fix would set
   "fixed"     (fix) the TTL was set                 ttl_ms = the TTL set (0: an ended ban, deleted)
   "skipped"   not ours or not of the right shape    ttl_ms = PTTL
-Errors: TG_INVALID (bad argument), TG_NOPERM (fix: the ACL user may not run one of the fixes; none
-        is made). The dry run writes nothing: call it with EVALSHA_RO.
+A fix that changed anything adds one "repair" entry (actor, reason, detail "fixed=<n>: <keys>") to
+KEYS[1] and KEYS[2], in the same script as the fixes: both or nothing.
+Errors: TG_INVALID (bad argument or key), TG_CORRUPT (an audit key is not a stream), TG_NOPERM
+        (fix: the ACL user may not run one of the fixes or audit writes; nothing is written).
+        The dry run writes nothing: call it with EVALSHA_RO.
 ]]
 
 local AUDIT_TTL_MS = 7776000000
+local GLOBAL_AUDIT_LEN = 100000
+local MAX_NAMED_KEYS = 20       -- the audit entry names this many fixed keys, then a count
 
 local MAX_WINDOW_MS = 31536000000
 local STATE_TYPE = { fw = 'string', sl = 'zset', sw = 'hash', tb = 'string' }
 
-if #KEYS < 1 or #ARGV ~= 1 or (ARGV[1] ~= 'dry' and ARGV[1] ~= 'fix') then
-  return redis.error_reply('TG_INVALID repair takes 1+ keys and one argument, "dry" or "fix"')
+local function invalid(msg) return redis.error_reply('TG_INVALID ' .. msg) end
+if #KEYS < 3 or (ARGV[1] ~= 'dry' and ARGV[1] ~= 'fix') or #ARGV > 3 then
+  return invalid('repair takes an audit stream, the global audit stream and 1+ candidate keys, '
+    .. 'and "dry" or "fix" (with actor and reason)')
 end
 local fix = ARGV[1] == 'fix'
+local actor, reason = ARGV[2] or '', ARGV[3] or ''
+if fix and (actor == '' or reason == '') then return invalid('a fix needs an actor and a reason') end
+local user_audit, global_audit = KEYS[1], KEYS[2]
+if global_audit == user_audit then global_audit = '' end
+local tag = user_audit:match('^([^{]*:{[^}]*}):audit$')
+if user_audit ~= '' and not tag then
+  return invalid('KEYS[1] must be a user audit stream "<p>:{<user>}:audit" or ""')
+end
+if fix and user_audit == '' and global_audit == '' then
+  return invalid('a fix needs an audit stream (KEYS[1] or KEYS[2])')
+end
+for i = 3, #KEYS do
+  if tag and KEYS[i]:sub(1, #tag + 1) ~= tag .. ':' then
+    return invalid('KEYS[' .. i .. '] is not a key of ' .. tag .. ' (one user per call)')
+  end
+end
+for _, key in ipairs({ user_audit, global_audit }) do
+  local kind = key ~= '' and redis.call('TYPE', key).ok or 'none'
+  if kind ~= 'none' and kind ~= 'stream' then
+    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected an audit stream')
+  end
+end
 
 local t = redis.call('TIME')
 local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -62,8 +97,9 @@ local function wanted_ttl(key, kind)
   return nil
 end
 
-local results, fixes = {}, {}
-for i, key in ipairs(KEYS) do
+local results, fixes, named = {}, {}, {}
+for i = 3, #KEYS do
+  local key = KEYS[i]
   local pttl = redis.call('PTTL', key)
   local status, ttl = 'ok', pttl
   if pttl == -2 then
@@ -74,16 +110,34 @@ for i, key in ipairs(KEYS) do
       status = 'skipped'
     elseif want ~= 'keep' then
       status, ttl = fix and 'fixed' or 'would_fix', want
-      if fix then fixes[#fixes + 1] = cmd end
+      if fix then
+        fixes[#fixes + 1] = cmd
+        if #named < MAX_NAMED_KEYS then named[#named + 1] = key end
+      end
     end
   end
-  results[i] = { key, status, ttl }
+  results[#results + 1] = { key, status, ttl }
 end
 
--- all reads above, all writes here, each allowed to this ACL user or none made; a PEXPIREAT in the
--- past deletes, which is right for an ended ban
+-- the audit entry of the fixes, in the user's stream and the global one
+if #fixes > 0 then
+  local detail = 'fixed=' .. #fixes .. ': ' .. table.concat(named, ', ')
+  if #fixes > #named then detail = detail .. ' and ' .. (#fixes - #named) .. ' more' end
+  local entry = { '*', 'event', 'repair', 'user', '', 'action', '', 'actor', actor, 'reason', reason,
+                  'until_ms', '0', 'detail', detail }
+  if user_audit ~= '' then
+    fixes[#fixes + 1] = { 'XADD', user_audit, 'MAXLEN', '~', '1000', unpack(entry) }
+    fixes[#fixes + 1] = { 'PEXPIRE', user_audit, AUDIT_TTL_MS }
+  end
+  if global_audit ~= '' then
+    fixes[#fixes + 1] = { 'XADD', global_audit, 'MAXLEN', '~', tostring(GLOBAL_AUDIT_LEN), unpack(entry) }
+  end
+end
+
+-- all reads above, all writes here (fixes and their audit), each allowed to this ACL user or none
+-- made; a PEXPIREAT in the past deletes, which is right for an ended ban
 for _, cmd in ipairs(fixes) do
-  cmd[3] = string.format('%d', cmd[3])
+  if type(cmd[3]) == 'number' then cmd[3] = string.format('%d', cmd[3]) end
   if not redis.acl_check_cmd(unpack(cmd)) then
     return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
       '; nothing was written')

@@ -1,6 +1,5 @@
 #include "core/limits/Repair.h"
 
-#include "core/audit/AuditLog.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -10,44 +9,12 @@ namespace tollgate {
 
 namespace {
 
-// The global audit entry of a fix: who, why and which keys (the first kMaxNamedKeys by name).
-AuditEntry repairEntry(const RepairOptions& options, const RepairReport& report)
-{
-    QStringList names;
-    for (const RepairItem& item : report.items)
-        if (item.status == QLatin1String("fixed") && names.size() < Repair::kMaxNamedKeys)
-            names << QString::fromUtf8(item.key);
-    const qint64 fixed = report.totals.fixed;
-    QString detail =
-        QStringLiteral("fixed=%1: %2").arg(fixed).arg(names.join(QStringLiteral(", ")));
-    if (fixed > names.size())
-        detail += QStringLiteral(" and %1 more").arg(fixed - names.size());
-    AuditEntry entry;
-    entry.event = QStringLiteral("repair");
-    entry.actor = options.actor;
-    entry.reason = options.reason;
-    entry.detail = detail;
-    return entry;
-}
-
-// Delivers the report, or the error that stopped the run, once whatever was fixed is in the
-// global audit stream (a CLI exits as soon as it hears back). Fixed keys are recorded even
-// when a later batch failed.
-void finish(Client* client, const KeySchema& schema, const RepairOptions& options,
-            const RepairReport& report, const std::optional<Error>& error, Context context,
+// The report, or the error that stopped the run. Each repair.lua call audits its own fixes
+// atomically, so fixed keys are on record even when a later call failed.
+void finish(const RepairReport& report, const std::optional<Error>& error, Context context,
             const Callback<RepairReport>& done)
 {
-    const Result<RepairReport> result = error ? Result<RepairReport>(*error) : report;
-    if (!options.fix || report.totals.fixed == 0) {
-        deliver(context, done, result);
-        return;
-    }
-    AuditLog(client, schema)
-        .record(repairEntry(options, report), nullptr,
-                [context, done, result](const Status& recorded) {
-                    deliver(context, done,
-                            recorded || !result ? result : Result<RepairReport>(recorded.error()));
-                });
+    deliver(context, done, error ? Result<RepairReport>(*error) : Result<RepairReport>(report));
 }
 
 std::optional<RepairItem> itemFromRow(const KeySchema& schema, const Reply& row)
@@ -117,53 +84,81 @@ struct RepairRun : RepairJob
             return;
         auto callback = std::move(done);
         done = nullptr;
-        finish(client, schema, options, report, error, context, callback);
+        finish(report, error, context, callback);
     }
 };
 
-// "<p>:{<escaped user>}" of a key; all keys with the same tag share a Cluster slot.
-QByteArray hashTag(const QByteArray& key)
+// The audit stream "<p>:{<escaped user>}:audit" of a key "<p>:{<escaped user>}:...", whose keys
+// share one Cluster slot; empty for a key of another shape (it is repaired on its own).
+QByteArray userAuditStreamOf(const QByteArray& key)
 {
     const int open = key.indexOf('{');
-    const int close = open < 0 ? -1 : key.indexOf('}', open + 1);
-    return close < 0 ? key : key.left(close + 1);
+    const int close = open < 1 ? -1 : key.indexOf('}', open + 1);
+    if (close < 0 || key.at(open - 1) != ':' || key.size() <= close + 1 || key.at(close + 1) != ':')
+        return {};
+    return key.left(close + 1) + ":audit";
 }
 
-void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& keys)
+// repair.lua calls for `keys`: one per user (KEYS[1] their audit stream), one per other key.
+QList<QList<QByteArray>> callsFor(const QList<QByteArray>& keys, const QByteArray& globalAudit)
+{
+    QMap<QByteArray, QList<QByteArray>> byUser;
+    QList<QList<QByteArray>> calls;
+    for (const QByteArray& key : keys) {
+        const QByteArray stream = userAuditStreamOf(key);
+        if (stream.isEmpty())
+            calls.append({QByteArray(), globalAudit, key});
+        else if (!byUser[stream].contains(key))
+            byUser[stream] << key;
+    }
+    for (auto it = byUser.cbegin(); it != byUser.cend(); ++it)
+        calls.append(QList<QByteArray>{it.key(), globalAudit} + it.value());
+    return calls;
+}
+
+// ARGV of a call: the mode, and with a fix who made it and why (its audit entry).
+Command repairArgs(const RepairOptions& options)
+{
+    if (!options.fix)
+        return {QByteArrayLiteral("dry")};
+    return {QByteArrayLiteral("fix"), options.actor.toUtf8(), options.reason.toUtf8()};
+}
+
+void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& keys)
 {
     ++run->pendingScripts;
-    const QByteArray mode = run->options.fix ? QByteArrayLiteral("fix") : QByteArrayLiteral("dry");
     // A dry run writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     const auto runRepair = run->options.fix ? runScript : runReadOnlyScript;
-    runRepair(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
-        --run->pendingScripts;
-        if (!reply) {
-            if (!run->error)
-                run->error = reply.error();
-            run->stop = true;
-        } else {
-            for (const Reply& row : reply->elements) {
-                std::optional<RepairItem> item = itemFromRow(run->schema, row);
-                if (!item)
-                    continue;
-                if (item->status == QLatin1String("skipped")) // only keys without a TTL
-                    ++run->report.skipped;
-                if (item->status != QLatin1String("would_fix") &&
-                    item->status != QLatin1String("fixed"))
-                    continue;
-                ++run->report.totals.found;
-                if (item->status == QLatin1String("fixed"))
-                    ++run->report.totals.fixed;
-                if (qint64(run->report.items.size()) < run->options.maxItems)
-                    run->report.items.push_back(std::move(*item));
-            }
-            if (run->progress && !run->stop && !run->progress(run->report.totals)) {
-                run->stop = true;
-                run->report.cancelled = true;
-            }
-        }
-        run->finishIfIdle();
-    });
+    runRepair(run->client, QStringLiteral("repair"), keys, repairArgs(run->options), nullptr,
+              [run](Result<Reply> reply) {
+                  --run->pendingScripts;
+                  if (!reply) {
+                      if (!run->error)
+                          run->error = reply.error();
+                      run->stop = true;
+                  } else {
+                      for (const Reply& row : reply->elements) {
+                          std::optional<RepairItem> item = itemFromRow(run->schema, row);
+                          if (!item)
+                              continue;
+                          if (item->status == QLatin1String("skipped")) // only keys without a TTL
+                              ++run->report.skipped;
+                          if (item->status != QLatin1String("would_fix") &&
+                              item->status != QLatin1String("fixed"))
+                              continue;
+                          ++run->report.totals.found;
+                          if (item->status == QLatin1String("fixed"))
+                              ++run->report.totals.fixed;
+                          if (qint64(run->report.items.size()) < run->options.maxItems)
+                              run->report.items.push_back(std::move(*item));
+                      }
+                      if (run->progress && !run->stop && !run->progress(run->report.totals)) {
+                          run->stop = true;
+                          run->report.cancelled = true;
+                      }
+                  }
+                  run->finishIfIdle();
+              });
 }
 
 } // namespace
@@ -188,11 +183,8 @@ void Repair::run(const RepairOptions& options, ProgressFn progress, Context cont
             if (run->stop)
                 return false;
             run->report.totals.scanned += batch.size();
-            QMap<QByteArray, QList<QByteArray>> groups;
-            for (const QByteArray& key : batch)
-                groups[hashTag(key)] << key;
-            for (const QList<QByteArray>& keys : std::as_const(groups))
-                checkGroup(run, keys);
+            for (const QList<QByteArray>& keys : callsFor(batch, run->schema.auditKey()))
+                checkCall(run, keys);
             return true;
         },
         [run](Result<qint64> scanned) {
@@ -214,19 +206,17 @@ struct FixRun : RepairJob
 void fixNextGroup(const std::shared_ptr<FixRun>& run)
 {
     if (run->groups.isEmpty() || run->report.cancelled) {
-        finish(run->client, run->schema, run->options, run->report, std::nullopt, run->context,
-               run->done);
+        finish(run->report, std::nullopt, run->context, run->done);
         return;
     }
     const QList<QByteArray> keys = run->groups.takeFirst();
-    runScript(run->client, QStringLiteral("repair"), keys, {QByteArrayLiteral("fix")}, nullptr,
-              [run, keys](Result<Reply> reply) {
+    runScript(run->client, QStringLiteral("repair"), keys, repairArgs(run->options), nullptr,
+              [run, candidates = keys.size() - 2](Result<Reply> reply) {
                   if (!reply) {
-                      finish(run->client, run->schema, run->options, run->report, reply.error(),
-                             run->context, run->done);
+                      finish(run->report, reply.error(), run->context, run->done);
                       return;
                   }
-                  run->report.totals.scanned += keys.size();
+                  run->report.totals.scanned += candidates;
                   for (const Reply& row : reply->elements) {
                       std::optional<RepairItem> item = itemFromRow(run->schema, row);
                       if (!item)
@@ -250,15 +240,11 @@ void Repair::fixKeys(const QList<QByteArray>& keys, const RepairOptions& options
 {
     RepairOptions fix = options;
     fix.fix = true;
-    auto run = startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context,
-                                std::move(done));
+    auto run =
+        startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context, std::move(done));
     if (!run)
         return;
-    QMap<QByteArray, QList<QByteArray>> groups;
-    for (const QByteArray& key : keys)
-        if (!groups[hashTag(key)].contains(key))
-            groups[hashTag(key)] << key;
-    run->groups = groups.values();
+    run->groups = callsFor(keys, m_schema.auditKey());
     fixNextGroup(run);
 }
 

@@ -28,7 +28,7 @@ struct RepairProgress
 struct RepairOptions
 {
     bool fix = false;          // false = dry run: report only
-    QString actor;             // for the global audit entry when something was fixed
+    QString actor;             // for the audit entries of the fixes
     QString reason;            // why: required with fix, recorded in the audit entry
     int scanCount = 500;       // SCAN COUNT hint, also the largest batch passed to the script
     std::chrono::milliseconds pause{0}; // between SCAN calls, to stay gentle on a busy server
@@ -55,6 +55,9 @@ public:
 
     /// Client-side SCAN over <p>:{* (never KEYS), each batch grouped by user hash tag and
     /// passed to repair.lua (EVALSHA) once per user, so every call touches one Cluster slot.
+    /// Each call that fixes something writes its "repair" audit entry (the user's stream and
+    /// the global one) in the same script: a fix is never on record without its keys, nor
+    /// the other way round.
     void run(const RepairOptions& options, ProgressFn progress, Context context,
              Callback<RepairReport> done) const;
 
@@ -65,7 +68,8 @@ public:
     void fixKeys(const QList<QByteArray>& keys, const RepairOptions& options, ProgressFn progress,
                  Context context, Callback<RepairReport> done) const;
 
-    /// The audit entry of a fix names at most this many keys, then a count.
+    /// The audit entry of a fix names at most this many keys, then a count (repair.lua's
+    /// MAX_NAMED_KEYS); the console's confirmation lists as many.
     static constexpr int kMaxNamedKeys = 20;
 
 private:

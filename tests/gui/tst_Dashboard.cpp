@@ -14,7 +14,9 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QTableView>
 #include <QValueAxis>
+#include <QSignalSpy>
 #include <QtTest>
 #include <optional>
 
@@ -34,6 +36,8 @@ private Q_SLOTS:
     void emptyServerShowsGuide();
     void serverTiles();
     void bansAndNearLimit();
+    void nearLimitRowOpensUser();
+    void truncatedScanSaysSample();
     void screenshot();
 
 private:
@@ -285,10 +289,17 @@ void tst_Dashboard::bansAndNearLimit()
     QTRY_VERIFY(tierOf("alice").has_value());
     QVERIFY(tierOf("alice") == Tier::Deny);
     QVERIFY(!tierOf("bob").has_value());
+    // Banned without any counter (it expired, or was never there): listed all the same.
+    QVERIFY(tierOf("carol") == Tier::Banned);
 
     // A ban published as an event triggers a rescan without waiting for the 10 s interval.
     QVERIFY(ban("dave", "search"));
     QTRY_COMPARE_WITH_TIMEOUT(bansOf("search"), qint64(1), 5'000);
+    QTRY_VERIFY(tierOf("dave") == Tier::Banned);
+    QCOMPARE(m_page->sampler()->nearLimitTotal(), qint64(near->rows().size()));
+    QVERIFY(m_page->sampler()->scanComplete());
+    auto* status = m_page->findChild<QLabel*>(QStringLiteral("statusLabel"));
+    QVERIFY(!status->text().contains(QStringLiteral("sample")));
 
     // A user at warn (4 of 5) shows up as such after the next scan.
     QCOMPARE(hits("login", "erin", 4), 4);
@@ -301,7 +312,35 @@ void tst_Dashboard::bansAndNearLimit()
         if (entry.user == "alice")
             QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining), std::make_pair(5LL, 0LL));
     }
-    QCOMPARE(near->data(near->index(0, NearLimitModel::Tier)).toString(), tierName(Tier::Deny));
+    // Worst first: the bans, then the denied.
+    QCOMPARE(near->data(near->index(0, NearLimitModel::Tier)).toString(), tierName(Tier::Banned));
+}
+
+void tst_Dashboard::nearLimitRowOpensUser()
+{
+    auto* view = m_page->findChild<QTableView*>(QStringLiteral("nearLimitTableView"));
+    QVERIFY(view);
+    QTRY_VERIFY(m_page->nearLimitModel()->rowCount() > 0);
+    QSignalSpy requested(m_page.get(), &DashboardPage::userRequested);
+    view->setFocus();
+    view->setCurrentIndex(m_page->nearLimitModel()->index(0, 0));
+    QTest::keyClick(view, Qt::Key_Return);
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.front().front().toByteArray(), m_page->nearLimitModel()->rows().front().user);
+}
+
+void tst_Dashboard::truncatedScanSaysSample()
+{
+    StatsSampler::Options options = m_page->sampler()->options();
+    const StatsSampler::Options before = options;
+    options.maxScanKeys = 1;
+    options.scanCount = 1;
+    m_page->sampler()->setOptions(options);
+    QVERIFY(ban("gina", "login")); // the event starts a new scan soon
+    auto* status = m_page->findChild<QLabel*>(QStringLiteral("statusLabel"));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->sampler()->scanComplete(), 10'000);
+    QTRY_VERIFY(status->text().contains(QStringLiteral("sample")));
+    m_page->sampler()->setOptions(before);
 }
 
 void tst_Dashboard::screenshot()

@@ -20,6 +20,7 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTimeZone>
 #include <QtTest>
 
 using namespace tollgate;
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void editTakesEffectOnNextHit();
+    void editsZoneCalendarAndFailureMode();
     void concurrentEditShowsConflict();
     void invalidInputWritesNothing_data();
     void invalidInputWritesNothing();
@@ -180,6 +182,59 @@ void PoliciesTest::editTakesEffectOnNextHit()
     QTRY_COMPARE(
         page->model()->data(page->model()->index(0, PoliciesModel::RevisionColumn)).toLongLong(),
         qint64(2));
+}
+
+void PoliciesTest::editsZoneCalendarAndFailureMode()
+{
+    Policy daily = fixedWindow("upload", 5, 86'400'000);
+    daily.onError = FailureMode::FailOpen;
+    savePolicy(daily);
+    PoliciesPage* page = openPage(1);
+    selectAction(page, "upload");
+
+    auto* align = page->findChild<QComboBox*>(QStringLiteral("alignComboBox"));
+    auto* zone = page->findChild<QComboBox*>(QStringLiteral("timeZoneComboBox"));
+    auto* onError = page->findChild<QComboBox*>(QStringLiteral("onErrorComboBox"));
+    auto* ban = page->findChild<QComboBox*>(QStringLiteral("banComboBox"));
+    auto* save = page->findChild<QPushButton*>(QStringLiteral("saveButton"));
+    QVERIFY(align && zone && onError && ban && save);
+    // The loaded policy shows in the form; the zone only matters once something uses it.
+    QCOMPARE(align->currentIndex(), 0);
+    QCOMPARE(onError->currentData().toInt(), int(FailureMode::FailOpen));
+    QVERIFY(!zone->isEnabled());
+
+    align->setCurrentIndex(1); // on the local clock
+    QVERIFY(zone->isEnabled());
+    zone->setCurrentText(QStringLiteral("Europe/Nowhere"));
+    QVERIFY(!save->isEnabled()); // an unknown zone is refused with its name
+    auto* error = page->editor()->findChild<QLabel*>(QStringLiteral("errorLabel"));
+    QVERIFY(error && error->text().contains(QStringLiteral("Europe/Nowhere")));
+    zone->setCurrentText(QStringLiteral("Europe/Berlin"));
+    onError->setCurrentIndex(onError->findData(int(FailureMode::FailClosed)));
+    ban->setCurrentIndex(2); // until midnight
+    QVERIFY(save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+
+    QTRY_COMPARE(storedPolicy("upload")->revision, qint64(2));
+    const Policy stored = *storedPolicy("upload");
+    QVERIFY(stored.calendarAligned);
+    QCOMPARE(stored.timeZone, QByteArray("Europe/Berlin"));
+    QCOMPARE(stored.onError, FailureMode::FailClosed);
+    QVERIFY(stored.banUntilMidnight);
+    // A calendar day resets at the next local midnight, not a day after the first hit.
+    const HitResult first = hit(stored, "alice");
+    const QDateTime now = QDateTime::currentDateTime().toTimeZone(QTimeZone("Europe/Berlin"));
+    const QDateTime midnight(now.date().addDays(1), QTime(0, 0), QTimeZone("Europe/Berlin"));
+    QVERIFY(qAbs(first.resetMs - now.msecsTo(midnight)) < 5000);
+
+    // A sliding algorithm cannot be aligned to the clock: the form says so.
+    auto* algorithm = page->findChild<QComboBox*>(QStringLiteral("algorithmComboBox"));
+    algorithm->setCurrentIndex(algorithm->findData(int(Algorithm::TokenBucket)));
+    QVERIFY(!save->isEnabled());
+    QVERIFY(error->text().contains(QStringLiteral("calendar")));
+    align->setCurrentIndex(0);
+    QVERIFY(!align->isEnabled());
+    QVERIFY(save->isEnabled());
 }
 
 void PoliciesTest::concurrentEditShowsConflict()

@@ -49,11 +49,8 @@ QLabel* sectionTitle(const QString& text, QWidget* parent)
 } // namespace
 
 DashboardPage::DashboardPage(Session* session, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_sampler(new StatsSampler(session, this)),
-      m_actions(new ActionStatsModel(this)),
-      m_nearLimit(new NearLimitModel(this)),
+    : QWidget(parent), m_session(session), m_sampler(new StatsSampler(session, this)),
+      m_actions(new ActionStatsModel(this)), m_nearLimit(new NearLimitModel(this)),
       m_hitsChart(new RateChart(tr("Hits per second"), m_actions, &ActionStats::hits, this)),
       m_denialsChart(
           new RateChart(tr("Denials per second"), m_actions, &ActionStats::denials, this)),
@@ -126,6 +123,12 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
         showScanSummary();
     });
     connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);
+    // A row opens its user: activated is Enter, and a double-click on every platform's style.
+    connect(m_nearLimitView, &QTableView::activated, this, [this](const QModelIndex& index) {
+        if (index.isValid() && index.row() < int(m_nearLimit->rows().size()))
+            Q_EMIT userRequested(m_nearLimit->rows()[size_t(index.row())].user);
+    });
+    m_nearLimitView->setToolTip(tr("Double-click or Enter opens the user"));
     connect(m_sampler, &StatsSampler::failed, this, [this](const Error& error) {
         m_status->setText(tr("Could not sample: %1").arg(error.toString()));
     });
@@ -166,9 +169,18 @@ void DashboardPage::showScanSummary()
         return;
     }
     m_bans->setText(QLocale().toString(m_sampler->userWideBans()));
-    m_status->setText(tr("Last scan: %1 keys, %2 subjects near or over the limit")
-                          .arg(m_sampler->scannedKeys())
-                          .arg(m_sampler->nearLimit().size()));
+    const QLocale locale;
+    QString text = tr("Last scan: %1 keys, %2 subjects banned, denied or warned")
+                       .arg(locale.toString(m_sampler->scannedKeys()),
+                            locale.toString(m_sampler->nearLimitTotal()));
+    if (m_sampler->nearLimitTotal() > qint64(m_sampler->nearLimit().size()))
+        text += tr(" (the worst %1 listed)")
+                    .arg(locale.toString(qint64(m_sampler->nearLimit().size())));
+    if (!m_sampler->scanComplete())
+        text += tr(". The scan stopped at %1 keys: these figures are a sample, the Subjects page "
+                   "has every subject.")
+                    .arg(locale.toString(m_sampler->options().maxScanKeys));
+    m_status->setText(text);
 }
 
 void DashboardPage::showEvent(QShowEvent* event)

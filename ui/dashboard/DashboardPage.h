@@ -28,6 +28,10 @@ public:
     RateChart* hitsChart() const { return m_hitsChart; }
     RateChart* denialsChart() const { return m_denialsChart; }
 
+Q_SIGNALS:
+    /// A row of the near-limit list was activated: the shell opens that user.
+    void userRequested(const QByteArray& user);
+
 protected:
     void showEvent(QShowEvent* event) override;
     void hideEvent(QHideEvent* event) override;

@@ -38,6 +38,8 @@ struct ScanTally
     std::map<QByteArray, qint64> bans;
     qint64 userBans = 0;
     qint64 scanned = 0;
+    bool complete = true;             // false: stopped at maxScanKeys, the figures are a sample
+    qint64 nearTotal = 0;             // every subject near or over the limit, not only those kept
     std::vector<NearLimitEntry> near; // worst first once trimmed
 
     // Keeps the worst maxNear: banned, deny, warn, then by remaining.
@@ -107,16 +109,16 @@ void StatsSampler::onEvent(const QByteArray& event)
 
 void StatsSampler::tick()
 {
-    const bool policiesStale = !m_policiesLoaded || !m_policiesAge.isValid()
-        || m_policiesAge.elapsed() >= m_options.policyRefresh.count();
+    const bool policiesStale = !m_policiesLoaded || !m_policiesAge.isValid() ||
+                               m_policiesAge.elapsed() >= m_options.policyRefresh.count();
     if (policiesStale)
         refreshPolicies(); // samples when the list arrives
     else
         sampleStats();
     sampleServer();
 
-    const bool scanDue = m_scanSoon || !m_scanAge.isValid()
-        || m_scanAge.elapsed() >= m_options.scanInterval.count();
+    const bool scanDue =
+        m_scanSoon || !m_scanAge.isValid() || m_scanAge.elapsed() >= m_options.scanInterval.count();
     if (m_policiesLoaded && !m_scanInFlight && scanDue)
         startScan();
 }
@@ -195,8 +197,8 @@ void StatsSampler::sampleStats()
                             const auto value = [&](int field) {
                                 const size_t index = size_t(s * kFieldsPerSecond + field);
                                 return index < reply->elements.size()
-                                    ? double(reply->elements[index].toInteger().value_or(0))
-                                    : 0.0;
+                                           ? double(reply->elements[index].toInteger().value_or(0))
+                                           : 0.0;
                             };
                             // A slot still holding an older second counts as nothing.
                             const bool current = value(0) == double(first + s);
@@ -270,12 +272,20 @@ void StatsSampler::startScan()
                         ++tally->bans[s.action];
                     if (s.action.isEmpty() && s.userBan)
                         ++tally->userBans;
-                    if (s.stateKnown && (s.nearLimit() || (s.banned() && s.state.count > 0)))
-                        tally->near.push_back({s.user, s.action, s.state});
+                    // Every banned subject counts, also one whose counter has expired (bans
+                    // are their own keys), and so does every denied or warned one.
+                    if (!s.banned() && !(s.stateKnown && s.nearLimit()))
+                        continue;
+                    NearLimitEntry entry{s.user, s.action, s.state};
+                    if (s.banned())
+                        entry.state.tier = Tier::Banned;
+                    tally->near.push_back(std::move(entry));
+                    ++tally->nearTotal;
                 }
                 tally->trim();
                 tally->scanned = progress.scanned;
-                return maxKeys <= 0 || progress.scanned < maxKeys;
+                tally->complete = maxKeys <= 0 || progress.scanned < maxKeys;
+                return tally->complete;
             },
             [this, self, tally](Result<SubjectsProgress> done) {
                 const Callback<SubjectsProgress> finish = [this,
@@ -289,6 +299,8 @@ void StatsSampler::startScan()
                     m_bans = tally->bans;
                     m_userWideBans = tally->userBans;
                     m_scannedKeys = r->scanned;
+                    m_scanComplete = tally->complete;
+                    m_nearLimitTotal = tally->nearTotal;
                     m_hasScanned = true;
                     for (ActionStats& stats : m_actions)
                         stats.activeBans = m_bans.count(stats.action) ? m_bans.at(stats.action) : 0;

@@ -53,8 +53,13 @@ public:
     /// Worst first: banned, deny, warn, then by remaining.
     const std::vector<NearLimitEntry>& nearLimit() const { return m_nearLimit; }
     qint64 userWideBans() const { return m_userWideBans; }
-    /// Keys seen by the last finished scan, and whether it stopped at maxScanKeys.
+    /// Keys seen by the last finished scan.
     qint64 scannedKeys() const { return m_scannedKeys; }
+    /// False when the last scan stopped at maxScanKeys: bans and the near list are a sample.
+    bool scanComplete() const { return m_scanComplete; }
+    /// Subjects near or over the limit found by the last scan; nearLimit() keeps the worst
+    /// maxNearLimit of them.
+    qint64 nearLimitTotal() const { return m_nearLimitTotal; }
     bool hasScanned() const { return m_hasScanned; }
 
 Q_SIGNALS:
@@ -92,6 +97,8 @@ private:
     std::vector<NearLimitEntry> m_nearLimit;
     qint64 m_userWideBans = 0;
     qint64 m_scannedKeys = 0;
+    qint64 m_nearLimitTotal = 0;
+    bool m_scanComplete = true;
     bool m_hasScanned = false;
 };
 

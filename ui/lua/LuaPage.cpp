@@ -192,7 +192,15 @@ void LuaPage::run()
                           entry.actor = m_session->actor();
                           entry.reason = tr("%1.lua run by hand from the console").arg(name);
                           entry.detail = keyNames.join(QStringLiteral(", ")).left(500);
-                          m_session->audit().record(entry, this, {});
+                          // The script audits its own writes; this note only says it ran by
+                          // hand, and when it cannot be written the user hears of it.
+                          m_session->audit().record(entry, this, [this](const Status& noted) {
+                              if (!noted)
+                                  m_reply->appendPlainText(
+                                      tr("\nThe script ran, but the note that it was run by hand "
+                                         "could not be added to the audit log: %1")
+                                          .arg(noted.error().message));
+                          });
                       }
                       updateRunButton();
                       if (name == m_current) {

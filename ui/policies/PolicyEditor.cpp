@@ -4,8 +4,10 @@
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
+#include "ui/policies/CountSpinBox.h"
 #include "ui/policies/PolicyDiff.h"
 #include "ui/policies/PolicyPreview.h"
+#include "ui/policies/WindowRows.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -31,14 +33,6 @@ enum BanMode
     BanUntilMidnight
 };
 
-QSpinBox* countSpinBox(int minimum, QWidget* parent)
-{
-    auto* box = new QSpinBox(parent);
-    box->setRange(minimum, int(Policy::kMaxLimit));
-    box->setAccelerated(true);
-    return box;
-}
-
 } // namespace
 
 PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent), m_session(session)
@@ -53,17 +47,14 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
                         Algorithm::TokenBucket})
         m_algorithm->addItem(QString::fromLatin1(algorithmName(a)), int(a));
 
-    auto* windows = new QWidget(this);
-    windows->setObjectName(QStringLiteral("windowsWidget"));
-    m_windowsLayout = new QVBoxLayout(windows);
-    m_windowsLayout->setContentsMargins(0, 0, 0, 0);
+    m_windows = new WindowRows(this);
     m_addWindow = new QPushButton(tr("Add window"), this);
     m_addWindow->setObjectName(QStringLiteral("addWindowButton"));
     m_addWindow->setToolTip(tr("Several windows at once (all-or-nothing) need fixed_window"));
 
-    m_cost = countSpinBox(0, this);
+    m_cost = makeCountSpinBox(0, this);
     m_cost->setObjectName(QStringLiteral("costSpinBox"));
-    m_warn = countSpinBox(0, this);
+    m_warn = makeCountSpinBox(0, this);
     m_warn->setObjectName(QStringLiteral("warnSpinBox"));
     m_warn->setSpecialValueText(tr("none"));
 
@@ -76,6 +67,8 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     auto* ban = new QHBoxLayout;
     ban->addWidget(m_banMode);
     ban->addWidget(m_banDuration, 1);
+
+    buildTimeAndFailureFields();
 
     m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
     m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
@@ -102,13 +95,16 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     auto* form = new QFormLayout;
     form->addRow(tr("Action"), m_action);
     form->addRow(tr("Algorithm"), m_algorithm);
-    form->addRow(tr("Limits"), windows);
+    form->addRow(tr("Limits"), m_windows);
     form->addRow(QString(), m_addWindow);
+    form->addRow(tr("Windows start"), m_align);
     form->addRow(tr("Cost per hit"), m_cost);
     form->addRow(tr("Warn above"), m_warn);
     form->addRow(tr("On exceeding"), ban);
+    form->addRow(tr("Time zone"), m_timeZone);
     form->addRow(QString(), m_countDenied);
     form->addRow(tr("Deny message"), m_message);
+    form->addRow(tr("If Redis cannot answer"), m_onError);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_revision, 1);
@@ -159,10 +155,14 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     connect(m_action, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
+    connect(m_windows, &WindowRows::edited, this, &PolicyEditor::onEdited);
     connect(m_addWindow, &QPushButton::clicked, this, [this] {
-        addWindowRow(QString(), 1);
+        m_windows->addRow(QString(), 1);
         onEdited();
     });
+    connect(m_align, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
+    connect(m_timeZone, &QComboBox::currentTextChanged, this, &PolicyEditor::onEdited);
+    connect(m_onError, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
     connect(m_cost, &QSpinBox::valueChanged, this, &PolicyEditor::onEdited);
     connect(m_warn, &QSpinBox::valueChanged, this, &PolicyEditor::onEdited);
     connect(m_banMode, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
@@ -181,58 +181,33 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     startNew();
 }
 
-void PolicyEditor::addWindowRow(const QString& window, qint64 limit)
+void PolicyEditor::buildTimeAndFailureFields()
 {
-    auto* row = new QWidget(this);
-    auto* layout = new QHBoxLayout(row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    WindowRow r{row, new QLineEdit(window, row), countSpinBox(0, row),
-                new QPushButton(tr("Remove"), row)};
-    r.window->setPlaceholderText(tr("window, e.g. 30s"));
-    r.limit->setValue(int(limit));
-    r.limit->setPrefix(tr("limit "));
-    layout->addWidget(r.window, 1);
-    layout->addWidget(r.limit, 1);
-    layout->addWidget(r.remove);
-    connect(r.window, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
-    connect(r.limit, &QSpinBox::valueChanged, this, &PolicyEditor::onEdited);
-    connect(r.remove, &QPushButton::clicked, this, [this, row] {
-        removeWindowRow(row);
-        onEdited();
-    });
-    m_windowsLayout->addWidget(row);
-    m_windows.append(r);
-    renameWindowRows();
-}
+    m_align = new QComboBox(this);
+    m_align->setObjectName(QStringLiteral("alignComboBox"));
+    m_align->addItem(tr("At each subject's first hit"), false);
+    m_align->addItem(tr("On the local clock (1m, 1h, 1d, 1w)"), true);
+    m_align->setToolTip(tr("Calendar windows (fixed_window only) reset at the start of each "
+                           "local minute, hour, day or week (weeks from Monday)"));
 
-void PolicyEditor::removeWindowRow(QWidget* row)
-{
-    for (int i = 0; i < m_windows.size(); ++i) {
-        if (m_windows[i].row == row) {
-            // deleteLater: until then the old row must not be found by its name
-            for (QWidget* child : {static_cast<QWidget*>(m_windows[i].window),
-                                   static_cast<QWidget*>(m_windows[i].limit),
-                                   static_cast<QWidget*>(m_windows[i].remove)})
-                child->setObjectName(QString());
-            m_windows.removeAt(i);
-            row->deleteLater();
-            row->hide();
-            break;
-        }
-    }
-    renameWindowRows();
-}
+    // Editable: any IANA id Qt knows is accepted, the list only saves typing.
+    m_timeZone = new QComboBox(this);
+    m_timeZone->setObjectName(QStringLiteral("timeZoneComboBox"));
+    m_timeZone->setEditable(true);
+    m_timeZone->setInsertPolicy(QComboBox::NoInsert);
+    for (const QByteArray& zone : QTimeZone::availableTimeZoneIds())
+        m_timeZone->addItem(QString::fromUtf8(zone));
+    m_timeZone->setToolTip(tr("The zone of \"until midnight\" bans and calendar windows"));
 
-// The first row is windowLineEdit / limitSpinBox, the next window2LineEdit / limit2SpinBox ...
-void PolicyEditor::renameWindowRows()
-{
-    for (int i = 0; i < m_windows.size(); ++i) {
-        const QString n = i == 0 ? QString() : QString::number(i + 1);
-        m_windows[i].window->setObjectName(QStringLiteral("window%1LineEdit").arg(n));
-        m_windows[i].limit->setObjectName(QStringLiteral("limit%1SpinBox").arg(n));
-        m_windows[i].remove->setObjectName(QStringLiteral("removeWindow%1Button").arg(n));
-        m_windows[i].remove->setVisible(m_windows.size() > 1);
-    }
+    m_onError = new QComboBox(this);
+    m_onError->setObjectName(QStringLiteral("onErrorComboBox"));
+    m_onError->addItem(tr("Report the error to the application"), int(FailureMode::Report));
+    m_onError->addItem(tr("Allow the hit (fail open)"), int(FailureMode::FailOpen));
+    m_onError->addItem(tr("Deny the hit (fail closed)"), int(FailureMode::FailClosed));
+    m_onError->addItem(tr("Count in the application (insurance limiter)"),
+                       int(FailureMode::Insurance));
+    m_onError->setToolTip(tr("What a hit answers when Redis is unreachable or not answering; "
+                             "a caller's own choice wins"));
 }
 
 void PolicyEditor::fillForm(const Policy& policy)
@@ -241,12 +216,10 @@ void PolicyEditor::fillForm(const Policy& policy)
     m_action->setText(QString::fromUtf8(policy.action));
     m_action->setReadOnly(policy.revision > 0); // renaming would be a new policy
     m_algorithm->setCurrentIndex(m_algorithm->findData(int(policy.algorithm)));
-    while (!m_windows.isEmpty())
-        removeWindowRow(m_windows.first().row);
-    for (const WindowLimit& w : policy.windows)
-        addWindowRow(formatDuration(w.windowMs), w.limit);
-    if (m_windows.isEmpty())
-        addWindowRow(QString(), 1);
+    m_windows->setWindows(policy.windows);
+    m_align->setCurrentIndex(policy.calendarAligned ? 1 : 0);
+    m_timeZone->setCurrentText(QString::fromUtf8(policy.timeZone));
+    m_onError->setCurrentIndex(m_onError->findData(int(policy.onError)));
     m_cost->setValue(int(policy.cost));
     m_warn->setValue(int(policy.warn));
     m_banMode->setCurrentIndex(policy.banUntilMidnight ? BanUntilMidnight
@@ -317,17 +290,16 @@ void PolicyEditor::startNew()
 
 Result<Policy> PolicyEditor::editedPolicy() const
 {
-    Policy policy = m_loaded; // keeps the revision and the time zone
+    Policy policy = m_loaded; // keeps the revision
     policy.action = m_action->text().toUtf8();
     policy.algorithm = Algorithm(m_algorithm->currentData().toInt());
-    policy.windows.clear();
-    for (const WindowRow& row : m_windows) {
-        auto window = parseDuration(row.window->text().trimmed());
-        if (!window)
-            return Error{ErrorKind::InvalidInput,
-                         tr("window '%1': %2").arg(row.window->text(), window.error().message)};
-        policy.windows.push_back({row.limit->value(), *window});
-    }
+    auto windows = m_windows->windows();
+    if (!windows)
+        return windows.error();
+    policy.windows = *windows;
+    policy.calendarAligned = m_align->currentData().toBool();
+    policy.timeZone = m_timeZone->currentText().trimmed().toUtf8();
+    policy.onError = FailureMode(m_onError->currentData().toInt());
     policy.cost = m_cost->value();
     policy.warn = m_warn->value();
     policy.banMs = 0;
@@ -358,8 +330,12 @@ void PolicyEditor::onEdited()
 void PolicyEditor::revalidate()
 {
     const bool fixed = Algorithm(m_algorithm->currentData().toInt()) == Algorithm::FixedWindow;
-    m_addWindow->setEnabled(fixed && m_windows.size() < 8);
+    m_addWindow->setEnabled(fixed && m_windows->count() < Policy::kMaxWindows);
     m_banDuration->setEnabled(m_banMode->currentIndex() == BanForDuration);
+    m_align->setEnabled(fixed || m_align->currentIndex() != 0); // so a wrong choice can be undone
+    // The zone only matters for midnight bans and calendar windows.
+    m_timeZone->setEnabled(m_banMode->currentIndex() == BanUntilMidnight ||
+                           m_align->currentData().toBool());
     const auto policy = editedPolicy();
     m_valid = policy.ok();
     // An untouched new form is incomplete, not wrong: no red text before anything is typed.

@@ -12,12 +12,12 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QTimer;
-class QVBoxLayout;
 
 namespace tollgate::ui {
 
 class PolicyPreview;
 class Session;
+class WindowRows;
 
 /// The form of one policy: validates on every edit (Policy::validate), saves with
 /// compare-and-set on the revision it loaded, and handles the conflict when someone else saved
@@ -48,17 +48,7 @@ Q_SIGNALS:
     void saved(const QByteArray& action, qint64 revision);
 
 private:
-    struct WindowRow
-    {
-        QWidget* row;
-        QLineEdit* window;
-        QSpinBox* limit;
-        QPushButton* remove;
-    };
-
-    void addWindowRow(const QString& window, qint64 limit);
-    void removeWindowRow(QWidget* row);
-    void renameWindowRows();
+    void buildTimeAndFailureFields();
     void onEdited();
     void revalidate();
     void updateSaveButton();
@@ -87,13 +77,15 @@ private:
 
     QLineEdit* m_action;
     QComboBox* m_algorithm;
-    QVBoxLayout* m_windowsLayout;
-    QList<WindowRow> m_windows;
+    WindowRows* m_windows;
     QPushButton* m_addWindow;
     QSpinBox* m_cost;
     QSpinBox* m_warn;
     QComboBox* m_banMode;
     QLineEdit* m_banDuration;
+    QComboBox* m_align;    // windows from the first hit, or on the local clock (calendar)
+    QComboBox* m_timeZone; // IANA zone of midnight bans and calendar windows
+    QComboBox* m_onError;  // what a hit answers when Redis cannot
     QCheckBox* m_countDenied;
     QLineEdit* m_message;
     QLabel* m_revision;

@@ -108,8 +108,8 @@ void MainWindow::dropSession()
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* connectAction = file->addAction(tr("&Connect\u2026"), this,
-                                             &MainWindow::showConnectionDialog);
+    QAction* connectAction =
+        file->addAction(tr("&Connect\u2026"), this, &MainWindow::showConnectionDialog);
     connectAction->setObjectName(QStringLiteral("connectAction"));
     connectAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+O")));
     QAction* findAction = file->addAction(tr("&Find user\u2026"));
@@ -162,7 +162,8 @@ void MainWindow::clearPages()
 void MainWindow::buildPages()
 {
     clearPages();
-    m_pages = createPages(m_session.get(), m_stack);
+    m_pages =
+        createPages(m_session.get(), m_stack, [this](const QByteArray& user) { openUser(user); });
     QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
     for (int i = 0; i < int(m_pages.size()); ++i) {
         const PageInfo& page = m_pages[size_t(i)];
@@ -191,9 +192,10 @@ void MainWindow::setSession(std::unique_ptr<Session> session)
     if (m_session) {
         connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
         connect(m_session.get(), &Session::permissionsChanged, this, &MainWindow::refreshStatus);
-        setWindowTitle(tr("Tollgate \u2014 %1").arg(m_session->settings().profileName.isEmpty()
-                                                      ? m_session->settings().connection.endpoint()
-                                                      : m_session->settings().profileName));
+        setWindowTitle(tr("Tollgate \u2014 %1")
+                           .arg(m_session->settings().profileName.isEmpty()
+                                    ? m_session->settings().connection.endpoint()
+                                    : m_session->settings().profileName));
         m_session->open();
     }
     refreshStatus();
@@ -257,9 +259,8 @@ void MainWindow::showConnectionDialog()
 {
     auto* dialog = new ConnectionDialog(m_profiles, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        setSession(std::make_unique<Session>(dialog->sessionSettings()));
-    });
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { setSession(std::make_unique<Session>(dialog->sessionSettings())); });
     dialog->open();
 }
 
@@ -289,7 +290,8 @@ void MainWindow::refreshStatus()
         role = tr("ACL user %1: not connected, no writes \u00b7 actor %2")
                    .arg(user, m_session->actor());
     else if (m_session->isReadOnly())
-        role = tr("Read-only profile \u00b7 ACL user %1 \u00b7 actor %2").arg(user, m_session->actor());
+        role = tr("Read-only profile \u00b7 ACL user %1 \u00b7 actor %2")
+                   .arg(user, m_session->actor());
     else if (!m_session->permissionsUnknownReason().isEmpty())
         role = tr("ACL user %1: write rights unknown, writes disabled \u00b7 actor %2")
                    .arg(user, m_session->actor());

@@ -44,22 +44,23 @@ namespace {
 
 QWidget* placeholder(const QString& title, QWidget* parent)
 {
-    auto* label = new QLabel(
-        QObject::tr("The %1 page is not part of this build yet.").arg(title), parent);
+    auto* label =
+        new QLabel(QObject::tr("The %1 page is not part of this build yet.").arg(title), parent);
     label->setAlignment(Qt::AlignCenter);
     label->setEnabled(false);
     return label;
 }
 
-template <typename Page>
-QWidget* make(Session* session, QWidget* parent)
+template <typename Page> QWidget* make(Session* session, QWidget* parent)
 {
     return new Page(session, parent);
 }
 
 } // namespace
 
-std::vector<PageInfo> createPages(Session* session, QWidget* parent)
+std::vector<PageInfo>
+createPages(Session* session, QWidget* parent,
+            [[maybe_unused]] const std::function<void(const QByteArray&)>& openUser)
 {
     std::vector<PageInfo> pages;
     auto add = [&](const char* key, const QString& title, QWidget* widget) {
@@ -90,7 +91,10 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent)
     }
 
 #ifdef TOLLGATE_HAVE_DASHBOARD
-    add("dashboard", QObject::tr("Dashboard"), make<DashboardPage>(session, parent));
+    auto* dashboard = new DashboardPage(session, parent);
+    if (openUser)
+        QObject::connect(dashboard, &DashboardPage::userRequested, dashboard, openUser);
+    add("dashboard", QObject::tr("Dashboard"), dashboard);
 #else
     add("dashboard", QObject::tr("Dashboard"), none(session, parent));
 #endif
@@ -128,8 +132,7 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent)
 }
 
 QWidget* createUserDialog([[maybe_unused]] Session* session,
-                          [[maybe_unused]] const QByteArray& user,
-                          [[maybe_unused]] QWidget* parent)
+                          [[maybe_unused]] const QByteArray& user, [[maybe_unused]] QWidget* parent)
 {
 #ifdef TOLLGATE_HAVE_USER
     return new UserDetailDialog(session, user, parent);

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <functional>
 #include <vector>
 
 class QWidget;
@@ -20,8 +21,9 @@ struct PageInfo
 };
 
 /// Creates every page in navigation order. Pages whose folder is not in this build are
-/// replaced by a placeholder saying so.
-std::vector<PageInfo> createPages(Session* session, QWidget* parent);
+/// replaced by a placeholder saying so. `openUser` is called when a page asks to show a user.
+std::vector<PageInfo> createPages(Session* session, QWidget* parent,
+                                  const std::function<void(const QByteArray&)>& openUser = {});
 
 /// The user detail dialog for `user`, or null when this build has none.
 QWidget* createUserDialog(Session* session, const QByteArray& user, QWidget* parent);
