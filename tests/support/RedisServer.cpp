@@ -24,7 +24,7 @@ namespace {
 
 const int kReadyTimeoutMs = 10000;
 const int kStopTimeoutMs = 5000;
-const int kPortAttempts = 5;
+const int kPortAttempts = 20;
 const qsizetype kLogTailBytes = 3000;
 
 QString logFileName(const QTemporaryDir& dir)
@@ -248,10 +248,13 @@ bool RedisServer::waitUntilReady()
 
 quint16 RedisServer::freePort()
 {
+    // The port + 10000 must be free too: a cluster node listens there for its bus.
     for (int attempt = 0; attempt < kPortAttempts; ++attempt) {
         QTcpServer probe;
-        if (probe.listen(QHostAddress::LocalHost, 0))
-            return probe.serverPort(); // closed by the destructor
+        QTcpServer bus;
+        if (probe.listen(QHostAddress::LocalHost, 0) && probe.serverPort() <= 55535 &&
+            bus.listen(QHostAddress::LocalHost, quint16(probe.serverPort() + 10000)))
+            return probe.serverPort(); // both closed by the destructors
     }
     return 0;
 }
