@@ -1,0 +1,209 @@
+#include "core/cluster/ClusterScan.h"
+
+#include "core/cluster/Topology.h"
+
+namespace tollgate {
+
+ClusterScan::ClusterScan(ConnectionOptions seed, Options options, QObject* parent)
+    : QObject(parent), m_seed(std::move(seed)), m_options(std::move(options)),
+      m_slotDone(kClusterSlots, false), m_cancelled(std::make_shared<std::atomic<bool>>(false))
+{
+    m_seed.database = 0; // a cluster has only database 0
+    m_retry.setSingleShot(true);
+    connect(&m_retry, &QTimer::timeout, this, &ClusterScan::refreshTopology);
+}
+
+ClusterScan::~ClusterScan()
+{
+    m_cancelled->store(true);
+}
+
+void ClusterScan::start()
+{
+    refreshTopology();
+}
+
+void ClusterScan::cancel()
+{
+    m_cancelled->store(true);
+    m_over = true;
+    m_retry.stop();
+}
+
+Client* ClusterScan::clientFor(const ClusterNode& node)
+{
+    auto& client = m_clients[node.address()];
+    if (!client) {
+        ConnectionOptions options = m_seed;
+        options.host = node.host;
+        options.port = node.port;
+        client = std::make_unique<Client>(options);
+        client->open();
+    }
+    return client.get();
+}
+
+void ClusterScan::refreshTopology()
+{
+    if (m_over)
+        return;
+    if (m_refreshing) {
+        m_refreshAgain = true;
+        return;
+    }
+    m_refreshing = true;
+    // Ask the seed first, then every node seen so far: any one of them knows the whole map.
+    std::vector<ClusterNode> candidates{{{}, m_seed.host, m_seed.port, true}};
+    for (const ClusterNode& node : m_map.primaries())
+        candidates.push_back(node);
+    askForTopology(std::move(candidates), Error{ErrorKind::Closed, QStringLiteral("no node")});
+}
+
+void ClusterScan::askForTopology(std::vector<ClusterNode> candidates, Error lastError)
+{
+    if (candidates.empty()) {
+        m_refreshing = false;
+        retryLater(lastError);
+        return;
+    }
+    const ClusterNode node = candidates.back();
+    candidates.pop_back();
+    discoverTopology(clientFor(node), this, [this, candidates](Result<std::optional<SlotMap>> map) {
+        if (m_over)
+            return;
+        if (!map)
+            askForTopology(candidates, map.error());
+        else if (!*map) // a standalone server is no cluster to scan
+            fail(Error{ErrorKind::InvalidInput,
+                       QStringLiteral("%1 is not a cluster node").arg(m_seed.endpoint())});
+        else
+            onTopology(**map);
+    });
+}
+
+void ClusterScan::onTopology(const SlotMap& map)
+{
+    m_refreshing = false;
+    m_map = map;
+    // A finished scan counts for the slots its node still owns; slots that moved away during
+    // it are scanned again on their new owner.
+    for (const auto& [address, owned] : m_finishing)
+        for (int slot = 0; slot < kClusterSlots; ++slot)
+            if (owned[size_t(slot)] && m_map.primaryFor(slot) &&
+                m_map.primaryFor(slot)->address() == address)
+                m_slotDone[size_t(slot)] = true;
+    m_finishing.clear();
+
+    if (!m_map.coversAllSlots()) { // a failover in progress: wait for the new primary
+        retryLater(Error{ErrorKind::Busy, QStringLiteral("the cluster has slots without owner")});
+        return;
+    }
+    for (const ClusterNode& primary : m_map.primaries())
+        if (!m_scanning.count(primary.address()))
+            scanNode(primary);
+    if (m_scanning.empty() && allSlotsDone()) {
+        m_over = true;
+        Q_EMIT finished(m_delivered);
+        return;
+    }
+    if (m_refreshAgain) {
+        m_refreshAgain = false;
+        refreshTopology();
+    }
+}
+
+void ClusterScan::scanNode(const ClusterNode& node)
+{
+    std::vector<bool> owned(kClusterSlots, false);
+    bool any = false;
+    for (int slot = 0; slot < kClusterSlots; ++slot) {
+        const ClusterNode* primary = m_map.primaryFor(slot);
+        if (!m_slotDone[size_t(slot)] && primary && primary->sameAddress(node))
+            owned[size_t(slot)] = any = true;
+    }
+    if (!any)
+        return;
+    const QString address = node.address();
+    m_scanning[address] = std::move(owned);
+    ++m_nodeScans;
+    const Context self(this); // made here, on our thread; the callbacks run on the worker
+    auto cancelled = m_cancelled;
+    scanKeys(
+        clientFor(node), m_options.scan,
+        [self, address, cancelled, this](const QList<QByteArray>& keys) {
+            self.post([this, address, keys] { onNodeBatch(address, keys); });
+            return !cancelled->load();
+        },
+        [self, address, this](Result<qint64> result) {
+            self.post([this, address, result] { onNodeDone(address, result); });
+        });
+}
+
+void ClusterScan::onNodeBatch(const QString& address, const QList<QByteArray>& keys)
+{
+    const auto scanning = m_scanning.find(address);
+    if (m_over || scanning == m_scanning.end())
+        return;
+    m_failingSince.invalidate(); // progress: the deadline counts from the next failure
+    // Only keys of slots this scan is responsible for: not finished elsewhere, not moved in.
+    QList<QByteArray> fresh;
+    fresh.reserve(keys.size());
+    for (const QByteArray& key : keys) {
+        const int slot = keySlot(key);
+        if (scanning->second[size_t(slot)] && !m_slotDone[size_t(slot)])
+            fresh << key;
+    }
+    if (fresh.isEmpty())
+        return;
+    m_delivered += fresh.size();
+    Q_EMIT batch(fresh);
+}
+
+void ClusterScan::onNodeDone(const QString& address, const Result<qint64>& result)
+{
+    auto scanning = m_scanning.find(address);
+    if (m_over || scanning == m_scanning.end())
+        return;
+    std::vector<bool> owned = std::move(scanning->second);
+    m_scanning.erase(scanning);
+    if (result) {
+        m_failingSince.invalidate();
+        m_finishing[address] = std::move(owned);
+        refreshTopology();
+        return;
+    }
+    // The node went away (or lost its slots): its unfinished slots go to whoever owns them
+    // once the cluster has settled.
+    retryLater(result.error());
+}
+
+void ClusterScan::retryLater(const Error& why)
+{
+    if (m_over)
+        return;
+    if (!m_failingSince.isValid())
+        m_failingSince.start();
+    if (m_failingSince.elapsed() > m_options.deadline.count()) {
+        fail(Error{why.kind, QStringLiteral("the cluster scan gave up after %1 s: %2")
+                                 .arg(m_options.deadline.count() / 1000)
+                                 .arg(why.message)});
+        return;
+    }
+    if (!m_retry.isActive())
+        m_retry.start(m_options.retryDelay);
+}
+
+void ClusterScan::fail(const Error& error)
+{
+    m_over = true;
+    m_cancelled->store(true);
+    m_retry.stop();
+    Q_EMIT failed(error);
+}
+
+bool ClusterScan::allSlotsDone() const
+{
+    return std::all_of(m_slotDone.begin(), m_slotDone.end(), [](bool done) { return done; });
+}
+
+} // namespace tollgate

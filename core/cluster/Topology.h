@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/cluster/SlotMap.h"
+#include "core/redis/Client.h"
+
+#include <optional>
+
+namespace tollgate {
+
+/// Asks the server behind `client` what it is: INFO cluster says whether cluster mode is on;
+/// then CLUSTER SHARDS (Redis 7), or CLUSTER SLOTS on servers without it, gives the slot map.
+/// Delivers nullopt for a standalone server, the map for a cluster node, or the error.
+/// Nodes that announce no endpoint are reached at the client's own host.
+void discoverTopology(Client* client, Context context, Callback<std::optional<SlotMap>> done);
+
+} // namespace tollgate
