@@ -16,6 +16,38 @@ using namespace tollgate;
 using tollgate::test::RedisCluster;
 using tollgate::test::RedisServer;
 
+// A scan of the fixture's user keys and what it reported, recorded as it runs.
+struct ScanRecord
+{
+    ScanRecord(const ConnectionOptions& seed, int count, std::chrono::milliseconds pause)
+        : scan(seed, options(count, pause)), finished(&scan, &ClusterScan::finished),
+          failed(&scan, &ClusterScan::failed)
+    {
+        QObject::connect(&scan, &ClusterScan::batch, [this](const QList<QByteArray>& keys) {
+            found.insert(keys.begin(), keys.end());
+        });
+        scan.start();
+    }
+    static ClusterScan::Options options(int count, std::chrono::milliseconds pause)
+    {
+        ClusterScan::Options options;
+        options.scan.pattern = "tg:{*";
+        options.scan.count = count;
+        options.scan.pause = pause;
+        return options;
+    }
+    bool over() const { return !finished.isEmpty() || !failed.isEmpty(); }
+    QString error() const
+    {
+        return failed.isEmpty() ? QString() : failed.front().front().value<Error>().toString();
+    }
+
+    ClusterScan scan;
+    std::multiset<QByteArray> found;
+    QSignalSpy finished;
+    QSignalSpy failed;
+};
+
 class ClusterScanTest : public QObject
 {
     Q_OBJECT
@@ -84,22 +116,13 @@ void ClusterScanTest::fill(int count)
 
 void ClusterScanTest::findsEveryKeyOnce()
 {
-    ClusterScan::Options options;
-    options.scan.pattern = "tg:{*";
-    options.scan.count = 1000;
-    ClusterScan scan(seed(), options);
-    std::multiset<QByteArray> found;
-    connect(&scan, &ClusterScan::batch, this,
-            [&found](const QList<QByteArray>& keys) { found.insert(keys.begin(), keys.end()); });
-    QSignalSpy finished(&scan, &ClusterScan::finished);
-    QSignalSpy failed(&scan, &ClusterScan::failed);
-    scan.start();
-    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 60'000);
-    QVERIFY(failed.isEmpty());
-    QCOMPARE(finished.front().front().toLongLong(), qint64(m_keys.size()));
-    QCOMPARE(found.size(), m_keys.size()); // no key twice
-    QVERIFY(std::equal(found.begin(), found.end(), m_keys.begin(), m_keys.end()));
-    QCOMPARE(scan.nodeScans(), 3);
+    ScanRecord run(seed(), 1000, std::chrono::milliseconds(0));
+    QTRY_VERIFY_WITH_TIMEOUT(run.over(), 60'000);
+    QVERIFY2(run.failed.isEmpty(), qPrintable(run.error()));
+    QCOMPARE(run.finished.front().front().toLongLong(), qint64(m_keys.size()));
+    QCOMPARE(run.found.size(), m_keys.size()); // no key twice
+    QVERIFY(std::equal(run.found.begin(), run.found.end(), m_keys.begin(), m_keys.end()));
+    QCOMPARE(run.scan.nodeScans(), 3);
 }
 
 void ClusterScanTest::refusesStandaloneServer()
@@ -118,19 +141,9 @@ void ClusterScanTest::refusesStandaloneServer()
 void ClusterScanTest::survivesFailoverMidScan()
 {
     // A slow scan (10 keys per call, a pause between calls) so the kill lands in the middle.
-    ClusterScan::Options options;
-    options.scan.pattern = "tg:{*";
-    options.scan.count = 10;
-    options.scan.pause = std::chrono::milliseconds(2);
-    ClusterScan scan(seed(), options);
-    std::multiset<QByteArray> found;
-    connect(&scan, &ClusterScan::batch, this,
-            [&found](const QList<QByteArray>& keys) { found.insert(keys.begin(), keys.end()); });
-    QSignalSpy finished(&scan, &ClusterScan::finished);
-    QSignalSpy failed(&scan, &ClusterScan::failed);
-    scan.start();
-    QTRY_VERIFY(found.size() > 500);
-    QVERIFY(finished.isEmpty());
+    ScanRecord run(seed(), 10, std::chrono::milliseconds(2));
+    QTRY_VERIFY(run.found.size() > 500);
+    QVERIFY(!run.over());
 
     // Kill a primary that is not the seed; its replica is promoted after the node timeout.
     const SlotMap map = topology();
@@ -142,15 +155,14 @@ void ClusterScanTest::survivesFailoverMidScan()
     QVERIFY(victim > 0);
     m_cluster.node(victim).kill();
 
-    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 90'000);
-    QVERIFY2(failed.isEmpty(),
-             failed.isEmpty() ? "" : qPrintable(failed.front().front().value<Error>().toString()));
-    const std::set<QByteArray> distinct(found.begin(), found.end());
+    QTRY_VERIFY_WITH_TIMEOUT(run.over(), 90'000);
+    QVERIFY2(run.failed.isEmpty(), qPrintable(run.error()));
+    const std::set<QByteArray> distinct(run.found.begin(), run.found.end());
     QCOMPARE(distinct.size(), m_keys.size()); // nothing lost
     QVERIFY(std::equal(distinct.begin(), distinct.end(), m_keys.begin(), m_keys.end()));
     // Repeats are bounded: at most the keys of the shard that failed, once.
-    QVERIFY(found.size() - distinct.size() <= m_keys.size() / 2);
-    QVERIFY(scan.nodeScans() >= 4); // the promoted replica was scanned too
+    QVERIFY(run.found.size() - distinct.size() <= m_keys.size() / 2);
+    QVERIFY(run.scan.nodeScans() >= 4); // the promoted replica was scanned too
 }
 
 QTEST_GUILESS_MAIN(ClusterScanTest)
