@@ -5,10 +5,9 @@
 namespace tollgate {
 
 ClusterScan::ClusterScan(ConnectionOptions seed, Options options, QObject* parent)
-    : QObject(parent), m_seed(std::move(seed)), m_options(std::move(options)),
+    : QObject(parent), m_nodes(std::move(seed)), m_options(std::move(options)),
       m_slotDone(kClusterSlots, false), m_cancelled(std::make_shared<std::atomic<bool>>(false))
 {
-    m_seed.database = 0; // a cluster has only database 0
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &ClusterScan::refreshTopology);
 }
@@ -30,19 +29,6 @@ void ClusterScan::cancel()
     m_retry.stop();
 }
 
-Client* ClusterScan::clientFor(const ClusterNode& node)
-{
-    auto& client = m_clients[node.address()];
-    if (!client) {
-        ConnectionOptions options = m_seed;
-        options.host = node.host;
-        options.port = node.port;
-        client = std::make_unique<Client>(options);
-        client->open();
-    }
-    return client.get();
-}
-
 void ClusterScan::refreshTopology()
 {
     if (m_over)
@@ -52,30 +38,20 @@ void ClusterScan::refreshTopology()
         return;
     }
     m_refreshing = true;
-    // Ask the seed first, then every node seen so far: any one of them knows the whole map.
-    std::vector<ClusterNode> candidates{{{}, m_seed.host, m_seed.port, true}};
+    // The seed first, then every node seen so far: any live one knows the whole map.
+    std::vector<Client*> nodes{m_nodes.seed()};
     for (const ClusterNode& node : m_map.primaries())
-        candidates.push_back(node);
-    askForTopology(std::move(candidates), Error{ErrorKind::Closed, QStringLiteral("no node")});
-}
-
-void ClusterScan::askForTopology(std::vector<ClusterNode> candidates, Error lastError)
-{
-    if (candidates.empty()) {
-        m_refreshing = false;
-        retryLater(lastError);
-        return;
-    }
-    const ClusterNode node = candidates.back();
-    candidates.pop_back();
-    discoverTopology(clientFor(node), this, [this, candidates](Result<std::optional<SlotMap>> map) {
+        nodes.push_back(m_nodes.forNode(node));
+    discoverTopologyFromAny(nodes, this, [this](Result<std::optional<SlotMap>> map) {
         if (m_over)
             return;
+        m_refreshing = false;
         if (!map)
-            askForTopology(candidates, map.error());
+            retryLater(map.error());
         else if (!*map) // a standalone server is no cluster to scan
-            fail(Error{ErrorKind::InvalidInput,
-                       QStringLiteral("%1 is not a cluster node").arg(m_seed.endpoint())});
+            fail(Error{
+                ErrorKind::InvalidInput,
+                QStringLiteral("%1 is not a cluster node").arg(m_nodes.seedOptions().endpoint())});
         else
             onTopology(**map);
     });
@@ -83,7 +59,6 @@ void ClusterScan::askForTopology(std::vector<ClusterNode> candidates, Error last
 
 void ClusterScan::onTopology(const SlotMap& map)
 {
-    m_refreshing = false;
     m_map = map;
     // A finished scan counts for the slots its node still owns; slots that moved away during
     // it are scanned again on their new owner.
@@ -129,7 +104,7 @@ void ClusterScan::scanNode(const ClusterNode& node)
     const Context self(this); // made here, on our thread; the callbacks run on the worker
     auto cancelled = m_cancelled;
     scanKeys(
-        clientFor(node), m_options.scan,
+        m_nodes.forNode(node), m_options.scan,
         [self, address, cancelled, this](const QList<QByteArray>& keys) {
             self.post([this, address, keys] { onNodeBatch(address, keys); });
             return !cancelled->load();

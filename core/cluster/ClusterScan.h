@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/cluster/NodeClients.h"
 #include "core/cluster/SlotMap.h"
 #include "core/redis/Client.h"
 #include "core/redis/Scan.h"
@@ -49,9 +50,7 @@ Q_SIGNALS:
     void failed(const tollgate::Error& error);
 
 private:
-    Client* clientFor(const ClusterNode& node);
     void refreshTopology();
-    void askForTopology(std::vector<ClusterNode> candidates, Error lastError);
     void onTopology(const SlotMap& map);
     void retryLater(const Error& why);
     void scanNode(const ClusterNode& node);
@@ -60,11 +59,10 @@ private:
     void fail(const Error& error);
     bool allSlotsDone() const;
 
-    ConnectionOptions m_seed;
+    NodeClients m_nodes;
     Options m_options;
     SlotMap m_map;
     std::vector<bool> m_slotDone;
-    std::map<QString, std::unique_ptr<Client>> m_clients; // by "host:port"
     // Slots a node owned when its scan started: running scans, and finished ones waiting for
     // the topology that confirms they still own them.
     std::map<QString, std::vector<bool>> m_scanning;

@@ -52,4 +52,23 @@ void discoverTopology(Client* client, Context context, Callback<std::optional<Sl
                     });
 }
 
+void discoverTopologyFromAny(std::vector<Client*> clients, Context context,
+                             Callback<std::optional<SlotMap>> done)
+{
+    if (clients.empty()) {
+        deliver(
+            context, done,
+            Result<std::optional<SlotMap>>(ErrorKind::Closed, QStringLiteral("no node to ask")));
+        return;
+    }
+    Client* first = clients.front();
+    clients.erase(clients.begin());
+    discoverTopology(first, nullptr, [clients, context, done](Result<std::optional<SlotMap>> map) {
+        if (map || clients.empty())
+            deliver(context, done, std::move(map));
+        else
+            discoverTopologyFromAny(clients, context, done);
+    });
+}
+
 } // namespace tollgate

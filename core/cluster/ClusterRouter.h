@@ -1,0 +1,68 @@
+#pragma once
+
+#include "core/cluster/NodeClients.h"
+#include "core/cluster/SlotMap.h"
+#include "core/redis/Client.h"
+
+#include <QDeadlineTimer>
+#include <QObject>
+#include <deque>
+#include <map>
+#include <memory>
+
+namespace tollgate {
+
+/// Sends commands to the Redis Cluster node that owns their keys: one Client (one pipelined
+/// connection) per node, a slot map from discoverTopology(), and the cluster's redirections
+/// followed as redis-cli -c does:
+///  - MOVED: the slot map learns the new owner (and is refreshed in full soon after) and the
+///    command goes there, at most kMaxRedirects times;
+///  - ASK: ASKING then the command, once, to the node importing the slot; the map is unchanged;
+///  - a node busy or between roles (TRYAGAIN, CLUSTERDOWN, LOADING, READONLY after a failover):
+///    the topology is refreshed and the command retried with backoff within its deadline
+///    (the seed's commandTimeout). These replies guarantee the command did not run.
+///  - a connection lost with the command in flight is reported, never retried (the command may
+///    have run); the topology is refreshed so the next command finds the new primary.
+/// Keys spanning slots are refused before sending (commandSlot). Replies reach each caller in
+/// the order of its commands per slot. Lives on the thread that creates it; call execute()
+/// from that thread.
+class ClusterRouter : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxRedirects = 5;
+
+    explicit ClusterRouter(ConnectionOptions seed, QObject* parent = nullptr);
+    ~ClusterRouter() override;
+
+    /// Discovers the topology through the seed; commands issued before it is known wait.
+    void open();
+    void execute(Command command, Context context, Callback<Reply> done);
+
+    const SlotMap& slots() const { return m_map; }
+    bool isReady() const { return m_ready; }
+    /// MOVED and ASK replies followed so far.
+    int redirects() const { return m_redirects; }
+
+Q_SIGNALS:
+    void ready();
+    /// The topology could not be read (the seed is no cluster node, or unreachable).
+    void failed(const tollgate::Error& error);
+
+private:
+    struct Request;
+
+    void dispatch(const std::shared_ptr<Request>& request);
+    void onReply(const std::shared_ptr<Request>& request, Result<Reply> reply);
+    void retryLater(const std::shared_ptr<Request>& request, const Error& error);
+    void refreshTopology();
+
+    NodeClients m_nodes;
+    SlotMap m_map;
+    std::deque<std::shared_ptr<Request>> m_waiting; // until the topology is known
+    bool m_ready = false;
+    bool m_refreshing = false;
+    int m_redirects = 0;
+};
+
+} // namespace tollgate

@@ -1,0 +1,23 @@
+#include "core/cluster/NodeClients.h"
+
+namespace tollgate {
+
+NodeClients::NodeClients(ConnectionOptions seed) : m_seed(std::move(seed))
+{
+    m_seed.database = 0;
+}
+
+Client* NodeClients::forNode(const ClusterNode& node)
+{
+    auto& client = m_clients[node.address()];
+    if (!client) {
+        ConnectionOptions options = m_seed;
+        options.host = node.host;
+        options.port = node.port;
+        client = std::make_unique<Client>(options);
+        client->open();
+    }
+    return client.get();
+}
+
+} // namespace tollgate
