@@ -3,6 +3,7 @@
 // over and the unfinished slots are scanned there.
 
 #include "core/cluster/ClusterScan.h"
+#include "core/cluster/NodeStats.h"
 #include "core/cluster/Topology.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void initTestCase();
     void findsEveryKeyOnce();
     void refusesStandaloneServer();
+    void statsSumOverPrimaries();
     void survivesFailoverMidScan();
 
 private:
@@ -136,6 +138,27 @@ void ClusterScanTest::refusesStandaloneServer()
     const auto error = failed.front().front().value<Error>();
     QCOMPARE(error.kind, ErrorKind::InvalidInput);
     QVERIFY(error.message.contains(QStringLiteral("not a cluster")));
+}
+
+void ClusterScanTest::statsSumOverPrimaries()
+{
+    NodeClients clients(seed());
+    std::optional<Result<ClusterStats>> sample;
+    QObject context;
+    sampleClusterStats(&clients, topology(), &context,
+                       [&](Result<ClusterStats> r) { sample = std::move(r); });
+    QTRY_VERIFY(sample.has_value());
+    QVERIFY(*sample);
+    const ClusterStats& stats = **sample;
+    QCOMPARE(stats.unreachable, 0);
+    QCOMPARE(int(stats.nodes.size()), 6);
+    QCOMPARE(std::count_if(stats.nodes.begin(), stats.nodes.end(),
+                           [](const NodeStats& n) { return n.primary; }),
+             3);
+    QVERIFY(stats.nodes.front().primary);                       // primaries first
+    QCOMPARE(stats.primariesTotal.keys, qint64(m_keys.size())); // replicas not counted twice
+    QVERIFY(stats.primariesTotal.usedMemory > 0);
+    QVERIFY(stats.primariesTotal.connectedClients >= 3);
 }
 
 void ClusterScanTest::survivesFailoverMidScan()

@@ -1,5 +1,6 @@
 #include "ui/dashboard/StatsSampler.h"
 
+#include "core/cluster/NodeStats.h"
 #include "core/limits/Subjects.h"
 #include "ui/common/Session.h"
 
@@ -57,19 +58,6 @@ struct ScanTally
             near.resize(size_t(maxNear));
     }
 };
-
-std::map<QByteArray, QByteArray> parseInfo(const QByteArray& text)
-{
-    std::map<QByteArray, QByteArray> fields;
-    for (const QByteArray& line : text.split('\n')) {
-        const QByteArray trimmed = line.trimmed();
-        const qsizetype colon = trimmed.indexOf(':');
-        if (trimmed.isEmpty() || trimmed.startsWith('#') || colon < 0)
-            continue;
-        fields[trimmed.left(colon)] = trimmed.mid(colon + 1);
-    }
-    return fields;
-}
 
 } // namespace
 
@@ -232,15 +220,13 @@ void StatsSampler::sampleServer()
             Q_EMIT failed(reply.error());
             return;
         }
-        const auto info = parseInfo(reply->toBytes());
-        const auto number = [&info](const char* name) {
-            const auto it = info.find(name);
-            return it == info.end() ? qint64(0) : it->second.toLongLong();
-        };
+        const QByteArray text = reply->toBytes();
+        const NodeStats stats = NodeStats::fromInfo(text);
         m_server.valid = true;
-        m_server.opsPerSec = number("instantaneous_ops_per_sec");
-        m_server.usedMemory = number("used_memory");
-        m_server.connectedClients = number("connected_clients");
+        m_server.opsPerSec = stats.opsPerSec;
+        m_server.usedMemory = stats.usedMemory;
+        m_server.connectedClients = stats.connectedClients;
+        const auto info = NodeStats::parseInfo(text);
         const auto human = info.find("used_memory_human");
         m_server.usedMemoryHuman =
             human == info.end() ? QString() : QString::fromLatin1(human->second);

@@ -1,0 +1,100 @@
+#include "core/cluster/NodeStats.h"
+
+#include <QMutex>
+#include <algorithm>
+
+namespace tollgate {
+
+std::map<QByteArray, QByteArray> NodeStats::parseInfo(const QByteArray& text)
+{
+    std::map<QByteArray, QByteArray> fields;
+    for (const QByteArray& line : text.split('\n')) {
+        const QByteArray trimmed = line.trimmed();
+        const qsizetype colon = trimmed.indexOf(':');
+        if (trimmed.isEmpty() || trimmed.startsWith('#') || colon < 0)
+            continue;
+        fields[trimmed.left(colon)] = trimmed.mid(colon + 1);
+    }
+    return fields;
+}
+
+NodeStats NodeStats::fromInfo(const QByteArray& text)
+{
+    const auto info = parseInfo(text);
+    const auto number = [&info](const char* name) {
+        const auto it = info.find(name);
+        return it == info.end() ? qint64(0) : it->second.toLongLong();
+    };
+    NodeStats stats;
+    stats.opsPerSec = number("instantaneous_ops_per_sec");
+    stats.usedMemory = number("used_memory");
+    stats.connectedClients = number("connected_clients");
+    const auto role = info.find("role");
+    stats.primary = role == info.end() || role->second == "master";
+    // "db0:keys=12,expires=3,avg_ttl=0"
+    const auto db0 = info.find("db0");
+    if (db0 != info.end())
+        for (const QByteArray& part : db0->second.split(','))
+            if (part.startsWith("keys="))
+                stats.keys = part.mid(5).toLongLong();
+    return stats;
+}
+
+void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context context,
+                        Callback<ClusterStats> done)
+{
+    std::vector<ClusterNode> nodes = map.primaries();
+    for (int slot = 0; slot < kClusterSlots; ++slot)
+        for (const ClusterNode& replica : map.replicasFor(slot))
+            if (std::none_of(nodes.begin(), nodes.end(),
+                             [&](const ClusterNode& n) { return n.sameAddress(replica); }))
+                nodes.push_back(replica);
+    if (nodes.empty()) {
+        deliver(context, done, Result<ClusterStats>(ClusterStats{}));
+        return;
+    }
+    // The replies arrive on each node's worker thread: collected under a lock, delivered by
+    // whichever comes last.
+    struct Gather
+    {
+        QMutex mutex;
+        ClusterStats stats;
+        size_t pending = 0;
+    };
+    auto gather = std::make_shared<Gather>();
+    gather->pending = nodes.size();
+    for (const ClusterNode& node : nodes) {
+        clients->forNode(node)->execute(
+            {QByteArrayLiteral("INFO")}, nullptr,
+            [gather, node, context, done](Result<Reply> reply) {
+                QMutexLocker lock(&gather->mutex);
+                if (reply) {
+                    NodeStats stats = NodeStats::fromInfo(reply->toBytes());
+                    stats.address = node.address();
+                    gather->stats.nodes.push_back(stats);
+                } else {
+                    ++gather->stats.unreachable;
+                }
+                if (--gather->pending > 0)
+                    return;
+                ClusterStats out = std::move(gather->stats);
+                lock.unlock();
+                std::sort(out.nodes.begin(), out.nodes.end(),
+                          [](const NodeStats& a, const NodeStats& b) {
+                              return std::make_pair(!a.primary, a.address) <
+                                     std::make_pair(!b.primary, b.address);
+                          });
+                for (const NodeStats& n : out.nodes) {
+                    if (!n.primary)
+                        continue;
+                    out.primariesTotal.opsPerSec += n.opsPerSec;
+                    out.primariesTotal.usedMemory += n.usedMemory;
+                    out.primariesTotal.connectedClients += n.connectedClients;
+                    out.primariesTotal.keys += n.keys;
+                }
+                deliver(context, done, Result<ClusterStats>(std::move(out)));
+            });
+    }
+}
+
+} // namespace tollgate

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/cluster/NodeClients.h"
+#include "core/cluster/SlotMap.h"
+
+#include <map>
+
+namespace tollgate {
+
+/// What the dashboard shows of one server, from its INFO.
+struct NodeStats
+{
+    QString address; // "host:port"
+    bool primary = true;
+    qint64 opsPerSec = 0;  // instantaneous_ops_per_sec
+    qint64 usedMemory = 0; // used_memory, bytes
+    qint64 connectedClients = 0;
+    qint64 keys = 0; // db0 keys
+
+    /// Reads the fields above from the text of INFO (any sections; missing fields stay 0).
+    static NodeStats fromInfo(const QByteArray& text);
+    /// INFO as field -> value, for anything else a caller needs.
+    static std::map<QByteArray, QByteArray> parseInfo(const QByteArray& text);
+};
+
+/// Every node of a cluster, and the primaries summed: INFO is node-local, so a dashboard that
+/// asked one node would show a third of a three-shard cluster.
+struct ClusterStats
+{
+    std::vector<NodeStats> nodes; // primaries first, then replicas, each sorted by address
+    NodeStats primariesTotal;
+    int unreachable = 0; // nodes that did not answer; their figures are missing from the total
+};
+
+/// INFO from every primary and replica of `map`, at the same time; done once all answered.
+void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context context,
+                        Callback<ClusterStats> done);
+
+} // namespace tollgate
