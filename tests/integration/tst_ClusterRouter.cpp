@@ -3,6 +3,7 @@
 // (MOVED) and a slot in the middle of a migration (ASK) are followed as redis-cli -c does; a
 // Tollgate script with one user's keys runs where they live.
 
+#include "core/cluster/ClusterEvents.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/CommandKeys.h"
 #include "core/limits/KeySchema.h"
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void routesEveryKey();
     void refusesCrossSlotBeforeSending();
     void scriptRunsWhereItsKeysLive();
+    void eventsOncePerMessage();
     void followsMoved();
     void followsAskDuringMigration();
 
@@ -135,6 +137,47 @@ void ClusterRouterTest::scriptRunsWhereItsKeysLive()
     QVERIFY2(reply, qPrintable(reply ? QString() : reply.error().toString()));
     QCOMPARE(reply->integer, qint64(1));
     QVERIFY(run({"DEL", ban}));
+}
+
+void ClusterRouterTest::eventsOncePerMessage()
+{
+    for (int n = 0; n < m_cluster.size(); ++n)
+        QVERIFY(m_cluster.node(n)
+                    .command({"CONFIG", "SET", "notify-keyspace-events", "K$"})
+                    .startsWith('+'));
+    ClusterEvents events(*ConnectionOptions::fromUrl(m_cluster.seedUrl()), "tg:events",
+                         "__keyspace@0__:tg:{*");
+    QMap<QByteArray, int> keyspace;
+    int published = 0;
+    connect(&events, &ClusterEvents::messageReceived, this,
+            [&](const QByteArray& channel, const QByteArray&, const QByteArray& pattern) {
+                if (pattern.isEmpty())
+                    ++published;
+                else
+                    ++keyspace[channel];
+            });
+    events.follow(m_router->slots());
+    QCOMPARE(int(events.keyspaceNodes().size()), 3);
+    QVERIFY(!events.eventsNode().isEmpty());
+    // Subscriptions are asynchronous: publish until one arrives, then count from zero.
+    const auto probe = [&] {
+        return run({"PUBLISH", "tg:events", "probe"}).ok() &&
+               QTest::qWaitFor([&] { return published > 0; }, 200);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(probe(), 10'000);
+    QTest::qWait(200);
+    published = 0;
+    keyspace.clear();
+
+    for (int i = 0; i < 30; ++i) // spread over every primary
+        QVERIFY(run({"SET", "tg:{u" + QByteArray::number(i) + "}:x", "1"}));
+    QVERIFY(run({"PUBLISH", "tg:events", "ban\n1\nulike"}));
+    QTRY_COMPARE(keyspace.size(), 30);
+    QTRY_COMPARE(published, 1);
+    QTest::qWait(300); // nothing arrives twice
+    QCOMPARE(published, 1);
+    for (int count : std::as_const(keyspace))
+        QCOMPARE(count, 1);
 }
 
 void ClusterRouterTest::followsMoved()
