@@ -57,5 +57,6 @@ int auditCommand(Cli& cli, const QStringList& args);
 int scriptsCommand(Cli& cli, const QStringList& args);
 int benchCommand(Cli& cli, const QStringList& args);
 int simulateCommand(Cli& cli, const QStringList& args);
+int clusterCommand(Cli& cli, const QStringList& args);
 
 } // namespace tollgate::ctl

@@ -29,6 +29,7 @@ Commands:
   repair [--fix]                        keys of ours without a TTL (dry run unless --fix)
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded
+  cluster                               standalone, or every cluster node: role, slots, INFO
   bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]
   simulate [--seconds N] [--users N] [--rate N]   demo traffic: example policies, abusers
 
@@ -177,6 +178,7 @@ int main(int argc, char** argv)
         {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
         {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
+        {QStringLiteral("cluster"), clusterCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

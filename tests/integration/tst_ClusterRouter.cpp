@@ -7,6 +7,7 @@
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/CommandKeys.h"
 #include "core/limits/KeySchema.h"
+#include "tests/support/CliRunner.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
 
@@ -14,6 +15,7 @@
 
 using namespace tollgate;
 using tollgate::test::RedisCluster;
+using tollgate::test::RedisServer;
 
 class ClusterRouterTest : public QObject
 {
@@ -26,6 +28,7 @@ private Q_SLOTS:
     void refusesCrossSlotBeforeSending();
     void scriptRunsWhereItsKeysLive();
     void eventsOncePerMessage();
+    void cliShowsEveryNode();
     void followsMoved();
     void followsAskDuringMigration();
 
@@ -178,6 +181,39 @@ void ClusterRouterTest::eventsOncePerMessage()
     QCOMPARE(published, 1);
     for (int count : std::as_const(keyspace))
         QCOMPARE(count, 1);
+}
+
+void ClusterRouterTest::cliShowsEveryNode()
+{
+    using namespace tollgate::test;
+    const CliRun json = runCli(tollgatectlPath(), m_cluster.seedUrl(),
+                               {QStringLiteral("--json"), QStringLiteral("cluster")});
+    QCOMPARE(json.code, 0);
+    const QJsonObject out = json.object();
+    QVERIFY2(out.value(QLatin1String("cluster")).toBool(), qPrintable(json.describe()));
+    QVERIFY(out.value(QLatin1String("all_slots_served")).toBool());
+    int slots = 0;
+    for (const QJsonValue node : out.value(QLatin1String("nodes")).toArray())
+        slots += node.toObject().value(QLatin1String("slots")).toInt();
+    QCOMPARE(out.value(QLatin1String("nodes")).toArray().size(), 3);
+    QCOMPARE(slots, kClusterSlots);
+    QVERIFY(out.value(QLatin1String("primaries_total"))
+                .toObject()
+                .value(QLatin1String("keys"))
+                .toInt() > 0);
+
+    const CliRun table =
+        runCli(tollgatectlPath(), m_cluster.seedUrl(), {QStringLiteral("cluster")});
+    QCOMPARE(table.code, 0);
+    QVERIFY2(table.out.contains("primary") && table.out.contains("total"),
+             qPrintable(table.describe()));
+
+    RedisServer standalone;
+    TOLLGATE_REQUIRE(standalone, start());
+    const CliRun single = runCli(tollgatectlPath(), standalone.url(),
+                                 {QStringLiteral("--json"), QStringLiteral("cluster")});
+    QCOMPARE(single.code, 0);
+    QCOMPARE(single.object().value(QLatin1String("cluster")).toBool(true), false);
 }
 
 void ClusterRouterTest::followsMoved()
