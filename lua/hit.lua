@@ -55,6 +55,82 @@ local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after i
 local GLOBAL_AUDIT_LEN = 100000
 local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 
+---------------------------------------------------------------- fast path
+-- The common hit (fixed window, one window aligned to the first hit, no ban, allowed and not
+-- crossing the warn level) decides with EXISTS, GET, PTTL and one SET: no TIME, no TYPE, no
+-- tables or closures beyond these few lines. Whatever is unusual or in doubt (an escaped id, a
+-- non-canonical number, a ban key, a wrong type, a TTL of 0, a denial, a refused ACL check)
+-- returns nil and the general code below decides exactly as it always did.
+local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte the id escaping would change
+
+local function plain_int(s)            -- digits only (what to_int accepts, minus signs), else nil
+  if #s >= 1 and #s <= 16 and not s:find('%D') then return tonumber(s) end
+end
+
+local function fast_fixed_window()
+  if #KEYS ~= 5 or #ARGV ~= 14 or ARGV[1] ~= 'hit' or ARGV[2] ~= 'fixed_window' or ARGV[8] ~= '0'
+    or ARGV[12] ~= 'first_hit' or (ARGV[4] ~= '0' and ARGV[4] ~= '1') or (ARGV[7] ~= '' and ARGV[7] ~= 'midnight')
+    or ARGV[14]:byte(1) == 48 then            -- a window with a leading 0 would not name the key
+    return nil
+  end
+  local cost, warn, ban_ms = plain_int(ARGV[3]), plain_int(ARGV[5]), plain_int(ARGV[6])
+  local limit, window_ms = plain_int(ARGV[13]), plain_int(ARGV[14])
+  if not (cost and warn and ban_ms and limit and window_ms) or cost < 1 or cost > MAX_COUNT or warn > MAX_COUNT
+    or ban_ms > MAX_BAN_MS or limit < 1 or limit > MAX_COUNT or window_ms < 1 or window_ms > MAX_WINDOW_MS then
+    return nil
+  end
+  local user, action = ARGV[9], ARGV[10]
+  if #user < 1 or #user > MAX_ID or #action < 1 or #action > MAX_ID or user:find(NOT_PLAIN) or action:find(NOT_PLAIN) then
+    return nil
+  end
+  -- the keys, as the general check builds them: "<p>:" holds no brace and ends with ':'
+  local user_ban = KEYS[1]
+  local prefix_len = #user_ban - #user - 6     -- <p>:{<user>}:ban
+  local prefix = user_ban:sub(1, prefix_len)
+  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true) then return nil end
+  local base = prefix .. '{' .. user .. '}'
+  local action_base = base .. ':' .. action
+  local key, global = KEYS[5], KEYS[4]
+  if user_ban ~= base .. ':ban' or KEYS[2] ~= action_base .. ':ban' or KEYS[3] ~= base .. ':audit'
+    or key ~= action_base .. ':fw:' .. ARGV[14] or (global ~= '' and global ~= KEYS[3] and global ~= prefix .. 'audit') then
+    return nil
+  end
+
+  if redis.call('EXISTS', user_ban, KEYS[2]) ~= 0 then return nil end
+  local count, ttl = 0, -2
+  local stored = redis.pcall('GET', key)      -- false: no counter; a table: WRONGTYPE
+  if stored then
+    count = type(stored) == 'string' and plain_int(stored)
+    if not count then return nil end
+    ttl = redis.call('PTTL', key)
+    if ttl == 0 then return nil end          -- it expires within this millisecond
+  end
+  local after = count + cost
+  if after > limit or (warn > 0 and count <= warn and after > warn) then return nil end   -- deny, or the warn audit entry
+
+  local reset_ms = ttl
+  if ttl == -2 then
+    if not redis.acl_check_cmd('SET', key, after, 'PX', window_ms) then return nil end
+    redis.call('SET', key, after, 'PX', window_ms)
+    reset_ms = window_ms
+  else
+    if not redis.acl_check_cmd('SET', key, after, 'KEEPTTL')
+      or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window_ms)) then
+      return nil
+    end
+    redis.call('SET', key, after, 'KEEPTTL')
+    if ttl == -1 then                        -- a counter that lost its TTL gets its window again
+      redis.call('PEXPIRE', key, window_ms)
+      reset_ms = window_ms
+    end
+  end
+  return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+end
+
+local fast = fast_fixed_window()
+if fast then return fast end
+
+---------------------------------------------------------------- general path
 local function int(x) return string.format('%d', x) end
 
 -- Every check raises a "TG_..." string; the guard at the bottom turns it into an error reply.
