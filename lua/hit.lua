@@ -133,10 +133,7 @@ local fast = fast_fixed_window()
 if fast then return fast end
 
 ---------------------------------------------------------------- general path
-local function int(x) return string.format('%d', x) end
--- The same decisions as ever, with less work per call: closures only for the algorithm in use,
--- no formatting of numbers Redis formats itself, one EXISTS for both bans when there is none,
--- no TYPE unless a read fails, TIME only when the decision needs the clock.
+-- Closures only for the algorithm in use, numbers passed as they are, no TYPE unless a read fails.
 
 -- Every check raises a "TG_..." string; the guard at the bottom turns it into an error reply.
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
