@@ -302,8 +302,9 @@ local function main()
   local prefix = KEYS[1]:match('^([^{]*:){') or ''           -- "<p>:" (a prefix holds no brace)
   local base = prefix .. user_tag
   local action_base = base .. ':' .. escape(action)
+  local prefix_ok = #prefix >= 2 and prefix:byte(-1) == 58   -- ends with ':'
   local function expect_key(i, wanted)
-    if KEYS[i] ~= wanted or #prefix < 2 or prefix:sub(-1) ~= ':' then
+    if KEYS[i] ~= wanted or not prefix_ok then
       fail('TG_INVALID', string.format('KEYS[%d] is "%s", expected "%s" (ids escaped as in lua/README.md)',
         i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
     end
@@ -329,7 +330,9 @@ local function main()
     if calendar and w.window_ms ~= MINUTE and w.window_ms ~= HOUR and w.window_ms ~= DAY and w.window_ms ~= WEEK then
       fail('TG_INVALID', 'calendar windows are 60000, 3600000, 86400000 or 604800000 ms, got ' .. int(w.window_ms))
     end
-    expect_key(FIXED_KEYS + i, action_base .. ':' .. code .. ':' .. tostring(w.window_ms))  -- < 2^35: all digits
+    local digits = ARGV[FIXED_ARGS + 2 * i]                  -- the key names window_ms without leading zeros
+    if digits:byte(1) == 48 then digits = tostring(w.window_ms) end   -- (< 2^35: all its digits)
+    expect_key(FIXED_KEYS + i, action_base .. ':' .. code .. ':' .. digits)
     windows[i] = w
   end
 
@@ -521,7 +524,12 @@ local function main()
       local us, num = now_us, 0
       if s then
         local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-        local stored, n, d = to_int(a or s), to_int(b or '0'), to_int(c or '1')
+        local stored, n, d = nil, 0, 1
+        if a then                                       -- digits already: only to_int's length bound is left
+          stored, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c)
+        else
+          stored = to_int(s)
+        end
         if not stored or not n or not d or d < 1 or n >= d then
           fail('TG_CORRUPT', string.format('key %s holds TAT "%s", expected "<us>" or "<us>+<num>/<den>"', w.key, s:sub(1, 40)))
         end
