@@ -63,7 +63,7 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 -- tables or closures beyond these few lines. Whatever is unusual or in doubt (an escaped id, a
 -- non-canonical number, a ban key, a wrong type, a TTL of 0, a denial, a refused ACL check)
 -- returns nil and the general code below decides exactly as it always did.
-local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte the id escaping would change
+local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 
 local function plain_int(s)            -- digits only (what to_int accepts, minus signs), else nil
   if #s >= 1 and #s <= 16 and not s:find('%D') then return tonumber(s) end
