@@ -38,6 +38,8 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a valu
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
+The common hit (fixed window, one window from the first hit, no ban, allowed) takes a fast path with
+the same answers; see lua/README.md, "What a hit costs the server".
 ]]
 
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
@@ -55,13 +57,91 @@ local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after i
 local GLOBAL_AUDIT_LEN = 100000
 local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 
-local function int(x) return string.format('%d', x) end
+---------------------------------------------------------------- fast path
+-- The common hit (fixed window, one window aligned to the first hit, no ban, allowed and not
+-- crossing the warn level) decides with EXISTS, GET, PTTL and one SET: no TIME, no TYPE, no
+-- tables or closures beyond these few lines. Whatever is unusual or in doubt (an escaped id, a
+-- non-canonical number, a ban key, a wrong type, a TTL of 0, a denial, a refused ACL check)
+-- returns nil and the general code below decides exactly as it always did.
+local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
+
+local function plain_int(s)            -- digits only (what to_int accepts, minus signs), else nil
+  if #s >= 1 and #s <= 16 and not s:find('%D') then return tonumber(s) end
+end
+
+local function fast_fixed_window()
+  if #KEYS ~= 5 or #ARGV ~= 14 or ARGV[1] ~= 'hit' or ARGV[2] ~= 'fixed_window' or ARGV[8] ~= '0'
+    or ARGV[12] ~= 'first_hit' or (ARGV[4] ~= '0' and ARGV[4] ~= '1') or (ARGV[7] ~= '' and ARGV[7] ~= 'midnight')
+    or ARGV[14]:byte(1) == 48 then            -- a window with a leading 0 would not name the key
+    return nil
+  end
+  local cost, warn, ban_ms = plain_int(ARGV[3]), plain_int(ARGV[5]), plain_int(ARGV[6])
+  local limit, window_ms = plain_int(ARGV[13]), plain_int(ARGV[14])
+  if not (cost and warn and ban_ms and limit and window_ms) or cost < 1 or cost > MAX_COUNT or warn > MAX_COUNT
+    or ban_ms > MAX_BAN_MS or limit < 1 or limit > MAX_COUNT or window_ms < 1 or window_ms > MAX_WINDOW_MS then
+    return nil
+  end
+  local user, action = ARGV[9], ARGV[10]
+  if #user < 1 or #user > MAX_ID or #action < 1 or #action > MAX_ID or user:find(NOT_PLAIN) or action:find(NOT_PLAIN) then
+    return nil
+  end
+  -- the keys, as the general check builds them: "<p>:" holds no brace and ends with ':'
+  local user_ban = KEYS[1]
+  local prefix_len = #user_ban - #user - 6     -- <p>:{<user>}:ban
+  local prefix = user_ban:sub(1, prefix_len)
+  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true) then return nil end
+  local base = prefix .. '{' .. user .. '}'
+  local action_base = base .. ':' .. action
+  local key, global = KEYS[5], KEYS[4]
+  if user_ban ~= base .. ':ban' or KEYS[2] ~= action_base .. ':ban' or KEYS[3] ~= base .. ':audit'
+    or key ~= action_base .. ':fw:' .. ARGV[14] or (global ~= '' and global ~= KEYS[3] and global ~= prefix .. 'audit') then
+    return nil
+  end
+
+  if redis.call('EXISTS', user_ban, KEYS[2]) ~= 0 then return nil end
+  local count, ttl = 0, -2
+  local stored = redis.pcall('GET', key)      -- false: no counter; a table: WRONGTYPE
+  if stored then
+    count = type(stored) == 'string' and plain_int(stored)
+    if not count then return nil end
+    ttl = redis.call('PTTL', key)
+    if ttl == 0 then return nil end          -- it expires within this millisecond
+  end
+  local after = count + cost
+  if after > limit or (warn > 0 and count <= warn and after > warn) then return nil end   -- deny, or the warn audit entry
+
+  local reset_ms = ttl
+  if ttl == -2 then
+    if not redis.acl_check_cmd('SET', key, after, 'PX', window_ms) then return nil end
+    redis.call('SET', key, after, 'PX', window_ms)
+    reset_ms = window_ms
+  else
+    if not redis.acl_check_cmd('SET', key, after, 'KEEPTTL')
+      or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window_ms)) then
+      return nil
+    end
+    redis.call('SET', key, after, 'KEEPTTL')
+    if ttl == -1 then                        -- a counter that lost its TTL gets its window again
+      redis.call('PEXPIRE', key, window_ms)
+      reset_ms = window_ms
+    end
+  end
+  return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+end
+
+local fast = fast_fixed_window()
+if fast then return fast end
+
+---------------------------------------------------------------- general path
+-- Closures only for the algorithm in use, numbers passed as they are, no TYPE unless a read fails.
 
 -- Every check raises a "TG_..." string; the guard at the bottom turns it into an error reply.
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
 
+local function int(x) return string.format('%d', x) end
+
 local function to_int(s)
-  return type(s) == 'string' and #s <= 17 and s:match('^%-?%d+$') and tonumber(s) or nil
+  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and tonumber(s) or nil
 end
 
 local function arg_int(i, name, lo, hi)
@@ -91,39 +171,39 @@ end
 
 -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
 -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
+-- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
+-- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
 local function mul_div(a, b, c)
-  if a * b < 2 ^ 53 then
-    local q = floor(a * b / c)
-    return q, a * b - q * c
+  local ab = a * b
+  if ab < 2 ^ 53 then
+    local q = floor(ab / c)
+    return q, ab - q * c
   end
   local q1 = floor(a / c)
   local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
-  local q, r, bit = 0, 0, 2 ^ 52         -- r1 * (the high bits of b so far) = q * c + r
-  while bit >= 1 do
-    q, r = q * 2, r * 2
-    if r >= c then q, r = q + 1, r - c end
-    if floor(b / bit) % 2 == 1 then r = r + r1 end
-    if r >= c then q, r = q + 1, r - c end
-    bit = bit / 2
+  local base = 2                         -- c * base <= 2^52, so r * base + r1 * digit < 2^53
+  while c * base * 2 <= 2 ^ 52 do base = base * 2 end
+  local top = 1
+  while top * base <= b do top = top * base end
+  local q, r = 0, 0                      -- r1 * (the digits of b so far) = q * c + r
+  while top >= 1 do
+    local x = r * base + r1 * (floor(b / top) % base)
+    local step = floor(x / c)
+    q, r = q * base + step, x - step * c
+    top = top / base
   end
   return q1 * b + q, r
 end
 
-local function ceil_mul_div(a, b, c)
-  local q, r = mul_div(a, b, c)
-  return r > 0 and q + 1 or q
-end
-
 -- The escaping of lua/README.md "Keys": ASCII letters, digits and - _ . @ + = ! ~ , ; # & $ ( ) ' / < > | ^ ` "
 -- stay, so does well-formed UTF-8 (no overlong forms, surrogates or > U+10FFFF); any other byte is %XX.
-local PLAIN = '[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'
 local function escape(id)
-  if not id:find('[^' .. PLAIN:sub(2)) then return id end
+  if not id:find(NOT_PLAIN) then return id end
   local out, i = {}, 1
   while i <= #id do
     local c, len = id:byte(i), 0
     if c < 0x80 then
-      len = string.char(c):find(PLAIN) and 1 or 0
+      len = string.char(c):find(NOT_PLAIN) and 0 or 1
     else
       len = (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3 or (c >= 0xF0 and c <= 0xF4) and 4 or 0
       local lo = (c == 0xE0 and 0xA0) or (c == 0xF0 and 0x90) or 0x80
@@ -140,12 +220,9 @@ local function escape(id)
 end
 
 -- Writes are queued while reading and run at the end, so no error can leave a half-done hit.
+-- Numbers go as they are: Redis writes an integer-valued Lua number with all its digits.
 local writes = {}
-local function later(...)
-  local cmd = {...}
-  for i, v in ipairs(cmd) do cmd[i] = type(v) == 'number' and int(v) or v end
-  writes[#writes + 1] = cmd
-end
+local function later(...) writes[#writes + 1] = { ... } end
 
 -- ARGV[8]: the offset before the first change, then "utc_ms:offset_ms" changes, ascending.
 local function parse_offsets(text)
@@ -168,18 +245,18 @@ end
 -- The first instant after now_ms at which local time reaches the next multiple of unit_ms (of a
 -- week: Monday 00:00; 1970-01-01 was a Thursday). Offset changes on the way are followed, so a
 -- day is 23 or 25 hours long across a DST change; when a change skips over the boundary, the
--- period ends at the change.
+-- period ends at the change. zone nil: UTC.
 local function local_boundary(zone, now_ms, unit_ms)
-  local off, first = zone.base, 1
-  while zone.changes[first] and zone.changes[first].at <= now_ms do
-    off = zone.changes[first].off
+  local off, first, changes = zone and zone.base or 0, 1, zone and zone.changes or {}
+  while changes[first] and changes[first].at <= now_ms do
+    off = changes[first].off
     first = first + 1
   end
   local lt = now_ms + off
   local d = floor(lt / DAY)
   local target = unit_ms + (unit_ms == WEEK and (d - (d + 3) % 7) * DAY or floor(lt / unit_ms) * unit_ms)
-  for i = first, #zone.changes do
-    local change = zone.changes[i]
+  for i = first, #changes do
+    local change = changes[i]
     if target - off <= change.at then break end
     if change.at + change.off >= target then return change.at end
     off = change.off
@@ -200,7 +277,8 @@ local function main()
   end
   local mode, alg = ARGV[1], ARGV[2]
   if mode ~= 'hit' and mode ~= 'peek' then fail('TG_INVALID', 'mode must be hit or peek') end
-  local code = ({ fixed_window = 'fw', sliding_log = 'sl', sliding_window = 'sw', token_bucket = 'tb' })[alg]
+  local code = (alg == 'fixed_window' and 'fw') or (alg == 'sliding_log' and 'sl') or (alg == 'sliding_window' and 'sw')
+    or (alg == 'token_bucket' and 'tb') or nil
   if not code then
     fail('TG_INVALID', 'algorithm must be fixed_window, sliding_log, sliding_window or token_bucket')
   end
@@ -211,11 +289,10 @@ local function main()
   local ban_ms = arg_int(6, 'ban_ms', 0, MAX_BAN_MS)
   local ban_until = ARGV[7]
   if ban_until ~= '' and ban_until ~= 'midnight' then fail('TG_INVALID', 'ban_until must be "" or "midnight"') end
-  local zone = parse_offsets(ARGV[8])
+  local zone = ARGV[8] ~= '0' and parse_offsets(ARGV[8]) or nil     -- nil: UTC, nothing to parse
   local user, action, channel, align = ARGV[9], ARGV[10], ARGV[11], ARGV[12]
-  for what, id in pairs({ user = user, action = action }) do
-    if #id < 1 or #id > MAX_ID then fail('TG_INVALID', string.format('%s id must be 1..%d bytes, got %d', what, MAX_ID, #id)) end
-  end
+  if #action < 1 or #action > MAX_ID then fail('TG_INVALID', string.format('action id must be 1..%d bytes, got %d', MAX_ID, #action)) end
+  if #user < 1 or #user > MAX_ID then fail('TG_INVALID', string.format('user id must be 1..%d bytes, got %d', MAX_ID, #user)) end
   if align ~= 'first_hit' and align ~= 'calendar' then fail('TG_INVALID', 'align must be first_hit or calendar') end
   local calendar = align == 'calendar'
   if calendar and alg ~= 'fixed_window' then fail('TG_INVALID', 'calendar windows need fixed_window') end
@@ -225,8 +302,9 @@ local function main()
   local prefix = KEYS[1]:match('^([^{]*:){') or ''           -- "<p>:" (a prefix holds no brace)
   local base = prefix .. user_tag
   local action_base = base .. ':' .. escape(action)
+  local prefix_ok = #prefix >= 2 and prefix:byte(-1) == 58   -- ends with ':'
   local function expect_key(i, wanted)
-    if KEYS[i] ~= wanted or #prefix < 2 or prefix:sub(-1) ~= ':' then
+    if KEYS[i] ~= wanted or not prefix_ok then
       fail('TG_INVALID', string.format('KEYS[%d] is "%s", expected "%s" (ids escaped as in lua/README.md)',
         i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
     end
@@ -236,240 +314,255 @@ local function main()
   expect_key(3, base .. ':audit')
   if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then expect_key(4, prefix .. 'audit') end
 
-  local windows, seen = {}, {}
+  local windows, seen = {}, n > 1 and {} or nil
   for i = 1, n do
     local w = { key = KEYS[FIXED_KEYS + i] }
     w.limit = arg_int(FIXED_ARGS - 1 + 2 * i, 'limit', 1, alg == 'sliding_log' and MAX_LOG or MAX_COUNT)
     w.window_ms = arg_int(FIXED_ARGS + 2 * i, 'window_ms', 1, MAX_WINDOW_MS)
     w.window_us = w.window_ms * 1000
-    if seen[w.window_ms] then fail('TG_INVALID', 'window_ms ' .. int(w.window_ms) .. ' appears twice') end
-    seen[w.window_ms] = true
+    if seen then
+      if seen[w.window_ms] then fail('TG_INVALID', 'window_ms ' .. int(w.window_ms) .. ' appears twice') end
+      seen[w.window_ms] = true
+    end
     if alg == 'token_bucket' and w.limit > w.window_us then
       fail('TG_INVALID', 'token_bucket needs limit <= window_ms * 1000 (one token per microsecond at most)')
     end
     if calendar and w.window_ms ~= MINUTE and w.window_ms ~= HOUR and w.window_ms ~= DAY and w.window_ms ~= WEEK then
       fail('TG_INVALID', 'calendar windows are 60000, 3600000, 86400000 or 604800000 ms, got ' .. int(w.window_ms))
     end
-    expect_key(FIXED_KEYS + i, action_base .. ':' .. code .. ':' .. int(w.window_ms))
+    local digits = ARGV[FIXED_ARGS + 2 * i]                  -- the key names window_ms without leading zeros
+    if digits:byte(1) == 48 then digits = tostring(w.window_ms) end   -- (< 2^35: all its digits)
+    expect_key(FIXED_KEYS + i, action_base .. ':' .. code .. ':' .. digits)
     windows[i] = w
   end
 
-  local t = redis.call('TIME')
-  local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local now_ms = floor(now_us / 1000)
+  -- The server's clock, read once and only when the decision needs it (a fixed window from the
+  -- first hit does not, unless a ban is involved).
+  local now_us, now_ms
+  local function clock()
+    if not now_us then
+      local t = redis.call('TIME')
+      now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+      now_ms = floor(now_us / 1000)
+    end
+    return now_ms
+  end
+  if alg ~= 'fixed_window' then clock() end
 
   ---------------------------------------------------------------- algorithms
-  -- load(w): read the state, set w.count (before this hit), w.fits (this hit would pass this window).
+  -- load(w): from the first read (w.first), set w.count (before this hit), w.fits (this hit would pass this window).
   -- plan(w, counted): compute the state after the hit, queue its writes (and TTL repair), set the
   -- report fields w.count, w.reset_ms, w.retry_ms (when not w.fits; plan_all makes it -1 when
-  -- cost > limit). Both only read Redis.
+  -- cost > limit). Both only read Redis. Only the functions of the algorithm in use are made.
   -- A key whose PTTL is 0 expires within this very millisecond: it is read as gone.
-  local fixed_window, sliding_log, sliding_window, token_bucket = {}, {}, {}, {}
-
-  function fixed_window.load(w)
-    w.count = 0
-    if w.ttl > 0 or w.ttl == -1 then w.count = stored_int(w.key, 'counter', redis.call('GET', w.key)) or 0 end
-    w.fits = w.count + cost <= w.limit
-  end
-
-  function fixed_window.plan(w, counted)
-    local fresh = w.ttl == -2 or w.ttl == 0
-    -- ms until the window ends: from the first hit, or at the next local calendar boundary
-    local length = calendar and local_boundary(zone, now_ms, w.window_ms) - now_ms or w.window_ms
-    w.reset_ms = fresh and 0 or max(w.ttl, 0)
-    if counted then
-      w.count = min(w.count + cost, MAX_STORED)
-      if fresh then later('SET', w.key, w.count, 'PX', length) else later('SET', w.key, w.count, 'KEEPTTL') end
+  local load, plan, expected, read
+  if alg == 'fixed_window' then
+    expected, read = 'string', { 'GET' }
+    function load(w)
+      w.count = 0
+      if w.ttl > 0 or w.ttl == -1 then w.count = stored_int(w.key, 'counter', w.first) or 0 end
+      w.fits = w.count + cost <= w.limit
     end
-    if w.ttl == -1 then later('PEXPIRE', w.key, length) end    -- a counter that lost its TTL
-    if w.ttl == -1 or (counted and fresh) then w.reset_ms = length end
-    w.retry_ms = max(w.reset_ms, 1)
-  end
 
-  -- A zset with one member per allowed hit, scored by its time in µs. The member is the total
-  -- counted so far (cost included), zero-padded so rank order is total order even within one µs:
-  -- the count in the window is newest total - total of the newest member at or before the cut.
-  -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
-  -- its cost, and totals never collide.
-  local function sl_member(total) return string.format('%016d', total) end
-  local function sl_total(key, member)
-    local v = member:match('^%d+$') and tonumber(member)
-    if not v then fail('TG_CORRUPT', string.format('key %s holds member "%s", expected a running total', key, member:sub(1, 40))) end
-    return v
-  end
-
-  function sliding_log.load(w)
-    w.cut = now_us - w.window_us                  -- members scored <= cut are out of the window
-    w.count, w.newest_total, w.base_total, w.replace = 0, 0, 0, w.ttl == 0
-    if w.ttl > 0 or w.ttl == -1 then
-      local newest = redis.call('ZRANGE', w.key, -1, -1, 'WITHSCORES')
-      if newest[1] and newest[1]:match('^%d+%-%d+$') then
-        w.replace = true                          -- "<us>-<seq>" members of the old format: start over
-      elseif newest[1] then
-        w.newest_total, w.newest_us = sl_total(w.key, newest[1]), tonumber(newest[2])
-        local base = redis.call('ZREVRANGEBYSCORE', w.key, w.cut, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
-        if base[1] then w.base_total, w.base_us = sl_total(w.key, base[1]), tonumber(base[2]) end
-        w.count = w.newest_total - w.base_total
+    function plan(w, counted)
+      local fresh = w.ttl == -2 or w.ttl == 0
+      -- ms until the window ends: from the first hit, or at the next local calendar boundary
+      local length = calendar and local_boundary(zone, clock(), w.window_ms) - now_ms or w.window_ms
+      w.reset_ms = fresh and 0 or max(w.ttl, 0)
+      if counted then
+        w.count = min(w.count + cost, MAX_STORED)
+        if fresh then later('SET', w.key, w.count, 'PX', length) else later('SET', w.key, w.count, 'KEEPTTL') end
       end
+      if w.ttl == -1 then later('PEXPIRE', w.key, length) end    -- a counter that lost its TTL
+      if w.ttl == -1 or (counted and fresh) then w.reset_ms = length end
+      w.retry_ms = max(w.reset_ms, 1)
     end
-    w.fits = w.count + cost <= w.limit
-  end
 
-  function sliding_log.plan(w, counted)
-    -- the count stays capped at the limit: a denied hit that counts fills the window, no more
-    local added = not counted and 0 or w.fits and cost or min(cost, max(w.limit - w.count, 0))
-    -- never log before the newest member, so a clock step back cannot reorder members
-    local ts = max(now_us, w.newest_us or 0)
-    local merged = added > 0 and not w.fits and w.newest_us ~= nil and w.newest_us > w.cut
-    if added > 0 then
-      if w.replace then later('DEL', w.key) end
-      if w.base_us then later('ZREMRANGEBYSCORE', w.key, '-inf', '(' .. int(w.base_us)) end
-      -- a denied hit joins the newest entry: at most one member per allowed hit
-      if merged then later('ZREM', w.key, sl_member(w.newest_total)) end
-      later('ZADD', w.key, ts, sl_member(w.newest_total + added))
-      w.count = w.count + added
+  elseif alg == 'sliding_log' then
+    -- A zset with one member per allowed hit, scored by its time in µs. The member is the total
+    -- counted so far (cost included), zero-padded so rank order is total order even within one µs:
+    -- the count in the window is newest total - total of the newest member at or before the cut.
+    -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
+    -- its cost, and totals never collide.
+    expected, read = 'zset', { 'ZRANGE', -1, -1, 'WITHSCORES' }
+    local function sl_member(total) return string.format('%016d', total) end
+    local function sl_total(key, member)
+      local v = member:find('^%d+$') and tonumber(member)
+      if not v then fail('TG_CORRUPT', string.format('key %s holds member "%s", expected a running total', key, member:sub(1, 40))) end
+      return v
     end
-    local newest = added > 0 and ts or w.newest_us
-    w.reset_ms = (newest and newest > w.cut) and max(ceil((newest + w.window_us - now_us) / 1000), 1) or 0
-    if (added > 0 or w.ttl == -1) and w.reset_ms > 0 then
-      if added == 0 and w.base_us then later('ZREMRANGEBYSCORE', w.key, '-inf', '(' .. int(w.base_us)) end
-      later('PEXPIRE', w.key, w.reset_ms)
-    elseif w.ttl == -1 then
-      later('DEL', w.key)                         -- a log without TTL whose entries all left the window
-    end
-    if not w.fits then
-      -- The hit passes once the base total reaches `need`: when the first member holding it
-      -- leaves the window. Totals grow with rank, so a binary search finds it.
-      local need = w.newest_total + added + cost - w.limit
-      local at = ts
-      if need <= w.newest_total then
-        local last = redis.call('ZCARD', w.key) - 1
-        local lo, hi = 0, last
-        while lo < hi do
-          local mid = floor((lo + hi) / 2)
-          if sl_total(w.key, redis.call('ZRANGE', w.key, mid, mid)[1]) >= need then hi = mid else lo = mid + 1 end
+
+    function load(w)
+      w.cut = now_us - w.window_us                  -- members scored <= cut are out of the window
+      w.count, w.newest_total, w.base_total, w.replace = 0, 0, 0, w.ttl == 0
+      if w.ttl > 0 or w.ttl == -1 then
+        local newest = w.first
+        if newest[1] and newest[1]:find('^%d+%-%d+$') then
+          w.replace = true                          -- "<us>-<seq>" members of the old format: start over
+        elseif newest[1] then
+          w.newest_total, w.newest_us = sl_total(w.key, newest[1]), tonumber(newest[2])
+          local base = redis.call('ZREVRANGEBYSCORE', w.key, w.cut, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+          if base[1] then w.base_total, w.base_us = sl_total(w.key, base[1]), tonumber(base[2]) end
+          w.count = w.newest_total - w.base_total
         end
-        -- (when that is the newest member and this hit joins it, it moves to ts)
-        at = (merged and lo == last) and ts or tonumber(redis.call('ZRANGE', w.key, lo, lo, 'WITHSCORES')[2])
       end
-      w.retry_ms = max(ceil((at + w.window_us - now_us) / 1000), 1)
+      w.fits = w.count + cost <= w.limit
     end
-  end
 
-  -- A hash {start, cur, prev}: counts of the aligned window starting at `start` and of the one before.
-  -- The estimate weighs prev by the part of the previous window still inside the sliding window.
-  -- All time math is relative to the window start (ms since ws), so nothing rounds in epoch terms.
-  local function sw_estimate(w, elapsed, cur, prev)
-    return mul_div(prev, w.window_ms - elapsed, w.window_ms) + cur
-  end
+    function plan(w, counted)
+      -- the count stays capped at the limit: a denied hit that counts fills the window, no more
+      local added = not counted and 0 or w.fits and cost or min(cost, max(w.limit - w.count, 0))
+      -- never log before the newest member, so a clock step back cannot reorder members
+      local ts = max(now_us, w.newest_us or 0)
+      local merged = added > 0 and not w.fits and w.newest_us ~= nil and w.newest_us > w.cut
+      local trim = w.base_us and string.format('(%d', w.base_us)
+      if added > 0 then
+        if w.replace then later('DEL', w.key) end
+        if trim then later('ZREMRANGEBYSCORE', w.key, '-inf', trim) end
+        -- a denied hit joins the newest entry: at most one member per allowed hit
+        if merged then later('ZREM', w.key, sl_member(w.newest_total)) end
+        later('ZADD', w.key, ts, sl_member(w.newest_total + added))
+        w.count = w.count + added
+      end
+      local newest = added > 0 and ts or w.newest_us
+      w.reset_ms = (newest and newest > w.cut) and max(ceil((newest + w.window_us - now_us) / 1000), 1) or 0
+      if (added > 0 or w.ttl == -1) and w.reset_ms > 0 then
+        if added == 0 and trim then later('ZREMRANGEBYSCORE', w.key, '-inf', trim) end
+        later('PEXPIRE', w.key, w.reset_ms)
+      elseif w.ttl == -1 then
+        later('DEL', w.key)                         -- a log without TTL whose entries all left the window
+      end
+      if not w.fits then
+        -- The hit passes once the base total reaches `need`: when the first member holding it
+        -- leaves the window. Totals grow with rank, so a binary search finds it.
+        local need = w.newest_total + added + cost - w.limit
+        local at = ts
+        if need <= w.newest_total then
+          local last = redis.call('ZCARD', w.key) - 1
+          local lo, hi = 0, last
+          while lo < hi do
+            local mid = floor((lo + hi) / 2)
+            if sl_total(w.key, redis.call('ZRANGE', w.key, mid, mid)[1]) >= need then hi = mid else lo = mid + 1 end
+          end
+          -- (when that is the newest member and this hit joins it, it moves to ts)
+          at = (merged and lo == last) and ts or tonumber(redis.call('ZRANGE', w.key, lo, lo, 'WITHSCORES')[2])
+        end
+        w.retry_ms = max(ceil((at + w.window_us - now_us) / 1000), 1)
+      end
+    end
 
-  -- The first elapsed ms e in [0, W] at which floor(count * (W - e) / W) <= allowed.
-  local function sw_first_fit(W, count, allowed)
-    if count <= allowed then return 0 end
+  elseif alg == 'sliding_window' then
+    -- A hash {start, cur, prev}: counts of the aligned window starting at `start` and of the one before.
+    -- The estimate weighs prev by the part of the previous window still inside the sliding window:
+    -- floor(prev * (W - elapsed) / W) + cur. All time math is relative to the window start (ms
+    -- since ws), so nothing rounds in epoch terms.
+    expected, read = 'hash', { 'HMGET', 'start', 'cur', 'prev' }
+    -- The first elapsed ms e in [0, W] at which floor(count * (W - e) / W) <= allowed:
     -- floor(count * (W - e) / W) <= allowed  <=>  W - e < (allowed + 1) * W / count
-    return max(W + 1 - ceil_mul_div(allowed + 1, W, count), 0)
-  end
+    local function first_fit(W, count, allowed)
+      if count <= allowed then return 0 end
+      local q, r = mul_div(allowed + 1, W, count)
+      return max(W + 1 - (r > 0 and q + 1 or q), 0)
+    end
 
-  function sliding_window.load(w)
-    w.ws = floor(now_ms / w.window_ms) * w.window_ms
-    w.start, w.cur, w.prev = w.ws, 0, 0
-    if w.ttl > 0 or w.ttl == -1 then
-      local h = redis.call('HMGET', w.key, 'start', 'cur', 'prev')
-      if h[1] or h[2] or h[3] then
-        local start = stored_int(w.key, 'start', h[1] or 'missing')
-        local cur = min(stored_int(w.key, 'cur', h[2] or 'missing'), MAX_STORED)
-        local prev = min(stored_int(w.key, 'prev', h[3] or 'missing'), MAX_STORED)
-        if start >= w.ws then
-          w.start, w.cur, w.prev = start, cur, prev -- current window (or a clock step back: keep it)
-        elseif start == w.ws - w.window_ms then
-          w.prev = cur                              -- one window passed
-        end                                         -- two or more passed: both are 0
+    function load(w)
+      w.ws = floor(now_ms / w.window_ms) * w.window_ms
+      w.start, w.cur, w.prev = w.ws, 0, 0
+      if w.ttl > 0 or w.ttl == -1 then
+        local h = w.first
+        if h[1] or h[2] or h[3] then
+          local start = stored_int(w.key, 'start', h[1] or 'missing')
+          local cur = min(stored_int(w.key, 'cur', h[2] or 'missing'), MAX_STORED)
+          local prev = min(stored_int(w.key, 'prev', h[3] or 'missing'), MAX_STORED)
+          if start >= w.ws then
+            w.start, w.cur, w.prev = start, cur, prev -- current window (or a clock step back: keep it)
+          elseif start == w.ws - w.window_ms then
+            w.prev = cur                              -- one window passed
+          end                                         -- two or more passed: both are 0
+        end
+      end
+      w.elapsed = now_ms - w.ws
+      w.count = mul_div(w.prev, w.window_ms - w.elapsed, w.window_ms) + w.cur
+      w.fits = w.count + cost <= w.limit
+    end
+
+    function plan(w, counted)
+      local W = w.window_ms
+      local cur, prev = min(w.cur + (counted and cost or 0), MAX_STORED), w.prev
+      if counted then later('HSET', w.key, 'start', w.start, 'cur', cur, 'prev', prev) end
+      if counted or w.ttl == -1 then later('PEXPIRE', w.key, 2 * W) end
+      w.count = mul_div(prev, W - w.elapsed, W) + cur
+      w.reset_ms = cur > 0 and 2 * W - w.elapsed or prev > 0 and W - w.elapsed or 0
+      if not w.fits then
+        local room = w.limit - cost - cur                -- what prev may still weigh in this window
+        local e = room >= 0 and first_fit(W, prev, room) or W
+        if e >= W then e = W + first_fit(W, cur, w.limit - cost) end   -- next window: cur becomes prev
+        w.retry_ms = max(e - w.elapsed, 1)
       end
     end
-    w.elapsed = now_ms - w.ws
-    w.count = sw_estimate(w, w.elapsed, w.cur, w.prev)
-    w.fits = w.count + cost <= w.limit
-  end
 
-  function sliding_window.plan(w, counted)
-    local W = w.window_ms
-    local cur, prev = min(w.cur + (counted and cost or 0), MAX_STORED), w.prev
-    if counted then later('HSET', w.key, 'start', w.start, 'cur', cur, 'prev', prev) end
-    if counted or w.ttl == -1 then later('PEXPIRE', w.key, 2 * W) end
-    w.count = sw_estimate(w, w.elapsed, cur, prev)
-    w.reset_ms = cur > 0 and 2 * W - w.elapsed or prev > 0 and W - w.elapsed or 0
-    if not w.fits then
-      local room = w.limit - cost - cur                -- what prev may still weigh in this window
-      local e = room >= 0 and sw_first_fit(W, prev, room) or W
-      if e >= W then e = W + sw_first_fit(W, cur, w.limit - cost) end   -- next window: cur becomes prev
-      w.retry_ms = max(e - w.elapsed, 1)
+  else
+    -- GCRA: the string holds the theoretical arrival time (TAT) in µs, "<us>" or "<us>+<num>/<den>"
+    -- with the exact fraction of a µs. Each unit of cost moves it by window_us / limit µs, kept as
+    -- whole µs plus a remainder in 1/limit µs, so no rounding adds up (600k per second stays 600k).
+    -- A hit passes if the TAT stays within one window of now.
+    -- (us + num/limit) + (q + r/limit): after(w, us, num, w.inc_q, w.inc_r); µs from now to the
+    -- TAT, rounded up: us - now_us + (num > 0 and 1 or 0); units in the bucket: used(w, us, num).
+    expected, read = 'string', { 'GET' }
+    local function after(w, us, num, q, r)
+      local total = num + r
+      return us + q + floor(total / w.limit), total % w.limit
     end
-  end
 
-  -- GCRA: the string holds the theoretical arrival time (TAT) in µs, "<us>" or "<us>+<num>/<den>"
-  -- with the exact fraction of a µs. Each unit of cost moves it by window_us / limit µs, kept as
-  -- whole µs plus a remainder in 1/limit µs, so no rounding adds up (600k per second stays 600k).
-  -- A hit passes if the TAT stays within one window of now.
-  local function tb_after(w, us, num, q, r)          -- (us + num/limit) + (q + r/limit)
-    local total = num + r
-    return us + q + floor(total / w.limit), total % w.limit
-  end
+    local function used(w, us, num)                  -- ceil(ahead * limit / window)
+      local q, r = mul_div(us - now_us, w.limit, w.window_us)
+      return q + ceil((r + num) / w.window_us)
+    end
 
-  local function tb_ahead_us(us, num)                -- µs from now to the TAT, rounded up
-    return us - now_us + (num > 0 and 1 or 0)
-  end
-
-  local function tb_used(w, us, num)                 -- units in the bucket: ceil(ahead * limit / window)
-    local q, r = mul_div(us - now_us, w.limit, w.window_us)
-    return q + ceil((r + num) / w.window_us)
-  end
-
-  function token_bucket.load(w)
-    local s = (w.ttl > 0 or w.ttl == -1) and redis.call('GET', w.key) or nil
-    local us, num = now_us, 0
-    if s then
-      local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-      local stored, n, d = to_int(a or s), to_int(b or '0'), to_int(c or '1')
-      if not stored or not n or not d or d < 1 or n >= d then
-        fail('TG_CORRUPT', string.format('key %s holds TAT "%s", expected "<us>" or "<us>+<num>/<den>"', w.key, s:sub(1, 40)))
+    function load(w)
+      local s = (w.ttl > 0 or w.ttl == -1) and w.first or nil
+      local us, num = now_us, 0
+      if s then
+        local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
+        local stored, n, d = nil, 0, 1
+        if a then                                       -- digits already: only to_int's length bound is left
+          stored, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c)
+        else
+          stored = to_int(s)
+        end
+        if not stored or not n or not d or d < 1 or n >= d then
+          fail('TG_CORRUPT', string.format('key %s holds TAT "%s", expected "<us>" or "<us>+<num>/<den>"', w.key, s:sub(1, 40)))
+        end
+        if stored > now_us or (stored == now_us and n > 0) then
+          us, num = stored, (d == w.limit) and n or mul_div(n, w.limit, d)
+        end
       end
-      if stored > now_us or (stored == now_us and n > 0) then
-        us, num = stored, (d == w.limit) and n or mul_div(n, w.limit, d)
-      end
+      w.tat_us, w.tat_num = us, num
+      w.inc_q, w.inc_r = mul_div(cost, w.window_us, w.limit)
+      w.count = used(w, us, num)
+      local next_us, next_num = after(w, us, num, w.inc_q, w.inc_r)
+      local ahead = next_us - now_us
+      w.fits = ahead < w.window_us or (ahead == w.window_us and next_num == 0)
     end
-    w.tat_us, w.tat_num = us, num
-    w.inc_q, w.inc_r = mul_div(cost, w.window_us, w.limit)
-    w.count = tb_used(w, us, num)
-    local next_us, next_num = tb_after(w, us, num, w.inc_q, w.inc_r)
-    local ahead = next_us - now_us
-    w.fits = ahead < w.window_us or (ahead == w.window_us and next_num == 0)
-  end
 
-  function token_bucket.plan(w, counted)
-    local us, num = w.tat_us, w.tat_num
-    if counted then
-      us, num = tb_after(w, us, num, w.inc_q, w.inc_r)
-      if not w.fits and tb_ahead_us(us, num) > w.window_us then
-        us, num = now_us + w.window_us, 0             -- denied hits fill the bucket, no more
+    function plan(w, counted)
+      local us, num = w.tat_us, w.tat_num
+      if counted then
+        us, num = after(w, us, num, w.inc_q, w.inc_r)
+        if not w.fits and us - now_us + (num > 0 and 1 or 0) > w.window_us then
+          us, num = now_us + w.window_us, 0             -- denied hits fill the bucket, no more
+        end
       end
-    end
-    w.reset_ms = ceil(tb_ahead_us(us, num) / 1000)
-    local tat = num > 0 and int(us) .. '+' .. int(num) .. '/' .. int(w.limit) or int(us)
-    if counted then later('SET', w.key, tat, 'PX', w.reset_ms + 1) end
-    if w.ttl == -1 and not counted then later('PEXPIRE', w.key, w.reset_ms + 1) end
-    w.count = tb_used(w, us, num)
-    if not w.fits then
-      local next_us, next_num = tb_after(w, us, num, w.inc_q, w.inc_r)
-      w.retry_ms = max(ceil((tb_ahead_us(next_us, next_num) - w.window_us) / 1000), 1)
-    end
-  end
-
-  local impl = ({ fixed_window = fixed_window, sliding_log = sliding_log,
-                  sliding_window = sliding_window, token_bucket = token_bucket })[alg]
-  local function plan_all(counted)
-    for _, w in ipairs(windows) do
-      impl.plan(w, counted)
-      if not w.fits and cost > w.limit then w.retry_ms = -1 end   -- never: it can never fit
+      w.reset_ms = ceil((us - now_us + (num > 0 and 1 or 0)) / 1000)
+      if counted then
+        later('SET', w.key, num > 0 and string.format('%d+%d/%d', us, num, w.limit) or us, 'PX', w.reset_ms + 1)
+      end
+      if w.ttl == -1 and not counted then later('PEXPIRE', w.key, w.reset_ms + 1) end
+      w.count = used(w, us, num)
+      if not w.fits then
+        local next_us, next_num = after(w, us, num, w.inc_q, w.inc_r)
+        w.retry_ms = max(ceil((next_us - now_us + (next_num > 0 and 1 or 0) - w.window_us) / 1000), 1)
+      end
     end
   end
 
@@ -482,7 +575,7 @@ local function main()
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL
-    return until_ms > now_ms and until_ms - now_ms or nil
+    return until_ms > clock() and until_ms - now_ms or nil
   end
 
   local function longer(a, b)                       -- -1 (never) is the longest, nil none
@@ -490,19 +583,37 @@ local function main()
     return (a == -1 or b == -1) and -1 or max(a, b)
   end
 
+  local banned
+  if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2])) end
+
+  -- One read per window; a wrong type fails it, and only then does TYPE name the key, in the
+  -- order of the windows, before any value is judged (as a TYPE per window did).
+  for _, w in ipairs(windows) do
+    w.ttl = redis.call('PTTL', w.key)
+    if w.ttl == 0 then
+      expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
+    elseif w.ttl ~= -2 then
+      local first = redis.pcall(read[1], w.key, unpack(read, 2))
+      if type(first) == 'table' and first.err then
+        expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
+        error(first, 0)
+      end
+      w.first = first
+    end
+  end
+  for _, w in ipairs(windows) do load(w) end
+
+  local function plan_all(counted)
+    for _, w in ipairs(windows) do
+      plan(w, counted)
+      if not w.fits and cost > w.limit then w.retry_ms = -1 end   -- never: it can never fit
+    end
+  end
+
   -- The end of a ban is a fresh start: no window of this action outlives it.
   local function end_windows_at(until_ms)
     for _, w in ipairs(windows) do later('PEXPIREAT', w.key, until_ms, 'LT') end
   end
-
-  local banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2]))
-
-  local expected = ({ fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' })[alg]
-  for _, w in ipairs(windows) do
-    expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
-    w.ttl = redis.call('PTTL', w.key)
-  end
-  for _, w in ipairs(windows) do impl.load(w) end
 
   local function reply(w, allowed, tier, retry)
     return { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
@@ -519,7 +630,7 @@ local function main()
   if banned then
     -- Nothing counts during a ban (not even with count_denied); the reply's retry is the ban's end.
     plan_all(false)
-    if banned > 0 then end_windows_at(now_ms + banned) end
+    if banned > 0 then end_windows_at(clock() + banned) end
     return reply(smallest_remaining(), false, 'banned', banned)
   end
 
@@ -561,7 +672,7 @@ local function main()
   local retry = binding.retry_ms
 
   if ban_ms > 0 or ban_until == 'midnight' then
-    local until_ms = now_ms + ban_ms
+    local until_ms = clock() + ban_ms
     if ban_until == 'midnight' then until_ms = max(until_ms, local_boundary(zone, now_ms, DAY)) end
     local reason = string.format('limit exceeded: %d/%d per %d ms',
       binding.count + (counted and 0 or cost), binding.limit, binding.window_ms)
@@ -582,7 +693,7 @@ end
 local ok, result = pcall(main)
 if not ok then
   -- ours ("TG_...") or Redis' own ("WRONGTYPE ...") go back as they are; a Lua fault is raised
-  if type(result) == 'string' and result:match('^[%u_]+ ') then return redis.error_reply(result) end
+  if type(result) == 'string' and result:find('^[%u_]+ ') then return redis.error_reply(result) end
   error(result, 0)
 end
 if ARGV[1] == 'hit' then

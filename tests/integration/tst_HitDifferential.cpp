@@ -1,0 +1,413 @@
+// Issue 8: lua/hit.lua got a fast path and a leaner general path; this test proves the speed-up
+// changed no decision. Random sequences of hits, peeks, manual bans and unbans, corrupted keys,
+// keys that lost their TTL and time passing run through tests/reference/differential.lua, which
+// executes the frozen reference (tests/reference/hit_reference.lua) and lua/hit.lua side by side
+// in ONE script, on the prefixes "tgR:" and "tgN:", with one frozen clock. Every reply and the
+// resulting value and expiry time of every key of the user must be identical, with no tolerance:
+// the seam in differential.lua makes both scripts see the same time and write the same expiry
+// times. Left out: stream ids (Redis takes them from the real clock) and the difference between
+// a key already expired and a key deleted because its expiry was past (invisible after the script).
+//
+// TOLLGATE_DIFF_SEED and TOLLGATE_DIFF_CASES replay or extend a run; TOLLGATE_DIFF_CANDIDATE
+// names another candidate script (to see the test catch a deliberately wrong change).
+
+#include "tests/support/RedisServer.h"
+#include "tests/support/TestEnv.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QThread>
+#include <QtTest>
+#include <algorithm>
+
+using tollgate::test::RedisServer;
+using tollgate::test::sourcePath;
+
+namespace {
+
+// The ids the sequences use (raw, escaped): plain ones take the fast path, the others the
+// general one.
+const QList<QPair<QByteArray, QByteArray>> kUsers{
+    {"u1", "u1"}, {"a:b", "a%3Ab"}, {"Zo\xc3\xab", "Zo\xc3\xab"}};
+const QList<QPair<QByteArray, QByteArray>> kActions{{"like", "like"}, {"up load", "up%20load"}};
+const QList<QByteArray> kAlgorithms{"fixed_window", "sliding_log", "sliding_window", "token_bucket"};
+const QList<QByteArray> kCodes{"fw", "sl", "sw", "tb"};
+constexpr qint64 kHour = 3'600'000;
+constexpr qint64 kYear = 31'536'000'000;
+
+// A policy of one (user, action): kept for a while so counts build up, bans happen and end.
+struct Policy
+{
+    int algorithm = 0;
+    bool calendar = false;
+    QList<QPair<qint64, qint64>> windows; // limit, window_ms
+    qint64 cost = 1;
+    bool countDenied = false;
+    qint64 warn = 0;
+    qint64 banMs = 0;
+    bool midnight = false;
+    QByteArray offsets = "0";
+    QByteArray channel;
+};
+
+// One wrapper call: the operation's keys (as "tgR:" keys), what it is, its arguments.
+struct Step
+{
+    QList<QByteArray> keys;
+    QByteArray operation;
+    QList<QByteArray> args;
+    QByteArray description() const
+    {
+        return operation + " KEYS " + keys.join(' ') + " ARGV " + args.join(' ');
+    }
+};
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+} // namespace
+
+class HitDifferentialTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void randomSequencesAgree();
+    void productsPast2Pow53AreExact();
+
+private:
+    int pick(int n) { return int(m_rng.bounded(n)); }
+    bool chance(int percent) { return pick(100) < percent; }
+    qint64 between(qint64 lo, qint64 hi) { return lo + qint64(m_rng.bounded(quint64(hi - lo + 1))); }
+
+    Policy randomPolicy();
+    QByteArray offsetsTable() const;
+    Step hitStep(int user, int action, const Policy& policy);
+    void malform(Step& step);
+    Step banStep(int user, int action);
+    Step unbanStep(int user, int action);
+    Step corruptStep(int user, int action, const Policy& policy, bool heal);
+    QList<QByteArray> stateKeys(int user, int action, const Policy& policy) const;
+    QByteArray userKey(int user, const QByteArray& suffix) const;
+    QByteArray actionKey(int user, int action, const QByteArray& suffix) const;
+    QByteArray run(const Step& step, const QList<QByteArray>& compared);
+    void tally(const Step& step, const QByteArray& reply);
+
+    QMap<QByteArray, int> m_outcomes;
+
+    RedisServer m_redis;
+    QByteArray m_sha;
+    QByteArray m_candidate;
+    QRandomGenerator m_rng;
+};
+
+void HitDifferentialTest::initTestCase()
+{
+    TOLLGATE_REQUIRE(m_redis, start());
+    auto read = [](const QString& path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray candidatePath = qgetenv("TOLLGATE_DIFF_CANDIDATE");
+    const QByteArray wrapper = read(sourcePath(QStringLiteral("tests/reference/differential.lua")));
+    const QByteArray reference = read(sourcePath(QStringLiteral("tests/reference/hit_reference.lua")));
+    const QByteArray candidate = read(candidatePath.isEmpty()
+                                          ? sourcePath(QStringLiteral("lua/hit.lua"))
+                                          : QString::fromLocal8Bit(candidatePath));
+    const QByteArray ban = read(sourcePath(QStringLiteral("lua/ban.lua")));
+    const QByteArray unban = read(sourcePath(QStringLiteral("lua/unban.lua")));
+    QVERIFY(!wrapper.isEmpty() && !reference.isEmpty() && !candidate.isEmpty() && !ban.isEmpty() &&
+            !unban.isEmpty());
+    m_candidate = candidate;
+    const QByteArray marker = "--@BODIES@";
+    QVERIFY(wrapper.contains(marker));
+    auto body = [](const QByteArray& name, const QByteArray& source) -> QByteArray {
+        return "local function " + name + "(KEYS, ARGV)\n" + source + "\nend\n";
+    };
+    QByteArray script = wrapper;
+    const QByteArray bodies = body("run_reference", reference) + body("run_candidate", candidate) +
+                              body("run_ban", ban) + body("run_unban", unban);
+    script.replace(marker, bodies);
+    const QByteArray loaded = m_redis.command({"SCRIPT", "LOAD", script});
+    QVERIFY2(loaded.startsWith('$'), loaded.constData());
+    m_sha = loaded.mid(loaded.indexOf('\n') + 1).trimmed();
+
+    // Users whose ACL refuses one kind of write: TG_NOPERM must name the same command.
+    const QList<QPair<QByteArray, QList<QByteArray>>> refusing{
+        {"noset", {"-set"}}, {"noxadd", {"-xadd"}}, {"nopexpire", {"-pexpire", "-pexpireat"}},
+        {"nohset", {"-hset"}}};
+    for (const auto& [name, refused] : refusing) {
+        const QList<QByteArray> acl =
+            QList<QByteArray>{"ACL", "SETUSER", name, "on", ">pw", "~*", "&*", "+@all"} + refused;
+        QCOMPARE(m_redis.command(acl), QByteArray("+OK\r\n"));
+    }
+}
+
+QByteArray HitDifferentialTest::userKey(int user, const QByteArray& suffix) const
+{
+    return "tgR:{" + kUsers[user].second + "}" + suffix;
+}
+
+QByteArray HitDifferentialTest::actionKey(int user, int action, const QByteArray& suffix) const
+{
+    return userKey(user, ":" + kActions[action].second + suffix);
+}
+
+// Offsets of a zone with a change an hour ago and one in a day: midnight follows them.
+QByteArray HitDifferentialTest::offsetsTable() const
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    return "3600000," + num(now - kHour) + ":7200000," + num(now + 24 * kHour) + ":3600000";
+}
+
+Policy HitDifferentialTest::randomPolicy()
+{
+    Policy p;
+    const int roll = pick(100);
+    p.algorithm = roll < 45 ? 0 : roll < 60 ? 1 : roll < 80 ? 2 : 3;
+    p.calendar = p.algorithm == 0 && chance(15);
+    const QList<qint64> calendarWindows{60000, kHour, 24 * kHour, 7 * 24 * kHour};
+    const QList<qint64> windows{30, 80, 200, 500, 60000, kHour, 24 * kHour, kYear};
+    const int count = chance(60) ? 1 : chance(60) ? 2 : 3;
+    while (p.windows.size() < count) {
+        const qint64 window = p.calendar ? calendarWindows[pick(4)] : windows[pick(windows.size())];
+        bool taken = false;
+        for (const auto& w : p.windows)
+            taken = taken || w.second == window;
+        if (taken)
+            continue;
+        const int size = pick(100);
+        qint64 limit = size < 50 ? between(1, 4) : size < 80 ? between(5, 20) : size < 90 ? 1'000'000'000 : between(21, 999'999'999);
+        if (p.algorithm == 1)
+            limit = qMin<qint64>(limit, 100'000);
+        if (p.algorithm == 3)
+            limit = qMin<qint64>(limit, window * 1000);
+        p.windows.append({limit, window});
+    }
+    const qint64 firstLimit = p.windows.first().first;
+    const int cost = pick(100);
+    p.cost = cost < 70 ? 1 : cost < 90 ? between(2, 3) : between(1, qMin<qint64>(firstLimit + 1, 1'000'000'000));
+    p.countDenied = chance(30);
+    p.warn = chance(50) ? 0 : between(1, qMin<qint64>(firstLimit, 1'000'000'000));
+    const int ban = pick(100);
+    p.banMs = ban < 60 ? 0 : ban < 90 ? between(20, 150) : kHour;
+    p.midnight = chance(10);
+    if (p.midnight || p.calendar)
+        p.offsets = chance(50) ? offsetsTable() : QByteArray(chance(50) ? "0" : "-18000000");
+    else
+        p.offsets = chance(85) ? QByteArray("0") : offsetsTable();
+    p.channel = chance(20) ? "tgR:events" : "";
+    return p;
+}
+
+QList<QByteArray> HitDifferentialTest::stateKeys(int user, int action, const Policy& policy) const
+{
+    QList<QByteArray> keys;
+    for (const auto& window : policy.windows)
+        keys << actionKey(user, action, ":" + kCodes[policy.algorithm] + ":" + num(window.second));
+    return keys;
+}
+
+Step HitDifferentialTest::hitStep(int user, int action, const Policy& p)
+{
+    Step step;
+    step.operation = "hit";
+    const int global = pick(10);
+    step.keys << userKey(user, ":ban") << actionKey(user, action, ":ban") << userKey(user, ":audit")
+              << (global < 6 ? QByteArray("tgR:audit") : global < 8 ? QByteArray() : userKey(user, ":audit"));
+    step.keys += stateKeys(user, action, p);
+    const qint64 cost = chance(80) ? p.cost : between(1, 5);
+    step.args << (chance(85) ? "hit" : "peek") << kAlgorithms[p.algorithm] << num(cost)
+              << (p.countDenied ? "1" : "0") << num(p.warn) << num(p.banMs)
+              << (p.midnight ? "midnight" : "") << p.offsets << kUsers[user].first
+              << kActions[action].first << p.channel << (p.calendar ? "calendar" : "first_hit");
+    for (const auto& window : p.windows)
+        step.args << num(window.first) << num(window.second);
+    return step;
+}
+
+// One argument or key the contract refuses (or accepts in an unusual spelling).
+void HitDifferentialTest::malform(Step& step)
+{
+    const QList<QByteArray> numbers{"0", "abc", "-0", "007", "1e3", " 1", "-1", "1000000001", "",
+                                    "99999999999999999", "0x10", "2.5"};
+    switch (pick(9)) {
+    case 0: step.args[2 + pick(4)] = numbers[pick(numbers.size())]; break;
+    case 1: step.args[12 + pick(step.args.size() - 12)] = numbers[pick(numbers.size())]; break;
+    case 2: step.args[pick(12)] = QList<QByteArray>{"x", "", "calendar", "midnight", "peek"}[pick(5)]; break;
+    case 3: step.keys[pick(step.keys.size())] += "x"; break;
+    case 4: step.keys.removeLast(); break;
+    case 5: step.args.removeLast(); break;
+    case 6: step.args[7] = QList<QByteArray>{"abc", "0,", "3600000,5:1,4:2", "99999999", "+5"}[pick(5)]; break;
+    case 7: step.args[8] = chance(50) ? QByteArray() : QByteArray(1025, 'u'); break;
+    default: // a window spelled with a leading zero, in the argument, the key, or both
+        step.args[13] = "0" + step.args[13];
+        if (chance(50))
+            step.keys[4] = step.keys[4].left(step.keys[4].lastIndexOf(':') + 1) + step.args[13];
+    }
+}
+
+Step HitDifferentialTest::banStep(int user, int action)
+{
+    Step step;
+    step.operation = "ban";
+    const bool userWide = chance(30);
+    step.keys << (userWide ? userKey(user, ":ban") : actionKey(user, action, ":ban"))
+              << userKey(user, ":audit") << "tgR:audit";
+    const bool permanent = chance(15);
+    step.args << kUsers[user].first << (userWide ? QByteArray() : kActions[action].first) << "op"
+              << "by hand" << num(permanent ? 0 : between(10, 300)) << "0" << "";
+    return step;
+}
+
+Step HitDifferentialTest::unbanStep(int user, int action)
+{
+    Step step;
+    step.operation = "unban";
+    step.keys << userKey(user, ":audit") << "tgR:audit" << userKey(user, ":ban")
+              << actionKey(user, action, ":ban");
+    step.args << kUsers[user].first << "" << "op" << "lifted" << "";
+    return step;
+}
+
+// What goes wrong with keys in real deployments: a lost TTL, a wrong type, a value of the wrong
+// shape, a ban without its TTL. Or, as often, an operator deleting the lot (so a corruption does
+// not stay for the rest of the run).
+Step HitDifferentialTest::corruptStep(int user, int action, const Policy& policy, bool heal)
+{
+    QList<QByteArray> keys = stateKeys(user, action, policy);
+    keys << userKey(user, ":ban") << actionKey(user, action, ":ban");
+    Step step;
+    step.operation = "raw";
+    if (heal) {
+        step.keys = keys << userKey(user, ":audit");
+        step.args << "DEL";
+        return step;
+    }
+    if (chance(10))
+        keys = {userKey(user, ":audit")};
+    const QList<QList<QByteArray>> commands{
+        {"PERSIST"}, {"PERSIST"}, {"PERSIST"}, {"SET", "abc"}, {"SET", "12.5"},
+        {"SET", "-3"}, {"SET", "007"}, {"SET", "99999999999999999"}, {"SET", "123+5/0"},
+        {"SET", "1795430180059177+4/7"}, {"LPUSH", "x"}, {"HSET", "cur", "x"},
+        {"HSET", "until_ms", num(QDateTime::currentMSecsSinceEpoch() + between(-100, 300))},
+        {"HSET", "until_ms", "0"}, {"HSET", "until_ms", "soon"}, {"ZADD", "1", "junk"},
+        {"ZADD", "1", "5-1"}};
+    const QList<QByteArray> command = commands[pick(commands.size())];
+    step.keys << keys[pick(keys.size())];
+    step.args << command;
+    return step;
+}
+
+QByteArray HitDifferentialTest::run(const Step& step, const QList<QByteArray>& compared)
+{
+    QList<QByteArray> command{"EVALSHA", m_sha, num(step.keys.size())};
+    command << step.keys << step.operation << num(compared.size()) << compared << step.args;
+    const QByteArray reply = m_redis.command(command, 20000);
+    if (!reply.startsWith('$'))
+        return "wrapper failed: " + reply;
+    const QByteArray text = reply.mid(reply.indexOf('\n') + 1).chopped(2);
+    if (!text.startsWith("same "))
+        return text;
+    tally(step, text.mid(5));
+    return {};
+}
+
+// What the hits came to, so a run that stopped reaching a branch shows (and fails below).
+void HitDifferentialTest::tally(const Step& step, const QByteArray& reply)
+{
+    if (step.operation != "hit")
+        return;
+    const bool fast = step.args.value(0) == "hit" && step.args.value(1) == "fixed_window" &&
+                      step.keys.size() == 5 && step.args.value(11) == "first_hit";
+    QByteArray outcome = reply.startsWith("E:") ? reply.mid(2, reply.indexOf(' ') - 2)
+                                                : reply.split(' ').value(2) + " " + step.args.value(1);
+    if (fast && reply.startsWith("[ 1 "))
+        m_outcomes["allowed fixed_window, one window"]++;
+    m_outcomes[outcome]++;
+}
+
+void HitDifferentialTest::randomSequencesAgree()
+{
+    const quint32 seed = qEnvironmentVariableIsSet("TOLLGATE_DIFF_SEED")
+                             ? quint32(qEnvironmentVariableIntValue("TOLLGATE_DIFF_SEED"))
+                             : 20261123u;
+    const int cases = qEnvironmentVariableIsSet("TOLLGATE_DIFF_CASES")
+                          ? qEnvironmentVariableIntValue("TOLLGATE_DIFF_CASES")
+                          : 4000;
+    m_rng.seed(seed);
+    QHash<int, Policy> policies;                  // per user * 2 + action
+    QHash<int, QSet<QByteArray>> seen;            // every key a user's operations touched
+    const QList<QByteArray> aclUsers{"noset", "noxadd", "nopexpire", "nohset"};
+    for (int i = 0; i < cases; ++i) {
+        const int user = pick(kUsers.size()), action = pick(kActions.size());
+        Policy& policy = policies[user * 2 + action];
+        if (policy.windows.isEmpty() || chance(8))
+            policy = randomPolicy();
+        const int roll = pick(100);
+        Step step = roll < 80 ? hitStep(user, action, policy)
+                    : roll < 86 ? banStep(user, action)
+                    : roll < 89 ? unbanStep(user, action)
+                                : corruptStep(user, action, policy, roll >= 93);
+        if (step.operation == "hit" && chance(5))
+            malform(step);
+        QSet<QByteArray>& keys = seen[user];
+        keys << userKey(user, ":ban") << userKey(user, ":audit") << "tgR:audit"
+             << actionKey(user, action, ":ban");
+        for (const QByteArray& key : std::as_const(step.keys))
+            if (key.startsWith(QByteArray("tgR:{" + kUsers[user].second + "}")))
+                keys << key;
+        QList<QByteArray> compared = keys.values();
+        std::sort(compared.begin(), compared.end());
+
+        const bool restricted = chance(4);
+        if (restricted)
+            m_redis.setAuth("pw", aclUsers[pick(aclUsers.size())]);
+        const QByteArray difference = run(step, compared);
+        if (restricted)
+            m_redis.setAuth({}, {});
+        if (!difference.isEmpty())
+            QFAIL(qPrintable(QStringLiteral("seed %1, case %2 of %3: %4\n%5")
+                                 .arg(seed).arg(i).arg(cases)
+                                 .arg(QString::fromUtf8(step.description()), QString::fromUtf8(difference))));
+        if (chance(10))
+            QThread::msleep(ulong(between(5, 60)));
+    }
+    QStringList counts;
+    for (auto it = m_outcomes.cbegin(); it != m_outcomes.cend(); ++it)
+        counts << QStringLiteral("%1: %2").arg(QString::fromUtf8(it.key())).arg(it.value());
+    qInfo().noquote() << "seed" << seed << "outcomes:" << counts.join(QStringLiteral(", "));
+    // Every kind of answer must have come up, or the sequences no longer test what they claim.
+    for (const char* kind :
+         {"\"ok\" fixed_window", "\"ok\" sliding_log", "\"ok\" sliding_window", "\"ok\" token_bucket",
+          "\"deny\" fixed_window", "\"deny\" token_bucket", "\"banned\" sliding_window", "\"warn\" fixed_window",
+          "TG_INVALID", "TG_CORRUPT", "TG_NOPERM", "WRONGTYPE", "allowed fixed_window, one window"})
+        QVERIFY2(cases < 2000 || m_outcomes.value(kind) > 0, kind);
+}
+
+// Issue 6's gap: floor(a * b / c) in doubles is wrong once a * b passes 2^53. GCRA with
+// 999,999,937 per year and cost 123,457: the TAT moves by 123,457 * 31,536,000,000,000 / 999,999,937
+// µs, kept as whole µs plus the exact remainder in 1/limit µs. The product is 3.9e18; the
+// remainder computed as a * b - q * c in doubles is off by hundreds (a naive mul_div stores
+// +280432640/999999937 instead of +280432411/999999937).
+void HitDifferentialTest::productsPast2Pow53AreExact()
+{
+    const qint64 limit = 999'999'937, windowUs = kYear * 1000, cost = 123'457;
+    const QByteArray key = "tg:{m}:x:tb:" + num(kYear);
+    const QByteArray reply = m_redis.command(
+        {"EVAL", m_candidate, "5", "tg:{m}:ban", "tg:{m}:x:ban", "tg:{m}:audit", "", key, "hit",
+         "token_bucket", num(cost), "0", "0", "0", "", "0", "m", "x", "", "first_hit", num(limit),
+         num(kYear)});
+    const QByteArray allowed = "*7\r\n:1\r\n$2\r\nok\r\n:" + num(cost) + "\r\n";
+    QVERIFY2(reply.startsWith(allowed), reply.constData());
+    const QByteArray tat = m_redis.command({"GET", key});
+    const QByteArray fraction = "+" + num((cost * windowUs) % limit) + "/" + num(limit) + "\r\n";
+    QVERIFY2(tat.endsWith(fraction), QByteArray(tat + " should end with " + fraction).constData());
+}
+
+QTEST_GUILESS_MAIN(HitDifferentialTest)
+#include "tst_HitDifferential.moc"

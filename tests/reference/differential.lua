@@ -1,0 +1,132 @@
+-- TEST ONLY (tst_HitDifferential): runs one operation on two key prefixes in ONE script, the
+-- reference (tests/reference/hit_reference.lua) on "tgR:" keys and the candidate (lua/hit.lua)
+-- on "tgN:" keys, then compares the two replies and the two resulting states.
+--
+-- The test builds the script as: this prologue, then the bodies wrapped as
+--   local function run_reference(KEYS, ARGV) <body> end   (and run_candidate, run_ban, run_unban)
+-- then the epilogue below the marker line. The bodies see the `redis` local below instead of
+-- the real one: a clock seam. TIME is frozen at the start of this script, PTTL is computed from
+-- PEXPIRETIME against that frozen time, and relative expiries (PEXPIRE, SET ... PX) become
+-- absolute ones from it. So both scripts see the same clock and write the same expiry times,
+-- and the states compare exactly (key expiry itself is frozen during a script in Redis 7).
+--
+-- KEYS: the operation's keys with the "tgR:" prefix (the candidate gets them as "tgN:").
+-- ARGV[1]  operation: hit | ban | unban | raw (a Redis command on KEYS, for both prefixes)
+-- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
+-- ARGV[3+n..]  the operation's arguments
+-- Reply: "same <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state, serialized).
+
+local real = redis
+local frozen = real.call('TIME')
+local frozen_ms = tonumber(frozen[1]) * 1000 + math.floor(tonumber(frozen[2]) / 1000)
+
+local function seam(run)
+  return function(cmd, ...)
+    local name, args = string.upper(cmd), { ... }
+    if name == 'TIME' then return { frozen[1], frozen[2] } end
+    if name == 'PTTL' then
+      local at = real.call('PEXPIRETIME', args[1])
+      if at < 0 then return at end
+      return math.max(at - frozen_ms, 0)
+    end
+    if name == 'PEXPIRE' then
+      name, args[2] = 'PEXPIREAT', frozen_ms + tonumber(args[2])
+    elseif name == 'SET' then
+      for i = 3, #args - 1 do
+        if string.upper(tostring(args[i])) == 'PX' then args[i], args[i + 1] = 'PXAT', frozen_ms + tonumber(args[i + 1]) end
+      end
+    end
+    return run(name, unpack(args))
+  end
+end
+
+local redis = {
+  call = seam(real.call), pcall = seam(real.pcall), acl_check_cmd = real.acl_check_cmd,
+  error_reply = real.error_reply, status_reply = real.status_reply,
+}
+
+--@BODIES@
+
+local function candidate_key(key)
+  local renamed = key:gsub('^tgR:', 'tgN:')
+  return renamed
+end
+
+local function serialize(v, out)
+  local t = type(v)
+  if t == 'table' then
+    if v.err then out[#out + 1] = 'E:' .. v.err return end
+    if v.ok then out[#out + 1] = 'S:' .. v.ok return end
+    out[#out + 1] = '['
+    local i = 1
+    while v[i] ~= nil do serialize(v[i], out) i = i + 1 end   -- a reply array ends at the first nil
+    out[#out + 1] = ']'
+  elseif t == 'number' then
+    out[#out + 1] = string.format('%d', v)                    -- Redis truncates Lua numbers so
+  elseif t == 'boolean' then
+    out[#out + 1] = v and '1' or 'nil'
+  elseif t == 'nil' then
+    out[#out + 1] = 'nil'
+  else
+    out[#out + 1] = '"' .. tostring(v) .. '"'
+  end
+end
+
+local real_now
+
+local function dump(key, out)
+  local kind, at = real.call('TYPE', key).ok, real.call('PEXPIRETIME', key)
+  if at >= 0 and at <= real_now then kind, at = 'none', -2 end
+  out[#out + 1] = key .. ' ' .. kind .. ' at ' .. at
+  if kind == 'none' then return end
+  local value
+  if kind == 'string' then value = real.call('GET', key)
+  elseif kind == 'hash' then
+    value = real.call('HGETALL', key)
+    local pairs_ = {}
+    for i = 1, #value, 2 do pairs_[#pairs_ + 1] = value[i] .. '=' .. value[i + 1] end
+    table.sort(pairs_)
+    value = pairs_
+  elseif kind == 'zset' then value = real.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  elseif kind == 'list' then value = real.call('LRANGE', key, 0, -1)
+  elseif kind == 'stream' then
+    value = {}
+    for _, entry in ipairs(real.call('XRANGE', key, '-', '+')) do value[#value + 1] = entry[2] end  -- ids are real time
+  end
+  if value then serialize(value, out) end
+end
+
+local function run(side, keys, argv)
+  local op = ARGV[1]
+  if op == 'raw' then                 -- the command, then all the keys, then its arguments
+    local cmd = { argv[1] }
+    for _, key in ipairs(keys) do cmd[#cmd + 1] = key end
+    for i = 2, #argv do cmd[#cmd + 1] = argv[i] end
+    return real.pcall(unpack(cmd))
+  end
+  local body = ({ ban = run_ban, unban = run_unban })[op] or (side == 'R' and run_reference or run_candidate)
+  local ok, reply = pcall(body, keys, argv)
+  if not ok and type(reply) ~= 'table' then reply = { err = 'LUA ' .. tostring(reply) } end
+  return reply
+end
+
+local n = tonumber(ARGV[2])
+local argv = { unpack(ARGV, 3 + n) }
+local keys_new = {}
+for i, key in ipairs(KEYS) do keys_new[i] = candidate_key(key) end
+local out_r, out_n = { 'reply' }, { 'reply' }
+serialize(run('R', KEYS, argv), out_r)
+serialize(run('N', keys_new, argv), out_n)
+-- A relative expiry made absolute from the frozen clock may already be past when the write runs
+-- (the reference ran first and took a millisecond): Redis then deletes the key at once, where
+-- the other side's key lives on, expired, until this script ends. To anyone after this script
+-- both are gone, so dump() counts a key whose expiry is at or before this real now as gone.
+local now = real.call('TIME')
+real_now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+for i = 3, 2 + n do
+  dump(ARGV[i], out_r)
+  dump(candidate_key(ARGV[i]), out_n)
+end
+local text_r, text_n = table.concat(out_r, ' '), table.concat(out_n, ' '):gsub('tgN:', 'tgR:')
+if text_r == text_n then return 'same ' .. string.sub(text_r, 7, 60) end   -- the start of the reply, for the tally
+return 'diff\n' .. text_r .. '\n' .. text_n
