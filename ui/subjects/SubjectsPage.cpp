@@ -84,7 +84,12 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->setStretchLastSection(true);
     header->resizeSection(SubjectsModel::User, 220);
     header->resizeSection(SubjectsModel::Action, 130);
-    header->resizeSection(SubjectsModel::Count, 260);
+    // Wide enough for a whole ban ("banned until 2026-12-31 23:59 by tollgate (auto)"); a
+    // longer actor is elided, with the ban in full in the tooltip.
+    const int banText = m_view->fontMetrics().horizontalAdvance(
+        tr("banned until %1 by %2 (auto)")
+            .arg(QStringLiteral("2026-12-31 23:59"), QStringLiteral("tollgate")));
+    header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
     header->resizeSection(SubjectsModel::Remaining, 90);
     header->resizeSection(SubjectsModel::Ttl, 90);
 
@@ -147,7 +152,12 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_view, &QTableView::activated, this, open);
     connect(m_view, &QTableView::doubleClicked, this, open);
 
-    connect(m_loader, &SubjectsLoader::batch, m_model, &SubjectsModel::enqueue);
+    connect(m_loader, &SubjectsLoader::passStarted, this,
+            [this] { m_pass = m_model->beginPass(); });
+    connect(m_loader, &SubjectsLoader::batch, this,
+            [this](const std::vector<Subject>& subjects, bool fromPass) {
+                m_model->enqueue(subjects, fromPass ? m_pass : 0);
+            });
     connect(m_model, &SubjectsModel::sliceApplied, this, &SubjectsPage::updateSummary);
     connect(m_model, &SubjectsModel::orderApplied, this, &SubjectsPage::updateSummary);
     connect(m_loader, &SubjectsLoader::policiesLoaded, this, &SubjectsPage::updateActions);
@@ -163,9 +173,9 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                 Q_UNUSED(subjects);
                 updateSummary();
                 if (done) {
-                    // Rows that arrived after the last sort move to their place once, now.
-                    if (m_model->hasUnsortedRows() && this->header()->sortIndicatorSection() >= 0)
-                        m_model->resort();
+                    // Rows the pass no longer found leave; rows it added take their sorted
+                    // place, once, now.
+                    m_model->finishPass(m_pass);
                     Q_EMIT refreshed();
                 }
             });
@@ -180,11 +190,6 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
 }
 
 SubjectsPage::~SubjectsPage() = default;
-
-QHeaderView* SubjectsPage::header() const
-{
-    return m_view->horizontalHeader();
-}
 
 void SubjectsPage::showEvent(QShowEvent* event)
 {
