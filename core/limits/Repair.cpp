@@ -135,35 +135,41 @@ void checkGroup(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& 
     const QByteArray mode = run->options.fix ? QByteArrayLiteral("fix") : QByteArrayLiteral("dry");
     // A dry run writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     const auto runRepair = run->options.fix ? runScript : runReadOnlyScript;
-    runRepair(run->client, QStringLiteral("repair"), keys, {mode}, nullptr, [run](Result<Reply> reply) {
-        --run->pendingScripts;
-        if (!reply) {
-            if (!run->error)
-                run->error = reply.error();
-            run->stop = true;
-        } else {
-            for (const Reply& row : reply->elements) {
-                std::optional<RepairItem> item = itemFromRow(run->schema, row);
-                if (!item)
-                    continue;
-                if (item->status == QLatin1String("skipped")) // only keys without a TTL
-                    ++run->report.skipped;
-                if (item->status != QLatin1String("would_fix") &&
-                    item->status != QLatin1String("fixed"))
-                    continue;
-                ++run->report.totals.found;
-                if (item->status == QLatin1String("fixed"))
-                    ++run->report.totals.fixed;
-                if (qint64(run->report.items.size()) < run->options.maxItems)
-                    run->report.items.push_back(std::move(*item));
-            }
-            if (run->progress && !run->stop && !run->progress(run->report.totals)) {
-                run->stop = true;
-                run->report.cancelled = true;
-            }
-        }
-        run->finishIfIdle();
-    });
+    runRepair(run->client, QStringLiteral("repair"), keys, {mode}, nullptr,
+              [run](Result<Reply> reply) {
+                  --run->pendingScripts;
+                  if (!reply) {
+                      if (!run->error)
+                          run->error = reply.error();
+                      run->stop = true;
+                  } else {
+                      std::vector<RepairItem> found;
+                      for (const Reply& row : reply->elements) {
+                          std::optional<RepairItem> item = itemFromRow(run->schema, row);
+                          if (!item)
+                              continue;
+                          if (item->status == QLatin1String("skipped")) // only keys without a TTL
+                              ++run->report.skipped;
+                          if (item->status != QLatin1String("would_fix") &&
+                              item->status != QLatin1String("fixed"))
+                              continue;
+                          ++run->report.totals.found;
+                          if (item->status == QLatin1String("fixed"))
+                              ++run->report.totals.fixed;
+                          if (qint64(run->report.items.size()) < run->options.maxItems)
+                              run->report.items.push_back(*item);
+                          if (run->options.onFound)
+                              found.push_back(std::move(*item));
+                      }
+                      if (!found.empty() && !run->stop)
+                          run->options.onFound(found);
+                      if (run->progress && !run->stop && !run->progress(run->report.totals)) {
+                          run->stop = true;
+                          run->report.cancelled = true;
+                      }
+                  }
+                  run->finishIfIdle();
+              });
 }
 
 } // namespace
@@ -250,8 +256,8 @@ void Repair::fixKeys(const QList<QByteArray>& keys, const RepairOptions& options
 {
     RepairOptions fix = options;
     fix.fix = true;
-    auto run = startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context,
-                                std::move(done));
+    auto run =
+        startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context, std::move(done));
     if (!run)
         return;
     QMap<QByteArray, QList<QByteArray>> groups;
