@@ -2,7 +2,7 @@
 // two policies) in a private redis-server, the real Subjects page driven offscreen, one table
 // of the figures issue 7 sets goals for. It asserts nothing; tests never time anything.
 //
-//   bench_console [--subjects 1000000] [--steady 10] [--screenshot user.png]
+//   bench_console [--subjects 1000000] [--steady 10] [--screenshot user.png] [--trace-stalls]
 #include "core/demo/DemoServer.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Blocking.h"
@@ -52,6 +52,30 @@ private:
     QTimer m_timer;
     QElapsedTimer m_clock;
     qint64 m_worst = 0;
+};
+
+// With --trace-stalls: names every event the GUI thread took longer than 20 ms to deliver, so
+// a stall the lag probe reports can be traced to its receiver.
+class TracingApplication : public QApplication
+{
+public:
+    using QApplication::QApplication;
+    bool trace = false;
+
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (!trace)
+            return QApplication::notify(receiver, event);
+        QElapsedTimer clock;
+        clock.start();
+        const int type = int(event->type());
+        const bool result = QApplication::notify(receiver, event);
+        if (clock.elapsed() > 20)
+            std::fprintf(stderr, "stall: %lld ms delivering event %d to %s \"%s\"\n",
+                         static_cast<long long>(clock.elapsed()), type,
+                         receiver->metaObject()->className(), qPrintable(receiver->objectName()));
+        return result;
+    }
 };
 
 // Spins the event loop until `done` holds (or the timeout); returns the ms it took.
@@ -109,18 +133,21 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TracingApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();
     parser.addOption({QStringLiteral("subjects"), QStringLiteral("Subjects to create"),
                       QStringLiteral("n"), QStringLiteral("1000000")});
     parser.addOption({QStringLiteral("steady"), QStringLiteral("Seconds of live refresh measured"),
                       QStringLiteral("s"), QStringLiteral("10")});
+    parser.addOption({QStringLiteral("trace-stalls"),
+                      QStringLiteral("Print every event that took the GUI thread over 20 ms")});
     parser.addOption({QStringLiteral("screenshot"),
                       QStringLiteral("Save the found user's detail here"), QStringLiteral("png")});
     parser.process(app);
     const qint64 n = qMax<qint64>(1000, parser.value(QStringLiteral("subjects")).toLongLong());
     const int steady = qMax(1, parser.value(QStringLiteral("steady")).toInt());
+    app.trace = parser.isSet(QStringLiteral("trace-stalls"));
 
     DemoServer server;
     if (const Status started = server.start(); !started) {

@@ -108,14 +108,16 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
             continue;
         bool good = true;
         for (size_t w = 0; w < run->windows[i].size(); ++w) {
-            const QByteArray key = run->schema.stateKey(s.user, s.action, policy->second.algorithm,
-                                                        policy->second.windows[w].windowMs);
             const Result<Reply>& value = replies[size_t(at++)];
             const Result<Reply>& pttl = replies[size_t(at++)];
             const std::optional<qint64> count = value && value->isNil()
                                                     ? std::optional<qint64>(0)
                                                     : (value ? value->toInteger() : std::nullopt);
             if (!value || !pttl || !count || *count < 0) {
+                // Named only here: building every key again for every row would cost more
+                // than reading it.
+                const QByteArray key = run->schema.stateKey(
+                    s.user, s.action, policy->second.algorithm, policy->second.windows[w].windowMs);
                 s.error = value ? (pttl ? QString::fromUtf8(key) +
                                               QStringLiteral(": holds \"%1\", expected a counter")
                                                   .arg(QString::fromUtf8(value->toBytes().left(40)))
