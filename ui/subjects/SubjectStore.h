@@ -108,9 +108,6 @@ public:
     const RowExtra* extra(int index) const { return m_snapshot.extra(row(index)); }
     const Totals& totals() const { return m_totals; }
     const QList<QByteArray>& actions() const { return m_snapshot.actions; }
-    /// False while a snapshot taken for the worker is still alive somewhere: writing now
-    /// would copy every row.
-    bool isDetached() const { return m_snapshot.rows.isDetached() && m_snapshot.ids.isDetached(); }
 
     StoreSnapshot snapshot() const { return m_snapshot; }
     /// Room for about `rows` rows, so growing never rehashes or copies a million rows at once.

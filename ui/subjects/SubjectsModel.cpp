@@ -208,7 +208,7 @@ void SubjectsModel::applySlice()
 {
     if (m_ordering)
         return;
-    if (!m_store.isDetached()) { // the worker is letting go of its snapshot just now
+    if (m_snapshotOut && m_snapshotOut->load()) { // the worker is letting go of it just now
         m_slicer.start();
         return;
     }
@@ -296,13 +296,16 @@ void SubjectsModel::requestOrder(bool keepOrder)
         m_appendedSinceOrder = false;
     const quint64 generation = ++m_generation;
     const Context self(this); // on the GUI thread, where the result must land
+    // Writing to the store while the worker still holds its snapshot would copy every row.
+    m_snapshotOut = std::make_shared<std::atomic<bool>>(true);
     auto run = [self, generation, snapshot = m_store.snapshot(), request = std::move(request),
-                model = this]() mutable {
+                out = m_snapshotOut, model = this]() mutable {
         RowOrder order;
         {
             const StoreSnapshot mine = std::move(snapshot);
             order = computeOrder(mine, request);
         } // released here, on the worker, before the GUI thread writes again
+        out->store(false);
         self.post([model, generation, order = std::move(order)]() mutable {
             model->applyOrder(generation, std::move(order));
         });

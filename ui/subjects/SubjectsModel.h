@@ -7,7 +7,9 @@
 #include <QAbstractTableModel>
 #include <QElapsedTimer>
 #include <QTimer>
+#include <atomic>
 #include <deque>
+#include <memory>
 
 namespace tollgate::ui {
 
@@ -102,6 +104,7 @@ private:
     std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
     std::vector<quint32> m_unannounced; // appended to the store, not yet to the view
     QElapsedTimer m_announced;
+    std::shared_ptr<std::atomic<bool>> m_snapshotOut; // the worker still holds the store
     std::deque<PendingBatch> m_pending;
     QTimer m_slicer;
     SubjectFilter m_filter;
