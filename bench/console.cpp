@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QTableView>
+#include <QThread>
 #include <QTimer>
 #include <cstdio>
 #include <functional>
@@ -64,7 +65,7 @@ public:
 
     bool notify(QObject* receiver, QEvent* event) override
     {
-        if (!trace)
+        if (!trace || QThread::currentThread() != thread()) // the GUI thread's events only
             return QApplication::notify(receiver, event);
         QElapsedTimer clock;
         clock.start();
@@ -78,13 +79,15 @@ public:
     }
 };
 
-// Spins the event loop until `done` holds (or the timeout); returns the ms it took.
+// Runs the event loop until `done` holds (or the timeout); returns the ms it took. It sleeps
+// between events (the lag probe's 5 ms timer wakes it): processEvents() with a time limit
+// ignores WaitForMoreEvents and would spin, taking a core from Redis and the client.
 qint64 waitUntil(const std::function<bool()>& done, qint64 timeoutMs = 600'000)
 {
     QElapsedTimer clock;
     clock.start();
     while (!done() && clock.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     return clock.elapsed();
 }
 
@@ -221,8 +224,12 @@ int main(int argc, char** argv)
     page.resize(1280, 800);
     SubjectsModel* model = page.model();
     bool passDone = false;
-    QObject::connect(&page, &SubjectsPage::refreshed, [&passDone] { passDone = true; });
+    qint64 passMs = 0; // when the enumeration itself finished (the model may still be applying)
     QElapsedTimer clock;
+    QObject::connect(&page, &SubjectsPage::refreshed, [&] {
+        passDone = true;
+        passMs = clock.elapsed();
+    });
     clock.start();
     page.show();
     const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
@@ -239,10 +246,11 @@ int main(int argc, char** argv)
     row("first 1,000 rows with TTLs on screen after connect",
         QStringLiteral("%1 ms").arg(firstRows), "<= 150 ms");
     row("all rows loaded (vs redis-cli --scan, same run)",
-        QStringLiteral("%1 s vs %2 s = %3x")
+        QStringLiteral("%1 s vs %2 s = %3x (pass %4 s)")
             .arg(double(allRows) / 1000, 0, 'f', 1)
             .arg(double(scanMs) / 1000, 0, 'f', 1)
-            .arg(double(allRows) / double(qMax<qint64>(1, scanMs)), 0, 'f', 2),
+            .arg(double(allRows) / double(qMax<qint64>(1, scanMs)), 0, 'f', 2)
+            .arg(double(passMs) / 1000, 0, 'f', 1),
         "<= 1.2x");
     row("longest GUI stall: loading",
         QStringLiteral("%1 ms (first paint %2 ms)").arg(loadStall).arg(firstPaintStall),
