@@ -24,6 +24,7 @@ namespace {
 constexpr int kVisibleMs = 2000;
 constexpr int kTickMs = 200;
 constexpr int kFilterDelayMs = 250;
+constexpr int kSummaryMs = 250;
 
 QString number(qint64 n)
 {
@@ -158,11 +159,21 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
             [this](const std::vector<Subject>& subjects, bool fromPass) {
                 m_model->enqueue(subjects, fromPass ? m_pass : 0);
             });
-    connect(m_model, &SubjectsModel::sliceApplied, this, &SubjectsPage::updateSummary);
+    // While rows stream in, the totals line changes a few times a second, not per slice:
+    // each new text lays the page out again.
+    m_summaryDelay = new QTimer(this);
+    m_summaryDelay->setSingleShot(true);
+    m_summaryDelay->setInterval(kSummaryMs);
+    connect(m_summaryDelay, &QTimer::timeout, this, &SubjectsPage::updateSummary);
+    auto summarySoon = [this] {
+        if (!m_summaryDelay->isActive())
+            m_summaryDelay->start();
+    };
+    connect(m_model, &SubjectsModel::sliceApplied, this, summarySoon);
     connect(m_model, &SubjectsModel::orderApplied, this, &SubjectsPage::updateSummary);
     connect(m_loader, &SubjectsLoader::policiesLoaded, this, &SubjectsPage::updateActions);
     connect(m_loader, &SubjectsLoader::progress, this,
-            [this](qint64 scanned, qint64 subjects, qint64 total, bool done) {
+            [this, summarySoon](qint64 scanned, qint64 subjects, qint64 total, bool done) {
                 if (scanned == 0 && total > 0)
                     m_model->reserve(total);
                 m_passDone = done;
@@ -171,7 +182,11 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                                                .arg(qMin<qint64>(99, scanned * 100 / total))
                                          : tr("loading: %1 keys scanned").arg(number(scanned));
                 Q_UNUSED(subjects);
-                updateSummary();
+                if (!done && scanned > 0) {
+                    summarySoon();
+                } else {
+                    updateSummary();
+                }
                 if (done) {
                     // Rows the pass no longer found leave; rows it added take their sorted
                     // place, once, now.
@@ -294,6 +309,7 @@ void SubjectsPage::updateActions(const PolicyListing& listing)
 
 void SubjectsPage::updateSummary()
 {
+    m_summaryDelay->stop();
     const SubjectStore::Totals& t = m_model->totals();
     QString text =
         (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +

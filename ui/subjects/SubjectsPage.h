@@ -75,6 +75,7 @@ private:
     QTimer* m_visible; // peeks the rows on screen
     QTimer* m_ticker;  // repaints the TTL column
     QTimer* m_rateTimer;
+    QTimer* m_summaryDelay;
     QString m_progress;
     QString m_invalidPolicies;
     quint64 m_lastCommands = 0;
