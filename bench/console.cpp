@@ -21,6 +21,7 @@
 #include <QThread>
 #include <QTimer>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <future>
 
@@ -55,6 +56,13 @@ private:
     qint64 m_worst = 0;
 };
 
+qint64 threadCpuMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+}
+
 // With --trace-stalls: names every event the GUI thread took longer than 20 ms to deliver, so
 // a stall the lag probe reports can be traced to its receiver.
 class TracingApplication : public QApplication
@@ -69,11 +77,14 @@ public:
             return QApplication::notify(receiver, event);
         QElapsedTimer clock;
         clock.start();
+        const qint64 cpuBefore = threadCpuMs();
         const int type = int(event->type());
         const bool result = QApplication::notify(receiver, event);
+        // CPU time far below the wall time: the thread was preempted, not busy.
         if (clock.elapsed() > 20)
-            std::fprintf(stderr, "stall: %lld ms delivering event %d to %s \"%s\"\n",
-                         static_cast<long long>(clock.elapsed()), type,
+            std::fprintf(stderr, "stall: %lld ms (%lld ms CPU) delivering event %d to %s \"%s\"\n",
+                         static_cast<long long>(clock.elapsed()),
+                         static_cast<long long>(threadCpuMs() - cpuBefore), type,
                          receiver->metaObject()->className(), qPrintable(receiver->objectName()));
         return result;
     }
