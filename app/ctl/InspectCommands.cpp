@@ -21,20 +21,13 @@ QString kindName(KeySchema::Parsed::Kind kind)
 {
     using Kind = KeySchema::Parsed::Kind;
     switch (kind) {
-    case Kind::State:
-        return QStringLiteral("state");
-    case Kind::ActionBan:
-        return QStringLiteral("action_ban");
-    case Kind::UserBan:
-        return QStringLiteral("user_ban");
-    case Kind::UserAudit:
-        return QStringLiteral("user_audit");
-    case Kind::Policy:
-        return QStringLiteral("policy");
-    case Kind::Audit:
-        return QStringLiteral("audit");
-    default:
-        break; // foreign, or kinds this command does not list
+    case Kind::State: return QStringLiteral("state");
+    case Kind::ActionBan: return QStringLiteral("action_ban");
+    case Kind::UserBan: return QStringLiteral("user_ban");
+    case Kind::UserAudit: return QStringLiteral("user_audit");
+    case Kind::Policy: return QStringLiteral("policy");
+    case Kind::Audit: return QStringLiteral("audit");
+    default: break; // foreign, or kinds this command does not list
     }
     return QStringLiteral("other");
 }
@@ -49,8 +42,8 @@ QString timeText(qint64 ms)
 int repairCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.addOption(QCommandLineOption(
-        QStringLiteral("fix"), QStringLiteral("Give the keys their TTL (default: dry run).")));
+    parser.addOption(QCommandLineOption(QStringLiteral("fix"),
+                                        QStringLiteral("Give the keys their TTL (default: dry run).")));
     parser.addOption(QCommandLineOption(
         QStringLiteral("reason"),
         QStringLiteral(
@@ -107,24 +100,21 @@ int repairCommand(Cli& cli, const QStringList& args)
                                      {QStringLiteral("action"), text(item.parsed.action)},
                                      {QStringLiteral("status"), item.status},
                                      {QStringLiteral("ttl_ms"), item.ttlMs}});
-        printJson(QJsonObject{
-            {QStringLiteral("mode"), options.fix ? QStringLiteral("fix") : QStringLiteral("dry")},
-            {QStringLiteral("scanned"), report->totals.scanned},
-            {QStringLiteral("found"), report->totals.found},
-            {QStringLiteral("fixed"), report->totals.fixed},
-            {QStringLiteral("skipped"), report->skipped},
-            {QStringLiteral("items"), items}});
+        printJson(QJsonObject{{QStringLiteral("mode"), options.fix ? QStringLiteral("fix") : QStringLiteral("dry")},
+                              {QStringLiteral("scanned"), report->totals.scanned},
+                              {QStringLiteral("found"), report->totals.found},
+                              {QStringLiteral("fixed"), report->totals.fixed},
+                              {QStringLiteral("skipped"), report->skipped},
+                              {QStringLiteral("items"), items}});
         return ExitOk;
     }
-    printLine(QStringLiteral(
-                  "scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 not ours skipped%5")
+    printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 not ours skipped%5")
                   .arg(report->totals.scanned)
                   .arg(report->totals.found)
                   .arg(report->totals.fixed)
                   .arg(report->skipped)
-                  .arg(!options.fix && report->totals.found > 0
-                           ? QStringLiteral(" (run with --fix to repair)")
-                           : QString()));
+                  .arg(!options.fix && report->totals.found > 0 ? QStringLiteral(" (run with --fix to repair)")
+                                                                 : QString()));
     return ExitOk;
 }
 
@@ -132,18 +122,16 @@ int auditCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
     parser.addOptions({
-        QCommandLineOption(QStringLiteral("user"),
-                           QStringLiteral("This user's stream (default: the global one)."),
+        QCommandLineOption(QStringLiteral("user"), QStringLiteral("This user's stream (default: the global one)."),
                            QStringLiteral("user")),
-        QCommandLineOption(QStringLiteral("count"),
-                           QStringLiteral("Newest N entries (default 20)."), QStringLiteral("n")),
+        QCommandLineOption(QStringLiteral("count"), QStringLiteral("Newest N entries (default 20)."),
+                           QStringLiteral("n")),
     });
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
     auto count = integerOption(parser, QStringLiteral("count"), 20);
     if (count && (*count < 1 || *count > 100'000))
-        count =
-            Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
+        count = Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
     if (!count)
         return fail(count.error());
     const QByteArray user = idFromText(parser.value(QStringLiteral("user")));
@@ -176,12 +164,11 @@ int auditCommand(Cli& cli, const QStringList& args)
         printJson(array);
         return ExitOk;
     }
-    QList<QStringList> rows{{QStringLiteral("TIME"), QStringLiteral("EVENT"),
-                             QStringLiteral("USER"), QStringLiteral("ACTION"),
-                             QStringLiteral("ACTOR"), QStringLiteral("REASON")}};
+    QList<QStringList> rows{{QStringLiteral("TIME"), QStringLiteral("EVENT"), QStringLiteral("USER"),
+                             QStringLiteral("ACTION"), QStringLiteral("ACTOR"), QStringLiteral("REASON")}};
     for (const AuditEntry& e : *entries)
-        rows << QStringList{timeText(e.timeMs), e.event, text(e.user),
-                            text(e.action),     e.actor, e.reason.simplified()};
+        rows << QStringList{timeText(e.timeMs), e.event, text(e.user), text(e.action), e.actor,
+                            e.reason.simplified()};
     printTable(rows);
     return ExitOk;
 }
@@ -209,8 +196,8 @@ int scriptsCommand(Cli& cli, const QStringList& args)
         printJson(array);
         return ExitOk;
     }
-    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("SHA1"),
-                             QStringLiteral("LOADED"), QStringLiteral("SUMMARY")}};
+    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("SHA1"), QStringLiteral("LOADED"),
+                             QStringLiteral("SUMMARY")}};
     for (int i = 0; i < scripts.size(); ++i)
         rows << QStringList{scripts[i].name, QString::fromLatin1(scripts[i].sha1),
                             loaded->value(i) ? QStringLiteral("yes") : QStringLiteral("no"),
