@@ -166,8 +166,7 @@ void UserDetailDialog::reload(bool scanKeys)
     m_pending = 3;
     // Before anything was loaded there is nothing to address the light way.
     scanKeys = scanKeys || !m_everLoaded;
-    loadActions(generation, scanKeys);
-    loadBans(generation, scanKeys);
+    loadActions(generation, scanKeys); // then the bans of the actions it found
     loadAudit(generation);
 }
 
@@ -221,6 +220,7 @@ void UserDetailDialog::loadActions(int generation, bool scanKeys)
     if (!valid) {
         showError(tr("Cannot load this user"), valid.error());
         partDone(generation);
+        partDone(generation); // no bans either: such an id has no keys
         return;
     }
     loadUserActions(m_session, m_user, this, scanKeys, m_loaded,
@@ -229,16 +229,16 @@ void UserDetailDialog::loadActions(int generation, bool scanKeys)
                             return;
                         if (!loaded.errors.isEmpty()) { // keep the rows shown before
                             setNote(m_error, loaded.errors.join(QLatin1Char('\n')));
-                            partDone(generation);
-                            return;
+                        } else {
+                            m_loaded = std::move(loaded);
+                            m_actionsTable->setActions(m_loaded);
                         }
-                        m_loaded = std::move(loaded);
-                        m_actionsTable->setActions(m_loaded);
                         partDone(generation);
+                        loadBans(generation);
                     });
 }
 
-void UserDetailDialog::loadBans(int generation, bool scanKeys)
+void UserDetailDialog::loadBans(int generation)
 {
     auto show =
         guarded<std::vector<BanInfo>>(this, [this, generation](Result<std::vector<BanInfo>> bans) {
@@ -252,11 +252,9 @@ void UserDetailDialog::loadBans(int generation, bool scanKeys)
             m_bansTable->setBans(std::move(*bans));
             partDone(generation);
         });
-    if (scanKeys) {
-        m_session->moderation().bans(m_user, m_session, show);
-        return;
-    }
-    // The ban keys of every action the last full load knew, and the user-wide one.
+    // Addressed, never scanned: the user-wide ban and the ban of every action the user's rows
+    // know (each policy's, and those the last SCAN of the user's prefix found keys for, bans
+    // included), plus any shown before.
     QList<QByteArray> actions = knownActions();
     for (const BanInfo& ban : m_bansTable->bans())
         if (!actions.contains(ban.action))

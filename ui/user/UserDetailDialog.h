@@ -47,7 +47,7 @@ private:
     /// `scanKeys`: SCAN the user's prefix again (else the keys the last SCAN found are used).
     void reload(bool scanKeys);
     void loadActions(int generation, bool scanKeys);
-    void loadBans(int generation, bool scanKeys);
+    void loadBans(int generation);
     void loadAudit(int generation);
     void partDone(int generation);
     void showSummary();
