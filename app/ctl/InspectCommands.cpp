@@ -10,6 +10,7 @@
 
 #include <QDateTime>
 #include <cstdio>
+#include <limits>
 #include <unistd.h>
 
 namespace tollgate::ctl {
@@ -58,6 +59,20 @@ int repairCommand(Cli& cli, const QStringList& args)
     options.actor = cli.actor;
     options.reason = parser.value(QStringLiteral("reason"));
     const bool showProgress = !cli.json && isatty(STDERR_FILENO);
+    // No cap: the text lines stream out as each batch is checked (constant memory), the JSON
+    // document holds every item; the report keeps what the audit entry of a fix names.
+    if (cli.json) {
+        options.maxItems = std::numeric_limits<qint64>::max();
+    } else {
+        options.maxItems = Repair::kMaxNamedKeys;
+        options.onFound = [showProgress](std::vector<RepairItem>& found) {
+            if (showProgress)
+                std::fputs("\r\033[K", stderr);
+            for (const RepairItem& item : found)
+                printLine(QStringLiteral("%1  %2  ttl %3")
+                              .arg(item.status, text(item.key), humanMs(item.ttlMs)));
+        };
+    }
     const Repair repair(client, cli.schema());
     auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
         repair.run(
@@ -93,8 +108,6 @@ int repairCommand(Cli& cli, const QStringList& args)
                               {QStringLiteral("items"), items}});
         return ExitOk;
     }
-    for (const RepairItem& item : report->items)
-        printLine(QStringLiteral("%1  %2  ttl %3").arg(item.status, text(item.key), humanMs(item.ttlMs)));
     printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 not ours skipped%5")
                   .arg(report->totals.scanned)
                   .arg(report->totals.found)

@@ -228,40 +228,59 @@ void Moderation::bans(const QByteArray& user, Context context,
     const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
     if (rejected(valid, context, done))
         return;
-    Client* client = m_client;
+    const Moderation self = *this;
     userKeys(
         user,
         [](const KeySchema::Parsed& p) {
             return p.kind == Kind::UserBan || p.kind == Kind::ActionBan;
         },
         [=](Result<QList<QByteArray>> keys) {
-            if (!keys) {
+            if (!keys)
                 deliver(context, done, Result<std::vector<BanInfo>>(keys.error()));
-                return;
-            }
-            auto bans = std::make_shared<std::vector<BanInfo>>();
-            auto pending = std::make_shared<int>(keys->size());
-            if (keys->isEmpty()) {
-                deliver(context, done, Result<std::vector<BanInfo>>(*bans));
-                return;
-            }
-            for (const QByteArray& key : *keys) {
-                auto ban = std::make_shared<BanInfo>();
-                client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr, [=](Result<Reply> r) {
-                    if (r && !r->elements.empty())
-                        *ban = banFromFields(user, r->toPairs());
-                });
-                client->execute({QByteArrayLiteral("PTTL"), key}, nullptr, [=](Result<Reply> r) {
-                    // Replies arrive in order: HGETALL has been handled already.
-                    if (r && !ban->source.isEmpty()) {
-                        ban->ttlMs = r->toInteger().value_or(-1);
-                        bans->push_back(*ban);
-                    }
-                    if (--*pending == 0)
-                        deliver(context, done, Result<std::vector<BanInfo>>(*bans));
-                });
-            }
+            else
+                self.readBans(user, *keys, context, done);
         });
+}
+
+void Moderation::bansOf(const QByteArray& user, const QList<QByteArray>& actions, Context context,
+                        Callback<std::vector<BanInfo>> done) const
+{
+    const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
+    if (rejected(valid, context, done))
+        return;
+    QList<QByteArray> keys{m_schema.userBanKey(user)};
+    for (const QByteArray& action : actions)
+        if (!action.isEmpty())
+            keys << m_schema.actionBanKey(user, action);
+    readBans(user, keys, context, done);
+}
+
+void Moderation::readBans(const QByteArray& user, const QList<QByteArray>& keys, Context context,
+                          Callback<std::vector<BanInfo>> done) const
+{
+    Client* client = m_client;
+    auto bans = std::make_shared<std::vector<BanInfo>>();
+    auto pending = std::make_shared<int>(keys.size());
+    if (keys.isEmpty()) {
+        deliver(context, done, Result<std::vector<BanInfo>>(*bans));
+        return;
+    }
+    for (const QByteArray& key : keys) {
+        auto ban = std::make_shared<BanInfo>();
+        client->execute({QByteArrayLiteral("HGETALL"), key}, nullptr, [=](Result<Reply> r) {
+            if (r && !r->elements.empty())
+                *ban = banFromFields(user, r->toPairs());
+        });
+        client->execute({QByteArrayLiteral("PTTL"), key}, nullptr, [=](Result<Reply> r) {
+            // Replies arrive in order: HGETALL has been handled already.
+            if (r && !ban->source.isEmpty()) {
+                ban->ttlMs = r->toInteger().value_or(-1);
+                bans->push_back(*ban);
+            }
+            if (--*pending == 0)
+                deliver(context, done, Result<std::vector<BanInfo>>(*bans));
+        });
+    }
 }
 
 } // namespace tollgate

@@ -10,23 +10,23 @@ namespace tollgate {
 struct BanRequest
 {
     QByteArray user;
-    QByteArray action;   // empty = every action of the user
-    QString actor;       // who: required
-    QString reason;      // why: required
+    QByteArray action; // empty = every action of the user
+    QString actor;     // who: required
+    QString reason;    // why: required
     qint64 durationMs = 0;
-    qint64 untilMs = 0;  // absolute epoch ms; both 0 = permanent
+    qint64 untilMs = 0; // absolute epoch ms; both 0 = permanent
 };
 
 struct BanInfo
 {
     QByteArray user;
-    QByteArray action;   // empty = every action
+    QByteArray action; // empty = every action
     QString reason;
     QString actor;
-    QString source;      // manual | auto
+    QString source; // manual | auto
     qint64 createdMs = 0;
-    qint64 untilMs = 0;  // 0 = permanent
-    qint64 ttlMs = -1;   // PTTL when read; -1 = none
+    qint64 untilMs = 0; // 0 = permanent
+    qint64 ttlMs = -1;  // PTTL when read; -1 = none
 };
 
 /// Ban, unban and reset, each one script that also appends to the user's audit stream;
@@ -52,8 +52,12 @@ public:
     void resetKeys(const QByteArray& user, const QByteArray& action, const QList<QByteArray>& keys,
                    const QString& actor, const QString& reason, Context context,
                    Callback<qint64> done) const;
-    /// Every ban of a user.
+    /// Every ban of a user: SCAN MATCH of the user's own prefix, then HGETALL + PTTL of each.
     void bans(const QByteArray& user, Context context, Callback<std::vector<BanInfo>> done) const;
+    /// The user-wide ban and the bans of these actions, addressed through the key schema (no
+    /// SCAN): HGETALL + PTTL of each ban key; missing ones are left out.
+    void bansOf(const QByteArray& user, const QList<QByteArray>& actions, Context context,
+                Callback<std::vector<BanInfo>> done) const;
 
     /// Parses a ban hash (HGETALL pairs).
     static BanInfo banFromFields(const QByteArray& user,
@@ -61,9 +65,12 @@ public:
 
 private:
     /// Keys of one user (SCAN with the user's pattern), parsed, filtered by `accept`.
-    void userKeys(const QByteArray& user,
-                  std::function<bool(const KeySchema::Parsed&)> accept,
+    void userKeys(const QByteArray& user, std::function<bool(const KeySchema::Parsed&)> accept,
                   Callback<QList<QByteArray>> done) const;
+
+    /// HGETALL + PTTL of each of the user's ban keys, pipelined.
+    void readBans(const QByteArray& user, const QList<QByteArray>& keys, Context context,
+                  Callback<std::vector<BanInfo>> done) const;
 
     Client* m_client;
     KeySchema m_schema;

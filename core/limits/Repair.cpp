@@ -137,6 +137,7 @@ void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& k
                           run->error = reply.error();
                       run->stop = true;
                   } else {
+                      std::vector<RepairItem> found;
                       for (const Reply& row : reply->elements) {
                           std::optional<RepairItem> item = itemFromRow(run->schema, row);
                           if (!item)
@@ -150,8 +151,12 @@ void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& k
                           if (item->status == QLatin1String("fixed"))
                               ++run->report.totals.fixed;
                           if (qint64(run->report.items.size()) < run->options.maxItems)
-                              run->report.items.push_back(std::move(*item));
+                              run->report.items.push_back(*item);
+                          if (run->options.onFound)
+                              found.push_back(std::move(*item));
                       }
+                      if (!found.empty() && !run->stop)
+                          run->options.onFound(found);
                       if (run->progress && !run->stop && !run->progress(run->report.totals)) {
                           run->stop = true;
                           run->report.cancelled = true;

@@ -27,12 +27,15 @@ struct RepairProgress
 
 struct RepairOptions
 {
-    bool fix = false;          // false = dry run: report only
-    QString actor;             // for the audit entries of the fixes
-    QString reason;            // why: required with fix, recorded in the audit entry
-    int scanCount = 500;       // SCAN COUNT hint, also the largest batch passed to the script
+    bool fix = false;    // false = dry run: report only
+    QString actor;       // for the audit entries of the fixes
+    QString reason;      // why: required with fix, recorded in the audit entry
+    int scanCount = 500; // SCAN COUNT hint, also the largest batch passed to the script
     std::chrono::milliseconds pause{0}; // between SCAN calls, to stay gentle on a busy server
-    qint64 maxItems = 100'000; // items kept in the report; the totals keep counting
+    qint64 maxItems = 100'000;          // items kept in the report; the totals keep counting
+    // Streaming, uncapped: every found item goes here as its batch is checked (on the
+    // client's worker thread), whatever maxItems keeps in the report.
+    std::function<void(std::vector<RepairItem>& found)> onFound;
 };
 
 struct RepairReport

@@ -21,6 +21,8 @@ struct ReadRun
     std::vector<Command> commands;
     std::vector<int> first; // index of the subject's first command, -1 = none
     std::vector<std::vector<WindowReading>> windows;
+    // One EXISTS over the ban keys of a few subjects: (its command, the subjects it covers).
+    std::vector<std::pair<size_t, std::vector<size_t>>> banGroups;
     int pending = 0; // batches and peeks still out
     std::function<void(std::vector<Subject>)> done;
 
@@ -60,7 +62,12 @@ void applyBan(Subject& subject, const QByteArray& key, const Result<Reply>& repl
     into = Moderation::banFromFields(subject.user, fields);
 }
 
-// Second round, only for subjects whose EXISTS said a ban is there (about 1 % of rows).
+// Subjects whose ban keys one EXISTS checks at once. Bans are rare, so most groups answer 0
+// and cost one command for all their subjects instead of one each; the subjects of a group
+// that answers more than 0 have their ban hashes read in the second round.
+constexpr size_t kBanGroup = 8;
+
+// Second round, only for the subjects of groups whose EXISTS found a ban key.
 void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& banned)
 {
     if (banned.empty()) {
@@ -100,22 +107,21 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
             applyBan(s, run->schema.userBanKey(s.user), replies[size_t(at)], s.userBan);
             continue;
         }
-        const Result<Reply>& exists = replies[size_t(at++)];
-        if (exists && exists->integer > 0)
-            banned.push_back(i);
         auto policy = run->policies->valid.find(s.action);
         if (run->windows[i].empty() || policy == run->policies->valid.end())
             continue;
         bool good = true;
         for (size_t w = 0; w < run->windows[i].size(); ++w) {
-            const QByteArray key = run->schema.stateKey(s.user, s.action, policy->second.algorithm,
-                                                        policy->second.windows[w].windowMs);
             const Result<Reply>& value = replies[size_t(at++)];
             const Result<Reply>& pttl = replies[size_t(at++)];
             const std::optional<qint64> count = value && value->isNil()
                                                     ? std::optional<qint64>(0)
                                                     : (value ? value->toInteger() : std::nullopt);
             if (!value || !pttl || !count || *count < 0) {
+                // Named only here: building every key again for every row would cost more
+                // than reading it.
+                const QByteArray key = run->schema.stateKey(
+                    s.user, s.action, policy->second.algorithm, policy->second.windows[w].windowMs);
                 s.error = value ? (pttl ? QString::fromUtf8(key) +
                                               QStringLiteral(": holds \"%1\", expected a counter")
                                                   .arg(QString::fromUtf8(value->toBytes().left(40)))
@@ -130,6 +136,11 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
             continue;
         s.state = usageFromCounters(run->windows[i], policy->second, false);
         s.stateKnown = true;
+    }
+    for (const auto& [command, members] : run->banGroups) {
+        const Result<Reply>& exists = replies[command];
+        if (exists && exists->integer > 0)
+            banned.insert(banned.end(), members.begin(), members.end());
     }
     readBans(run, banned);
 }
@@ -155,6 +166,8 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
     run->windows.resize(keys.size());
     run->pending = 2; // the batch (with its ban round) and the sending loop below
     std::vector<size_t> peeks;
+    std::vector<std::vector<size_t>> groups; // of kBanGroup subjects, for one EXISTS each
+    std::vector<size_t> banMembers;
     for (size_t i = 0; i < keys.size(); ++i) {
         Subject& s = run->subjects[i];
         s.user = keys[i].first;
@@ -164,9 +177,9 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
             run->commands.push_back({kHgetall, m_schema.userBanKey(s.user)});
             continue;
         }
-        run->commands.push_back({QByteArrayLiteral("EXISTS"),
-                                 m_schema.actionBanKey(s.user, s.action),
-                                 m_schema.userBanKey(s.user)});
+        banMembers.push_back(i);
+        if (banMembers.size() == kBanGroup)
+            groups.push_back(std::exchange(banMembers, {}));
         auto invalid = m_policies->invalid.find(s.action);
         if (invalid != m_policies->invalid.end())
             s.error = invalid->second;
@@ -185,6 +198,17 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
             run->commands.push_back({QByteArrayLiteral("GET"), key});
             run->commands.push_back({QByteArrayLiteral("PTTL"), key});
         }
+    }
+    if (!banMembers.empty())
+        groups.push_back(std::move(banMembers));
+    for (std::vector<size_t>& members : groups) {
+        Command exists{QByteArrayLiteral("EXISTS")};
+        for (size_t i : members) {
+            const Subject& s = run->subjects[i];
+            exists << m_schema.actionBanKey(s.user, s.action) << m_schema.userBanKey(s.user);
+        }
+        run->banGroups.emplace_back(run->commands.size(), std::move(members));
+        run->commands.push_back(std::move(exists));
     }
     m_client->executeBatch(std::move(run->commands), nullptr,
                            [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });

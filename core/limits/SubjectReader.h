@@ -11,8 +11,9 @@
 namespace tollgate {
 
 /// Reads named subjects, everything addressed from the key schema and the policies, no SCAN:
-///   raw (the default, for many rows): per fixed window GET + PTTL, EXISTS of both ban keys,
-///       all pipelined in one batch; HGETALL of the ban hashes only for the few banned;
+///   raw (the default, for many rows): per fixed window GET + PTTL, and one EXISTS over the
+///       ban keys of every 8 subjects, all pipelined in one batch; HGETALL of the ban hashes
+///       only for the subjects of a group where EXISTS found one (bans are rare);
 ///   peek (the rows on screen, the user detail): hit.lua in peek mode, exact for every
 ///       algorithm. Algorithms other than fixed window are always peeked: their state needs
 ///       the server's clock and its shape is the script's own.

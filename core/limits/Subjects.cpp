@@ -79,7 +79,7 @@ void emitReady(const std::shared_ptr<StreamRun>& run)
     }
 }
 
-void scanNext(const std::shared_ptr<StreamRun>& run);
+void scanNext(const std::shared_ptr<StreamRun>& run, int reserved = 0);
 
 void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
 {
@@ -107,6 +107,12 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
     }
     if (run->cursor == "0" || run->progress.truncated)
         run->scanFinished = true;
+    // The next SCAN goes out before this batch's reads: the server answers it while the
+    // client is still building the reads, and works through them while the client handles the
+    // SCAN reply, so neither side waits for the other (readsInFlight bounds how far ahead).
+    const bool paused = run->options.pause.count() > 0 && !run->scanFinished;
+    if (!paused)
+        scanNext(run, fresh.empty() ? 0 : 1);
     if (!fresh.empty() && !run->stopped) {
         const quint64 seq = run->nextSeq++;
         ++run->readsOut;
@@ -119,7 +125,7 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
                 maybeFinish(run);
             });
     }
-    if (run->options.pause.count() > 0 && !run->scanFinished) {
+    if (paused) {
         // Runs on the worker thread, which has an event loop: a timer there is fine.
         run->scanOut = true; // the pause counts as the next call being out
         QTimer::singleShot(run->options.pause, [run] {
@@ -127,16 +133,15 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
             scanNext(run);
             maybeFinish(run);
         });
-    } else {
-        scanNext(run);
     }
     maybeFinish(run);
 }
 
-void scanNext(const std::shared_ptr<StreamRun>& run)
+// `reserved`: read batches about to be sent that count against readsInFlight already.
+void scanNext(const std::shared_ptr<StreamRun>& run, int reserved)
 {
     if (run->stopped || run->scanFinished || run->scanOut ||
-        run->readsOut >= std::max(1, run->options.readsInFlight))
+        run->readsOut + reserved >= std::max(1, run->options.readsInFlight))
         return;
     run->scanOut = true;
     run->client->execute(

@@ -1,6 +1,7 @@
 // Keys page against a real redis-server: background scan with details, the keys-without-TTL
 // finder and its repair, and Delete… that names the keys and deletes nothing when declined.
 
+#include "core/limits/Repair.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void displayEscapesBytes();
     void scanShowsKeysWithDetails();
     void findsAndRepairsKeysWithoutTtl();
+    void noTtlFinderIsUncapped();
     void deleteAsksAndDeclinedDeletesNothing();
     void readOnlyProfileDisablesWrites();
     void templateParsesForeignKeys();
@@ -187,6 +189,31 @@ void KeysTest::findsAndRepairsKeysWithoutTtl()
     QTRY_COMPARE(finished.size(), 3);
     QVERIFY(pttl("tg:{bob}:like:fw:10000") > 0);
     QCOMPARE(model->item(1 - alice).status, QStringLiteral("fixed"));
+}
+
+void KeysTest::noTtlFinderIsUncapped()
+{
+    // More keys without TTL than one SCAN batch and far more than the report keeps for its
+    // audit entry (Repair::kMaxNamedKeys): every one streams into the table.
+    constexpr int kKeys = 2500;
+    QList<QList<QByteArray>> commands;
+    for (int i = 0; i < kKeys; ++i)
+        commands.append({"SET", "tg:{u" + QByteArray::number(i) + "}:like:fw:10000", "1"});
+    QCOMPARE(m_redis.pipeline(commands, 30000).size(), kKeys);
+    KeysPage* page = openPage();
+    NoTtlPanel* panel = page->noTtlPanel();
+    QAbstractItemModelTester tester(panel->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy finished(panel, &NoTtlPanel::finished);
+    QSignalSpy inserted(panel->model(), &QAbstractItemModel::rowsInserted);
+    page->findChild<QPushButton*>(QStringLiteral("findNoTtlButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, 30000);
+    QVERIFY(kKeys > Repair::kMaxNamedKeys);
+    QCOMPARE(panel->model()->rowCount(), kKeys);
+    QVERIFY2(inserted.size() > 1, "rows stream in batch by batch");
+    QVERIFY(page->findChild<QLabel*>(QStringLiteral("repairStatusLabel"))
+                ->text()
+                .contains(QStringLiteral("2500 without TTL")));
 }
 
 void KeysTest::deleteAsksAndDeclinedDeletesNothing()

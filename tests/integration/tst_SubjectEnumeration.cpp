@@ -151,6 +151,34 @@ private Q_SLOTS:
         QCOMPARE(dan->state.tier, Tier::Warn);
     }
 
+    void bansFoundAmongManyWithoutOneCheckEach()
+    {
+        // Ban keys are checked a group of subjects at a time: a ban must still land on its
+        // own row only, an action ban and a user-wide one alike, wherever it falls in a group.
+        QVERIFY(m_core.save(makePolicy("like", 10, 60000)));
+        fill("like", 300);
+        const std::set<QByteArray> actionBanned{"u0", "u13", "u14", "u299"};
+        for (const QByteArray& user : actionBanned)
+            QVERIFY(m_core.inspect({"HSET", m_core.schema().actionBanKey(user, "like"), "until_ms",
+                                    "0", "reason", "r", "actor", "a", "source", "manual"}));
+        QVERIFY(m_core.inspect({"HSET", m_core.schema().userBanKey("u77"), "until_ms", "0",
+                                "reason", "r", "actor", "a", "source", "manual"}));
+        auto all = list();
+        QVERIFY(all);
+        int banned = 0;
+        for (const Subject& s : all->subjects) {
+            if (s.action.isEmpty())
+                continue; // the user-wide ban's own row
+            const bool expected = actionBanned.count(s.user) > 0 || s.user == "u77";
+            QVERIFY2(s.banned() == expected, s.user.constData());
+            QCOMPARE(s.ban.has_value(), actionBanned.count(s.user) > 0);
+            QCOMPARE(s.userBan.has_value(), s.user == "u77");
+            banned += s.banned() ? 1 : 0;
+        }
+        QCOMPARE(banned, 5);
+        QVERIFY(find(*all, "u77", QByteArray()) && find(*all, "u77", QByteArray())->userBan);
+    }
+
     void badKeysAreNamedOnTheirRow()
     {
         QVERIFY(m_core.save(makePolicy("like", 10, 60000)));

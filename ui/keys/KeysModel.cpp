@@ -5,6 +5,7 @@
 #include "ui/common/Palette.h"
 
 #include <QDeadlineTimer>
+#include <QSet>
 #include <QStringDecoder>
 
 namespace tollgate::ui {
@@ -51,12 +52,86 @@ QString KeysModel::displayBytes(const QByteArray& bytes)
 
 KeysModel::KeysModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+QByteArrayView KeysModel::keyView(const CompactRow& row) const
+{
+    return QByteArrayView(m_keys.constData() + row.offset, row.length);
+}
+
+const KeysModel::Detail* KeysModel::detail(const CompactRow& row) const
+{
+    return row.detail < 0 ? nullptr : &m_details[size_t(row.detail)];
+}
+
+QByteArray KeysModel::key(int row) const
+{
+    return keyView(m_rows[size_t(row)]).toByteArray();
+}
+
+KeysModel::Row KeysModel::row(int r) const
+{
+    const CompactRow& row = m_rows[size_t(r)];
+    Row out{key(r), {}, -3, {}, row.requested, 0, {}};
+    if (const Detail* d = detail(row)) {
+        out.type = d->type;
+        out.pttl = d->pttl;
+        out.preview = d->preview;
+        out.expiresAt = d->expiresAt;
+        out.wrongType = d->wrongType;
+    }
+    return out;
+}
+
+int KeysModel::rowOf(const QByteArray& key) const
+{
+    if (m_slots.empty())
+        return -1;
+    const size_t mask = m_slots.size() - 1;
+    for (size_t i = qHash(QByteArrayView(key)) & mask; m_slots[i] >= 0; i = (i + 1) & mask) {
+        if (keyView(m_rows[size_t(m_slots[i])]) == key)
+            return m_slots[i];
+    }
+    return -1;
+}
+
+void KeysModel::growIndex()
+{
+    m_slots.assign(m_slots.empty() ? 1024 : m_slots.size() * 2, -1);
+    const size_t mask = m_slots.size() - 1;
+    for (size_t r = 0; r < m_rows.size(); ++r) {
+        size_t i = qHash(keyView(m_rows[r])) & mask;
+        while (m_slots[i] >= 0)
+            i = (i + 1) & mask;
+        m_slots[i] = qint32(r);
+    }
+}
+
+// The caller has checked the key is not there yet.
+void KeysModel::addKey(QByteArrayView key)
+{
+    CompactRow row;
+    row.offset = quint32(m_keys.size());
+    row.length = quint32(key.size());
+    m_keys.append(key);
+    m_rows.push_back(row);
+    if ((m_rows.size() + 1) * 2 > m_slots.size()) {
+        growIndex(); // doubling: each key is re-indexed O(1) times on average
+        return;
+    }
+    const size_t mask = m_slots.size() - 1;
+    size_t i = qHash(key) & mask;
+    while (m_slots[i] >= 0)
+        i = (i + 1) & mask;
+    m_slots[i] = qint32(m_rows.size() - 1);
+}
+
 void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
 {
     beginResetModel();
     m_template = std::move(keyTemplate);
     m_rows.clear();
-    m_index.clear();
+    m_keys.clear();
+    m_slots.clear();
+    m_details.clear();
     endResetModel();
 }
 
@@ -64,16 +139,14 @@ void KeysModel::append(const QList<QByteArray>& keys)
 {
     QList<QByteArray> fresh;
     for (const QByteArray& key : keys)
-        if (!m_index.contains(key)) // SCAN may return a key twice
+        if (rowOf(key) < 0 && !fresh.contains(key)) // SCAN may return a key twice
             fresh << key;
     if (fresh.isEmpty())
         return;
     const int first = rowCount();
     beginInsertRows({}, first, first + int(fresh.size()) - 1);
-    for (const QByteArray& key : fresh) {
-        m_index.insert(key, int(m_rows.size()));
-        m_rows.push_back(Row{key, {}, -3, {}, false, 0, {}});
-    }
+    for (const QByteArray& key : fresh)
+        addKey(key);
     endInsertRows();
 }
 
@@ -82,16 +155,21 @@ void KeysModel::setDetails(const QList<Row>& rows)
     int first = rowCount();
     int last = -1;
     for (const Row& details : rows) {
-        const int r = m_index.value(details.key, -1);
+        const int r = rowOf(details.key);
         if (r < 0)
             continue;
-        Row& row = m_rows[size_t(r)];
-        row.type = details.type;
-        row.pttl = details.pttl;
-        row.preview = details.preview;
+        CompactRow& row = m_rows[size_t(r)];
+        if (row.detail < 0) {
+            row.detail = qint32(m_details.size());
+            m_details.emplace_back();
+        }
+        Detail& d = m_details[size_t(row.detail)];
+        d.type = details.type;
+        d.pttl = details.pttl;
+        d.preview = details.preview;
+        d.expiresAt = details.pttl >= 0 ? QDeadlineTimer::current().deadline() + details.pttl : 0;
+        d.wrongType = m_schema ? wrongTypeExpected(*m_schema, details.key, d.type) : QByteArray();
         row.requested = true;
-        row.expiresAt = details.pttl >= 0 ? QDeadlineTimer::current().deadline() + details.pttl : 0;
-        row.wrongType = m_schema ? wrongTypeExpected(*m_schema, row.key, row.type) : QByteArray();
         first = std::min(first, r);
         last = std::max(last, r);
     }
@@ -101,23 +179,32 @@ void KeysModel::setDetails(const QList<Row>& rows)
 
 void KeysModel::removeKeys(const QList<QByteArray>& keys)
 {
-    bool any = false;
+    QSet<int> gone;
     for (const QByteArray& key : keys)
-        any = any || m_index.contains(key);
-    if (!any)
+        if (const int r = rowOf(key); r >= 0)
+            gone.insert(r);
+    if (gone.isEmpty())
         return;
-    const QSet<QByteArray> gone(keys.begin(), keys.end());
+    // Deleting is an operator's action on a few selected keys; rebuilding once is simpler
+    // than keeping a million row numbers in step.
     beginResetModel();
-    std::vector<Row> kept;
-    kept.reserve(m_rows.size());
-    m_index.clear();
-    for (Row& row : m_rows) {
-        if (gone.contains(row.key))
+    std::vector<CompactRow> rows = std::move(m_rows);
+    const QByteArray bytes = std::exchange(m_keys, QByteArray());
+    std::vector<Detail> details = std::move(m_details);
+    m_rows.clear();
+    m_details.clear();
+    m_slots.clear();
+    for (size_t r = 0; r < rows.size(); ++r) {
+        if (gone.contains(int(r)))
             continue;
-        m_index.insert(row.key, int(kept.size()));
-        kept.push_back(std::move(row));
+        addKey(QByteArrayView(bytes.constData() + rows[r].offset, rows[r].length));
+        CompactRow& kept = m_rows.back();
+        kept.requested = rows[r].requested;
+        if (rows[r].detail >= 0) {
+            kept.detail = qint32(m_details.size());
+            m_details.push_back(std::move(details[size_t(rows[r].detail)]));
+        }
     }
-    m_rows = std::move(kept);
     endResetModel();
 }
 
@@ -135,18 +222,13 @@ QList<QByteArray> KeysModel::takeUnrequested(int first, int last, int limit)
     first = std::max(first, 0);
     last = std::min(last, rowCount() - 1);
     for (int r = first; r <= last && keys.size() < limit; ++r) {
-        Row& row = m_rows[size_t(r)];
+        CompactRow& row = m_rows[size_t(r)];
         if (!row.requested) {
             row.requested = true;
-            keys << row.key;
+            keys << key(r);
         }
     }
     return keys;
-}
-
-int KeysModel::rowOf(const QByteArray& key) const
-{
-    return m_index.value(key, -1);
 }
 
 int KeysModel::rowCount(const QModelIndex& parent) const
@@ -163,9 +245,11 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount())
         return {};
-    const Row& row = m_rows[size_t(index.row())];
+    const CompactRow& compact = m_rows[size_t(index.row())];
+    static const Detail kNotFetched;
+    const Detail& row = detail(compact) ? *detail(compact) : kNotFetched;
     if (role == Qt::UserRole)
-        return row.key;
+        return key(index.row());
     if (role == Qt::TextAlignmentRole && index.column() == TtlColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (index.column() == TypeColumn && !row.wrongType.isEmpty()) {
@@ -180,14 +264,16 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
         return {};
     switch (Column(index.column())) {
     case KeyColumn:
-        return displayBytes(row.key);
+        return displayBytes(key(index.row()));
     case UserColumn:
         return m_template
-                   ? displayBytes(m_template->field(row.key, QStringLiteral("user")).toUtf8())
+                   ? displayBytes(
+                         m_template->field(key(index.row()), QStringLiteral("user")).toUtf8())
                    : QString();
     case ActionColumn:
         return m_template
-                   ? displayBytes(m_template->field(row.key, QStringLiteral("action")).toUtf8())
+                   ? displayBytes(
+                         m_template->field(key(index.row()), QStringLiteral("action")).toUtf8())
                    : QString();
     case TypeColumn:
         return row.wrongType.isEmpty()

@@ -11,7 +11,9 @@
 namespace tollgate::ui {
 
 /// Raw keys as SCAN found them; type, TTL and a short value preview arrive later, for the
-/// visible rows first (see KeysPage).
+/// visible rows first (see KeysPage). Compact at a million keys: the key bytes live in one
+/// buffer, a row is 16 bytes plus 8 for the index, and details exist only for the rows that
+/// were fetched (the ones someone scrolled to).
 class KeysModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -28,6 +30,7 @@ public:
         ColumnCount
     };
 
+    /// One row as callers see it (built on demand from the compact storage).
     struct Row
     {
         QByteArray key;
@@ -60,7 +63,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-    const Row& row(int row) const { return m_rows[size_t(row)]; }
+    Row row(int row) const;
+    QByteArray key(int row) const;
     /// Marks up to `limit` rows of [first, last] that were never requested, and returns them.
     QList<QByteArray> takeUnrequested(int first, int last, int limit);
     int rowOf(const QByteArray& key) const;
@@ -70,8 +74,31 @@ public:
     static QString displayBytes(const QByteArray& bytes);
 
 private:
-    std::vector<Row> m_rows;
-    QHash<QByteArray, int> m_index;
+    struct CompactRow
+    {
+        quint32 offset = 0;
+        quint32 length = 0;
+        qint32 detail = -1; // index into m_details, once fetched
+        bool requested = false;
+    };
+    struct Detail
+    {
+        QByteArray type;
+        qint64 pttl = -3;
+        QString preview;
+        qint64 expiresAt = 0;
+        QByteArray wrongType;
+    };
+
+    QByteArrayView keyView(const CompactRow& row) const;
+    const Detail* detail(const CompactRow& row) const;
+    void addKey(QByteArrayView key);
+    void growIndex();
+
+    std::vector<CompactRow> m_rows;
+    QByteArray m_keys;             // every key's bytes, back to back
+    std::vector<qint32> m_slots;   // open addressing over m_keys: row, or -1
+    std::vector<Detail> m_details; // only rows whose details were fetched
     std::optional<KeyTemplate> m_template;
     std::optional<KeySchema> m_schema;
 };

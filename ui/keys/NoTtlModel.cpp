@@ -1,7 +1,5 @@
 #include "ui/keys/NoTtlModel.h"
 
-#include <QHash>
-
 #include "core/limits/Duration.h"
 #include "ui/keys/KeysModel.h"
 
@@ -9,33 +7,38 @@ namespace tollgate::ui {
 
 NoTtlModel::NoTtlModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void NoTtlModel::setItems(std::vector<RepairItem> items)
+void NoTtlModel::clear()
 {
     beginResetModel();
-    m_items = std::move(items);
+    m_items.clear();
+    m_rowOf.clear();
     endResetModel();
 }
 
-void NoTtlModel::updateItems(const std::vector<RepairItem>& items)
+void NoTtlModel::mergeItems(std::vector<RepairItem> items)
 {
-    // One pass over the rows: a repair of every key must not cost rows x updates.
-    QHash<QByteArray, const RepairItem*> updates;
-    updates.reserve(qsizetype(items.size()));
-    for (const RepairItem& update : items)
-        updates.insert(update.key, &update);
     int first = rowCount();
     int last = -1;
-    for (size_t r = 0; r < m_items.size() && !updates.isEmpty(); ++r) {
-        const RepairItem* update = updates.value(m_items[r].key);
-        if (!update)
-            continue;
-        m_items[r].status = update->status;
-        m_items[r].ttlMs = update->ttlMs;
-        first = std::min(first, int(r));
-        last = std::max(last, int(r));
+    std::vector<RepairItem> fresh;
+    for (RepairItem& item : items) {
+        const auto it = m_rowOf.constFind(item.key);
+        if (it == m_rowOf.constEnd()) {
+            m_rowOf.insert(item.key, rowCount() + int(fresh.size()));
+            fresh.push_back(std::move(item));
+        } else if (const int r = *it; r < rowCount()) { // else: twice in this batch
+            m_items[size_t(r)].status = item.status;
+            m_items[size_t(r)].ttlMs = item.ttlMs;
+            first = std::min(first, r);
+            last = std::max(last, r);
+        }
     }
     if (last >= first)
         Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
+    if (fresh.empty())
+        return;
+    beginInsertRows({}, rowCount(), rowCount() + int(fresh.size()) - 1);
+    std::move(fresh.begin(), fresh.end(), std::back_inserter(m_items));
+    endInsertRows();
 }
 
 QList<QByteArray> NoTtlModel::unfixedKeys() const

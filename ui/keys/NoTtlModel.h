@@ -3,6 +3,7 @@
 #include "core/limits/Repair.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <vector>
 
 namespace tollgate::ui {
@@ -24,9 +25,11 @@ public:
 
     explicit NoTtlModel(QObject* parent = nullptr);
 
-    void setItems(std::vector<RepairItem> items);
-    /// Updates the status/TTL of the listed keys (after a fix); one dataChanged.
-    void updateItems(const std::vector<RepairItem>& items);
+    void clear();
+    /// Updates the rows of keys already listed (status, TTL after a fix) and appends the
+    /// others: one dataChanged and one insertion per call, work in the batch's size only, so
+    /// a scan can stream any number of keys in.
+    void mergeItems(std::vector<RepairItem> items);
     const RepairItem& item(int row) const { return m_items[size_t(row)]; }
     /// Keys still waiting for a fix.
     QList<QByteArray> unfixedKeys() const;
@@ -39,6 +42,7 @@ public:
 
 private:
     std::vector<RepairItem> m_items;
+    QHash<QByteArray, int> m_rowOf;
 };
 
 } // namespace tollgate::ui

@@ -132,13 +132,28 @@ void NoTtlPanel::runRepair(bool fix, const QString& reason)
     auto job =
         begin(fix ? tr("Repairing every key without TTL…") : tr("Scanning for keys without TTL…"),
               fix ? m_model->rowCount() : 0);
+    if (!fix)
+        m_model->clear();
     RepairOptions options;
     options.fix = fix;
     options.actor = m_session->actor();
     options.reason = reason;
     options.scanCount = 1000; // the whole keyspace, uncapped; the pause bounds the load
     options.pause = std::chrono::milliseconds(5);
-    const Context self(this); // progress arrives on the client's worker thread
+    const Context self(this); // progress and items arrive on the client's worker thread
+    // Every key found streams into the table as its batch is checked; the report keeps only
+    // the few its audit entry names.
+    options.maxItems = Repair::kMaxNamedKeys;
+    options.onFound = [this, self, job](std::vector<RepairItem>& found) {
+        self.post([this, job, items = std::move(found)] {
+            if (m_job != job)
+                return;
+            for (const RepairItem& item : items)
+                if (item.status == QLatin1String("fixed"))
+                    job->fixed << item.key;
+            m_model->mergeItems(items);
+        });
+    };
     Repair(m_session->client(), m_session->schema())
         .run(
             options,
@@ -182,21 +197,15 @@ void NoTtlPanel::finishRepair(const std::shared_ptr<Job>& job, bool fix,
                      report.error().message));
         return;
     }
+    // The items themselves came in as they were found (onFound), every one of them.
     if (!fix) {
-        const qint64 found = report->totals.found;
-        const qint64 scanned = report->totals.scanned;
-        const bool cancelled = report->cancelled;
-        m_model->setItems(std::move(report->items));
-        end((cancelled ? tr("Cancelled after %1 keys: %2 without TTL so far.")
-                       : tr("Scanned %1 keys: %2 without TTL."))
-                .arg(scanned)
-                .arg(found));
+        end((report->cancelled ? tr("Cancelled after %1 keys: %2 without TTL so far.")
+                               : tr("Scanned %1 keys: %2 without TTL."))
+                .arg(report->totals.scanned)
+                .arg(report->totals.found));
         return;
     }
-    QList<QByteArray> fixedKeys;
-    for (const RepairItem& item : report->items)
-        fixedKeys << item.key;
-    m_model->updateItems(report->items);
+    const QList<QByteArray> fixedKeys = job->fixed;
     const qint64 fixed = report->totals.fixed;
     end(report->cancelled ? tr("Cancelled: %1 keys fixed.").arg(fixed)
                           : tr("Done: %1 keys fixed.").arg(fixed));
@@ -260,7 +269,7 @@ void NoTtlPanel::fixKeys(const QList<QByteArray>& keys, const QString& reason)
                 for (const RepairItem& item : report->items)
                     if (item.status == QLatin1String("fixed"))
                         fixedKeys << item.key;
-                m_model->updateItems(report->items);
+                m_model->mergeItems(report->items);
                 const QString fixed = keysText(report->totals.fixed);
                 end(report->cancelled ? tr("Cancelled: %1 fixed.").arg(fixed)
                                       : tr("Done: %1 fixed.").arg(fixed));

@@ -46,6 +46,7 @@ private:
     struct Job
     {
         std::atomic<bool> cancelled{false};
+        QList<QByteArray> fixed; // streamed in by a "Repair all"; GUI thread only
     };
 
     std::shared_ptr<Job> begin(const QString& status, int maximum);

@@ -1,6 +1,7 @@
 #include "ui/subjects/CountBarDelegate.h"
 
 #include "core/limits/HitResult.h"
+#include "ui/common/Palette.h"
 #include "ui/subjects/SubjectsModel.h"
 
 #include <QPainter>
@@ -12,19 +13,21 @@ void CountBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
 {
     const QVariant fraction = index.data(SubjectsModel::FractionRole);
     if (fraction.isValid()) {
-        QColor color(0x4c, 0xaf, 0x50); // ok
+        // Tones of the view's palette, so the bar and the text over it read on dark too.
         const int tier = index.data(SubjectsModel::TierRole).toInt();
-        if (tier == int(Tier::Warn))
-            color = QColor(0xff, 0xa0, 0x00);
-        else if (tier == int(Tier::Deny) || tier == int(Tier::Banned))
-            color = QColor(0xe5, 0x39, 0x35);
-        color.setAlpha(110);
+        const Tone tone = tier == int(Tier::Warn)                                ? Tone::Warn
+                          : tier == int(Tier::Deny) || tier == int(Tier::Banned) ? Tone::Denied
+                                                                                 : Tone::Ok;
+        QColor color = toneColor(tone, option.palette);
+        color.setAlpha(90);
+        QColor track = option.palette.color(QPalette::Text);
+        track.setAlpha(24);
         const QRect area = option.rect.adjusted(2, 3, -2, -3);
         QRect bar = area;
         bar.setWidth(int(area.width() * fraction.toDouble()));
         painter->save();
         painter->setPen(Qt::NoPen);
-        painter->setBrush(QColor(0, 0, 0, 18));
+        painter->setBrush(track);
         painter->drawRoundedRect(area, 2, 2);
         painter->setBrush(color);
         if (bar.width() > 0)

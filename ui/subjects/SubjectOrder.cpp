@@ -76,57 +76,83 @@ bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user,
     return containsFolded(user, text);
 }
 
-RowOrder computeOrder(const StoreSnapshot& snap, const SubjectFilter& filter, const SortSpec& sort)
+std::vector<int> actionRanks(const QList<QByteArray>& actions)
+{
+    std::vector<int> byName(size_t(actions.size()));
+    for (size_t i = 0; i < byName.size(); ++i)
+        byName[i] = int(i);
+    std::sort(byName.begin(), byName.end(),
+              [&](int a, int b) { return actions.at(a) < actions.at(b); });
+    std::vector<int> rank(byName.size());
+    for (size_t i = 0; i < byName.size(); ++i)
+        rank[size_t(byName[i])] = int(i);
+    return rank;
+}
+
+double sortKey(const CompactRow& row, const RowExtra* extra, int column,
+               const std::vector<int>& ranks)
+{
+    const bool known = row.has(CompactRow::StateKnown);
+    switch (column) {
+    case SubjectsModel::Action:
+        return row.action < ranks.size() ? ranks[row.action] : 0;
+    case SubjectsModel::Count:
+        return known && row.limit > 0 ? double(row.count) / double(row.limit) : -1.0;
+    case SubjectsModel::Remaining:
+        return known ? double(row.remaining()) : -1.0;
+    case SubjectsModel::Ttl:
+        return double(row.resetDeadline); // a deadline: no "now" in the comparison
+    case SubjectsModel::Ban:
+        return !extra || !extra->ban      ? -1.0
+               : extra->ban->untilMs == 0 ? 1e18
+                                          : double(extra->ban->untilMs);
+    default:
+        return 0;
+    }
+}
+
+RowOrder computeOrder(const StoreSnapshot& snap, const OrderRequest& request)
 {
     RowOrder order;
+    const SubjectFilter& filter = request.filter;
+    const SortSpec& sort = request.sort;
     const qsizetype n = snap.rows.size();
-    order.rows.reserve(size_t(n));
-    for (qsizetype i = 0; i < n; ++i) {
-        const CompactRow& row = snap.rows.at(i);
-        if (filter.isEmpty() || filter.accepts(row, snap.user(row), snap.actions.at(row.action)))
-            order.rows.push_back(quint32(i));
+    std::vector<bool> leaving;
+    if (request.retirePass != 0) {
+        leaving.assign(size_t(n), false);
+        for (qsizetype i = 0; i < n; ++i) {
+            const CompactRow& row = snap.rows.at(i);
+            if (!row.has(CompactRow::Retired) && SubjectStore::unseenBy(row, request.retirePass)) {
+                order.retired.push_back(quint32(i));
+                leaving[size_t(i)] = true;
+            }
+        }
     }
-    if (sort.column >= 0) {
+    auto stays = [&](quint32 i) { return leaving.empty() || !leaving[i]; };
+    if (request.keep) {
+        order.rows.reserve(request.keep->size());
+        for (quint32 i : *request.keep)
+            if (stays(i) && !snap.rows.at(i).has(CompactRow::Retired))
+                order.rows.push_back(i);
+    } else {
+        order.rows.reserve(size_t(n));
+        for (qsizetype i = 0; i < n; ++i) {
+            const CompactRow& row = snap.rows.at(i);
+            if (row.has(CompactRow::Retired) || !stays(quint32(i)))
+                continue;
+            if (filter.isEmpty() ||
+                filter.accepts(row, snap.user(row), snap.actions.at(row.action)))
+                order.rows.push_back(quint32(i));
+        }
+    }
+    if (sort.column >= 0 && !request.keep) {
         // One numeric key per row, computed once; ties fall back to the user id.
         std::vector<std::pair<double, quint64>> keys(static_cast<size_t>(n));
-        std::vector<int> actionRank(size_t(snap.actions.size()));
-        {
-            std::vector<int> byName(actionRank.size());
-            for (size_t i = 0; i < byName.size(); ++i)
-                byName[i] = int(i);
-            std::sort(byName.begin(), byName.end(),
-                      [&](int a, int b) { return snap.actions.at(a) < snap.actions.at(b); });
-            for (size_t i = 0; i < byName.size(); ++i)
-                actionRank[size_t(byName[i])] = int(i);
-        }
+        const std::vector<int> ranks = actionRanks(snap.actions);
         for (quint32 i : order.rows) {
             const CompactRow& row = snap.rows.at(i);
-            const bool known = row.has(CompactRow::StateKnown);
-            double key = 0;
-            switch (sort.column) {
-            case SubjectsModel::Action:
-                key = actionRank[row.action];
-                break;
-            case SubjectsModel::Count:
-                key = known && row.limit > 0 ? double(row.count) / double(row.limit) : -1.0;
-                break;
-            case SubjectsModel::Remaining:
-                key = known ? double(row.remaining()) : -1.0;
-                break;
-            case SubjectsModel::Ttl:
-                key = double(row.resetDeadline); // a deadline: no "now" in the comparison
-                break;
-            case SubjectsModel::Ban: {
-                const RowExtra* extra = snap.extra(row);
-                key = !extra || !extra->ban      ? -1.0
-                      : extra->ban->untilMs == 0 ? 1e18
-                                                 : double(extra->ban->untilMs);
-                break;
-            }
-            default:
-                break;
-            }
-            keys[i] = {key, prefixKey(snap.user(row))};
+            keys[i] = {sortKey(row, snap.extra(row), sort.column, ranks),
+                       prefixKey(snap.user(row))};
         }
         auto less = [&](quint32 a, quint32 b) {
             if (keys[a] != keys[b])

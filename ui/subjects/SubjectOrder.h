@@ -3,6 +3,7 @@
 #include "ui/subjects/SubjectStore.h"
 
 #include <QString>
+#include <optional>
 #include <vector>
 
 namespace tollgate::ui {
@@ -42,16 +43,37 @@ struct SortSpec
 };
 
 /// Rows to show, in order (store row indexes), and where each store row landed (-1 = hidden),
-/// so the model can move persistent indexes without a search.
+/// so the model can move persistent indexes without a search; `retired`: rows the finished
+/// pass did not see, for the store to tombstone when the order is swapped in.
 struct RowOrder
 {
     std::vector<quint32> rows;
     std::vector<qint32> viewRowOf;
+    std::vector<quint32> retired;
 };
 
-/// Filters and sorts on precomputed keys (TTL by deadline, count by count / limit, user by
-/// bytes): for the worker thread, over a snapshot.
-RowOrder computeOrder(const StoreSnapshot& snapshot, const SubjectFilter& filter,
-                      const SortSpec& sort);
+/// Where each action sorts by name: rank[action index].
+std::vector<int> actionRanks(const QList<QByteArray>& actions);
+
+/// The number a row sorts by in `column`, the one definition the worker sorts by and the
+/// model's SortRole shows: count / limit, remaining, the TTL's deadline (no "now" in it), the
+/// ban's end, the action's rank; 0 for User. Ties (and User) go by the user id's bytes.
+double sortKey(const CompactRow& row, const RowExtra* extra, int column,
+               const std::vector<int>& ranks);
+
+/// What the worker is asked for.
+struct OrderRequest
+{
+    SubjectFilter filter;
+    SortSpec sort;
+    quint16 retirePass = 0; // rows unseen by this finished pass leave (0 = none)
+    // Given: keep this order (rows stay where the operator sees them) and only drop the
+    // retired rows; the filter and the sort are not applied again.
+    std::optional<std::vector<quint32>> keep;
+};
+
+/// Filters and sorts on precomputed keys, or keeps the given order: for the worker thread,
+/// over a snapshot. Retired rows are left out and listed in `retired`.
+RowOrder computeOrder(const StoreSnapshot& snapshot, const OrderRequest& request);
 
 } // namespace tollgate::ui

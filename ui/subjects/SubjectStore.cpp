@@ -32,11 +32,14 @@ quint16 SubjectStore::actionIndex(const QByteArray& action)
 
 int SubjectStore::find(const QByteArray& user, const QByteArray& action) const
 {
-    // Fingerprints may collide (about 1e-8 at a million rows): confirm, then probe on.
+    // Fingerprints may collide (about 1e-8 at a million rows): confirm, then probe on. A
+    // retired row leaves -1 behind, so a probe chain through it stays intact.
     for (quint64 salt = 0; salt < 4; ++salt) {
         auto it = m_index.constFind(fingerprint(user, action, salt));
         if (it == m_index.constEnd())
             return -1;
+        if (*it < 0)
+            continue;
         const CompactRow& r = m_snapshot.rows.at(*it);
         if (m_snapshot.user(r) == user && m_snapshot.actions.at(r.action) == action)
             return *it;
@@ -53,7 +56,7 @@ void SubjectStore::count(const CompactRow& row, int sign)
     m_totals.warned += row.tier == quint8(Tier::Warn) ? sign : 0;
 }
 
-std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
+std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs, quint16 pass)
 {
     int index = find(s.user, s.action);
     const bool added = index < 0;
@@ -67,7 +70,7 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
         m_snapshot.rows.append(row);
         for (quint64 salt = 0;; ++salt) {
             const quint64 key = fingerprint(s.user, s.action, salt);
-            if (!m_index.contains(key)) {
+            if (m_index.value(key, -1) < 0) {
                 m_index.insert(key, index);
                 break;
             }
@@ -89,6 +92,13 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
     row.limit = s.state.limit;
     row.tier = quint8(s.banned() ? Tier::Banned : s.state.tier);
     row.resetDeadline = s.stateKnown && s.state.resetMs > 0 ? steadyNowMs + s.state.resetMs : 0;
+    // A pass saw the key itself; any other read only proves the row alive while it holds
+    // something (an expired counter read by the visible-rows refresh must still retire).
+    const bool holds = (s.stateKnown && s.state.count > 0) || ban || !s.error.isEmpty();
+    if (pass != 0)
+        row.seenPass = pass;
+    else if (holds || added)
+        row.seenPass = m_pass;
     if (ban || !s.error.isEmpty()) {
         RowExtra extra{ban ? std::optional<BanInfo>(*ban) : std::nullopt, ban && !s.ban, s.error};
         if (row.extra < 0) {
@@ -102,6 +112,35 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs)
     }
     count(row, +1);
     return {index, added};
+}
+
+quint16 SubjectStore::beginPass()
+{
+    if (++m_pass == 0)
+        ++m_pass;
+    return m_pass;
+}
+
+void SubjectStore::retire(const std::vector<quint32>& rows)
+{
+    for (quint32 index : rows) {
+        CompactRow& row = m_snapshot.rows[qsizetype(index)];
+        if (row.has(CompactRow::Retired))
+            continue;
+        const QByteArray user = m_snapshot.user(row).toByteArray();
+        const QByteArray& action = m_snapshot.actions.at(row.action);
+        for (quint64 salt = 0; salt < 4; ++salt) {
+            auto it = m_index.find(fingerprint(user, action, salt));
+            if (it != m_index.end() && *it == qint32(index)) {
+                *it = -1;
+                break;
+            }
+        }
+        count(row, -1);
+        --m_totals.subjects;
+        row.flags = CompactRow::Retired;
+        row.extra = -1;
+    }
 }
 
 void SubjectStore::reserve(qint64 rows)
@@ -119,6 +158,7 @@ void SubjectStore::clear()
     m_actionIndex.clear();
     m_index.clear();
     m_totals = Totals();
+    m_pass = 0;
 }
 
 } // namespace tollgate::ui

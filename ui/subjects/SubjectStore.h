@@ -11,7 +11,8 @@ namespace tollgate::ui {
 
 /// One subjects-table row in 40 bytes: the user id lives in a shared buffer, the action in a
 /// small table (there are few actions), the numbers in place. Ban details and error texts,
-/// needed by about 1 % of rows, sit in a side table.
+/// needed by about 1 % of rows, sit in a side table. `seenPass` is the last full pass (first
+/// pass or sweep) that found the subject in Redis: rows a finished pass did not see retire.
 struct CompactRow
 {
     enum Flag : quint8
@@ -22,6 +23,7 @@ struct CompactRow
         AutoBan = 8,
         HasError = 16,
         Near = 32,
+        Retired = 64, // vanished from Redis: out of the index, the totals and the view
     };
 
     quint32 userOffset = 0;
@@ -33,6 +35,7 @@ struct CompactRow
     qint32 extra = -1;        // index into the side table, -1 = none
     quint8 tier = 0;          // int(Tier)
     quint8 flags = 0;
+    quint16 seenPass = 0;
 
     bool has(Flag flag) const { return flags & flag; }
     qint64 remaining() const { return qMax<qint64>(0, limit - count); }
@@ -66,7 +69,8 @@ struct StoreSnapshot
 };
 
 /// Every subject the page knows, compact, indexed by (user, action), with running totals.
-/// Rows are only ever appended or updated in place: a row's index never changes.
+/// Rows are only ever appended, updated in place or retired (a tombstone, left out of the
+/// index and the totals): a row's index never changes.
 class SubjectStore
 {
 public:
@@ -80,8 +84,19 @@ public:
         qint64 errors = 0;
     };
 
-    /// Inserts or updates the subject's row; returns its index and whether it is new.
-    std::pair<int, bool> apply(const Subject& subject, qint64 steadyNowMs);
+    /// Inserts or updates the subject's row; returns its index and whether it is new. `pass`
+    /// (non-zero) is the full pass that found the subject; 0 = a read outside a pass, which
+    /// marks the row seen by the current pass only while the subject still holds something.
+    std::pair<int, bool> apply(const Subject& subject, qint64 steadyNowMs, quint16 pass = 0);
+    /// Starts the next full pass; returns its number (never 0).
+    quint16 beginPass();
+    /// True when `row` was not seen by `pass` nor by any later one.
+    static bool unseenBy(const CompactRow& row, quint16 pass)
+    {
+        return qint16(quint16(row.seenPass - pass)) < 0;
+    }
+    /// Tombstones these rows (found unseen by a finished pass on the worker).
+    void retire(const std::vector<quint32>& rows);
     /// The row of (user, action), or -1.
     int find(const QByteArray& user, const QByteArray& action) const;
 
@@ -92,6 +107,7 @@ public:
     const QByteArray& action(int index) const { return m_snapshot.actions.at(row(index).action); }
     const RowExtra* extra(int index) const { return m_snapshot.extra(row(index)); }
     const Totals& totals() const { return m_totals; }
+    const QList<QByteArray>& actions() const { return m_snapshot.actions; }
 
     StoreSnapshot snapshot() const { return m_snapshot; }
     /// Room for about `rows` rows, so growing never rehashes or copies a million rows at once.
@@ -106,6 +122,7 @@ private:
     QHash<QByteArray, quint16> m_actionIndex;
     QHash<quint64, qint32> m_index; // fingerprint of (user, action) -> row
     Totals m_totals;
+    quint16 m_pass = 0;
 };
 
 } // namespace tollgate::ui

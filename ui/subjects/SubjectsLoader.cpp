@@ -65,6 +65,7 @@ void SubjectsLoader::startPass(bool paced)
         return;
     m_passRunning = true;
     m_cancelled = std::make_shared<std::atomic<bool>>(false);
+    Q_EMIT passStarted();
     auto cancelled = m_cancelled;
     SubjectsOptions options;
     options.scanCount = m_options.scanCount;
@@ -90,7 +91,7 @@ void SubjectsLoader::startPass(bool paced)
                 self.post([this, cancelled, rows = std::move(batch), p] {
                     if (cancelled->load())
                         return;
-                    Q_EMIT this->batch(rows);
+                    Q_EMIT this->batch(rows, true);
                     Q_EMIT progress(p.scanned, p.subjects, m_totalKeys, false);
                 });
                 return true;
@@ -120,7 +121,7 @@ void SubjectsLoader::read(const std::vector<SubjectKey>& keys, bool peek)
     Subjects(m_session->client(), m_session->schema())
         .read(keys, peek, this, [this](Result<std::vector<Subject>> subjects) {
             if (subjects)
-                Q_EMIT batch(*subjects);
+                Q_EMIT batch(*subjects, false);
             else
                 Q_EMIT failed(subjects.error());
         });
@@ -136,7 +137,7 @@ void SubjectsLoader::findUser(const QByteArray& user)
     Subjects(m_session->client(), m_session->schema())
         .user(user, false, this, [this](Result<std::vector<Subject>> subjects) {
             if (subjects)
-                Q_EMIT batch(*subjects);
+                Q_EMIT batch(*subjects, false);
         });
 }
 
@@ -151,7 +152,7 @@ void SubjectsLoader::findPrefix(const QByteArray& prefix)
         .stream(
             options,
             [self, this](std::vector<Subject>& found, const SubjectsProgress&) {
-                self.post([this, rows = std::move(found)] { Q_EMIT batch(rows); });
+                self.post([this, rows = std::move(found)] { Q_EMIT batch(rows, false); });
                 return true;
             },
             [](const Result<SubjectsProgress>&) {});

@@ -54,7 +54,11 @@ public:
     void findPrefix(const QByteArray& prefix);
 
 Q_SIGNALS:
-    void batch(const std::vector<tollgate::Subject>& subjects);
+    /// A full pass (first pass or sweep) begins: its batches come with `fromPass`.
+    void passStarted();
+    /// Subjects read; `fromPass`: found by the running full pass's SCAN (else addressed reads:
+    /// visible rows, events, searches).
+    void batch(const std::vector<tollgate::Subject>& subjects, bool fromPass);
     /// How far the running pass got; `done` when it finished.
     void progress(qint64 scannedKeys, qint64 subjects, qint64 totalKeys, bool done);
     void policiesLoaded(const tollgate::PolicyListing& listing);

@@ -2,9 +2,8 @@
 
 #include "core/redis/Context.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 
-#include <QBrush>
-#include <QColor>
 #include <QDateTime>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -14,7 +13,8 @@ namespace tollgate::ui {
 
 namespace {
 
-constexpr qint64 kSliceMs = 4; // GUI-thread time per slice of updates
+constexpr qint64 kSliceMs = 4;      // GUI-thread time per slice of updates
+constexpr qint64 kAnnounceMs = 100; // new rows reach the view at most this often
 
 qint64 steadyNow()
 {
@@ -123,26 +123,14 @@ QVariant SubjectsModel::display(int storeRow, int column) const
     }
 }
 
-QVariant SubjectsModel::sortValue(int storeRow, int column) const
+QVariant SubjectsModel::foreground(const CompactRow& row, int column) const
 {
-    const CompactRow& row = m_store.row(storeRow);
-    const bool known = row.has(CompactRow::StateKnown);
-    switch (column) {
-    case Count:
-        return known && row.limit > 0 ? double(row.count) / double(row.limit) : -1.0;
-    case Remaining:
-        return known ? row.remaining() : qint64(-1);
-    case Ttl: // ms left; the off-thread sort orders by the deadline itself, which agrees
-        return row.resetDeadline > 0 ? qMax<qint64>(0, row.resetDeadline - steadyNow()) : 0;
-    case Ban: {
-        const RowExtra* extra = m_store.extra(storeRow);
-        return !extra || !extra->ban      ? qint64(-1)
-               : extra->ban->untilMs == 0 ? qint64(1e18)
-                                          : extra->ban->untilMs;
-    }
-    default:
-        return display(storeRow, column);
-    }
+    // Shades from the palette: readable on a light and on a dark desktop alike.
+    if ((column == Ban || column == Count) && row.has(CompactRow::Banned))
+        return toneColor(Tone::Denied);
+    if (row.has(CompactRow::HasError))
+        return toneColor(Tone::Warn);
+    return {};
 }
 
 QVariant SubjectsModel::data(const QModelIndex& index, int role) const
@@ -172,13 +160,11 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ForegroundRole:
-        if ((column == Ban || column == Count) && row.has(CompactRow::Banned))
-            return QBrush(QColor(0xb0, 0x00, 0x20));
-        if (row.has(CompactRow::HasError))
-            return QBrush(QColor(0xb0, 0x60, 0x00));
-        return {};
+        return foreground(row, column);
     case SortRole:
-        return sortValue(storeRow, column);
+        if (column == User)
+            return m_store.userId(storeRow);
+        return sortKey(row, m_store.extra(storeRow), column, actionRanks(m_store.actions()));
     case FractionRole:
         if (!row.has(CompactRow::StateKnown) || row.limit <= 0 || row.has(CompactRow::Banned))
             return {};
@@ -202,17 +188,30 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
     }
 }
 
-void SubjectsModel::enqueue(std::vector<Subject> batch)
+void SubjectsModel::enqueue(std::vector<Subject> batch, quint16 pass)
 {
-    std::move(batch.begin(), batch.end(), std::back_inserter(m_pending));
+    if (batch.empty())
+        return;
+    m_pending.push_back({std::move(batch), 0, pass});
     if (!m_ordering && !m_slicer.isActive())
         m_slicer.start();
 }
 
+void SubjectsModel::finishPass(quint16 pass)
+{
+    m_finishedPass = pass;
+    if (m_pending.empty() && !m_slicer.isActive())
+        m_slicer.start(); // the slicer takes it from here, after anything queued
+}
+
 void SubjectsModel::applySlice()
 {
-    if (m_ordering || m_pending.empty())
+    if (m_ordering)
         return;
+    if (m_snapshotOut && m_snapshotOut->load()) { // the worker is letting go of it just now
+        m_slicer.start();
+        return;
+    }
     QElapsedTimer clock;
     clock.start();
     const qint64 now = steadyNow();
@@ -220,8 +219,10 @@ void SubjectsModel::applySlice()
     std::vector<quint32> appended;
     int done = 0;
     while (!m_pending.empty() && ((++done & 63) != 0 || clock.elapsed() < kSliceMs)) {
-        const auto [storeRow, added] = m_store.apply(m_pending.front(), now);
-        m_pending.pop_front();
+        PendingBatch& batch = m_pending.front();
+        const auto [storeRow, added] = m_store.apply(batch.rows[batch.next], now, batch.pass);
+        if (++batch.next == batch.rows.size())
+            m_pending.pop_front();
         if (!added) {
             updated = true;
             continue;
@@ -234,19 +235,33 @@ void SubjectsModel::applySlice()
     }
     if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
         Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
-    if (!appended.empty()) {
-        const int first = int(m_order.size());
-        beginInsertRows({}, first, first + int(appended.size()) - 1);
-        m_order.insert(m_order.end(), appended.begin(), appended.end());
-        endInsertRows();
-    }
-    Q_EMIT sliceApplied();
+    // New rows are announced at most every kAnnounceMs (and when the queue runs dry): each
+    // insertion makes the view re-measure all its rows, which at a million is not free.
+    m_unannounced.insert(m_unannounced.end(), appended.begin(), appended.end());
+    if (m_pending.empty() || !m_announced.isValid() || m_announced.elapsed() >= kAnnounceMs)
+        announceAppended();
+    if (done > 0)
+        Q_EMIT sliceApplied();
     if (!m_pending.empty()) {
         m_slicer.start();
-    } else if (m_resortWhenApplied) {
-        m_resortWhenApplied = false;
-        requestOrder();
+    } else if (m_finishedPass != 0) {
+        // Rows the pass did not see leave; rows it appended move to their sorted place, the
+        // others stay where the operator sees them.
+        m_retirePass = std::exchange(m_finishedPass, 0);
+        requestOrder(!(m_appendedSinceOrder && m_sort.column >= 0));
     }
+}
+
+void SubjectsModel::announceAppended()
+{
+    m_announced.start();
+    if (m_unannounced.empty())
+        return;
+    const int first = int(m_order.size());
+    beginInsertRows({}, first, first + int(m_unannounced.size()) - 1);
+    m_order.insert(m_order.end(), m_unannounced.begin(), m_unannounced.end());
+    m_unannounced.clear();
+    endInsertRows();
 }
 
 void SubjectsModel::sort(int column, Qt::SortOrder order)
@@ -265,33 +280,32 @@ void SubjectsModel::setFilter(const SubjectFilter& filter)
     requestOrder();
 }
 
-void SubjectsModel::resort()
-{
-    if (!m_pending.empty()) { // after the queued rows are in, so they are sorted too
-        m_resortWhenApplied = true;
-        return;
-    }
-    requestOrder();
-}
-
-void SubjectsModel::requestOrder()
+void SubjectsModel::requestOrder(bool keepOrder)
 {
     if (m_ordering) {
         m_orderAgain = true;
         return;
     }
+    announceAppended(); // a kept order must hold them, a new one holds them anyway
     m_ordering = true;
     m_orderAgain = false;
-    m_appendedSinceOrder = false;
+    OrderRequest request{m_filter, m_sort, std::exchange(m_retirePass, 0), std::nullopt};
+    if (keepOrder)
+        request.keep = m_order; // one copy of 4 bytes a row, no per-row work
+    else
+        m_appendedSinceOrder = false;
     const quint64 generation = ++m_generation;
     const Context self(this); // on the GUI thread, where the result must land
-    auto run = [self, generation, snapshot = m_store.snapshot(), filter = m_filter, sort = m_sort,
-                model = this]() mutable {
+    // Writing to the store while the worker still holds its snapshot would copy every row.
+    m_snapshotOut = std::make_shared<std::atomic<bool>>(true);
+    auto run = [self, generation, snapshot = m_store.snapshot(), request = std::move(request),
+                out = m_snapshotOut, model = this]() mutable {
         RowOrder order;
         {
             const StoreSnapshot mine = std::move(snapshot);
-            order = computeOrder(mine, filter, sort);
+            order = computeOrder(mine, request);
         } // released here, on the worker, before the GUI thread writes again
+        out->store(false);
         self.post([model, generation, order = std::move(order)]() mutable {
             model->applyOrder(generation, std::move(order));
         });
@@ -304,11 +318,10 @@ void SubjectsModel::applyOrder(quint64 generation, RowOrder order)
     if (generation != m_generation)
         return;
     m_ordering = false;
-    if (order.rows.size() != m_order.size()) {
-        beginResetModel();
-        m_order = std::move(order.rows);
-        endResetModel();
-    } else {
+    m_store.retire(order.retired);
+    if (!order.retired.empty() || order.rows != m_order) {
+        // One layout change, whatever moved, left or came back: persistent indexes (the
+        // selection, the current row) follow their rows through the precomputed map.
         Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
         const QModelIndexList before = persistentIndexList();
         QModelIndexList after;
@@ -325,7 +338,7 @@ void SubjectsModel::applyOrder(quint64 generation, RowOrder order)
     Q_EMIT orderApplied();
     if (m_orderAgain)
         requestOrder();
-    else if (!m_pending.empty())
+    else if (!m_pending.empty() || m_finishedPass != 0)
         m_slicer.start();
 }
 
@@ -334,10 +347,13 @@ void SubjectsModel::clear()
     beginResetModel();
     m_store.clear();
     m_order.clear();
+    m_unannounced.clear();
     m_pending.clear();
     ++m_generation; // a sort in flight is for rows that are gone
     m_ordering = false;
     m_orderAgain = false;
+    m_finishedPass = 0;
+    m_retirePass = 0;
     endResetModel();
 }
 

@@ -5,16 +5,20 @@
 #include "ui/subjects/SubjectStore.h"
 
 #include <QAbstractTableModel>
+#include <QElapsedTimer>
 #include <QTimer>
+#include <atomic>
 #include <deque>
+#include <memory>
 
 namespace tollgate::ui {
 
 /// The subjects table over a compact SubjectStore (well under 100 bytes a row at a million).
 /// Batches are queued and applied in slices of a few ms; updated rows stay where they are
-/// (one whole-range dataChanged per slice), new rows are appended. Sorting and filtering run
-/// on a worker over a snapshot and come back as one layout change (or one reset when the
-/// filter changes which rows show). While they run, slices wait, so the store never copies.
+/// (one whole-range dataChanged per slice), new rows are appended. Sorting, filtering and
+/// retiring the rows a finished pass no longer saw run on a worker over a snapshot and come
+/// back as one layout change with a precomputed permutation. While they run, slices wait, so
+/// the store never copies.
 class SubjectsModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -31,7 +35,7 @@ public:
     };
     enum Role
     {
-        SortRole = Qt::UserRole + 1, // the sort key: numbers for numeric columns, text otherwise
+        SortRole = Qt::UserRole + 1, // what the worker sorts by (sortKey); User: the id's bytes
         FractionRole,                // Count: count / limit as a double in [0, 1]
         TierRole,                    // Count: int(Tier), -1 when unknown
         UserIdRole,                  // raw user id (QByteArray)
@@ -51,14 +55,17 @@ public:
     /// Starts an off-thread sort; the view shows the old order until it is swapped in.
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
-    /// Queues fresh subjects; they are applied a slice at a time.
-    void enqueue(std::vector<Subject> batch);
+    /// Queues fresh subjects; they are applied a slice at a time. `pass`: the full pass that
+    /// found them (beginPass), 0 for reads outside a pass.
+    void enqueue(std::vector<Subject> batch, quint16 pass = 0);
+    /// A full pass (first pass or sweep) starts; its batches carry the number returned.
+    quint16 beginPass() { return m_store.beginPass(); }
+    /// The pass ended complete: once its rows are in, rows it did not see leave (on the
+    /// worker, one layout change), and rows it appended move to their sorted place.
+    void finishPass(quint16 pass);
     /// Starts an off-thread filter.
     void setFilter(const SubjectFilter& filter);
     const SubjectFilter& filter() const { return m_filter; }
-    /// Sorts again with the current column (rows appended since the last sort move in place).
-    void resort();
-    bool hasUnsortedRows() const { return m_appendedSinceOrder; }
     void clear();
     /// Room for about `rows` rows (the keyspace size), allocated once up front.
     void reserve(qint64 rows);
@@ -69,8 +76,8 @@ public:
     int viewRowOf(const QByteArray& user, const QByteArray& action) const;
     QByteArray userAt(int viewRow) const;
     SubjectKey keyAt(int viewRow) const;
-    /// True while nothing is queued and no sort or filter is running.
-    bool isIdle() const { return m_pending.empty() && !m_ordering; }
+    /// True while nothing is queued and no sort, filter or retiring is running or waiting.
+    bool isIdle() const { return m_pending.empty() && !m_ordering && m_finishedPass == 0; }
 
 Q_SIGNALS:
     /// A slice was applied (rows added or updated).
@@ -79,22 +86,34 @@ Q_SIGNALS:
     void orderApplied();
 
 private:
+    struct PendingBatch
+    {
+        std::vector<Subject> rows;
+        size_t next = 0;
+        quint16 pass = 0;
+    };
+
     void applySlice();
-    void requestOrder();
+    void announceAppended();
+    void requestOrder(bool keepOrder = false);
     void applyOrder(quint64 generation, RowOrder order);
     QVariant display(int storeRow, int column) const;
-    QVariant sortValue(int storeRow, int column) const;
+    QVariant foreground(const CompactRow& row, int column) const;
 
     SubjectStore m_store;
-    std::vector<quint32> m_order; // view row -> store row (4 bytes a row)
-    std::deque<Subject> m_pending;
+    std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
+    std::vector<quint32> m_unannounced; // appended to the store, not yet to the view
+    QElapsedTimer m_announced;
+    std::shared_ptr<std::atomic<bool>> m_snapshotOut; // the worker still holds the store
+    std::deque<PendingBatch> m_pending;
     QTimer m_slicer;
     SubjectFilter m_filter;
     SortSpec m_sort;
     bool m_ordering = false;
     bool m_orderAgain = false;
     bool m_appendedSinceOrder = false;
-    bool m_resortWhenApplied = false;
+    quint16 m_finishedPass = 0; // waits for the queue to drain, then retires
+    quint16 m_retirePass = 0;   // taken by the next order request
     quint64 m_generation = 0;
 };
 

@@ -24,6 +24,7 @@ namespace {
 constexpr int kVisibleMs = 2000;
 constexpr int kTickMs = 200;
 constexpr int kFilterDelayMs = 250;
+constexpr int kSummaryMs = 250;
 
 QString number(qint64 n)
 {
@@ -84,7 +85,12 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->setStretchLastSection(true);
     header->resizeSection(SubjectsModel::User, 220);
     header->resizeSection(SubjectsModel::Action, 130);
-    header->resizeSection(SubjectsModel::Count, 260);
+    // Wide enough for a whole ban ("banned until 2026-12-31 23:59 by tollgate (auto)"); a
+    // longer actor is elided, with the ban in full in the tooltip.
+    const int banText = m_view->fontMetrics().horizontalAdvance(
+        tr("banned until %1 by %2 (auto)")
+            .arg(QStringLiteral("2026-12-31 23:59"), QStringLiteral("tollgate")));
+    header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
     header->resizeSection(SubjectsModel::Remaining, 90);
     header->resizeSection(SubjectsModel::Ttl, 90);
 
@@ -147,12 +153,27 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_view, &QTableView::activated, this, open);
     connect(m_view, &QTableView::doubleClicked, this, open);
 
-    connect(m_loader, &SubjectsLoader::batch, m_model, &SubjectsModel::enqueue);
-    connect(m_model, &SubjectsModel::sliceApplied, this, &SubjectsPage::updateSummary);
+    connect(m_loader, &SubjectsLoader::passStarted, this,
+            [this] { m_pass = m_model->beginPass(); });
+    connect(m_loader, &SubjectsLoader::batch, this,
+            [this](const std::vector<Subject>& subjects, bool fromPass) {
+                m_model->enqueue(subjects, fromPass ? m_pass : 0);
+            });
+    // While rows stream in, the totals line changes a few times a second, not per slice:
+    // each new text lays the page out again.
+    m_summaryDelay = new QTimer(this);
+    m_summaryDelay->setSingleShot(true);
+    m_summaryDelay->setInterval(kSummaryMs);
+    connect(m_summaryDelay, &QTimer::timeout, this, &SubjectsPage::updateSummary);
+    auto summarySoon = [this] {
+        if (!m_summaryDelay->isActive())
+            m_summaryDelay->start();
+    };
+    connect(m_model, &SubjectsModel::sliceApplied, this, summarySoon);
     connect(m_model, &SubjectsModel::orderApplied, this, &SubjectsPage::updateSummary);
     connect(m_loader, &SubjectsLoader::policiesLoaded, this, &SubjectsPage::updateActions);
     connect(m_loader, &SubjectsLoader::progress, this,
-            [this](qint64 scanned, qint64 subjects, qint64 total, bool done) {
+            [this, summarySoon](qint64 scanned, qint64 subjects, qint64 total, bool done) {
                 if (scanned == 0 && total > 0)
                     m_model->reserve(total);
                 m_passDone = done;
@@ -161,11 +182,15 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                                                .arg(qMin<qint64>(99, scanned * 100 / total))
                                          : tr("loading: %1 keys scanned").arg(number(scanned));
                 Q_UNUSED(subjects);
-                updateSummary();
+                if (!done && scanned > 0) {
+                    summarySoon();
+                } else {
+                    updateSummary();
+                }
                 if (done) {
-                    // Rows that arrived after the last sort move to their place once, now.
-                    if (m_model->hasUnsortedRows() && this->header()->sortIndicatorSection() >= 0)
-                        m_model->resort();
+                    // Rows the pass no longer found leave; rows it added take their sorted
+                    // place, once, now.
+                    m_model->finishPass(m_pass);
                     Q_EMIT refreshed();
                 }
             });
@@ -180,11 +205,6 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
 }
 
 SubjectsPage::~SubjectsPage() = default;
-
-QHeaderView* SubjectsPage::header() const
-{
-    return m_view->horizontalHeader();
-}
 
 void SubjectsPage::showEvent(QShowEvent* event)
 {
@@ -289,6 +309,7 @@ void SubjectsPage::updateActions(const PolicyListing& listing)
 
 void SubjectsPage::updateSummary()
 {
+    m_summaryDelay->stop();
     const SubjectStore::Totals& t = m_model->totals();
     QString text =
         (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +

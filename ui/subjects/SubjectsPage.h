@@ -8,7 +8,6 @@
 #include <QWidget>
 
 class QComboBox;
-class QHeaderView;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -55,7 +54,6 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
-    QHeaderView* header() const;
     void applyFilter();
     void refreshVisible();
     void updateActions(const PolicyListing& listing);
@@ -77,11 +75,13 @@ private:
     QTimer* m_visible; // peeks the rows on screen
     QTimer* m_ticker;  // repaints the TTL column
     QTimer* m_rateTimer;
+    QTimer* m_summaryDelay;
     QString m_progress;
     QString m_invalidPolicies;
     quint64 m_lastCommands = 0;
     qint64 m_rate = 0;
     bool m_passDone = false;
+    quint16 m_pass = 0; // the full pass running or last finished (SubjectsModel::beginPass)
     QPointer<UserDetailDialog> m_detail;
 };
 

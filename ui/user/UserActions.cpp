@@ -50,6 +50,7 @@ void buildRows(const std::shared_ptr<Load>& load)
     UserActions& result = load->result;
     const KeySchema& schema = load->session->schema();
     result.userKeys = int(load->keys.size());
+    result.scannedKeys = load->keys;
     for (const QByteArray& key : std::as_const(load->keys)) {
         const KeySchema::Parsed parsed = schema.parse(key);
         if (parsed.kind != KeySchema::Parsed::Kind::State &&
@@ -99,10 +100,31 @@ void peekAll(const std::shared_ptr<Load>& load)
     load->finishPeek();
 }
 
+// The user's own keys: every policy's row is addressed and peeked anyway, the SCAN only adds
+// actions without a policy, so on a huge keyspace it stops after a budget instead of walking
+// all of it.
+void scanUserKeys(const std::shared_ptr<Load>& load, std::function<void()> listed)
+{
+    ScanOptions scan;
+    scan.pattern = load->session->schema().userPattern(load->user);
+    scan.count = 1000;
+    scan.maxCalls = kUserScanCalls;
+    collectKeys(
+        load->session->client(), scan, load->session,
+        guarded<QList<QByteArray>>(
+            load->owner.data(), [load, listed](Result<QList<QByteArray>> keys) {
+                if (!keys)
+                    load->result.errors
+                        << tr("Listing the user's keys failed: %1").arg(keys.error().toString());
+                load->keys = keys ? *keys : QList<QByteArray>();
+                listed();
+            }));
+}
+
 } // namespace
 
-void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
-                     std::function<void(UserActions)> done)
+void loadUserActions(Session* session, const QByteArray& user, QObject* owner, bool scan,
+                     const UserActions& previous, std::function<void(UserActions)> done)
 {
     auto load = std::make_shared<Load>();
     load->session = session;
@@ -114,21 +136,12 @@ void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
             peekAll(load);
     };
 
-    ScanOptions scan;
-    scan.pattern = session->schema().userPattern(user);
-    scan.count = 1000;
-    // Every policy's row is addressed and peeked anyway; the SCAN only adds actions without a
-    // policy, so on a huge keyspace it stops after a budget instead of walking all of it.
-    scan.maxCalls = kUserScanCalls;
-    collectKeys(
-        session->client(), scan, session,
-        guarded<QList<QByteArray>>(owner, [load, listed](Result<QList<QByteArray>> keys) {
-            if (!keys)
-                load->result.errors
-                    << tr("Listing the user's keys failed: %1").arg(keys.error().toString());
-            load->keys = keys ? *keys : QList<QByteArray>();
-            listed();
-        }));
+    if (!scan) {
+        load->keys = previous.scannedKeys;
+        listed();
+    } else {
+        scanUserKeys(load, listed);
+    }
     session->policies().list(
         session,
         guarded<std::vector<Policy>>(owner, [load, listed](Result<std::vector<Policy>> policies) {

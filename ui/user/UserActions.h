@@ -29,16 +29,18 @@ struct UserActions
 {
     std::map<QByteArray, UserActionRow> rows;
     std::vector<Policy> policies;
-    int userKeys = 0;   // keys of the user found by SCAN (state, bans, audit)
-    QStringList errors; // what could not be loaded, for the error line
+    QList<QByteArray> scannedKeys; // the user's keys the last SCAN of its prefix found
+    int userKeys = 0;              // keys of the user found by that SCAN (state, bans, audit)
+    QStringList errors;            // what could not be loaded, for the error line
 };
 
-/// Loads UserActions: the policy list (one round trip through the policy index), one read-only
-/// peek per policy (addressed through the key schema), and a budgeted SCAN of the user's own
-/// prefix for actions without a policy. `done` runs on the GUI thread, and not
-/// at all once `owner` is gone.
-void loadUserActions(Session* session, const QByteArray& user, QObject* owner,
-                     std::function<void(UserActions)> done);
+/// Loads UserActions: the policy list (one round trip through the policy index) and one
+/// read-only peek per policy, addressed through the key schema. With `scan`, also a budgeted
+/// SCAN of the user's own prefix for actions without a policy (on open and on Refresh: on a
+/// big keyspace it is the expensive part); without, the keys `previous` found are used again.
+/// `done` runs on the GUI thread, and not at all once `owner` is gone.
+void loadUserActions(Session* session, const QByteArray& user, QObject* owner, bool scan,
+                     const UserActions& previous, std::function<void(UserActions)> done);
 
 /// The verdict column: "yes", "yes, with a warning", "no: denied (retry in 12s)", "no: banned".
 QString verdictText(const HitResult& next);

@@ -11,15 +11,20 @@
 
 class QLabel;
 class QPushButton;
-class QTableWidget;
 class QTimer;
 
 namespace tollgate::ui {
 
+class UserActionsTable;
+class UserAuditTable;
+class UserBansTable;
+
 /// Everything about one user: each action's counter / limit, remaining, reset countdown and
 /// windows; the bans with reason, actor, source and expiry; the user's audit history (newest
 /// first); and Ban…, Unban…, Reset counters… (each audited with Session::actor). Loads
-/// asynchronously and again after every write or relevant event.
+/// asynchronously: every 2 s and after every write or event of the user, the policies' keys
+/// addressed through the key schema (no SCAN); on open and on Refresh also a budgeted SCAN of
+/// the user's own prefix for actions without a policy.
 class UserDetailDialog : public QDialog
 {
     Q_OBJECT
@@ -30,7 +35,8 @@ public:
     const QByteArray& user() const { return m_user; }
 
 public Q_SLOTS:
-    /// Reloads actions, bans and history (a newer reload supersedes one in flight).
+    /// Reloads actions, bans and history, the SCAN of the user's prefix included (a newer
+    /// reload supersedes one in flight).
     void refresh();
 
 Q_SIGNALS:
@@ -38,15 +44,13 @@ Q_SIGNALS:
     void refreshed();
 
 private:
-    void loadActions(int generation);
+    /// `scanKeys`: SCAN the user's prefix again (else the keys the last SCAN found are used).
+    void reload(bool scanKeys);
+    void loadActions(int generation, bool scanKeys);
     void loadBans(int generation);
     void loadAudit(int generation);
     void partDone(int generation);
     void showSummary();
-    void showActions();
-    void showBans();
-    void showAudit(const std::vector<AuditEntry>& entries);
-    void tick();
     void showError(const QString& what, const Error& error);
     QList<QByteArray> knownActions() const;
 
@@ -60,9 +64,9 @@ private:
     QLabel* m_summary;
     QLabel* m_message;
     QLabel* m_error;
-    QTableWidget* m_actionsTable;
-    QTableWidget* m_bansTable;
-    QTableWidget* m_auditTable;
+    UserActionsTable* m_actionsTable;
+    UserBansTable* m_bansTable;
+    UserAuditTable* m_auditTable;
     QPushButton* m_ban;
     QPushButton* m_unban;
     QPushButton* m_reset;
@@ -74,8 +78,6 @@ private:
     int m_generation = 0;
     int m_pending = 0;
     UserActions m_loaded;
-    QList<const UserActionRow*> m_order; // rows of m_loaded as the table shows them
-    std::vector<BanInfo> m_bans;
     int m_auditCount = 0;
     qint64 m_loadedAt = 0; // epoch ms of the last complete load
     bool m_everLoaded = false;
