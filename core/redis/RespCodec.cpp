@@ -1,7 +1,6 @@
 #include "core/redis/RespCodec.h"
 
 #include <hiredis/hiredis.h>
-#include <vector>
 
 namespace tollgate {
 
@@ -12,11 +11,6 @@ struct ReplyObjectDeleter
     void operator()(void* reply) const { freeReplyObject(reply); }
 };
 using ReplyObject = std::unique_ptr<void, ReplyObjectDeleter>;
-
-struct CommandBufferDeleter
-{
-    void operator()(char* buffer) const { redisFreeCommand(buffer); }
-};
 
 Reply convert(const redisReply* raw)
 {
@@ -52,25 +46,6 @@ Reply convert(const redisReply* raw)
 }
 
 } // namespace
-
-QByteArray encodeCommand(const Command& args)
-{
-    std::vector<const char*> argv;
-    std::vector<size_t> lengths;
-    argv.reserve(args.size());
-    lengths.reserve(args.size());
-    for (const QByteArray& arg : args) {
-        argv.push_back(arg.constData());
-        lengths.push_back(static_cast<size_t>(arg.size()));
-    }
-    char* raw = nullptr;
-    const int length = redisFormatCommandArgv(&raw, static_cast<int>(argv.size()), argv.data(),
-                                              lengths.data());
-    std::unique_ptr<char, CommandBufferDeleter> buffer(raw);
-    if (length < 0 || !buffer)
-        return {};
-    return QByteArray(buffer.get(), length);
-}
 
 void RespParser::ReaderDeleter::operator()(redisReader* reader) const
 {
