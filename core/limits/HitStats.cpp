@@ -12,7 +12,8 @@ std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
     return std::static_pointer_cast<HitStats>(attached);
 }
 
-HitStats::HitStats(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+HitStats::HitStats(Client* client, KeySchema schema)
+    : m_client(client), m_schema(std::move(schema)), m_lastFlush(std::chrono::steady_clock::now())
 {
 }
 

@@ -5,7 +5,11 @@
 
 #include <QThread>
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
 
 using namespace tollgate;
 using tollgate::test::await;
@@ -26,6 +30,7 @@ private Q_SLOTS:
     void unixSocket();
     void callbackOnContextThread();
     void destroyedContextGetsNoCallback();
+    void repliesInOrderFromEveryThread();
 
 private:
     Result<Reply> run(Client* client, const Command& command)
@@ -195,6 +200,66 @@ void ClientTest::destroyedContextGetsNoCallback()
     QVERIFY(after.ok());
     QTest::qWait(50); // let any stray queued call run
     QVERIFY(!called);
+}
+
+void ClientTest::repliesInOrderFromEveryThread()
+{
+    // INCR of one counter: the replies each caller gets must rise in the order it sent them.
+    // A callback on the worker thread sends a run directly (no event to itself), a plain thread
+    // and the test thread send theirs through the queue at the same time.
+    constexpr int kEach = 3000;
+    struct Seen
+    {
+        std::mutex mutex;
+        std::vector<qint64> values;
+        std::set<QThread*> threads;
+        int errors = 0;
+        void add(const Result<Reply>& r)
+        {
+            std::lock_guard lock(mutex);
+            threads.insert(QThread::currentThread());
+            if (!r)
+                ++errors;
+            else
+                values.push_back(r->integer);
+        }
+        bool rising()
+        {
+            std::lock_guard lock(mutex);
+            return std::is_sorted(values.begin(), values.end()) &&
+                   std::adjacent_find(values.begin(), values.end()) == values.end();
+        }
+    };
+    Client* client = m_core.client();
+    Seen direct, queued, fromTest;
+    std::atomic<QThread*> worker{nullptr};
+    client->execute({"PING"}, nullptr, [&](Result<Reply>) {
+        worker = QThread::currentThread();
+        for (int i = 0; i < kEach; ++i)
+            client->execute({"INCR", "order"}, nullptr, [&](Result<Reply> r) { direct.add(r); });
+    });
+    std::thread other([&] {
+        for (int i = 0; i < kEach; ++i)
+            client->execute({"INCR", "order"}, nullptr, [&](Result<Reply> r) { queued.add(r); });
+    });
+    QObject context;
+    for (int i = 0; i < kEach; ++i)
+        client->execute({"INCR", "order"}, &context, [&](Result<Reply> r) { fromTest.add(r); });
+    other.join();
+    const auto count = [](Seen& seen) {
+        std::lock_guard lock(seen.mutex);
+        return int(seen.values.size()) + seen.errors;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(count(direct) + count(queued) + count(fromTest), 3 * kEach, 20000);
+    for (Seen* seen : {&direct, &queued, &fromTest}) {
+        QCOMPARE(seen->errors, 0);
+        QVERIFY(seen->rising());
+    }
+    QCOMPARE(m_core.integer({"GET", "order"}), qint64(3 * kEach));
+    // The direct run completed on the worker thread it was sent from; the test thread's
+    // replies came back to the test thread.
+    QCOMPARE(direct.threads, std::set<QThread*>{worker.load()});
+    QCOMPARE(fromTest.threads, std::set<QThread*>{QThread::currentThread()});
 }
 
 QTEST_GUILESS_MAIN(ClientTest)
