@@ -13,13 +13,12 @@ std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
 }
 
 HitStats::HitStats(Client* client, KeySchema schema)
-    : m_client(client), m_schema(std::move(schema)), m_lastFlush(std::chrono::steady_clock::now())
+    : m_client(client), m_schema(std::move(schema))
 {
 }
 
 void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
 {
-    using namespace std::chrono;
     QMutexLocker lock(&m_mutex);
     if (m_closed)
         return;
@@ -31,13 +30,12 @@ void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
     counts.banned += tier == Tier::Banned ? 1 : 0;
     if (m_armed)
         return;
+    // The first outcome after a flush starts the next one a second later: at most one write
+    // a second per action, and a burst of hits lands in one second of the ring.
     m_armed = true;
-    // A second after the last flush at the earliest: at most one write a second per action.
-    const auto since = duration_cast<milliseconds>(steady_clock::now() - m_lastFlush);
-    const milliseconds delay = std::max(milliseconds(0), kInterval - since);
     lock.unlock();
     std::weak_ptr<HitStats> weak = weak_from_this();
-    m_client->runLater(delay, [weak] {
+    m_client->runLater(kInterval, [weak] {
         if (auto stats = weak.lock())
             stats->flush();
     });
@@ -50,7 +48,6 @@ void HitStats::flush()
         QMutexLocker lock(&m_mutex);
         pending.swap(m_pending);
         m_armed = false;
-        m_lastFlush = std::chrono::steady_clock::now();
         if (pending.isEmpty())
             return;
         ++m_flushes;

@@ -46,7 +46,6 @@ private:
     QHash<QByteArray, Counts> m_pending;
     bool m_armed = false; // a flush is scheduled
     bool m_closed = false;
-    std::chrono::steady_clock::time_point m_lastFlush; // the first flush waits a second too
     quint64 m_flushes = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "core/redis/Client.h"
 
 #include "core/redis/Connection.h"
+#include "core/redis/IoThreads.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -9,13 +10,12 @@
 namespace tollgate {
 
 Client::Client(ConnectionOptions options, QObject* parent)
-    : QObject(parent), m_options(std::move(options))
+    : QObject(parent), m_options(std::move(options)), m_thread(IoThreads::acquire())
 {
     qRegisterMetaType<tollgate::ConnectionState>();
     qRegisterMetaType<tollgate::Error>();
-    m_thread.setObjectName(QStringLiteral("redis:") + m_options.endpoint());
     m_connection = new Connection(m_options);
-    m_connection->moveToThread(&m_thread);
+    m_connection->moveToThread(m_thread);
 
     // The atomic state is updated on the worker thread so it is current for every caller;
     // the signal is re-emitted on this object's thread.
@@ -32,7 +32,6 @@ Client::Client(ConnectionOptions options, QObject* parent)
             Qt::QueuedConnection);
     connect(m_connection, &Connection::pushReceived, this, &Client::messageReceived,
             Qt::QueuedConnection);
-    m_thread.start();
 }
 
 Client::~Client()
@@ -47,17 +46,25 @@ Client::~Client()
     m_closing.store(true);
     // Queued behind every command already accepted, so each of them still reaches the
     // connection and completes (at the latest with Closed when it is deleted): no caller,
-    // blocking or not, waits forever. The deferred delete runs as the thread finishes.
+    // blocking or not, waits forever.
     Connection* connection = m_connection;
-    QMetaObject::invokeMethod(
-        connection,
-        [this, connection] {
-            drainPending();
-            connection->deleteLater();
-            QThread::currentThread()->quit();
-        },
-        Qt::QueuedConnection);
-    m_thread.wait();
+    if (QThread::currentThread() == m_thread) {
+        // Destroyed by a callback on its own worker thread: nothing can be waited for here.
+        drainPending();
+        connection->deleteLater();
+    } else {
+        std::promise<void> closed;
+        QMetaObject::invokeMethod(
+            connection,
+            [this, connection, &closed] {
+                drainPending();
+                delete connection;
+                closed.set_value();
+            },
+            Qt::QueuedConnection);
+        closed.get_future().wait();
+    }
+    IoThreads::release(m_thread);
 }
 
 void Client::open()
@@ -76,7 +83,7 @@ Error Client::lastError() const
 void Client::runLater(std::chrono::milliseconds delay, std::function<void()> call)
 {
     Connection* connection = m_connection;
-    if (QThread::currentThread() == &m_thread) {
+    if (QThread::currentThread() == m_thread) {
         QTimer::singleShot(delay, connection, std::move(call));
         return;
     }
@@ -136,7 +143,7 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // Already on the worker thread (a callback chaining its next command): no event to
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
-    if (QThread::currentThread() == &m_thread && m_connection->acceptsDirectly()) {
+    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
         m_connection->submit(std::move(command), onWorkerThread(context, std::move(done)));
         return;
     }
@@ -220,7 +227,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
     }
     if (pending.empty())
         return;
-    if (QThread::currentThread() == &m_thread && m_connection->acceptsDirectly()) {
+    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
         const Connection::WriteBatch write(m_connection);
         for (Pending& p : pending)
             m_connection->submit(std::move(p.command), std::move(p.done));
@@ -231,7 +238,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
 
 Result<Reply> Client::executeSync(Command args)
 {
-    Q_ASSERT(QThread::currentThread() != &m_thread);
+    Q_ASSERT(QThread::currentThread() != m_thread);
     auto promise = std::make_shared<std::promise<Result<Reply>>>();
     auto future = promise->get_future();
     execute(std::move(args), nullptr,

@@ -27,8 +27,8 @@ public:
     virtual void beforeClose() = 0;
 };
 
-/// A Redis connection that never blocks its caller. Owns a worker thread on which one
-/// socket lives; commands are pipelined on it. Thread-safe: execute() may be called from
+/// A Redis connection that never blocks its caller. Its socket lives on a worker thread
+/// (shared with other clients, IoThreads); commands are pipelined on it. Thread-safe: execute() may be called from
 /// any thread. Called on the worker thread itself (a callback chaining the next command) it
 /// submits directly; from other threads commands wait in one queue that a single posted
 /// event drains. Either way the commands ready at once leave in one socket write.
@@ -98,7 +98,7 @@ private:
     void drainPending(); // on the worker thread
 
     ConnectionOptions m_options;
-    QThread m_thread;
+    QThread* m_thread; // from IoThreads, released by ~Client
     Connection* m_connection = nullptr; // lives on m_thread
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};
