@@ -1,6 +1,7 @@
 // core/redis/Client against a real server: pipelining, binary safety, timeouts, AUTH with an
 // ACL user, SELECT from the URL, unix sockets, and where and whether callbacks run.
 
+#include "core/redis/IoThreads.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QThread>
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void callbackOnContextThread();
     void destroyedContextGetsNoCallback();
     void repliesInOrderFromEveryThread();
+    void clientsShareIoThreads();
 
 private:
     Result<Reply> run(Client* client, const Command& command)
@@ -260,6 +262,30 @@ void ClientTest::repliesInOrderFromEveryThread()
     // replies came back to the test thread.
     QCOMPARE(direct.threads, std::set<QThread*>{worker.load()});
     QCOMPARE(fromTest.threads, std::set<QThread*>{QThread::currentThread()});
+}
+
+void ClientTest::clientsShareIoThreads()
+{
+    // More clients than cores: their connections share at most IoThreads::limit() threads,
+    // and closing some leaves the others on the same threads working.
+    const int clients = IoThreads::limit() + 3;
+    std::vector<std::unique_ptr<Client>> open;
+    std::set<QThread*> threads;
+    for (int i = 0; i < clients; ++i) {
+        open.push_back(m_core.connect(m_core.options()));
+        QVERIFY2(open.back(), qPrintable(m_core.errorString()));
+        std::atomic<QThread*> ranOn{nullptr};
+        open.back()->execute({"PING"}, nullptr, [&ranOn](Result<Reply>) {
+            ranOn = QThread::currentThread();
+        });
+        QTRY_VERIFY(ranOn.load() != nullptr);
+        threads.insert(ranOn.load());
+    }
+    QVERIFY(int(threads.size()) <= IoThreads::limit());
+    QVERIFY(!threads.count(QThread::currentThread()));
+    open.erase(open.begin(), open.begin() + 2);
+    for (auto& client : open)
+        QCOMPARE(run(client.get(), {"ECHO", "still here"})->toBytes(), QByteArray("still here"));
 }
 
 QTEST_GUILESS_MAIN(ClientTest)
