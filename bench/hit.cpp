@@ -8,7 +8,7 @@
 // algorithm (INFO commandstats after CONFIG RESETSTAT) and the cost of statistics (HitStats).
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark.
 //
-//   bench_hit [--seconds 3] [--users 1000]
+//   bench_hit [--seconds 3] [--rounds 2] [--users 1000]
 //
 // Prints figures; asserts nothing (goals are read from here, never from timed tests).
 #include "core/demo/DemoServer.h"
@@ -174,12 +174,16 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addOption({QStringLiteral("seconds"), QStringLiteral("Seconds per Tollgate run (3)."),
                       QStringLiteral("n"), QStringLiteral("3")});
+    parser.addOption({QStringLiteral("rounds"),
+                      QStringLiteral("Alternating Tollgate / redis-benchmark rounds per concurrency, best kept (2)."),
+                      QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
                       QStringLiteral("n"), QStringLiteral("1000")});
     parser.process(app);
     const auto seconds = std::chrono::seconds(std::max(1, parser.value(QStringLiteral("seconds")).toInt()));
     const qint64 users = std::max(1, parser.value(QStringLiteral("users")).toInt());
+    const int rounds = std::max(1, parser.value(QStringLiteral("rounds")).toInt());
 
     DemoServer server;
     if (Status started = server.start(); !started) {
@@ -198,27 +202,40 @@ int main(int argc, char** argv)
     const auto prepared = PreparedHit::prepare(fixed, schema);
     const QStringList evalsha = decodeArguments((*prepared)->command(false, "bench-0", 0)->bytes());
 
-    printLine("bench_hit: one private redis-server %s, %lld s per Tollgate run, user bench-0\n",
-              qPrintable(server.url()), qint64(seconds.count()));
+    printLine("bench_hit: one private redis-server %s, %lld s per Tollgate run, best of %d rounds, "
+              "user bench-0\n",
+              qPrintable(server.url()), qint64(seconds.count()), rounds);
     printLine("%-6s %12s %12s %6s %12s %16s %18s\n", "c x p", "tollgate/s", "redis-b/s", "ratio",
               "INCR/s", "srv us/call t|rb", "cli CPU us t|rb");
     double fixedTotalUsecPerHit = 0;
     for (const Concurrency c : kConcurrencies) {
-        HitLoadOptions load{c.connections, c.pipeline, seconds, 1, false};
-        command(admin, {"CONFIG", "RESETSTAT"});
-        const HitLoadFigures t = runHitLoad(*options, schema, fixed, load);
-        const ServerFigures ts = serverFigures(admin);
+        // Rounds alternate Tollgate and redis-benchmark; the best of each is kept, so a burst
+        // of load from elsewhere on the machine hurts neither side alone.
+        HitLoadFigures t;
+        ServerFigures ts, rbs;
+        BenchmarkRun rb;
+        for (int round = 0; round < rounds; ++round) {
+            command(admin, {"CONFIG", "RESETSTAT"});
+            HitLoadFigures tried = runHitLoad(*options, schema, fixed, {c.connections, c.pipeline, seconds, 1, false});
+            if (tried.errors > 0)
+                std::fprintf(stderr, "tollgate errors: %lld (%s)\n", tried.errors,
+                             qPrintable(tried.firstError->toString()));
+            if (tried.opsPerSecond() > t.opsPerSecond()) {
+                t = std::move(tried);
+                ts = serverFigures(admin);
+            }
+            const qint64 requests = std::max<qint64>(t.hits, 10'000);
+            command(admin, {"CONFIG", "RESETSTAT"});
+            const BenchmarkRun rbTried = redisBenchmark(server.port(), c, requests, evalsha);
+            if (rbTried.opsPerSecond > rb.opsPerSecond) {
+                rb = rbTried;
+                rbs = serverFigures(admin);
+            }
+        }
         if (c.connections == 8 && c.pipeline == 16)
             fixedTotalUsecPerHit = ts.totalUsec / double(std::max<qint64>(1, t.hits));
-        if (t.errors > 0)
-            std::fprintf(stderr, "tollgate errors: %lld (%s)\n", t.errors,
-                         qPrintable(t.firstError->toString()));
-        const qint64 requests = std::max<qint64>(t.hits, 10'000);
-        command(admin, {"CONFIG", "RESETSTAT"});
-        const BenchmarkRun rb = redisBenchmark(server.port(), c, requests, evalsha);
-        const ServerFigures rbs = serverFigures(admin);
-        const BenchmarkRun incr =
-            redisBenchmark(server.port(), c, requests * 2, {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
+        const BenchmarkRun incr = redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
+                                                 {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
         printLine("%-6s %12.0f %12.0f %6.2f %12.0f %8.1f|%-7.1f %9.2f|%-8.2f\n",
                   qPrintable(QStringLiteral("%1x%2").arg(c.connections).arg(c.pipeline)),
                   t.opsPerSecond(), rb.opsPerSecond, t.opsPerSecond() / rb.opsPerSecond,
