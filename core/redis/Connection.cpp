@@ -9,6 +9,7 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
+#include <sys/socket.h>
 
 namespace tollgate {
 
@@ -280,13 +281,27 @@ void Connection::flushOutput()
 {
     if (!m_device || m_output.isEmpty())
         return;
-    m_device->write(m_output);
+    qsizetype sent = 0;
+    auto* tcp = qobject_cast<QTcpSocket*>(m_device.get());
+    if (tcp && !qobject_cast<QSslSocket*>(tcp) && tcp->state() == QAbstractSocket::ConnectedState &&
+        tcp->bytesToWrite() == 0) {
+        // Plain TCP with nothing queued in Qt: straight to the kernel. Qt's buffered write would
+        // switch its write notifier on and off, two wake-ups of this thread per batch.
+        const ssize_t written = ::send(int(tcp->socketDescriptor()), m_output.constData(),
+                                       size_t(m_output.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (written > 0)
+            sent = qsizetype(written);
+        // Otherwise (a full kernel buffer, an error) Qt writes it and reports any error itself.
+    }
+    if (sent < m_output.size()) {
+        m_device->write(m_output.constData() + sent, m_output.size() - sent);
+        // Straight to the kernel now instead of on the next poll round.
+        if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
+            socket->flush();
+        else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
+            local->flush();
+    }
     m_output.resize(0); // keeps the capacity for the next batch
-    // Straight to the kernel now instead of on the next poll round.
-    if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
-        socket->flush();
-    else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
-        local->flush();
 }
 
 void Connection::onReadyRead()
@@ -295,7 +310,17 @@ void Connection::onReadyRead()
         return;
     // Commands the callbacks below chain leave in one write when they are done.
     const WriteBatch batch(this);
-    m_parser.feed(m_device->readAll());
+    // Straight from the socket's buffer into the parser, without a QByteArray per read.
+    if (m_readChunk.isEmpty())
+        m_readChunk.resize(64 * 1024);
+    for (;;) {
+        const qint64 got = m_device->read(m_readChunk.data(), m_readChunk.size());
+        if (got <= 0)
+            break;
+        m_parser.feed(QByteArray::fromRawData(m_readChunk.constData(), qsizetype(got)));
+        if (got < m_readChunk.size())
+            break;
+    }
     QIODevice* device = m_device.get();
     while (device == m_device.get()) {
         auto next = m_parser.next();

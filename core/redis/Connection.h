@@ -97,6 +97,7 @@ private:
     std::unique_ptr<QIODevice> m_device;
     RespParser m_parser;
     QByteArray m_output; // encoded commands not yet handed to the socket
+    QByteArray m_readChunk; // what one read of the socket lands in
     int m_batchDepth = 0;
     bool m_flushPosted = false;
     std::deque<InFlight> m_inFlight;
