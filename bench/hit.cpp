@@ -42,7 +42,9 @@ double childrenCpuSeconds()
 {
     rusage usage{};
     getrusage(RUSAGE_CHILDREN, &usage);
-    const auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    const auto seconds = [](const timeval& t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -121,20 +123,21 @@ struct BenchmarkRun
 
 BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const QStringList& args)
 {
-    static const QString program = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    static const QString program =
+        QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
     if (program.isEmpty()) {
         std::fprintf(stderr, "redis-benchmark not found (apt install redis-tools)\n");
         std::exit(3);
     }
     QProcess process;
     const double cpuBefore = childrenCpuSeconds();
-    process.start(program, QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"),
-                                       QStringLiteral("-p"), QString::number(port),
-                                       QStringLiteral("-c"), QString::number(c.connections),
-                                       QStringLiteral("-P"), QString::number(c.pipeline),
-                                       QStringLiteral("-n"), QString::number(requests),
-                                       QStringLiteral("--csv")} +
-                               args);
+    process.start(program,
+                  QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"),
+                              QStringLiteral("-p"), QString::number(port), QStringLiteral("-c"),
+                              QString::number(c.connections), QStringLiteral("-P"),
+                              QString::number(c.pipeline), QStringLiteral("-n"),
+                              QString::number(requests), QStringLiteral("--csv")} +
+                      args);
     process.waitForFinished(-1);
     BenchmarkRun run;
     run.cpuMicrosPerOp = (childrenCpuSeconds() - cpuBefore) * 1e6 / double(requests);
@@ -158,8 +161,7 @@ Policy benchPolicy(const QByteArray& action, Algorithm algorithm)
     return policy;
 }
 
-template <typename... Values>
-void printLine(const char* format, Values... values)
+template <typename... Values> void printLine(const char* format, Values... values)
 {
     std::printf(format, values...);
     std::fflush(stdout);
@@ -174,14 +176,17 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addOption({QStringLiteral("seconds"), QStringLiteral("Seconds per Tollgate run (3)."),
                       QStringLiteral("n"), QStringLiteral("3")});
-    parser.addOption({QStringLiteral("rounds"),
-                      QStringLiteral("Alternating Tollgate / redis-benchmark rounds per concurrency, best kept (2)."),
-                      QStringLiteral("n"), QStringLiteral("2")});
+    parser.addOption(
+        {QStringLiteral("rounds"),
+         QStringLiteral(
+             "Alternating Tollgate / redis-benchmark rounds per concurrency, best kept (2)."),
+         QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
                       QStringLiteral("n"), QStringLiteral("1000")});
     parser.process(app);
-    const auto seconds = std::chrono::seconds(std::max(1, parser.value(QStringLiteral("seconds")).toInt()));
+    const auto seconds =
+        std::chrono::seconds(std::max(1, parser.value(QStringLiteral("seconds")).toInt()));
     const qint64 users = std::max(1, parser.value(QStringLiteral("users")).toInt());
     const int rounds = std::max(1, parser.value(QStringLiteral("rounds")).toInt());
 
@@ -216,7 +221,8 @@ int main(int argc, char** argv)
         BenchmarkRun rb;
         for (int round = 0; round < rounds; ++round) {
             command(admin, {"CONFIG", "RESETSTAT"});
-            HitLoadFigures tried = runHitLoad(*options, schema, fixed, {c.connections, c.pipeline, seconds, 1, false});
+            HitLoadFigures tried =
+                runHitLoad(*options, schema, fixed, {c.connections, c.pipeline, seconds, 1, false});
             if (tried.errors > 0)
                 std::fprintf(stderr, "tollgate errors: %lld (%s)\n", tried.errors,
                              qPrintable(tried.firstError->toString()));
@@ -234,8 +240,9 @@ int main(int argc, char** argv)
         }
         if (c.connections == 8 && c.pipeline == 16)
             fixedTotalUsecPerHit = ts.totalUsec / double(std::max<qint64>(1, t.hits));
-        const BenchmarkRun incr = redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
-                                                 {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
+        const BenchmarkRun incr =
+            redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
+                           {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
         printLine("%-6s %12.0f %12.0f %6.2f %12.0f %8.1f|%-7.1f %9.2f|%-8.2f\n",
                   qPrintable(QStringLiteral("%1x%2").arg(c.connections).arg(c.pipeline)),
                   t.opsPerSecond(), rb.opsPerSecond, t.opsPerSecond() / rb.opsPerSecond,
@@ -243,12 +250,14 @@ int main(int argc, char** argv)
                   t.cpuMicrosPerHit(), rb.cpuMicrosPerOp);
     }
 
-    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users):\n", users);
+    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users):\n",
+              users);
     for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
                                       Algorithm::SlidingWindow, Algorithm::SlidingLog}) {
         const Policy policy = benchPolicy("bench-" + algorithmCode(algorithm), algorithm);
         command(admin, {"CONFIG", "RESETSTAT"});
-        const HitLoadFigures t = runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
+        const HitLoadFigures t =
+            runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
         const ServerFigures ts = serverFigures(admin);
         printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit%s\n",
                   algorithmName(algorithm).constData(), ts.evalshaUsecPerCall, t.opsPerSecond(),
@@ -263,11 +272,12 @@ int main(int argc, char** argv)
     // their share of the calls bounds their share of the server's script time from above
     // (the per-hit times themselves move with the machine's load).
     const double statsCalls = ss.evalshaCalls - double(s.hits);
-    printLine("\nwith statistics (HitStats, fixed_window, 8x16): %.0f hits/s, client CPU %.2f us/hit;\n"
-              "  %.0f stats.lua calls for %lld hits: <= %.3f%% extra server work "
-              "(server %.2f us/hit for every command vs %.2f without, load-dependent)\n",
-              s.opsPerSecond(), s.cpuMicrosPerHit(), statsCalls, s.hits,
-              100.0 * statsCalls / double(std::max<qint64>(1, s.hits)), statsUsecPerHit,
-              fixedTotalUsecPerHit);
+    printLine(
+        "\nwith statistics (HitStats, fixed_window, 8x16): %.0f hits/s, client CPU %.2f us/hit;\n"
+        "  %.0f stats.lua calls for %lld hits: <= %.3f%% extra server work "
+        "(server %.2f us/hit for every command vs %.2f without, load-dependent)\n",
+        s.opsPerSecond(), s.cpuMicrosPerHit(), statsCalls, s.hits,
+        100.0 * statsCalls / double(std::max<qint64>(1, s.hits)), statsUsecPerHit,
+        fixedTotalUsecPerHit);
     return 0;
 }

@@ -23,7 +23,8 @@ Result<Policy> benchPolicy(Client* client, const Cli& cli, const QByteArray& act
     Policy fresh;
     fresh.action = action;
     fresh.windows = {{Policy::kMaxLimit, 3'600'000}};
-    auto saved = waitFor<qint64>([&](Callback<qint64> done) { store.save(fresh, cli.actor, nullptr, done); });
+    auto saved = waitFor<qint64>(
+        [&](Callback<qint64> done) { store.save(fresh, cli.actor, nullptr, done); });
     if (!saved)
         return saved.error();
     fresh.revision = *saved;
@@ -52,16 +53,25 @@ int benchCommand(Cli& cli, const QStringList& args)
                            QStringLiteral("Policy to hit (default 'bench', created if missing)."),
                            QStringLiteral("action")),
     });
-    if (auto exit = parseArguments(parser, QStringList{args.value(0) + QStringLiteral(" hit")} + args.mid(2), 0, 0))
+    if (auto exit = parseArguments(
+            parser, QStringList{args.value(0) + QStringLiteral(" hit")} + args.mid(2), 0, 0))
         return *exit;
-    struct Limit { const char* name; qint64 fallback; qint64 max; qint64* out; };
+    struct Limit
+    {
+        const char* name;
+        qint64 fallback;
+        qint64 max;
+        qint64* out;
+    };
     qint64 connections = 0, pipeline = 0, seconds = 0, users = 0;
-    for (const Limit& l : {Limit{"connections", 8, 256, &connections}, Limit{"pipeline", 16, 10'000, &pipeline},
-                           Limit{"seconds", 5, 3600, &seconds}, Limit{"users", 1000, 1'000'000'000, &users}}) {
+    for (const Limit& l :
+         {Limit{"connections", 8, 256, &connections}, Limit{"pipeline", 16, 10'000, &pipeline},
+          Limit{"seconds", 5, 3600, &seconds}, Limit{"users", 1000, 1'000'000'000, &users}}) {
         auto value = integerOption(parser, QString::fromLatin1(l.name), l.fallback);
         if (value && (*value < 1 || *value > l.max))
-            value = Error{ErrorKind::InvalidInput,
-                          QStringLiteral("--%1 must be between 1 and %2").arg(QString::fromLatin1(l.name)).arg(l.max)};
+            value = Error{ErrorKind::InvalidInput, QStringLiteral("--%1 must be between 1 and %2")
+                                                       .arg(QString::fromLatin1(l.name))
+                                                       .arg(l.max)};
         if (!value)
             return fail(value.error());
         *l.out = *value;
@@ -118,7 +128,8 @@ int benchCommand(Cli& cli, const QStringList& args)
                       .arg(max, 0, 'f', 2)
                       .arg(figures.cpuMicrosPerHit(), 0, 'f', 2));
         if (figures.denied > 0 || figures.errors > 0)
-            printLine(QStringLiteral("denied %1, errors %2").arg(figures.denied).arg(figures.errors));
+            printLine(
+                QStringLiteral("denied %1, errors %2").arg(figures.denied).arg(figures.errors));
     }
     if (figures.firstError)
         fail(*figures.firstError);

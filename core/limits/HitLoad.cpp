@@ -45,29 +45,28 @@ void issue(Worker* worker, Shared* shared)
 {
     const QByteArray& user = shared->users[worker->random() % shared->users.size()];
     const auto start = Clock::now();
-    worker->limiter->hit(shared->policy, user, 0, nullptr,
-                         [worker, shared, start](Result<HitResult> hit) {
-                             const std::chrono::duration<double, std::milli> took =
-                                 Clock::now() - start;
-                             if (hit) {
-                                 ++worker->hits;
-                                 worker->latenciesMs.push_back(took.count());
-                                 worker->denied += hit->allowed ? 0 : 1;
-                             } else {
-                                 ++worker->errors;
-                                 if (!worker->firstError)
-                                     worker->firstError = hit.error();
-                                 // A dead connection would fail every hit at once: stop it.
-                                 worker->broken = true;
-                             }
-                             if (!shared->stop.load(std::memory_order_relaxed) && !worker->broken) {
-                                 issue(worker, shared);
-                                 return;
-                             }
-                             std::lock_guard lock(shared->mutex);
-                             if (--shared->inFlight == 0)
-                                 shared->drained.notify_all();
-                         });
+    worker->limiter->hit(
+        shared->policy, user, 0, nullptr, [worker, shared, start](Result<HitResult> hit) {
+            const std::chrono::duration<double, std::milli> took = Clock::now() - start;
+            if (hit) {
+                ++worker->hits;
+                worker->latenciesMs.push_back(took.count());
+                worker->denied += hit->allowed ? 0 : 1;
+            } else {
+                ++worker->errors;
+                if (!worker->firstError)
+                    worker->firstError = hit.error();
+                // A dead connection would fail every hit at once: stop it.
+                worker->broken = true;
+            }
+            if (!shared->stop.load(std::memory_order_relaxed) && !worker->broken) {
+                issue(worker, shared);
+                return;
+            }
+            std::lock_guard lock(shared->mutex);
+            if (--shared->inFlight == 0)
+                shared->drained.notify_all();
+        });
 }
 
 } // namespace
@@ -84,7 +83,9 @@ double processCpuSeconds()
 {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    const auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    const auto seconds = [](const timeval& t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 

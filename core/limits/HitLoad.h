@@ -29,8 +29,8 @@ struct HitLoadFigures
     qint64 denied = 0;
     qint64 errors = 0;
     std::optional<Error> firstError;
-    double seconds = 0;    // from the first hit sent to the last answer
-    double cpuSeconds = 0; // this process, user + system, over the same span
+    double seconds = 0;              // from the first hit sent to the last answer
+    double cpuSeconds = 0;           // this process, user + system, over the same span
     std::vector<double> latenciesMs; // sorted
 
     double opsPerSecond() const { return seconds > 0 ? double(hits) / seconds : 0; }

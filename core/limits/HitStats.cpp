@@ -6,14 +6,12 @@ namespace tollgate {
 
 std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
 {
-    auto attached = client->attachment(QByteArrayLiteral("hit-stats:") + schema.prefix(), [&] {
-        return std::make_shared<HitStats>(client, schema);
-    });
+    auto attached = client->attachment(QByteArrayLiteral("hit-stats:") + schema.prefix(),
+                                       [&] { return std::make_shared<HitStats>(client, schema); });
     return std::static_pointer_cast<HitStats>(attached);
 }
 
-HitStats::HitStats(Client* client, KeySchema schema)
-    : m_client(client), m_schema(std::move(schema))
+HitStats::HitStats(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
 {
 }
 

@@ -121,9 +121,10 @@ struct HitReplyHandler
             return;
         }
         const Policy& policy = prepared->policy();
-        Result<HitResult> hit = reply ? HitResult::fromReply(*reply)
-                                      : Limiter::answerWithoutRedis(onError, insurance.get(), policy,
-                                                                    user, cost, !peek, reply.error());
+        Result<HitResult> hit = reply
+                                    ? HitResult::fromReply(*reply)
+                                    : Limiter::answerWithoutRedis(onError, insurance.get(), policy,
+                                                                  user, cost, !peek, reply.error());
         if (reply && hit) {
             if (!hit->allowed)
                 hit->message = policy.message;
@@ -136,9 +137,8 @@ struct HitReplyHandler
             done(std::move(hit));
             return;
         }
-        context.post([done = std::move(done), hit = std::move(hit)]() mutable {
-            done(std::move(hit));
-        });
+        context.post(
+            [done = std::move(done), hit = std::move(hit)]() mutable { done(std::move(hit)); });
     }
 };
 
@@ -148,8 +148,8 @@ void Limiter::run(bool peek, const Policy& policy, const QByteArray& user, qint6
                   Context context, Callback<HitResult> done) const
 {
     auto prepared = this->prepared(policy);
-    Result<EncodedCommand> command =
-        prepared ? (*prepared)->command(peek, user, cost) : Result<EncodedCommand>(prepared.error());
+    Result<EncodedCommand> command = prepared ? (*prepared)->command(peek, user, cost)
+                                              : Result<EncodedCommand>(prepared.error());
     if (!command) {
         deliver(context, done, Result<HitResult>(command.error()));
         return;

@@ -49,14 +49,14 @@ public:
 private:
     struct PreparedCache;
 
-    void run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost,
-             Context context, Callback<HitResult> done) const;
+    void run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost, Context context,
+             Callback<HitResult> done) const;
     Result<std::shared_ptr<const PreparedHit>> prepared(const Policy& policy) const;
 
     Client* m_client;
     KeySchema m_schema;
     std::shared_ptr<PreparedCache> m_prepared;
-    std::shared_ptr<HitStats> m_stats; // null: statistics off
+    std::shared_ptr<HitStats> m_stats;    // null: statistics off
     std::optional<FailureMode> m_onError; // the caller's choice; else the policy's
     std::shared_ptr<InsuranceLimiter> m_insurance;
 };

@@ -13,15 +13,15 @@ namespace {
 const QByteArray kProbeA = QByteArrayLiteral("a");
 const QByteArray kProbeB = QByteArrayLiteral("b");
 
-template <typename KeyOf>
-Result<std::pair<QByteArray, QByteArray>> splitAroundUser(KeyOf keyOf)
+template <typename KeyOf> Result<std::pair<QByteArray, QByteArray>> splitAroundUser(KeyOf keyOf)
 {
     const QByteArray a = keyOf(kProbeA), b = keyOf(kProbeB);
     qsizetype head = 0;
     while (head < a.size() && head < b.size() && a[head] == b[head])
         ++head;
     const qsizetype tail = a.size() - head - kProbeA.size();
-    if (a.size() != b.size() || tail < 0 || a.mid(head + kProbeA.size()) != b.mid(head + kProbeB.size()) ||
+    if (a.size() != b.size() || tail < 0 ||
+        a.mid(head + kProbeA.size()) != b.mid(head + kProbeB.size()) ||
         a.mid(head, kProbeA.size()) != kProbeA)
         return Error{ErrorKind::InvalidInput, QStringLiteral("key schema has no single user part")};
     return std::make_pair(a.left(head), a.mid(head + kProbeA.size()));
@@ -54,7 +54,8 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
         split = userKey([&](const QByteArray& u) { return schema.actionBanKey(u, action); },
                         &p.m_actionBan);
     if (split)
-        split = userKey([&](const QByteArray& u) { return schema.userAuditKey(u); }, &p.m_userAudit);
+        split =
+            userKey([&](const QByteArray& u) { return schema.userAuditKey(u); }, &p.m_userAudit);
     for (const WindowLimit& w : policy.windows) {
         UserKey key;
         if (split)
@@ -110,10 +111,10 @@ bool PreparedHit::preparedFrom(const Policy& o) const
 {
     const Policy& p = m_policy;
     return p.revision == o.revision && p.action == o.action && p.algorithm == o.algorithm &&
-           p.windows == o.windows && p.cost == o.cost && p.warn == o.warn &&
-           p.banMs == o.banMs && p.banUntilMidnight == o.banUntilMidnight &&
-           p.calendarAligned == o.calendarAligned && p.timeZone == o.timeZone &&
-           p.countDenied == o.countDenied && p.message == o.message && p.onError == o.onError;
+           p.windows == o.windows && p.cost == o.cost && p.warn == o.warn && p.banMs == o.banMs &&
+           p.banUntilMidnight == o.banUntilMidnight && p.calendarAligned == o.calendarAligned &&
+           p.timeZone == o.timeZone && p.countDenied == o.countDenied && p.message == o.message &&
+           p.onError == o.onError;
 }
 
 Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, qint64 cost) const
@@ -135,7 +136,9 @@ Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, q
     const qsizetype userKeys = 3 + qsizetype(m_stateKeys.size());
     CommandBuilder builder(m_argumentCount, m_constantBytes + userKeys * escaped.size() +
                                                 user.size() + offsets.size());
-    const auto addKey = [&](const UserKey& key) { builder.addParts({key.head, escaped, key.tail}); };
+    const auto addKey = [&](const UserKey& key) {
+        builder.addParts({key.head, escaped, key.tail});
+    };
     builder.add(peek ? m_peekHead : m_hitHead);
     addKey(m_userBan);
     addKey(m_actionBan);

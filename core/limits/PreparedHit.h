@@ -42,7 +42,7 @@ private:
     UserKey m_userBan, m_actionBan, m_userAudit;
     std::vector<UserKey> m_stateKeys;
     qsizetype m_argumentCount = 0;
-    qsizetype m_constantBytes = 0;     // size hint for the command buffer
+    qsizetype m_constantBytes = 0;      // size hint for the command buffer
     RespFragment m_hitHead, m_peekHead; // EVALSHA[_RO] sha numkeys
     RespFragment m_globalAudit;         // KEYS[4]
     RespFragment m_hitMode, m_peekMode; // ARGV[1..2]: mode, algorithm

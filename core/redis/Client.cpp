@@ -19,15 +19,16 @@ Client::Client(ConnectionOptions options, QObject* parent)
 
     // The atomic state is updated on the worker thread so it is current for every caller;
     // the signal is re-emitted on this object's thread.
-    connect(m_connection, &Connection::stateChanged, m_connection,
-            [this](ConnectionState state, const Error& error) {
-                m_state.store(state);
-                if (!error.message.isEmpty()) {
-                    QMutexLocker lock(&m_errorMutex);
-                    m_lastError = error;
-                }
-            },
-            Qt::DirectConnection);
+    connect(
+        m_connection, &Connection::stateChanged, m_connection,
+        [this](ConnectionState state, const Error& error) {
+            m_state.store(state);
+            if (!error.message.isEmpty()) {
+                QMutexLocker lock(&m_errorMutex);
+                m_lastError = error;
+            }
+        },
+        Qt::DirectConnection);
     connect(m_connection, &Connection::stateChanged, this, &Client::stateChanged,
             Qt::QueuedConnection);
     connect(m_connection, &Connection::pushReceived, this, &Client::messageReceived,
@@ -70,8 +71,8 @@ Client::~Client()
 void Client::open()
 {
     Connection* connection = m_connection;
-    QMetaObject::invokeMethod(connection, [connection] { connection->open(); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        connection, [connection] { connection->open(); }, Qt::QueuedConnection);
 }
 
 Error Client::lastError() const
@@ -136,7 +137,8 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
         return;
     }
     if (command.isEmpty()) {
-        deliver(context, done, Result<Reply>(ErrorKind::InvalidInput, QStringLiteral("empty command")));
+        deliver(context, done,
+                Result<Reply>(ErrorKind::InvalidInput, QStringLiteral("empty command")));
         return;
     }
     m_commands.fetch_add(1, std::memory_order_relaxed);
@@ -164,7 +166,8 @@ void Client::submit(std::vector<Pending> commands)
         return;
     m_drainPosted = true;
     lock.unlock();
-    QMetaObject::invokeMethod(m_connection, [this] { drainPending(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_connection, [this] { drainPending(); }, Qt::QueuedConnection);
 }
 
 void Client::drainPending()

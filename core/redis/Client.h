@@ -28,9 +28,9 @@ public:
 };
 
 /// A Redis connection that never blocks its caller. Its socket lives on a worker thread
-/// (shared with other clients, IoThreads); commands are pipelined on it. Thread-safe: execute() may be called from
-/// any thread. Called on the worker thread itself (a callback chaining the next command) it
-/// submits directly; from other threads commands wait in one queue that a single posted
+/// (shared with other clients, IoThreads); commands are pipelined on it. Thread-safe: execute() may
+/// be called from any thread. Called on the worker thread itself (a callback chaining the next
+/// command) it submits directly; from other threads commands wait in one queue that a single posted
 /// event drains. Either way the commands ready at once leave in one socket write.
 ///
 /// Callbacks: with a context object, `done` runs on the context's thread (queued, and not at
@@ -77,7 +77,8 @@ public:
 
     /// The attachment stored under `key`, made by `make` on first use. Thread-safe.
     std::shared_ptr<ClientAttachment>
-    attachment(const QByteArray& key, const std::function<std::shared_ptr<ClientAttachment>()>& make);
+    attachment(const QByteArray& key,
+               const std::function<std::shared_ptr<ClientAttachment>()>& make);
 
     /// Blocking convenience for CLI and tools; never call it from a GUI thread.
     Result<Reply> executeSync(Command args);
@@ -98,7 +99,7 @@ private:
     void drainPending(); // on the worker thread
 
     ConnectionOptions m_options;
-    QThread* m_thread; // from IoThreads, released by ~Client
+    QThread* m_thread;                  // from IoThreads, released by ~Client
     Connection* m_connection = nullptr; // lives on m_thread
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};

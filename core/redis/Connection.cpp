@@ -16,10 +16,14 @@ namespace tollgate {
 QString connectionStateName(ConnectionState state)
 {
     switch (state) {
-    case ConnectionState::Disconnected: return QStringLiteral("disconnected");
-    case ConnectionState::Connecting: return QStringLiteral("connecting");
-    case ConnectionState::Connected: return QStringLiteral("connected");
-    case ConnectionState::Reconnecting: return QStringLiteral("reconnecting");
+    case ConnectionState::Disconnected:
+        return QStringLiteral("disconnected");
+    case ConnectionState::Connecting:
+        return QStringLiteral("connecting");
+    case ConnectionState::Connected:
+        return QStringLiteral("connected");
+    case ConnectionState::Reconnecting:
+        return QStringLiteral("reconnecting");
     }
     return {};
 }
@@ -74,10 +78,9 @@ Connection::Connection(ConnectionOptions options)
     m_reconnectTimer->setSingleShot(true);
     m_deadlineTimer->setInterval(50);
     connect(m_connectTimer, &QTimer::timeout, this, [this] {
-        dropConnection({ErrorKind::Timeout,
-                        QStringLiteral("connecting to %1 timed out after %2 ms")
-                            .arg(m_options.endpoint())
-                            .arg(m_options.connectTimeout.count())});
+        dropConnection({ErrorKind::Timeout, QStringLiteral("connecting to %1 timed out after %2 ms")
+                                                .arg(m_options.endpoint())
+                                                .arg(m_options.connectTimeout.count())});
     });
     connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
@@ -145,8 +148,8 @@ Status Connection::createDevice()
         m_device.reset(socket);
         connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
         connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-            onTransportError({ErrorKind::Io, m_options.socketPath + QStringLiteral(": ") +
-                                                 socket->errorString()});
+            onTransportError({ErrorKind::Io,
+                              m_options.socketPath + QStringLiteral(": ") + socket->errorString()});
         });
         connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
         socket->connectToServer(m_options.socketPath);
@@ -258,8 +261,7 @@ void Connection::sendHandshake()
 
 void Connection::write(const EncodedCommand& command, Done done, bool withDeadline)
 {
-    const qint64 deadline =
-        withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
+    const qint64 deadline = withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
     m_inFlight.push_back({std::move(done), deadline});
     m_output.append(command.bytes());
     if (!m_deadlineTimer->isActive())

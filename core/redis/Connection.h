@@ -82,7 +82,10 @@ private:
     void onTransportError(const Error& error);
     void sendHandshake();
     void write(const EncodedCommand& command, Done done, bool withDeadline = true);
-    void write(const Command& args, Done done) { write(EncodedCommand::fromArgs(args), std::move(done)); }
+    void write(const Command& args, Done done)
+    {
+        write(EncodedCommand::fromArgs(args), std::move(done));
+    }
     void flushOutput();
     void setState(ConnectionState state, const Error& error = {});
     void dropConnection(const Error& error);
@@ -96,7 +99,7 @@ private:
     ConnectionState m_state = ConnectionState::Disconnected;
     std::unique_ptr<QIODevice> m_device;
     RespParser m_parser;
-    QByteArray m_output; // encoded commands not yet handed to the socket
+    QByteArray m_output;    // encoded commands not yet handed to the socket
     QByteArray m_readChunk; // what one read of the socket lands in
     int m_batchDepth = 0;
     bool m_flushPosted = false;

@@ -100,8 +100,7 @@ void loadAllScripts(Client* client, Context context, Callback<Unit> done)
                             if (!reply && !*failed)
                                 *failed = reply.error();
                             if (--*remaining == 0)
-                                deliver(context, done,
-                                        *failed ? Status(**failed) : Status(Unit{}));
+                                deliver(context, done, *failed ? Status(**failed) : Status(Unit{}));
                         });
     }
 }

@@ -118,7 +118,8 @@ void ClientTest::commandTimeoutThenRecovers()
     const auto late = run(client.get(), {"PING"});
     QVERIFY(!late);
     QCOMPARE(late.error().kind, ErrorKind::Timeout);
-    QVERIFY2(clock.elapsed() >= 250 && clock.elapsed() < 1400, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY2(clock.elapsed() >= 250 && clock.elapsed() < 1400,
+             qPrintable(QString::number(clock.elapsed())));
 
     QVERIFY(m_core.inspect({"CLIENT", "UNPAUSE"}).ok());
     QTRY_COMPARE_WITH_TIMEOUT(client->state(), ConnectionState::Connected, 10000);
@@ -133,7 +134,8 @@ void ClientTest::aclUserAndDatabaseFromUrl()
     QVERIFY(m_core.inspect({"SELECT", "0"}).ok());
     QVERIFY(m_core.inspect({"SET", "where", "db0"}).ok());
 
-    const QString url = QStringLiteral("redis://app:s3cr%3At%40@127.0.0.1:%1/3").arg(m_core.server().port());
+    const QString url =
+        QStringLiteral("redis://app:s3cr%3At%40@127.0.0.1:%1/3").arg(m_core.server().port());
     auto options = ConnectionOptions::fromUrl(url);
     QVERIFY(options.ok());
     auto client = m_core.connect(*options);
@@ -154,7 +156,8 @@ void ClientTest::aclUserAndDatabaseFromUrl()
 void ClientTest::unixSocket()
 {
     const QString path = m_core.server().dir() + QStringLiteral("/redis.sock");
-    auto options = ConnectionOptions::fromUrl(QStringLiteral("unix://") + path + QStringLiteral("?db=2"));
+    auto options =
+        ConnectionOptions::fromUrl(QStringLiteral("unix://") + path + QStringLiteral("?db=2"));
     QVERIFY(options.ok());
     auto client = m_core.connect(*options);
     QVERIFY2(client, qPrintable(m_core.errorString()));
@@ -275,9 +278,8 @@ void ClientTest::clientsShareIoThreads()
         open.push_back(m_core.connect(m_core.options()));
         QVERIFY2(open.back(), qPrintable(m_core.errorString()));
         std::atomic<QThread*> ranOn{nullptr};
-        open.back()->execute({"PING"}, nullptr, [&ranOn](Result<Reply>) {
-            ranOn = QThread::currentThread();
-        });
+        open.back()->execute({"PING"}, nullptr,
+                             [&ranOn](Result<Reply>) { ranOn = QThread::currentThread(); });
         QTRY_VERIFY(ranOn.load() != nullptr);
         threads.insert(ranOn.load());
     }

@@ -68,13 +68,16 @@ void CommandEncodingTest::sameBytesAsTheReferenceEncoder()
 void CommandEncodingTest::numbers()
 {
     CommandBuilder builder(5);
-    builder.addNumber(0).addNumber(-1).addNumber(1234567890123).addNumber(
-        std::numeric_limits<qint64>::min()).addNumber(std::numeric_limits<qint64>::max());
+    builder.addNumber(0)
+        .addNumber(-1)
+        .addNumber(1234567890123)
+        .addNumber(std::numeric_limits<qint64>::min())
+        .addNumber(std::numeric_limits<qint64>::max());
     auto built = std::move(builder).finish();
     QVERIFY(built.ok());
     QCOMPARE(built->bytes(),
-             RedisServer::encodeCommand({"0", "-1", "1234567890123", "-9223372036854775808",
-                                         "9223372036854775807"}));
+             RedisServer::encodeCommand(
+                 {"0", "-1", "1234567890123", "-9223372036854775808", "9223372036854775807"}));
 }
 
 void CommandEncodingTest::fragmentsAndParts()
@@ -89,8 +92,8 @@ void CommandEncodingTest::fragmentsAndParts()
     auto built = std::move(builder).finish();
     QVERIFY(built.ok());
     QCOMPARE(built->bytes(), RedisServer::encodeCommand({"a", "b", "cd", "7", ""}));
-    QCOMPARE(bulkStringSize(0), qsizetype(6));      // $0\r\n\r\n
-    QCOMPARE(bulkStringSize(10), qsizetype(17));    // $10\r\n + 10 + \r\n
+    QCOMPARE(bulkStringSize(0), qsizetype(6));   // $0\r\n\r\n
+    QCOMPARE(bulkStringSize(10), qsizetype(17)); // $10\r\n + 10 + \r\n
 }
 
 void CommandEncodingTest::miscountedCommandIsRefused()

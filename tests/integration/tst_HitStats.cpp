@@ -159,7 +159,7 @@ void HitStatsTest::flushedWhenTheClientCloses()
             QVERIFY(hit(limiter, makePolicy("share", 10, 60000), "u").ok());
     }
     QCOMPARE(totals("share").hits, qint64(0)); // well within the first second
-    client.reset();                             // closes: the last flush leaves first
+    client.reset();                            // closes: the last flush leaves first
     QTRY_COMPARE_WITH_TIMEOUT(totals("share").hits, qint64(3), 5000);
 }
 
@@ -187,7 +187,8 @@ void HitStatsTest::countsAreChecked_data()
     QTest::newRow("counts") << Command{"counts", "10", "20", "2", "3", "1"} << true;
     QTest::newRow("zero hits") << Command{"counts", "0", "0", "0", "0", "0"} << true;
     QTest::newRow("more denied than hits") << Command{"counts", "2", "2", "0", "3", "0"} << false;
-    QTest::newRow("warn and denied above hits") << Command{"counts", "2", "2", "1", "2", "0"} << false;
+    QTest::newRow("warn and denied above hits")
+        << Command{"counts", "2", "2", "1", "2", "0"} << false;
     QTest::newRow("banned above denied") << Command{"counts", "5", "5", "0", "1", "2"} << false;
     QTest::newRow("negative") << Command{"counts", "-1", "0", "0", "0", "0"} << false;
     QTest::newRow("missing") << Command{"counts", "1", "1"} << false;

@@ -76,9 +76,21 @@ void PreparedHitTest::documentedCall()
                      schema.stateKey(user, action, Algorithm::FixedWindow, 60000),
                      schema.stateKey(user, action, Algorithm::FixedWindow, 3'600'000),
                      peek ? "peek" : "hit",
-                     "fixed_window", "1", "1", "3", "1000", "", "0",
-                     user, action, schema.eventsChannel(), "first_hit",
-                     "10", "60000", "100", "3600000"};
+                     "fixed_window",
+                     "1",
+                     "1",
+                     "3",
+                     "1000",
+                     "",
+                     "0",
+                     user,
+                     action,
+                     schema.eventsChannel(),
+                     "first_hit",
+                     "10",
+                     "60000",
+                     "100",
+                     "3600000"};
     QCOMPARE(command->bytes(), RedisServer::encodeCommand(expected));
 
     // And the server agrees: the call runs (hit.lua checks every key against the ids).
