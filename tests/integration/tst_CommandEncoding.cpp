@@ -26,6 +26,7 @@ private Q_SLOTS:
     void emptyCommandFailsAlone();
     void roundTripsThroughTheServer_data();
     void roundTripsThroughTheServer();
+    void nestedRepliesParsedDirectly();
 
 private:
     Result<Reply> run(const EncodedCommand& command)
@@ -145,6 +146,35 @@ void CommandEncodingTest::roundTripsThroughTheServer()
     QCOMPARE(got->string.size(), value.size());
     QVERIFY(got->string == value);
     QCOMPARE(m_core.integer({"STRLEN", key}), qint64(value.size()));
+}
+
+void CommandEncodingTest::nestedRepliesParsedDirectly()
+{
+    // The parser builds Reply trees itself (hiredis' reply-object hooks): every type, nested.
+    auto reply =
+        run(EncodedCommand::fromArgs({"EVAL",
+                                      "return {1, {2, 'x', {}}, false, redis.status_reply('FINE'), "
+                                      "redis.error_reply('E bad'), ''}",
+                                      "0"}));
+    QVERIFY(reply.ok());
+    QVERIFY(reply->isArray());
+    QCOMPARE(reply->elements.size(), size_t(6));
+    QCOMPARE(reply->elements[0].integer, qint64(1));
+    const Reply& nested = reply->elements[1];
+    QVERIFY(nested.isArray());
+    QCOMPARE(nested.elements.size(), size_t(3));
+    QCOMPARE(nested.elements[0].integer, qint64(2));
+    QCOMPARE(nested.elements[1].string, QByteArray("x"));
+    QVERIFY(nested.elements[2].isArray() && nested.elements[2].elements.empty());
+    QVERIFY(reply->elements[2].isNil());
+    QCOMPARE(reply->elements[3].type, Reply::Type::Status);
+    QCOMPARE(reply->elements[3].string, QByteArray("FINE"));
+    QCOMPARE(reply->elements[4].type, Reply::Type::Error); // nested errors stay in the tree
+    QCOMPARE(reply->elements[4].string, QByteArray("E bad"));
+    QCOMPARE(reply->elements[5].type, Reply::Type::String);
+    QVERIFY(reply->elements[5].string.isEmpty());
+    auto nil = run(EncodedCommand::fromArgs({"GET", "missing"}));
+    QVERIFY(nil.ok() && nil->isNil());
 }
 
 QTEST_GUILESS_MAIN(CommandEncodingTest)
