@@ -1,24 +1,48 @@
---[[ stats.lua: record one hit's outcome in the per-action per-second statistics the console charts.
+--[[ stats.lua: add hit outcomes to the per-action per-second statistics the console charts.
 
 KEYS[1]   stats hash of the action   <p>:stats:<action>
-ARGV[1]   tier of the hit: "ok" | "warn" | "deny" | "banned"  (hit.lua's reply)
-ARGV[2]   cost of the hit, integer >= 1
+ARGV      one hit:  ARGV[1] tier "ok" | "warn" | "deny" | "banned" (hit.lua's reply),
+                    ARGV[2] cost, integer >= 1
+          or added up by the client: ARGV[1] "counts", then ARGV[2] hits, ARGV[3] cost,
+                    ARGV[4] warn, ARGV[5] denied (deny + banned), ARGV[6] banned,
+                    integers >= 0 with warn + denied <= hits and banned <= denied
 
-Reply: the server time in seconds the hit was counted under.
+Reply: the server time in seconds the hits were counted under.
 Layout: a ring of 120 one-second slots, fields "<slot>:t" (the second the slot holds),
 "<slot>:h" hits, "<slot>:c" cost, "<slot>:w" warn, "<slot>:d" denied (deny + banned),
 "<slot>:b" banned, with slot = second % 120. A slot is cleared when a new second claims it,
 so the hash stays bounded; the key expires an hour after the last hit.
 Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its user's slot).
+A client that adds its outcomes up and calls this at most once a second per action (as the
+C++ Limiter does) keeps the statistics off the hot path: the hits land in the second of the call.
 ]]
 
-local tier = ARGV[1]
-local cost = ARGV[2] and ARGV[2]:match('^%d+$') and #ARGV[2] <= 10 and tonumber(ARGV[2])
-if tier ~= 'ok' and tier ~= 'warn' and tier ~= 'deny' and tier ~= 'banned' then
-  return redis.error_reply('TG_INVALID tier must be ok, warn, deny or banned')
+local function count(text, max)
+  local n = text and text:match('^%d+$') and #text <= 15 and tonumber(text)
+  if n and n <= max then return n end
 end
-if not cost or cost < 1 or cost > 1000000000 then
-  return redis.error_reply('TG_INVALID cost must be an integer from 1 to 1000000000')
+
+local hits, cost, warn, denied, banned
+local tier = ARGV[1]
+if tier == 'counts' then
+  hits, cost = count(ARGV[2], 1e12), count(ARGV[3], 1e15)
+  warn, denied, banned = count(ARGV[4], 1e12), count(ARGV[5], 1e12), count(ARGV[6], 1e12)
+  if not (hits and cost and warn and denied and banned) or warn + denied > hits or banned > denied then
+    return redis.error_reply('TG_INVALID counts needs hits cost warn denied banned: integers >= 0, ' ..
+                             'warn + denied <= hits, banned <= denied')
+  end
+else
+  if tier ~= 'ok' and tier ~= 'warn' and tier ~= 'deny' and tier ~= 'banned' then
+    return redis.error_reply('TG_INVALID tier must be ok, warn, deny or banned')
+  end
+  cost = count(ARGV[2], 1000000000)
+  if not cost or cost < 1 then
+    return redis.error_reply('TG_INVALID cost must be an integer from 1 to 1000000000')
+  end
+  hits = 1
+  warn = tier == 'warn' and 1 or 0
+  denied = (tier == 'deny' or tier == 'banned') and 1 or 0
+  banned = tier == 'banned' and 1 or 0
 end
 
 local now = redis.call('TIME')
@@ -29,10 +53,10 @@ if redis.call('HGET', KEYS[1], slot .. ':t') ~= tostring(second) then
   redis.call('HSET', KEYS[1], slot .. ':t', second, slot .. ':h', 0, slot .. ':c', 0,
              slot .. ':w', 0, slot .. ':d', 0, slot .. ':b', 0)
 end
-redis.call('HINCRBY', KEYS[1], slot .. ':h', 1)
+redis.call('HINCRBY', KEYS[1], slot .. ':h', hits)
 redis.call('HINCRBY', KEYS[1], slot .. ':c', cost)
-if tier == 'warn' then redis.call('HINCRBY', KEYS[1], slot .. ':w', 1) end
-if tier == 'deny' or tier == 'banned' then redis.call('HINCRBY', KEYS[1], slot .. ':d', 1) end
-if tier == 'banned' then redis.call('HINCRBY', KEYS[1], slot .. ':b', 1) end
+if warn > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':w', warn) end
+if denied > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':d', denied) end
+if banned > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':b', banned) end
 redis.call('PEXPIRE', KEYS[1], 3600000)
 return second

@@ -56,6 +56,8 @@ DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options
 {
     connection.clientName = QStringLiteral("tollgate-demo-traffic");
     m_client = std::make_unique<Client>(std::move(connection));
+    m_limiter = std::make_unique<Limiter>(m_client.get(), m_schema);
+    m_limiter->setRecordStats(true);
     m_timer.setInterval(m_options.tick);
     connect(&m_timer, &QTimer::timeout, this, &DemoTraffic::tick);
     // Without automatic reconnect (tollgatectl simulate) a lost server ends the run with its
@@ -271,11 +273,9 @@ void DemoTraffic::tick()
 
 void DemoTraffic::hit(const Policy& policy, const QByteArray& user)
 {
-    Limiter limiter(m_client.get(), m_schema);
-    limiter.setRecordStats(true);
     ++m_inFlight;
     ++m_hitsSent;
-    limiter.hit(policy, user, 0, this, [this](const Result<HitResult>&) { --m_inFlight; });
+    m_limiter->hit(policy, user, 0, this, [this](const Result<HitResult>&) { --m_inFlight; });
 }
 
 } // namespace tollgate

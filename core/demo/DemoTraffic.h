@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/KeySchema.h"
+#include "core/limits/Limiter.h"
 #include "core/limits/Policy.h"
 #include "core/redis/Client.h"
 
@@ -67,6 +68,7 @@ private:
     Options m_options;
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
+    std::unique_ptr<Limiter> m_limiter; // one for the run: its prepared commands are reused
     std::vector<Policy> m_policies;
     QTimer m_timer;
     QTimer m_reload;

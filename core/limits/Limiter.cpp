@@ -1,7 +1,10 @@
 #include "core/limits/Limiter.h"
 
-#include "core/limits/ZoneOffsets.h"
+#include "core/limits/HitStats.h"
+#include "core/limits/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
+
+#include <algorithm>
 
 namespace tollgate {
 
@@ -39,87 +42,130 @@ void Limiter::setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter>
     m_insurance = std::move(insurance);
 }
 
-Limiter::Limiter(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+// One prepared command per action, replaced when the policy changes.
+struct Limiter::PreparedCache
 {
+    static constexpr size_t kMaxPolicies = 256;
+    QMutex mutex;
+    std::vector<std::shared_ptr<const PreparedHit>> entries;
+};
+
+Limiter::Limiter(Client* client, KeySchema schema)
+    : m_client(client), m_schema(std::move(schema)), m_prepared(std::make_shared<PreparedCache>())
+{
+}
+
+void Limiter::setRecordStats(bool on)
+{
+    m_stats = on ? HitStats::of(m_client, m_schema) : nullptr;
 }
 
 void Limiter::hit(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
                   Callback<HitResult> done) const
 {
-    run(QByteArrayLiteral("hit"), policy, user, cost, context, std::move(done));
+    run(false, policy, user, cost, context, std::move(done));
 }
 
 void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Context context,
                    Callback<HitResult> done) const
 {
-    run(QByteArrayLiteral("peek"), policy, user, cost, context, std::move(done));
+    run(true, policy, user, cost, context, std::move(done));
 }
 
-void Limiter::run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
+Result<std::shared_ptr<const PreparedHit>> Limiter::prepared(const Policy& policy) const
+{
+    QMutexLocker lock(&m_prepared->mutex);
+    auto& entries = m_prepared->entries;
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& entry) {
+        return entry->policy().action == policy.action;
+    });
+    if (same != entries.end() && (*same)->preparedFrom(policy))
+        return *same;
+    auto fresh = PreparedHit::prepare(policy, m_schema);
+    if (!fresh)
+        return fresh;
+    if (same != entries.end())
+        *same = *fresh;
+    else if (entries.size() < PreparedCache::kMaxPolicies)
+        entries.push_back(*fresh);
+    return fresh;
+}
+
+namespace {
+
+// The one callback of a hit: turns hit.lua's reply (or Redis' failure) into the caller's
+// answer on the worker thread and posts it to the caller's context. On NOSCRIPT it loads the
+// script and sends the same command once more.
+struct HitReplyHandler
+{
+    Client* client;
+    std::shared_ptr<const PreparedHit> prepared;
+    EncodedCommand command;
+    QByteArray user;
+    qint64 cost;
+    bool peek;
+    bool retried = false;
+    FailureMode onError;
+    std::shared_ptr<InsuranceLimiter> insurance;
+    std::shared_ptr<HitStats> stats;
+    Context context;
+    Callback<HitResult> done;
+
+    void operator()(Result<Reply> reply)
+    {
+        if (!reply && reply.error().kind == ErrorKind::NoScript && !retried) {
+            HitReplyHandler again = *this;
+            again.retried = true;
+            const ScriptInfo* script = ScriptLibrary::instance().find(QStringLiteral("hit"));
+            reloadAndRetry(client, *script, command, nullptr, std::move(again));
+            return;
+        }
+        const Policy& policy = prepared->policy();
+        Result<HitResult> hit = reply
+                                    ? HitResult::fromReply(*reply)
+                                    : Limiter::answerWithoutRedis(onError, insurance.get(), policy,
+                                                                  user, cost, !peek, reply.error());
+        if (reply && hit) {
+            if (!hit->allowed)
+                hit->message = policy.message;
+            if (stats)
+                stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost);
+        }
+        if (!done)
+            return;
+        if (context.isNull()) {
+            done(std::move(hit));
+            return;
+        }
+        context.post(
+            [done = std::move(done), hit = std::move(hit)]() mutable { done(std::move(hit)); });
+    }
+};
+
+} // namespace
+
+void Limiter::run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost,
                   Context context, Callback<HitResult> done) const
 {
-    Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
-    if (valid)
-        valid = policy.validate();
-    if (valid && (cost < 0 || cost > Policy::kMaxLimit))
-        valid = Error{ErrorKind::InvalidInput,
-                      QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
-    // The zone's UTC offsets only when the script needs local time; "0" keeps the common hit short.
-    Result<QByteArray> offsets = policy.needsLocalTime()
-                                     ? zoneOffsetsAroundNow(policy.timeZone)
-                                     : Result<QByteArray>(QByteArrayLiteral("0"));
-    if (valid && !offsets)
-        valid = offsets.error();
-    if (rejected(valid, context, done))
+    auto prepared = this->prepared(policy);
+    Result<EncodedCommand> command = prepared ? (*prepared)->command(peek, user, cost)
+                                              : Result<EncodedCommand>(prepared.error());
+    if (!command) {
+        deliver(context, done, Result<HitResult>(command.error()));
         return;
-
-    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically.
-    Command keys{m_schema.userBanKey(user), m_schema.actionBanKey(user, policy.action),
-                 m_schema.userAuditKey(user), m_schema.auditKey()};
-    Command args{mode,
-                 algorithmName(policy.algorithm),
-                 QByteArray::number(cost > 0 ? cost : policy.cost),
-                 policy.countDenied ? QByteArrayLiteral("1") : QByteArrayLiteral("0"),
-                 QByteArray::number(policy.warn),
-                 QByteArray::number(policy.banMs),
-                 policy.banUntilMidnight ? QByteArrayLiteral("midnight") : QByteArray(),
-                 *offsets,
-                 user,
-                 policy.action,
-                 m_schema.eventsChannel(),
-                 policy.calendarAligned ? QByteArrayLiteral("calendar")
-                                        : QByteArrayLiteral("first_hit")};
-    for (const WindowLimit& w : policy.windows) {
-        keys << m_schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
-        args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
     }
-    const QString message = policy.message;
-    Client* client = m_client;
-    const bool recordStats = m_recordStats && mode == "hit";
-    const QByteArray statsKey = m_schema.statsKey(policy.action);
-    const QByteArray costArg = args[2];
     const FailureMode onError = m_onError.value_or(policy.onError);
     std::shared_ptr<InsuranceLimiter> insurance = onError != FailureMode::Insurance ? nullptr
                                                   : m_insurance                     ? m_insurance
                                                                 : InsuranceLimiter::shared();
+    m_client->addScriptWork(estimatedScriptWork((*prepared)->keyCount()));
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
-    const auto runner = mode == "peek" ? runReadOnlyScript : runScript;
-    runner(m_client, QStringLiteral("hit"), keys, args, nullptr, [=](Result<Reply> reply) {
-        if (!reply) {
-            deliver(context, done,
-                    answerWithoutRedis(onError, insurance.get(), policy, user, cost, mode == "hit",
-                                       reply.error()));
-            return;
-        }
-        auto hit = HitResult::fromReply(*reply);
-        if (hit && !hit->allowed)
-            hit->message = message;
-        if (hit && recordStats)
-            runScript(client, QStringLiteral("stats"), {statsKey},
-                      {tierName(hit->tier).toUtf8(), costArg}, nullptr,
-                      [](const Result<Reply>&) {});
-        deliver(context, done, std::move(hit));
-    });
+    EncodedCommand sent = *command;
+    m_client->execute(std::move(sent), nullptr,
+                      HitReplyHandler{m_client, std::move(*prepared), std::move(*command), user,
+                                      cost, peek, false, onError, std::move(insurance),
+                                      peek ? nullptr : m_stats, std::move(context),
+                                      std::move(done)});
 }
 
 } // namespace tollgate

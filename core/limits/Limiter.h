@@ -9,8 +9,13 @@
 
 namespace tollgate {
 
+class HitStats;
+class PreparedHit;
+
 /// Counts hits against a policy with hit.lua: one atomic EVALSHA per hit, whatever the
-/// algorithm, so a counter can never be left without its TTL.
+/// algorithm, so a counter can never be left without its TTL. Each policy's command is
+/// prepared once (PreparedHit) and reused while the policy stays the same; copies of a
+/// Limiter share those, and it may be used from any thread.
 class Limiter
 {
 public:
@@ -32,9 +37,9 @@ public:
                                                 const Policy& policy, const QByteArray& user,
                                                 qint64 cost, bool count, const Error& error);
 
-    /// Also feed the console's per-second statistics (stats.lua, one more EVALSHA per hit,
-    /// sent without waiting for it). Off by default.
-    void setRecordStats(bool on) { m_recordStats = on; }
+    /// Also feed the console's per-second statistics: outcomes are added up per client and
+    /// written by HitStats (stats.lua) at most once a second per action. Off by default.
+    void setRecordStats(bool on);
 
     /// What hit and peek answer when Redis cannot (isUnavailable): overrides each policy's own
     /// `on_error`. Insurance counts in `insurance`, or in InsuranceLimiter::shared() if null.
@@ -42,12 +47,16 @@ public:
     void setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter> insurance = {});
 
 private:
-    void run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
-             Context context, Callback<HitResult> done) const;
+    struct PreparedCache;
+
+    void run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost, Context context,
+             Callback<HitResult> done) const;
+    Result<std::shared_ptr<const PreparedHit>> prepared(const Policy& policy) const;
 
     Client* m_client;
     KeySchema m_schema;
-    bool m_recordStats = false;
+    std::shared_ptr<PreparedCache> m_prepared;
+    std::shared_ptr<HitStats> m_stats;    // null: statistics off
     std::optional<FailureMode> m_onError; // the caller's choice; else the policy's
     std::shared_ptr<InsuranceLimiter> m_insurance;
 };

@@ -1,61 +1,78 @@
 #include "core/redis/Client.h"
 
 #include "core/redis/Connection.h"
+#include "core/redis/IoThreads.h"
 
 #include <QPointer>
+#include <QTimer>
 #include <future>
 
 namespace tollgate {
 
 Client::Client(ConnectionOptions options, QObject* parent)
-    : QObject(parent), m_options(std::move(options))
+    : QObject(parent), m_options(std::move(options)), m_thread(IoThreads::acquire())
 {
     qRegisterMetaType<tollgate::ConnectionState>();
     qRegisterMetaType<tollgate::Error>();
-    m_thread.setObjectName(QStringLiteral("redis:") + m_options.endpoint());
     m_connection = new Connection(m_options);
-    m_connection->moveToThread(&m_thread);
+    m_connection->moveToThread(m_thread);
 
     // The atomic state is updated on the worker thread so it is current for every caller;
     // the signal is re-emitted on this object's thread.
-    connect(m_connection, &Connection::stateChanged, m_connection,
-            [this](ConnectionState state, const Error& error) {
-                m_state.store(state);
-                if (!error.message.isEmpty()) {
-                    QMutexLocker lock(&m_errorMutex);
-                    m_lastError = error;
-                }
-            },
-            Qt::DirectConnection);
+    connect(
+        m_connection, &Connection::stateChanged, m_connection,
+        [this](ConnectionState state, const Error& error) {
+            m_state.store(state);
+            if (!error.message.isEmpty()) {
+                QMutexLocker lock(&m_errorMutex);
+                m_lastError = error;
+            }
+        },
+        Qt::DirectConnection);
     connect(m_connection, &Connection::stateChanged, this, &Client::stateChanged,
             Qt::QueuedConnection);
     connect(m_connection, &Connection::pushReceived, this, &Client::messageReceived,
             Qt::QueuedConnection);
-    m_thread.start();
 }
 
 Client::~Client()
 {
+    std::vector<std::pair<QByteArray, std::shared_ptr<ClientAttachment>>> attachments;
+    {
+        QMutexLocker lock(&m_attachmentMutex);
+        attachments.swap(m_attachments);
+    }
+    for (auto& attachment : attachments)
+        attachment.second->beforeClose();
     m_closing.store(true);
-    // Queued behind every command already posted, so each of them still reaches the
+    // Queued behind every command already accepted, so each of them still reaches the
     // connection and completes (at the latest with Closed when it is deleted): no caller,
-    // blocking or not, waits forever. The deferred delete runs as the thread finishes.
+    // blocking or not, waits forever.
     Connection* connection = m_connection;
-    QMetaObject::invokeMethod(
-        connection,
-        [connection] {
-            connection->deleteLater();
-            QThread::currentThread()->quit();
-        },
-        Qt::QueuedConnection);
-    m_thread.wait();
+    if (QThread::currentThread() == m_thread) {
+        // Destroyed by a callback on its own worker thread: nothing can be waited for here.
+        drainPending();
+        connection->deleteLater();
+    } else {
+        std::promise<void> closed;
+        QMetaObject::invokeMethod(
+            connection,
+            [this, connection, &closed] {
+                drainPending();
+                delete connection;
+                closed.set_value();
+            },
+            Qt::QueuedConnection);
+        closed.get_future().wait();
+    }
+    IoThreads::release(m_thread);
 }
 
 void Client::open()
 {
     Connection* connection = m_connection;
-    QMetaObject::invokeMethod(connection, [connection] { connection->open(); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        connection, [connection] { connection->open(); }, Qt::QueuedConnection);
 }
 
 Error Client::lastError() const
@@ -64,23 +81,106 @@ Error Client::lastError() const
     return m_lastError;
 }
 
-void Client::execute(Command args, Context context, Callback<Reply> done)
+void Client::runLater(std::chrono::milliseconds delay, std::function<void()> call)
+{
+    Connection* connection = m_connection;
+    if (QThread::currentThread() == m_thread) {
+        QTimer::singleShot(delay, connection, std::move(call));
+        return;
+    }
+    QMetaObject::invokeMethod(
+        connection,
+        [connection, delay, call = std::move(call)]() mutable {
+            QTimer::singleShot(delay, connection, std::move(call));
+        },
+        Qt::QueuedConnection);
+}
+
+std::shared_ptr<ClientAttachment>
+Client::attachment(const QByteArray& key,
+                   const std::function<std::shared_ptr<ClientAttachment>()>& make)
+{
+    QMutexLocker lock(&m_attachmentMutex);
+    for (const auto& entry : m_attachments)
+        if (entry.first == key)
+            return entry.second;
+    m_attachments.emplace_back(key, make());
+    return m_attachments.back().second;
+}
+
+namespace {
+
+// The caller's callback as the worker thread runs it: itself for a null context, else one
+// wrapper that posts it to the context's thread.
+Callback<Reply> onWorkerThread(const Context& context, Callback<Reply> done)
+{
+    if (context.isNull() || !done)
+        return done;
+    return [context, done = std::move(done)](Result<Reply> result) mutable {
+        context.post([done = std::move(done), result = std::move(result)]() mutable {
+            done(std::move(result));
+        });
+    };
+}
+
+} // namespace
+
+void Client::execute(const Command& args, Context context, Callback<Reply> done)
+{
+    execute(EncodedCommand::fromArgs(args), std::move(context), std::move(done));
+}
+
+void Client::execute(EncodedCommand command, Context context, Callback<Reply> done)
 {
     if (m_closing.load()) {
         deliver(context, done, Result<Reply>(ErrorKind::Closed, QStringLiteral("client closed")));
         return;
     }
+    if (command.isEmpty()) {
+        deliver(context, done,
+                Result<Reply>(ErrorKind::InvalidInput, QStringLiteral("empty command")));
+        return;
+    }
     m_commands.fetch_add(1, std::memory_order_relaxed);
-    auto complete = [context, done = std::move(done)](Result<Reply> result) {
-        deliver<Reply>(context, done, std::move(result));
-    };
-    Connection* connection = m_connection;
+    // Already on the worker thread (a callback chaining its next command): no event to
+    // ourselves. A connection that would fail the command at once gets it queued instead, so
+    // a caller retrying from its error callback cannot recurse without end.
+    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
+        m_connection->submit(std::move(command), onWorkerThread(context, std::move(done)));
+        return;
+    }
+    std::vector<Pending> one;
+    one.push_back({std::move(command), onWorkerThread(context, std::move(done))});
+    submit(std::move(one));
+}
+
+void Client::submit(std::vector<Pending> commands)
+{
+    QMutexLocker lock(&m_pendingMutex);
+    if (m_pending.empty())
+        m_pending = std::move(commands);
+    else
+        for (Pending& pending : commands)
+            m_pending.push_back(std::move(pending));
+    if (m_drainPosted)
+        return;
+    m_drainPosted = true;
+    lock.unlock();
     QMetaObject::invokeMethod(
-        connection,
-        [connection, args = std::move(args), complete = std::move(complete)]() mutable {
-            connection->submit(std::move(args), std::move(complete));
-        },
-        Qt::QueuedConnection);
+        m_connection, [this] { drainPending(); }, Qt::QueuedConnection);
+}
+
+void Client::drainPending()
+{
+    std::vector<Pending> batch;
+    {
+        QMutexLocker lock(&m_pendingMutex);
+        batch.swap(m_pending);
+        m_drainPosted = false;
+    }
+    const Connection::WriteBatch write(m_connection);
+    for (Pending& pending : batch)
+        m_connection->submit(std::move(pending.command), std::move(pending.done));
 }
 
 void Client::executeBatch(std::vector<Command> commands, Context context,
@@ -113,24 +213,35 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
         return;
     }
     m_commands.fetch_add(commands.size(), std::memory_order_relaxed);
-    Connection* connection = m_connection;
-    QMetaObject::invokeMethod(
-        connection,
-        [connection, batch, finish, commands = std::move(commands)]() mutable {
-            for (size_t i = 0; i < commands.size(); ++i) {
-                connection->submit(std::move(commands[i]), [batch, finish, i](Result<Reply> r) {
-                    batch->replies[i] = std::move(r);
-                    if (--batch->left == 0)
-                        finish();
-                });
-            }
-        },
-        Qt::QueuedConnection);
+    std::vector<Pending> pending;
+    pending.reserve(commands.size());
+    for (size_t i = 0; i < commands.size(); ++i) {
+        EncodedCommand command = EncodedCommand::fromArgs(commands[i]);
+        auto store = [batch, finish, i](Result<Reply> r) {
+            batch->replies[i] = std::move(r);
+            if (--batch->left == 0)
+                finish();
+        };
+        if (command.isEmpty()) {
+            store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
+            continue;
+        }
+        pending.push_back({std::move(command), std::move(store)});
+    }
+    if (pending.empty())
+        return;
+    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
+        const Connection::WriteBatch write(m_connection);
+        for (Pending& p : pending)
+            m_connection->submit(std::move(p.command), std::move(p.done));
+        return;
+    }
+    submit(std::move(pending));
 }
 
 Result<Reply> Client::executeSync(Command args)
 {
-    Q_ASSERT(QThread::currentThread() != &m_thread);
+    Q_ASSERT(QThread::currentThread() != m_thread);
     auto promise = std::make_shared<std::promise<Result<Reply>>>();
     auto future = promise->get_future();
     execute(std::move(args), nullptr,

@@ -9,15 +9,29 @@
 #include <QObject>
 #include <QThread>
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <vector>
 
 namespace tollgate {
 
 class Connection;
 
-/// A Redis connection that never blocks its caller. Owns a worker thread on which one
-/// socket lives; commands are pipelined on it. Thread-safe: execute() may be called from
-/// any thread.
+/// Something that rides along with one Client and may still need to send before it closes
+/// (HitStats' last flush). Kept alive by the client; beforeClose() runs first in ~Client, on
+/// the thread destroying it, while commands are still accepted.
+class ClientAttachment
+{
+public:
+    virtual ~ClientAttachment() = default;
+    virtual void beforeClose() = 0;
+};
+
+/// A Redis connection that never blocks its caller. Its socket lives on a worker thread
+/// (shared with other clients, IoThreads); commands are pipelined on it. Thread-safe: execute() may
+/// be called from any thread. Called on the worker thread itself (a callback chaining the next
+/// command) it submits directly; from other threads commands wait in one queue that a single posted
+/// event drains. Either way the commands ready at once leave in one socket write.
 ///
 /// Callbacks: with a context object, `done` runs on the context's thread (queued, and not at
 /// all if the context is destroyed first). With a null context it runs on the worker thread;
@@ -39,7 +53,9 @@ public:
     Error lastError() const;
 
     /// Sends one command: any Redis command, arguments as raw bytes.
-    void execute(Command args, Context context, Callback<Reply> done);
+    void execute(const Command& args, Context context, Callback<Reply> done);
+    /// The same for a command already encoded (CommandBuilder), e.g. a prepared hit.
+    void execute(EncodedCommand command, Context context, Callback<Reply> done);
 
     /// Sends many commands as one pipeline (one hand-over to the worker thread, written
     /// back to back) and delivers every reply, in order, at once. Each entry carries its own
@@ -55,6 +71,15 @@ public:
         m_commands.fetch_add(commands, std::memory_order_relaxed);
     }
 
+    /// Runs `call` on the worker thread after `delay` (a timer there, nothing blocks); dropped
+    /// when the client closes first.
+    void runLater(std::chrono::milliseconds delay, std::function<void()> call);
+
+    /// The attachment stored under `key`, made by `make` on first use. Thread-safe.
+    std::shared_ptr<ClientAttachment>
+    attachment(const QByteArray& key,
+               const std::function<std::shared_ptr<ClientAttachment>()>& make);
+
     /// Blocking convenience for CLI and tools; never call it from a GUI thread.
     Result<Reply> executeSync(Command args);
 
@@ -65,14 +90,27 @@ Q_SIGNALS:
                          const QByteArray& pattern);
 
 private:
+    struct Pending
+    {
+        EncodedCommand command;
+        Callback<Reply> done; // runs on the worker thread
+    };
+    void submit(std::vector<Pending> commands);
+    void drainPending(); // on the worker thread
+
     ConnectionOptions m_options;
-    QThread m_thread;
+    QThread* m_thread;                  // from IoThreads, released by ~Client
     Connection* m_connection = nullptr; // lives on m_thread
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;
+    QMutex m_attachmentMutex;
+    std::vector<std::pair<QByteArray, std::shared_ptr<ClientAttachment>>> m_attachments;
+    QMutex m_pendingMutex;
+    std::vector<Pending> m_pending; // from other threads, in order, for drainPending()
+    bool m_drainPosted = false;
 };
 
 /// Runs `done(result)` on context's thread (dropped if the context object is gone by then),

@@ -9,16 +9,21 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
+#include <sys/socket.h>
 
 namespace tollgate {
 
 QString connectionStateName(ConnectionState state)
 {
     switch (state) {
-    case ConnectionState::Disconnected: return QStringLiteral("disconnected");
-    case ConnectionState::Connecting: return QStringLiteral("connecting");
-    case ConnectionState::Connected: return QStringLiteral("connected");
-    case ConnectionState::Reconnecting: return QStringLiteral("reconnecting");
+    case ConnectionState::Disconnected:
+        return QStringLiteral("disconnected");
+    case ConnectionState::Connecting:
+        return QStringLiteral("connecting");
+    case ConnectionState::Connected:
+        return QStringLiteral("connected");
+    case ConnectionState::Reconnecting:
+        return QStringLiteral("reconnecting");
     }
     return {};
 }
@@ -63,14 +68,6 @@ Result<QSslConfiguration> tlsConfiguration(const TlsOptions& tls)
     return config;
 }
 
-bool isSubscribeCommand(const Command& args)
-{
-    if (args.isEmpty())
-        return false;
-    const QByteArray name = args.first().toUpper();
-    return name == "SUBSCRIBE" || name == "PSUBSCRIBE";
-}
-
 } // namespace
 
 Connection::Connection(ConnectionOptions options)
@@ -81,10 +78,9 @@ Connection::Connection(ConnectionOptions options)
     m_reconnectTimer->setSingleShot(true);
     m_deadlineTimer->setInterval(50);
     connect(m_connectTimer, &QTimer::timeout, this, [this] {
-        dropConnection({ErrorKind::Timeout,
-                        QStringLiteral("connecting to %1 timed out after %2 ms")
-                            .arg(m_options.endpoint())
-                            .arg(m_options.connectTimeout.count())});
+        dropConnection({ErrorKind::Timeout, QStringLiteral("connecting to %1 timed out after %2 ms")
+                                                .arg(m_options.endpoint())
+                                                .arg(m_options.connectTimeout.count())});
     });
     connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
@@ -97,6 +93,9 @@ Connection::~Connection()
     const Error closed{ErrorKind::Closed, QStringLiteral("client closed")};
     if (m_state == ConnectionState::Connecting)
         m_state = ConnectionState::Disconnected;
+    // What was submitted last (a final statistics flush) still leaves before the socket goes.
+    if (m_state == ConnectionState::Connected)
+        flushOutput();
     dropConnection(closed);
     failWaiting(closed);
 }
@@ -109,16 +108,16 @@ void Connection::open()
     startAttempt();
 }
 
-void Connection::submit(Command args, Done done)
+void Connection::submit(EncodedCommand command, Done done)
 {
     switch (m_state) {
     case ConnectionState::Connected:
-        if (isSubscribeCommand(args))
+        if (command.subscribes())
             m_pushMode = true;
-        write(args, std::move(done));
+        write(command, std::move(done));
         return;
     case ConnectionState::Connecting:
-        m_waiting.push_back({std::move(args), std::move(done)});
+        m_waiting.push_back({std::move(command), std::move(done)});
         return;
     case ConnectionState::Disconnected:
     case ConnectionState::Reconnecting:
@@ -149,8 +148,8 @@ Status Connection::createDevice()
         m_device.reset(socket);
         connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
         connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-            onTransportError({ErrorKind::Io, m_options.socketPath + QStringLiteral(": ") +
-                                                 socket->errorString()});
+            onTransportError({ErrorKind::Io,
+                              m_options.socketPath + QStringLiteral(": ") + socket->errorString()});
         });
         connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
         socket->connectToServer(m_options.socketPath);
@@ -197,6 +196,7 @@ Status Connection::createDevice()
 void Connection::startAttempt()
 {
     m_parser.reset();
+    m_output.clear();
     m_handshakeDone = false;
     m_pushMode = false;
     m_connectTimer->start(m_options.connectTimeout);
@@ -221,6 +221,7 @@ void Connection::sendHandshake()
     // except SETNAME (an ACL may forbid it) drops the attempt with that error. A NOPERM
     // answer to PING still proves an authenticated, working connection: a plain `+@read`
     // user may not PING.
+    const WriteBatch batch(this);
     QIODevice* device = m_device.get();
     auto failOn = [this, device](const Result<Reply>& r) {
         if (!r && device == m_device.get())
@@ -254,25 +255,74 @@ void Connection::sendHandshake()
         auto waiting = std::move(m_waiting);
         m_waiting.clear();
         for (Waiting& w : waiting)
-            submit(std::move(w.args), std::move(w.done));
+            submit(std::move(w.command), std::move(w.done));
     });
 }
 
-void Connection::write(const Command& args, Done done, bool withDeadline)
+void Connection::write(const EncodedCommand& command, Done done, bool withDeadline)
 {
-    const qint64 deadline =
-        withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
+    const qint64 deadline = withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
     m_inFlight.push_back({std::move(done), deadline});
-    m_device->write(encodeCommand(args));
+    m_output.append(command.bytes());
     if (!m_deadlineTimer->isActive())
         m_deadlineTimer->start();
+    if (m_batchDepth > 0 || m_flushPosted)
+        return;
+    // On its own: wait for the rest of this turn of the event loop, then one write.
+    m_flushPosted = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_flushPosted = false;
+            flushOutput();
+        },
+        Qt::QueuedConnection);
+}
+
+void Connection::flushOutput()
+{
+    if (!m_device || m_output.isEmpty())
+        return;
+    qsizetype sent = 0;
+    auto* tcp = qobject_cast<QTcpSocket*>(m_device.get());
+    if (tcp && !qobject_cast<QSslSocket*>(tcp) && tcp->state() == QAbstractSocket::ConnectedState &&
+        tcp->bytesToWrite() == 0) {
+        // Plain TCP with nothing queued in Qt: straight to the kernel. Qt's buffered write would
+        // switch its write notifier on and off, two wake-ups of this thread per batch.
+        const ssize_t written = ::send(int(tcp->socketDescriptor()), m_output.constData(),
+                                       size_t(m_output.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (written > 0)
+            sent = qsizetype(written);
+        // Otherwise (a full kernel buffer, an error) Qt writes it and reports any error itself.
+    }
+    if (sent < m_output.size()) {
+        m_device->write(m_output.constData() + sent, m_output.size() - sent);
+        // Straight to the kernel now instead of on the next poll round.
+        if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
+            socket->flush();
+        else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
+            local->flush();
+    }
+    m_output.resize(0); // keeps the capacity for the next batch
 }
 
 void Connection::onReadyRead()
 {
     if (!m_device)
         return;
-    m_parser.feed(m_device->readAll());
+    // Commands the callbacks below chain leave in one write when they are done.
+    const WriteBatch batch(this);
+    // Straight from the socket's buffer into the parser, without a QByteArray per read.
+    if (m_readChunk.isEmpty())
+        m_readChunk.resize(64 * 1024);
+    for (;;) {
+        const qint64 got = m_device->read(m_readChunk.data(), m_readChunk.size());
+        if (got <= 0)
+            break;
+        m_parser.feed(QByteArray::fromRawData(m_readChunk.constData(), qsizetype(got)));
+        if (got < m_readChunk.size())
+            break;
+    }
     QIODevice* device = m_device.get();
     while (device == m_device.get()) {
         auto next = m_parser.next();
@@ -291,8 +341,7 @@ void Connection::onReadyRead()
         }
         Done done = std::move(m_inFlight.front().done);
         m_inFlight.pop_front();
-        if (m_inFlight.empty())
-            m_deadlineTimer->stop();
+        // The deadline timer stops itself once nothing is in flight (checkDeadlines).
         if (reply.type == Reply::Type::Error)
             done(classifyErrorReply(reply.string));
         else
@@ -344,6 +393,7 @@ void Connection::dropConnection(const Error& error)
         m_cause = error;
     m_connectTimer->stop();
     m_deadlineTimer->stop();
+    m_output.clear(); // their commands are in m_inFlight and fail below
     if (m_device) {
         m_device->disconnect(this);
         if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))

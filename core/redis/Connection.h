@@ -15,8 +15,11 @@ class QIODevice;
 namespace tollgate {
 
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
-/// Every method runs on that thread; Client posts work to it. Commands are written as
-/// soon as they arrive (pipelining) and completed in order as replies come back.
+/// Every method runs on that thread; Client posts work to it. Commands are pipelined and
+/// completed in order as replies come back. The commands submitted in one go (while the
+/// replies of one read are dispatched, or one drain of the client's queue) are buffered and
+/// leave in one socket write at its end; a command submitted on its own leaves at the next
+/// turn of the event loop, together with any that join it meanwhile.
 class Connection : public QObject
 {
     Q_OBJECT
@@ -27,7 +30,32 @@ public:
     ~Connection() override;
 
     void open();
-    void submit(Command args, Done done);
+    void submit(EncodedCommand command, Done done);
+    /// Connected or connecting: submit() will not fail the command on the spot.
+    bool acceptsDirectly() const
+    {
+        return m_state == ConnectionState::Connected || m_state == ConnectionState::Connecting;
+    }
+
+    /// Holds the writes of the commands submitted while it lives; one write at its end.
+    class WriteBatch
+    {
+    public:
+        explicit WriteBatch(Connection* connection) : m_connection(connection)
+        {
+            ++m_connection->m_batchDepth;
+        }
+        ~WriteBatch()
+        {
+            if (--m_connection->m_batchDepth == 0)
+                m_connection->flushOutput();
+        }
+        WriteBatch(const WriteBatch&) = delete;
+        WriteBatch& operator=(const WriteBatch&) = delete;
+
+    private:
+        Connection* m_connection;
+    };
 
 Q_SIGNALS:
     void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
@@ -43,7 +71,7 @@ private:
     };
     struct Waiting
     {
-        Command args;
+        EncodedCommand command;
         Done done;
     };
 
@@ -53,7 +81,12 @@ private:
     void onReadyRead();
     void onTransportError(const Error& error);
     void sendHandshake();
-    void write(const Command& args, Done done, bool withDeadline = true);
+    void write(const EncodedCommand& command, Done done, bool withDeadline = true);
+    void write(const Command& args, Done done)
+    {
+        write(EncodedCommand::fromArgs(args), std::move(done));
+    }
+    void flushOutput();
     void setState(ConnectionState state, const Error& error = {});
     void dropConnection(const Error& error);
     void scheduleReconnect();
@@ -66,6 +99,10 @@ private:
     ConnectionState m_state = ConnectionState::Disconnected;
     std::unique_ptr<QIODevice> m_device;
     RespParser m_parser;
+    QByteArray m_output;    // encoded commands not yet handed to the socket
+    QByteArray m_readChunk; // what one read of the socket lands in
+    int m_batchDepth = 0;
+    bool m_flushPosted = false;
     std::deque<InFlight> m_inFlight;
     std::deque<Waiting> m_waiting; // submitted while the first connect is in progress
     // Children, so moveToThread() takes them along to the worker thread.

@@ -1,87 +1,80 @@
 #include "core/redis/RespCodec.h"
 
 #include <hiredis/hiredis.h>
-#include <vector>
+
+#include <algorithm>
 
 namespace tollgate {
 
 namespace {
 
-struct ReplyObjectDeleter
+// hiredis' parser builds our Reply directly (its reply-object hooks) instead of a redisReply
+// tree that would then be copied: one allocation per string and per array, none per element.
+// A child lives in its parent's element vector, sized once when the array starts, so only the
+// root is ever freed (hiredis frees nothing but the root either).
+Reply* place(const redisReadTask* task)
 {
-    void operator()(void* reply) const { freeReplyObject(reply); }
-};
-using ReplyObject = std::unique_ptr<void, ReplyObjectDeleter>;
+    if (!task->parent)
+        return new Reply;
+    auto* parent = static_cast<Reply*>(task->parent->obj);
+    return &parent->elements[size_t(task->idx)];
+}
 
-struct CommandBufferDeleter
+void* createString(const redisReadTask* task, char* bytes, size_t length)
 {
-    void operator()(char* buffer) const { redisFreeCommand(buffer); }
-};
-
-Reply convert(const redisReply* raw)
-{
-    Reply reply;
-    switch (raw->type) {
-    case REDIS_REPLY_STRING:
-        reply.type = Reply::Type::String;
-        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
-        break;
-    case REDIS_REPLY_STATUS:
-        reply.type = Reply::Type::Status;
-        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
-        break;
-    case REDIS_REPLY_ERROR:
-        reply.type = Reply::Type::Error;
-        reply.string = QByteArray(raw->str, static_cast<int>(raw->len));
-        break;
-    case REDIS_REPLY_INTEGER:
-        reply.type = Reply::Type::Integer;
-        reply.integer = raw->integer;
-        break;
-    case REDIS_REPLY_ARRAY:
-        reply.type = Reply::Type::Array;
-        reply.elements.reserve(raw->elements);
-        for (size_t i = 0; i < raw->elements; ++i)
-            reply.elements.push_back(convert(raw->element[i]));
-        break;
-    default:
-        reply.type = Reply::Type::Nil;
-        break;
-    }
+    Reply* reply = place(task);
+    reply->type = task->type == REDIS_REPLY_STATUS  ? Reply::Type::Status
+                  : task->type == REDIS_REPLY_ERROR ? Reply::Type::Error
+                                                    : Reply::Type::String;
+    reply->string = QByteArray(bytes, qsizetype(length));
     return reply;
 }
 
-} // namespace
-
-QByteArray encodeCommand(const Command& args)
+void* createArray(const redisReadTask* task, int elements)
 {
-    std::vector<const char*> argv;
-    std::vector<size_t> lengths;
-    argv.reserve(args.size());
-    lengths.reserve(args.size());
-    for (const QByteArray& arg : args) {
-        argv.push_back(arg.constData());
-        lengths.push_back(static_cast<size_t>(arg.size()));
-    }
-    char* raw = nullptr;
-    const int length = redisFormatCommandArgv(&raw, static_cast<int>(argv.size()), argv.data(),
-                                              lengths.data());
-    std::unique_ptr<char, CommandBufferDeleter> buffer(raw);
-    if (length < 0 || !buffer)
-        return {};
-    return QByteArray(buffer.get(), length);
+    Reply* reply = place(task);
+    reply->type = Reply::Type::Array;
+    reply->elements.resize(size_t(std::max(0, elements)));
+    return reply;
 }
+
+void* createInteger(const redisReadTask* task, long long value)
+{
+    Reply* reply = place(task);
+    reply->type = Reply::Type::Integer;
+    reply->integer = qint64(value);
+    return reply;
+}
+
+void* createNil(const redisReadTask* task)
+{
+    return place(task); // Type::Nil by default
+}
+
+void freeReply(void* reply)
+{
+    delete static_cast<Reply*>(reply);
+}
+
+redisReplyObjectFunctions replyFunctions = {createString, createArray, createInteger, createNil,
+                                            freeReply};
+
+redisReader* createReader()
+{
+    redisReader* reader = redisReaderCreateWithFunctions(&replyFunctions);
+    // Keep memory bounded after large replies (hiredis' default is 16 KiB too).
+    reader->maxbuf = 64 * 1024;
+    return reader;
+}
+
+} // namespace
 
 void RespParser::ReaderDeleter::operator()(redisReader* reader) const
 {
     redisReaderFree(reader);
 }
 
-RespParser::RespParser(RespLimits limits) : m_reader(redisReaderCreate()), m_guard(limits)
-{
-    // Keep memory bounded after large replies (hiredis' default is 16 KiB too).
-    m_reader->maxbuf = 64 * 1024;
-}
+RespParser::RespParser(RespLimits limits) : m_reader(createReader()), m_guard(limits) {}
 
 RespParser::~RespParser() = default;
 
@@ -110,14 +103,13 @@ Result<std::optional<Reply>> RespParser::next()
             return *m_broken;
         return std::optional<Reply>();
     }
-    ReplyObject owned(raw);
-    return std::optional<Reply>(convert(static_cast<const redisReply*>(raw)));
+    std::unique_ptr<Reply> owned(static_cast<Reply*>(raw));
+    return std::optional<Reply>(std::move(*owned));
 }
 
 void RespParser::reset()
 {
-    m_reader.reset(redisReaderCreate());
-    m_reader->maxbuf = 64 * 1024;
+    m_reader.reset(createReader());
     m_guard.reset();
     m_broken.reset();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/redis/CommandBuilder.h"
 #include "core/redis/Reply.h"
 #include "core/redis/RespLimits.h"
 #include "core/redis/Result.h"
@@ -10,12 +11,6 @@
 struct redisReader;
 
 namespace tollgate {
-
-using Command = QList<QByteArray>;
-
-/// Encodes one command as a RESP array of bulk strings (hiredis' redisFormatCommandArgv),
-/// so any byte, including \0 and \r\n, travels safely.
-QByteArray encodeCommand(const Command& args);
 
 /// Incremental RESP decoder over hiredis' redisReader. Feed it whatever the socket
 /// delivered; take complete replies out as they become available.

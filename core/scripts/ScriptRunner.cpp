@@ -6,14 +6,6 @@ namespace tollgate {
 
 namespace {
 
-Command evalshaCommand(const QByteArray& evalsha, const ScriptInfo& script, const Command& keys,
-                       const Command& args)
-{
-    Command command{evalsha, script.sha1, QByteArray::number(keys.size())};
-    command << keys << args;
-    return command;
-}
-
 void run(const QByteArray& evalsha, Client* client, const QString& name, const Command& keys,
          const Command& args, Context context, Callback<Reply> done)
 {
@@ -23,27 +15,27 @@ void run(const QByteArray& evalsha, Client* client, const QString& name, const C
                 Result<Reply>(ErrorKind::NotFound, QStringLiteral("no script named ") + name));
         return;
     }
-    Command command = evalshaCommand(evalsha, *script, keys, args);
-    // What the script runs inside counts towards this client's load too: about two commands
-    // per key (read and write) plus TIME and a publish. An estimate, for the command-rate figure.
-    client->addScriptWork(quint64(2 * keys.size() + 2));
+    CommandBuilder builder(3 + keys.size() + args.size());
+    builder.add(evalsha).add(script->sha1).addNumber(keys.size());
+    for (const QByteArray& key : keys)
+        builder.add(key);
+    for (const QByteArray& arg : args)
+        builder.add(arg);
+    auto built = std::move(builder).finish();
+    if (!built) {
+        deliver(context, done, Result<Reply>(built.error()));
+        return;
+    }
+    client->addScriptWork(estimatedScriptWork(keys.size()));
     // Intermediate steps run on the worker thread (null context); only the final result
     // is delivered to the caller's context.
+    const EncodedCommand command = std::move(*built);
     client->execute(command, nullptr, [=](Result<Reply> first) {
         if (first || first.error().kind != ErrorKind::NoScript) {
             deliver(context, done, std::move(first));
             return;
         }
-        client->execute({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"), script->source},
-                        nullptr, [=](Result<Reply> loaded) {
-                            if (!loaded) {
-                                deliver(context, done, std::move(loaded));
-                                return;
-                            }
-                            client->execute(command, nullptr, [=](Result<Reply> retried) {
-                                deliver(context, done, std::move(retried));
-                            });
-                        });
+        reloadAndRetry(client, *script, command, context, done);
     });
 }
 
@@ -59,6 +51,21 @@ void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
                        const Command& args, Context context, Callback<Reply> done)
 {
     run(QByteArrayLiteral("EVALSHA_RO"), client, name, keys, args, context, std::move(done));
+}
+
+void reloadAndRetry(Client* client, const ScriptInfo& script, EncodedCommand command,
+                    Context context, Callback<Reply> done)
+{
+    client->execute({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"), script.source},
+                    nullptr, [=](Result<Reply> loaded) {
+                        if (!loaded) {
+                            deliver(context, done, std::move(loaded));
+                            return;
+                        }
+                        client->execute(command, nullptr, [=](Result<Reply> retried) {
+                            deliver(context, done, std::move(retried));
+                        });
+                    });
 }
 
 void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done)
@@ -93,8 +100,7 @@ void loadAllScripts(Client* client, Context context, Callback<Unit> done)
                             if (!reply && !*failed)
                                 *failed = reply.error();
                             if (--*remaining == 0)
-                                deliver(context, done,
-                                        *failed ? Status(**failed) : Status(Unit{}));
+                                deliver(context, done, *failed ? Status(**failed) : Status(Unit{}));
                         });
     }
 }

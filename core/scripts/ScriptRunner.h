@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/redis/Client.h"
+#include "core/scripts/ScriptLibrary.h"
 
 namespace tollgate {
 
@@ -15,6 +16,19 @@ void runScript(Client* client, const QString& name, const Command& keys, const C
 /// Redis refuses any write the script would attempt.
 void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
                        const Command& args, Context context, Callback<Reply> done);
+
+/// The NOSCRIPT recovery of runScript for a call already encoded (a prepared hit): after the
+/// first attempt failed with NoScript, SCRIPT LOAD `script` and send `command` once more.
+/// For callers that send the first attempt themselves, to keep one callback layer per call.
+void reloadAndRetry(Client* client, const ScriptInfo& script, EncodedCommand command,
+                    Context context, Callback<Reply> done);
+
+/// What a script call adds to the client's command-rate figure: about two commands per key
+/// (read and write) plus TIME and a publish. An estimate.
+inline quint64 estimatedScriptWork(qsizetype keys)
+{
+    return quint64(2 * keys + 2);
+}
 
 /// Which library scripts the server has cached (SCRIPT EXISTS), in ScriptLibrary order.
 void scriptsLoaded(Client* client, Context context, Callback<QList<bool>> done);

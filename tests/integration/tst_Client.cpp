@@ -1,11 +1,16 @@
 // core/redis/Client against a real server: pipelining, binary safety, timeouts, AUTH with an
 // ACL user, SELECT from the URL, unix sockets, and where and whether callbacks run.
 
+#include "core/redis/IoThreads.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QThread>
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
 
 using namespace tollgate;
 using tollgate::test::await;
@@ -26,6 +31,8 @@ private Q_SLOTS:
     void unixSocket();
     void callbackOnContextThread();
     void destroyedContextGetsNoCallback();
+    void repliesInOrderFromEveryThread();
+    void clientsShareIoThreads();
 
 private:
     Result<Reply> run(Client* client, const Command& command)
@@ -111,7 +118,8 @@ void ClientTest::commandTimeoutThenRecovers()
     const auto late = run(client.get(), {"PING"});
     QVERIFY(!late);
     QCOMPARE(late.error().kind, ErrorKind::Timeout);
-    QVERIFY2(clock.elapsed() >= 250 && clock.elapsed() < 1400, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY2(clock.elapsed() >= 250 && clock.elapsed() < 1400,
+             qPrintable(QString::number(clock.elapsed())));
 
     QVERIFY(m_core.inspect({"CLIENT", "UNPAUSE"}).ok());
     QTRY_COMPARE_WITH_TIMEOUT(client->state(), ConnectionState::Connected, 10000);
@@ -126,7 +134,8 @@ void ClientTest::aclUserAndDatabaseFromUrl()
     QVERIFY(m_core.inspect({"SELECT", "0"}).ok());
     QVERIFY(m_core.inspect({"SET", "where", "db0"}).ok());
 
-    const QString url = QStringLiteral("redis://app:s3cr%3At%40@127.0.0.1:%1/3").arg(m_core.server().port());
+    const QString url =
+        QStringLiteral("redis://app:s3cr%3At%40@127.0.0.1:%1/3").arg(m_core.server().port());
     auto options = ConnectionOptions::fromUrl(url);
     QVERIFY(options.ok());
     auto client = m_core.connect(*options);
@@ -147,7 +156,8 @@ void ClientTest::aclUserAndDatabaseFromUrl()
 void ClientTest::unixSocket()
 {
     const QString path = m_core.server().dir() + QStringLiteral("/redis.sock");
-    auto options = ConnectionOptions::fromUrl(QStringLiteral("unix://") + path + QStringLiteral("?db=2"));
+    auto options =
+        ConnectionOptions::fromUrl(QStringLiteral("unix://") + path + QStringLiteral("?db=2"));
     QVERIFY(options.ok());
     auto client = m_core.connect(*options);
     QVERIFY2(client, qPrintable(m_core.errorString()));
@@ -195,6 +205,89 @@ void ClientTest::destroyedContextGetsNoCallback()
     QVERIFY(after.ok());
     QTest::qWait(50); // let any stray queued call run
     QVERIFY(!called);
+}
+
+void ClientTest::repliesInOrderFromEveryThread()
+{
+    // INCR of one counter: the replies each caller gets must rise in the order it sent them.
+    // A callback on the worker thread sends a run directly (no event to itself), a plain thread
+    // and the test thread send theirs through the queue at the same time.
+    constexpr int kEach = 3000;
+    struct Seen
+    {
+        std::mutex mutex;
+        std::vector<qint64> values;
+        std::set<QThread*> threads;
+        int errors = 0;
+        void add(const Result<Reply>& r)
+        {
+            std::lock_guard lock(mutex);
+            threads.insert(QThread::currentThread());
+            if (!r)
+                ++errors;
+            else
+                values.push_back(r->integer);
+        }
+        bool rising()
+        {
+            std::lock_guard lock(mutex);
+            return std::is_sorted(values.begin(), values.end()) &&
+                   std::adjacent_find(values.begin(), values.end()) == values.end();
+        }
+    };
+    Client* client = m_core.client();
+    Seen direct, queued, fromTest;
+    std::atomic<QThread*> worker{nullptr};
+    client->execute({"PING"}, nullptr, [&](Result<Reply>) {
+        worker = QThread::currentThread();
+        for (int i = 0; i < kEach; ++i)
+            client->execute({"INCR", "order"}, nullptr, [&](Result<Reply> r) { direct.add(r); });
+    });
+    std::thread other([&] {
+        for (int i = 0; i < kEach; ++i)
+            client->execute({"INCR", "order"}, nullptr, [&](Result<Reply> r) { queued.add(r); });
+    });
+    QObject context;
+    for (int i = 0; i < kEach; ++i)
+        client->execute({"INCR", "order"}, &context, [&](Result<Reply> r) { fromTest.add(r); });
+    other.join();
+    const auto count = [](Seen& seen) {
+        std::lock_guard lock(seen.mutex);
+        return int(seen.values.size()) + seen.errors;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(count(direct) + count(queued) + count(fromTest), 3 * kEach, 20000);
+    for (Seen* seen : {&direct, &queued, &fromTest}) {
+        QCOMPARE(seen->errors, 0);
+        QVERIFY(seen->rising());
+    }
+    QCOMPARE(m_core.integer({"GET", "order"}), qint64(3 * kEach));
+    // The direct run completed on the worker thread it was sent from; the test thread's
+    // replies came back to the test thread.
+    QCOMPARE(direct.threads, std::set<QThread*>{worker.load()});
+    QCOMPARE(fromTest.threads, std::set<QThread*>{QThread::currentThread()});
+}
+
+void ClientTest::clientsShareIoThreads()
+{
+    // More clients than cores: their connections share at most IoThreads::limit() threads,
+    // and closing some leaves the others on the same threads working.
+    const int clients = IoThreads::limit() + 3;
+    std::vector<std::unique_ptr<Client>> open;
+    std::set<QThread*> threads;
+    for (int i = 0; i < clients; ++i) {
+        open.push_back(m_core.connect(m_core.options()));
+        QVERIFY2(open.back(), qPrintable(m_core.errorString()));
+        std::atomic<QThread*> ranOn{nullptr};
+        open.back()->execute({"PING"}, nullptr,
+                             [&ranOn](Result<Reply>) { ranOn = QThread::currentThread(); });
+        QTRY_VERIFY(ranOn.load() != nullptr);
+        threads.insert(ranOn.load());
+    }
+    QVERIFY(int(threads.size()) <= IoThreads::limit());
+    QVERIFY(!threads.count(QThread::currentThread()));
+    open.erase(open.begin(), open.begin() + 2);
+    for (auto& client : open)
+        QCOMPARE(run(client.get(), {"ECHO", "still here"})->toBytes(), QByteArray("still here"));
 }
 
 QTEST_GUILESS_MAIN(ClientTest)

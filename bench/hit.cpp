@@ -1,0 +1,283 @@
+// The hit path against the physical limit (issue 8), in one run against one private
+// redis-server (core/demo/DemoServer):
+//   * Tollgate's hit through the Limiter (the path applications use, core/limits/HitLoad);
+//   * redis-benchmark running the very same EVALSHA (keys and arguments taken from the command
+//     the Limiter sends), a policy with a huge limit so every hit takes the common allowed path;
+//   * bare INCR with redis-benchmark;
+// at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
+// algorithm (INFO commandstats after CONFIG RESETSTAT) and the cost of statistics (HitStats).
+// Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark.
+//
+//   bench_hit [--seconds 3] [--rounds 2] [--users 1000]
+//
+// Prints figures; asserts nothing (goals are read from here, never from timed tests).
+#include "core/demo/DemoServer.h"
+#include "core/limits/HitLoad.h"
+#include "core/limits/PreparedHit.h"
+#include "core/redis/Blocking.h"
+#include "core/redis/Client.h"
+#include "core/scripts/ScriptRunner.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QProcess>
+#include <QStandardPaths>
+#include <cstdio>
+#include <map>
+#include <sys/resource.h>
+
+using namespace tollgate;
+
+namespace {
+
+struct Concurrency
+{
+    int connections;
+    int pipeline;
+};
+
+const Concurrency kConcurrencies[] = {{1, 1}, {8, 1}, {1, 16}, {8, 16}};
+
+double childrenCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    const auto seconds = [](const timeval& t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// The arguments of an encoded command (a RESP array of bulk strings), to hand redis-benchmark
+// exactly what the Limiter sends.
+QStringList decodeArguments(const QByteArray& resp)
+{
+    QStringList args;
+    qsizetype at = resp.indexOf("\r\n") + 2;
+    while (at < resp.size()) {
+        const qsizetype end = resp.indexOf("\r\n", at);
+        const qsizetype length = resp.mid(at + 1, end - at - 1).toLongLong();
+        args << QString::fromUtf8(resp.mid(end + 2, length));
+        at = end + 2 + length + 2;
+    }
+    return args;
+}
+
+Reply command(Client& client, const Command& args)
+{
+    auto reply = client.executeSync(args);
+    if (!reply) {
+        std::fprintf(stderr, "%s failed: %s\n", args.first().constData(),
+                     qPrintable(reply.error().toString()));
+        std::exit(3);
+    }
+    return *reply;
+}
+
+// INFO commandstats: command -> {calls, usec}.
+std::map<QByteArray, std::pair<double, double>> commandStats(Client& client)
+{
+    std::map<QByteArray, std::pair<double, double>> stats;
+    const QByteArray info = command(client, {"INFO", "commandstats"}).toBytes();
+    for (const QByteArray& line : info.split('\n')) {
+        if (!line.startsWith("cmdstat_"))
+            continue;
+        const qsizetype colon = line.indexOf(':');
+        std::pair<double, double> entry;
+        for (const QByteArray& field : line.mid(colon + 1).trimmed().split(',')) {
+            if (field.startsWith("calls="))
+                entry.first = field.mid(6).toDouble();
+            else if (field.startsWith("usec="))
+                entry.second = field.mid(5).toDouble();
+        }
+        stats[line.mid(8, colon - 8)] = entry;
+    }
+    return stats;
+}
+
+struct ServerFigures
+{
+    double evalshaUsecPerCall = 0;
+    double evalshaCalls = 0;
+    double totalUsec = 0; // every command
+};
+
+ServerFigures serverFigures(Client& client)
+{
+    ServerFigures figures;
+    for (const auto& [name, entry] : commandStats(client)) {
+        figures.totalUsec += entry.second;
+        if (name == "evalsha" && entry.first > 0) {
+            figures.evalshaCalls = entry.first;
+            figures.evalshaUsecPerCall = entry.second / entry.first;
+        }
+    }
+    return figures;
+}
+
+struct BenchmarkRun
+{
+    double opsPerSecond = 0;
+    double cpuMicrosPerOp = 0;
+};
+
+BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const QStringList& args)
+{
+    static const QString program =
+        QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+    if (program.isEmpty()) {
+        std::fprintf(stderr, "redis-benchmark not found (apt install redis-tools)\n");
+        std::exit(3);
+    }
+    QProcess process;
+    const double cpuBefore = childrenCpuSeconds();
+    process.start(program,
+                  QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"),
+                              QStringLiteral("-p"), QString::number(port), QStringLiteral("-c"),
+                              QString::number(c.connections), QStringLiteral("-P"),
+                              QString::number(c.pipeline), QStringLiteral("-n"),
+                              QString::number(requests), QStringLiteral("--csv")} +
+                      args);
+    process.waitForFinished(-1);
+    BenchmarkRun run;
+    run.cpuMicrosPerOp = (childrenCpuSeconds() - cpuBefore) * 1e6 / double(requests);
+    const QList<QByteArray> lines = process.readAllStandardOutput().trimmed().split('\n');
+    const QList<QByteArray> fields = lines.last().split(',');
+    if (fields.size() > 1)
+        run.opsPerSecond = QByteArray(fields[1]).replace('"', "").toDouble();
+    return run;
+}
+
+Policy benchPolicy(const QByteArray& action, Algorithm algorithm)
+{
+    Policy policy;
+    policy.action = action;
+    policy.algorithm = algorithm;
+    // Huge limits: every hit takes the common allowed path. The sliding log keeps one member
+    // per hit, so its window is short instead.
+    policy.windows = {algorithm == Algorithm::SlidingLog
+                          ? WindowLimit{Policy::kMaxSlidingLogLimit, 1000}
+                          : WindowLimit{Policy::kMaxLimit, 3'600'000}};
+    return policy;
+}
+
+template <typename... Values> void printLine(const char* format, Values... values)
+{
+    std::printf(format, values...);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("seconds"), QStringLiteral("Seconds per Tollgate run (3)."),
+                      QStringLiteral("n"), QStringLiteral("3")});
+    parser.addOption(
+        {QStringLiteral("rounds"),
+         QStringLiteral(
+             "Alternating Tollgate / redis-benchmark rounds per concurrency, best kept (2)."),
+         QStringLiteral("n"), QStringLiteral("2")});
+    parser.addOption({QStringLiteral("users"),
+                      QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
+                      QStringLiteral("n"), QStringLiteral("1000")});
+    parser.process(app);
+    const auto seconds =
+        std::chrono::seconds(std::max(1, parser.value(QStringLiteral("seconds")).toInt()));
+    const qint64 users = std::max(1, parser.value(QStringLiteral("users")).toInt());
+    const int rounds = std::max(1, parser.value(QStringLiteral("rounds")).toInt());
+
+    DemoServer server;
+    if (Status started = server.start(); !started) {
+        std::fprintf(stderr, "%s\n", qPrintable(started.error().toString()));
+        return 3;
+    }
+    auto options = ConnectionOptions::fromUrl(server.url());
+    Client admin(*options);
+    admin.open();
+    const KeySchema schema;
+    if (!waitFor<Unit>([&](Callback<Unit> done) { loadAllScripts(&admin, nullptr, done); }))
+        return 3;
+
+    const Policy fixed = benchPolicy("bench", Algorithm::FixedWindow);
+    // The exact EVALSHA the Limiter sends for the one user of the concurrency table.
+    const auto prepared = PreparedHit::prepare(fixed, schema);
+    const QStringList evalsha = decodeArguments((*prepared)->command(false, "bench-0", 0)->bytes());
+
+    printLine("bench_hit: one private redis-server %s, %lld s per Tollgate run, best of %d rounds, "
+              "user bench-0\n",
+              qPrintable(server.url()), qint64(seconds.count()), rounds);
+    printLine("%-6s %12s %12s %6s %12s %16s %18s\n", "c x p", "tollgate/s", "redis-b/s", "ratio",
+              "INCR/s", "srv us/call t|rb", "cli CPU us t|rb");
+    double fixedTotalUsecPerHit = 0;
+    for (const Concurrency c : kConcurrencies) {
+        // Rounds alternate Tollgate and redis-benchmark; the best of each is kept, so a burst
+        // of load from elsewhere on the machine hurts neither side alone.
+        HitLoadFigures t;
+        ServerFigures ts, rbs;
+        BenchmarkRun rb;
+        for (int round = 0; round < rounds; ++round) {
+            command(admin, {"CONFIG", "RESETSTAT"});
+            HitLoadFigures tried =
+                runHitLoad(*options, schema, fixed, {c.connections, c.pipeline, seconds, 1, false});
+            if (tried.errors > 0)
+                std::fprintf(stderr, "tollgate errors: %lld (%s)\n", tried.errors,
+                             qPrintable(tried.firstError->toString()));
+            if (tried.opsPerSecond() > t.opsPerSecond()) {
+                t = std::move(tried);
+                ts = serverFigures(admin);
+            }
+            const qint64 requests = std::max<qint64>(t.hits, 10'000);
+            command(admin, {"CONFIG", "RESETSTAT"});
+            const BenchmarkRun rbTried = redisBenchmark(server.port(), c, requests, evalsha);
+            if (rbTried.opsPerSecond > rb.opsPerSecond) {
+                rb = rbTried;
+                rbs = serverFigures(admin);
+            }
+        }
+        if (c.connections == 8 && c.pipeline == 16)
+            fixedTotalUsecPerHit = ts.totalUsec / double(std::max<qint64>(1, t.hits));
+        const BenchmarkRun incr =
+            redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
+                           {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
+        printLine("%-6s %12.0f %12.0f %6.2f %12.0f %8.1f|%-7.1f %9.2f|%-8.2f\n",
+                  qPrintable(QStringLiteral("%1x%2").arg(c.connections).arg(c.pipeline)),
+                  t.opsPerSecond(), rb.opsPerSecond, t.opsPerSecond() / rb.opsPerSecond,
+                  incr.opsPerSecond, ts.evalshaUsecPerCall, rbs.evalshaUsecPerCall,
+                  t.cpuMicrosPerHit(), rb.cpuMicrosPerOp);
+    }
+
+    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users):\n",
+              users);
+    for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
+                                      Algorithm::SlidingWindow, Algorithm::SlidingLog}) {
+        const Policy policy = benchPolicy("bench-" + algorithmCode(algorithm), algorithm);
+        command(admin, {"CONFIG", "RESETSTAT"});
+        const HitLoadFigures t =
+            runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
+        const ServerFigures ts = serverFigures(admin);
+        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit%s\n",
+                  algorithmName(algorithm).constData(), ts.evalshaUsecPerCall, t.opsPerSecond(),
+                  t.cpuMicrosPerHit(), t.denied > 0 ? "  (some denied)" : "");
+    }
+
+    command(admin, {"CONFIG", "RESETSTAT"});
+    const HitLoadFigures s = runHitLoad(*options, schema, fixed, {8, 16, seconds, 1, true});
+    const ServerFigures ss = serverFigures(admin);
+    const double statsUsecPerHit = ss.totalUsec / double(std::max<qint64>(1, s.hits));
+    // The stats.lua calls are the EVALSHAs beyond the hits; each costs less than a hit, so
+    // their share of the calls bounds their share of the server's script time from above
+    // (the per-hit times themselves move with the machine's load).
+    const double statsCalls = ss.evalshaCalls - double(s.hits);
+    printLine(
+        "\nwith statistics (HitStats, fixed_window, 8x16): %.0f hits/s, client CPU %.2f us/hit;\n"
+        "  %.0f stats.lua calls for %lld hits: <= %.3f%% extra server work "
+        "(server %.2f us/hit for every command vs %.2f without, load-dependent)\n",
+        s.opsPerSecond(), s.cpuMicrosPerHit(), statsCalls, s.hits,
+        100.0 * statsCalls / double(std::max<qint64>(1, s.hits)), statsUsecPerHit,
+        fixedTotalUsecPerHit);
+    return 0;
+}

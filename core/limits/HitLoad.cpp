@@ -1,0 +1,148 @@
+#include "core/limits/HitLoad.h"
+
+#include "core/limits/HitStats.h"
+#include "core/limits/Limiter.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace tollgate {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One connection. Its figures are touched only by its hit callbacks, which all run on its
+// client's worker thread; the loading thread reads them once the last hit has answered.
+struct Worker
+{
+    std::unique_ptr<Client> client;
+    std::unique_ptr<Limiter> limiter;
+    std::minstd_rand random;
+    std::vector<double> latenciesMs;
+    qint64 hits = 0, denied = 0, errors = 0;
+    std::optional<Error> firstError;
+    bool broken = false;
+};
+
+struct Shared
+{
+    Policy policy;
+    std::vector<QByteArray> users;
+    std::atomic<bool> stop{false};
+    std::mutex mutex;
+    std::condition_variable drained;
+    int inFlight = 0;
+};
+
+void issue(Worker* worker, Shared* shared)
+{
+    const QByteArray& user = shared->users[worker->random() % shared->users.size()];
+    const auto start = Clock::now();
+    worker->limiter->hit(
+        shared->policy, user, 0, nullptr, [worker, shared, start](Result<HitResult> hit) {
+            const std::chrono::duration<double, std::milli> took = Clock::now() - start;
+            if (hit) {
+                ++worker->hits;
+                worker->latenciesMs.push_back(took.count());
+                worker->denied += hit->allowed ? 0 : 1;
+            } else {
+                ++worker->errors;
+                if (!worker->firstError)
+                    worker->firstError = hit.error();
+                // A dead connection would fail every hit at once: stop it.
+                worker->broken = true;
+            }
+            if (!shared->stop.load(std::memory_order_relaxed) && !worker->broken) {
+                issue(worker, shared);
+                return;
+            }
+            std::lock_guard lock(shared->mutex);
+            if (--shared->inFlight == 0)
+                shared->drained.notify_all();
+        });
+}
+
+} // namespace
+
+double HitLoadFigures::percentileMs(double p) const
+{
+    if (latenciesMs.empty())
+        return 0;
+    const auto index = static_cast<size_t>(p * double(latenciesMs.size() - 1) + 0.5);
+    return latenciesMs[std::min(index, latenciesMs.size() - 1)];
+}
+
+double processCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
+                          const Policy& policy, const HitLoadOptions& load)
+{
+    HitLoadFigures figures;
+    Shared shared;
+    shared.policy = policy;
+    for (qint64 i = 0; i < std::max<qint64>(1, load.users); ++i)
+        shared.users.push_back(QByteArrayLiteral("bench-") + QByteArray::number(i));
+
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int i = 0; i < load.connections; ++i) {
+        auto worker = std::make_unique<Worker>();
+        worker->client = std::make_unique<Client>(options);
+        worker->client->open();
+        worker->limiter = std::make_unique<Limiter>(worker->client.get(), schema);
+        worker->limiter->setRecordStats(load.recordStats);
+        worker->random.seed(unsigned(i + 1));
+        worker->latenciesMs.reserve(size_t(load.duration.count()) * 50);
+        // Connected before the clock starts: the handshake is not part of the figures.
+        auto ping = worker->client->executeSync({QByteArrayLiteral("PING")});
+        if (!ping && ping.error().kind != ErrorKind::NoPerm) {
+            figures.firstError = ping.error();
+            figures.errors = 1;
+            return figures;
+        }
+        workers.push_back(std::move(worker));
+    }
+
+    const double cpuBefore = processCpuSeconds();
+    const auto started = Clock::now();
+    shared.inFlight = load.connections * load.pipeline;
+    for (auto& worker : workers)
+        for (int i = 0; i < load.pipeline; ++i)
+            issue(worker.get(), &shared);
+    std::this_thread::sleep_for(load.duration);
+    shared.stop = true;
+    {
+        std::unique_lock lock(shared.mutex);
+        shared.drained.wait(lock, [&] { return shared.inFlight == 0; });
+    }
+    figures.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    figures.cpuSeconds = processCpuSeconds() - cpuBefore;
+
+    for (const auto& worker : workers) {
+        figures.hits += worker->hits;
+        figures.denied += worker->denied;
+        figures.errors += worker->errors;
+        if (!figures.firstError)
+            figures.firstError = worker->firstError;
+        figures.latenciesMs.insert(figures.latenciesMs.end(), worker->latenciesMs.begin(),
+                                   worker->latenciesMs.end());
+    }
+    std::sort(figures.latenciesMs.begin(), figures.latenciesMs.end());
+    return figures;
+}
+
+} // namespace tollgate

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/limits/Policy.h"
+#include "core/redis/ConnectionOptions.h"
+#include "core/redis/Error.h"
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+namespace tollgate {
+
+/// A closed-loop hit load for benchmarks (`tollgatectl bench hit`, bench/hit.cpp): each
+/// connection keeps `pipeline` hits in flight through the Limiter, the same path applications
+/// use, for a fixed time.
+struct HitLoadOptions
+{
+    int connections = 8;
+    int pipeline = 16;
+    std::chrono::milliseconds duration{5000};
+    qint64 users = 1000; // random ids "bench-<n>" drawn from this many; 1 = always "bench-0"
+    bool recordStats = false;
+};
+
+struct HitLoadFigures
+{
+    qint64 hits = 0; // answered by Redis
+    qint64 denied = 0;
+    qint64 errors = 0;
+    std::optional<Error> firstError;
+    double seconds = 0;              // from the first hit sent to the last answer
+    double cpuSeconds = 0;           // this process, user + system, over the same span
+    std::vector<double> latenciesMs; // sorted
+
+    double opsPerSecond() const { return seconds > 0 ? double(hits) / seconds : 0; }
+    double cpuMicrosPerHit() const { return hits > 0 ? cpuSeconds * 1e6 / double(hits) : 0; }
+    /// p in 0..1
+    double percentileMs(double p) const;
+};
+
+/// Opens the connections (waiting until each answers), runs the load, closes them. Blocks the
+/// calling thread, which must not be a GUI thread; the scripts should be loaded beforehand.
+HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
+                          const Policy& policy, const HitLoadOptions& load);
+
+/// Process CPU time (user + system) so far, in seconds (getrusage).
+double processCpuSeconds();
+
+} // namespace tollgate

@@ -1,0 +1,78 @@
+#include "core/limits/HitStats.h"
+
+#include "core/scripts/ScriptRunner.h"
+
+namespace tollgate {
+
+std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
+{
+    auto attached = client->attachment(QByteArrayLiteral("hit-stats:") + schema.prefix(),
+                                       [&] { return std::make_shared<HitStats>(client, schema); });
+    return std::static_pointer_cast<HitStats>(attached);
+}
+
+HitStats::HitStats(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
+{
+}
+
+void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
+{
+    QMutexLocker lock(&m_mutex);
+    if (m_closed)
+        return;
+    Counts& counts = m_pending[action];
+    ++counts.hits;
+    counts.cost += cost;
+    counts.warn += tier == Tier::Warn ? 1 : 0;
+    counts.denied += tier == Tier::Deny || tier == Tier::Banned ? 1 : 0;
+    counts.banned += tier == Tier::Banned ? 1 : 0;
+    if (m_armed)
+        return;
+    // The first outcome after a flush starts the next one a second later: at most one write
+    // a second per action, and a burst of hits lands in one second of the ring.
+    m_armed = true;
+    lock.unlock();
+    std::weak_ptr<HitStats> weak = weak_from_this();
+    m_client->runLater(kInterval, [weak] {
+        if (auto stats = weak.lock())
+            stats->flush();
+    });
+}
+
+void HitStats::flush()
+{
+    QHash<QByteArray, Counts> pending;
+    {
+        QMutexLocker lock(&m_mutex);
+        pending.swap(m_pending);
+        m_armed = false;
+        if (pending.isEmpty())
+            return;
+        ++m_flushes;
+    }
+    // Back to back, so the connection sends them in one write; the replies are not awaited
+    // by anyone (a lost flush loses those seconds' figures, nothing else).
+    for (auto it = pending.cbegin(); it != pending.cend(); ++it) {
+        const Counts& c = it.value();
+        runScript(m_client, QStringLiteral("stats"), {m_schema.statsKey(it.key())},
+                  {QByteArrayLiteral("counts"), QByteArray::number(c.hits),
+                   QByteArray::number(c.cost), QByteArray::number(c.warn),
+                   QByteArray::number(c.denied), QByteArray::number(c.banned)},
+                  nullptr, [](const Result<Reply>&) {});
+    }
+}
+
+quint64 HitStats::flushCount() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_flushes;
+}
+
+void HitStats::beforeClose()
+{
+    flush();
+    QMutexLocker lock(&m_mutex);
+    m_closed = true;
+}
+
+} // namespace tollgate

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/limits/KeySchema.h"
+#include "core/limits/Policy.h"
+#include "core/redis/CommandBuilder.h"
+
+#include <memory>
+#include <vector>
+
+namespace tollgate {
+
+/// hit.lua's EVALSHA for one policy with everything policy-constant encoded once: the script's
+/// SHA, the key suffixes, the algorithm, limits and windows (lua/README.md, hit.lua). The
+/// policy is validated when prepared, not per hit; a hit escapes its user id once and adds the
+/// user's keys, the id, and the cost or the zone's offsets only where they vary.
+class PreparedHit
+{
+public:
+    /// InvalidInput when the policy is invalid.
+    static Result<std::shared_ptr<const PreparedHit>> prepare(const Policy& policy,
+                                                              const KeySchema& schema);
+
+    /// Whether `policy` is the one this was prepared from: every field hit.lua or the Limiter
+    /// reads, the revision included, so an edited or re-read policy is prepared afresh.
+    bool preparedFrom(const Policy& policy) const;
+    const Policy& policy() const { return m_policy; }
+    qsizetype keyCount() const { return 4 + qsizetype(m_stateKeys.size()); }
+
+    /// EVALSHA (hit) or EVALSHA_RO (peek) for one user; cost 0 = the policy's. InvalidInput
+    /// for an empty or too long id or a cost out of range.
+    Result<EncodedCommand> command(bool peek, const QByteArray& user, qint64 cost) const;
+
+private:
+    // One of the user's keys: head + escaped user + tail ("tg:{" + id + "}:ban").
+    struct UserKey
+    {
+        QByteArray head;
+        QByteArray tail;
+    };
+
+    Policy m_policy;
+    UserKey m_userBan, m_actionBan, m_userAudit;
+    std::vector<UserKey> m_stateKeys;
+    qsizetype m_argumentCount = 0;
+    qsizetype m_constantBytes = 0;      // size hint for the command buffer
+    RespFragment m_hitHead, m_peekHead; // EVALSHA[_RO] sha numkeys
+    RespFragment m_globalAudit;         // KEYS[4]
+    RespFragment m_hitMode, m_peekMode; // ARGV[1..2]: mode, algorithm
+    RespFragment m_policyCost;          // ARGV[3] when the caller passes 0
+    RespFragment m_rules;               // ARGV[4..7]: count_denied, warn, ban_ms, ban_until
+    RespFragment m_noOffsets;           // ARGV[8] "0" for policies without local time
+    RespFragment m_tail;                // ARGV[10..]: action, channel, align, limit/window pairs
+};
+
+} // namespace tollgate

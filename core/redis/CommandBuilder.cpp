@@ -1,0 +1,152 @@
+#include "core/redis/CommandBuilder.h"
+
+namespace tollgate {
+
+namespace {
+
+// Decimal digits of `value` into the end of `buffer`; returns where they start.
+char* formatDecimal(qint64 value, char* end)
+{
+    // Through unsigned arithmetic so the most negative value has a magnitude too.
+    quint64 magnitude = value < 0 ? 0 - quint64(value) : quint64(value);
+    char* p = end;
+    do {
+        *--p = char('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    if (value < 0)
+        *--p = '-';
+    return p;
+}
+
+void appendHeader(QByteArray& out, char marker, qint64 length)
+{
+    char buffer[24];
+    char* end = buffer + sizeof(buffer);
+    end[-1] = '\n';
+    end[-2] = '\r';
+    char* start = formatDecimal(length, end - 2);
+    *--start = marker;
+    out.append(start, end - start);
+}
+
+void appendBulk(QByteArray& out, QByteArrayView bytes)
+{
+    appendHeader(out, '$', bytes.size());
+    out.append(bytes.data(), bytes.size());
+    out.append("\r\n", 2);
+}
+
+void appendBulkParts(QByteArray& out, std::initializer_list<QByteArrayView> parts)
+{
+    qsizetype length = 0;
+    for (QByteArrayView part : parts)
+        length += part.size();
+    appendHeader(out, '$', length);
+    for (QByteArrayView part : parts)
+        out.append(part.data(), part.size());
+    out.append("\r\n", 2);
+}
+
+void appendNumber(QByteArray& out, qint64 value)
+{
+    char buffer[24];
+    char* end = buffer + sizeof(buffer);
+    const char* start = formatDecimal(value, end);
+    appendBulk(out, QByteArrayView(start, end - start));
+}
+
+} // namespace
+
+qsizetype bulkStringSize(qsizetype payload)
+{
+    char buffer[24];
+    char* end = buffer + sizeof(buffer);
+    return 1 + (end - formatDecimal(payload, end)) + 2 + payload + 2;
+}
+
+void RespFragment::add(QByteArrayView bytes)
+{
+    appendBulk(m_bytes, bytes);
+    ++m_count;
+}
+
+void RespFragment::addParts(std::initializer_list<QByteArrayView> parts)
+{
+    appendBulkParts(m_bytes, parts);
+    ++m_count;
+}
+
+void RespFragment::addNumber(qint64 value)
+{
+    appendNumber(m_bytes, value);
+    ++m_count;
+}
+
+CommandBuilder::CommandBuilder(qsizetype argumentCount, qsizetype reserveBytes)
+    : m_declared(argumentCount)
+{
+    m_bytes.reserve(reserveBytes > 0 ? reserveBytes + 16 : 64);
+    appendHeader(m_bytes, '*', argumentCount);
+}
+
+CommandBuilder& CommandBuilder::add(QByteArrayView bytes)
+{
+    appendBulk(m_bytes, bytes);
+    ++m_written;
+    return *this;
+}
+
+CommandBuilder& CommandBuilder::addParts(std::initializer_list<QByteArrayView> parts)
+{
+    appendBulkParts(m_bytes, parts);
+    ++m_written;
+    return *this;
+}
+
+CommandBuilder& CommandBuilder::addNumber(qint64 value)
+{
+    appendNumber(m_bytes, value);
+    ++m_written;
+    return *this;
+}
+
+CommandBuilder& CommandBuilder::add(const RespFragment& fragment)
+{
+    m_bytes.append(fragment.bytes());
+    m_written += fragment.count();
+    return *this;
+}
+
+Result<EncodedCommand> CommandBuilder::finish() &&
+{
+    if (m_written != m_declared || m_declared == 0)
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("command declared %1 arguments but has %2")
+                         .arg(m_declared)
+                         .arg(m_written)};
+    EncodedCommand command;
+    command.m_bytes = std::move(m_bytes);
+    return command;
+}
+
+EncodedCommand EncodedCommand::fromArgs(const Command& args)
+{
+    qsizetype size = 0;
+    for (const QByteArray& arg : args)
+        size += bulkStringSize(arg.size());
+    CommandBuilder builder(args.size(), size);
+    for (const QByteArray& arg : args)
+        builder.add(arg);
+    auto built = std::move(builder).finish();
+    if (!built)
+        return {}; // no arguments: nothing to send
+    EncodedCommand command = std::move(*built);
+    if (!args.isEmpty()) {
+        const QByteArray name = args.first().toUpper();
+        command.m_subscribes = name == "SUBSCRIBE" || name == "PSUBSCRIBE";
+    }
+    return command;
+}
+
+} // namespace tollgate

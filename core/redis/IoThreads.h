@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QThread>
+
+namespace tollgate {
+
+/// The worker threads Clients run their connections on, shared: at most one per core, each
+/// carrying the connections of several clients (a thread per connection costs a context
+/// switch per reply on a busy machine). A client takes the least loaded thread; a thread is
+/// started on first use and stopped when its last client is gone. Thread-safe.
+class IoThreads
+{
+public:
+    static QThread* acquire();
+    static void release(QThread* thread);
+    /// Threads at most: QThread::idealThreadCount(), or TOLLGATE_IO_THREADS when set (>= 1).
+    static int limit();
+};
+
+} // namespace tollgate

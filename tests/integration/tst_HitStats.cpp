@@ -1,0 +1,214 @@
+// core/limits/HitStats: the console's statistics off the hot path. The figures the dashboard
+// reads from <p>:stats:<action> equal the hits made; they are written at most once a second per
+// action and once more when the client closes; a flush that fails never fails a hit; and
+// stats.lua's added-up form checks its counts.
+#include "core/limits/HitStats.h"
+#include "core/scripts/ScriptRunner.h"
+#include "tests/support/CoreFixture.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+using namespace tollgate;
+using tollgate::test::await;
+using tollgate::test::CoreFixture;
+using tollgate::test::makePolicy;
+
+class HitStatsTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void figuresEqualTheHits();
+    void atMostOnceASecond();
+    void flushedWhenTheClientCloses();
+    void failedFlushNeverFailsAHit();
+    void countsAreChecked_data();
+    void countsAreChecked();
+
+private:
+    struct Totals
+    {
+        qint64 hits = 0, cost = 0, warn = 0, denied = 0, banned = 0;
+        int seconds = 0; // slots holding something
+        bool operator==(const Totals& o) const
+        {
+            return hits == o.hits && cost == o.cost && warn == o.warn && denied == o.denied &&
+                   banned == o.banned;
+        }
+    };
+    // Every slot of the ring, as the dashboard reads them (ui/dashboard/StatsSampler).
+    Totals totals(const QByteArray& action)
+    {
+        Totals t;
+        auto all = m_core.inspect({"HGETALL", m_core.schema().statsKey(action)});
+        if (!all)
+            return t;
+        for (const auto& [field, value] : all->toPairs()) {
+            const qint64 n = value.toLongLong();
+            if (field.endsWith(":h")) {
+                t.hits += n;
+                t.seconds += n > 0 ? 1 : 0;
+            } else if (field.endsWith(":c")) {
+                t.cost += n;
+            } else if (field.endsWith(":w")) {
+                t.warn += n;
+            } else if (field.endsWith(":d")) {
+                t.denied += n;
+            } else if (field.endsWith(":b")) {
+                t.banned += n;
+            }
+        }
+        return t;
+    }
+    Result<HitResult> hit(const Limiter& limiter, const Policy& policy, const QByteArray& user,
+                          qint64 cost = 0)
+    {
+        return await<HitResult>([&](QObject* c, Callback<HitResult> done) {
+            limiter.hit(policy, user, cost, c, std::move(done));
+        });
+    }
+
+    CoreFixture m_core;
+};
+
+void HitStatsTest::initTestCase()
+{
+    TOLLGATE_REQUIRE(m_core, start());
+}
+
+void HitStatsTest::init()
+{
+    TOLLGATE_REQUIRE(m_core, flush());
+}
+
+void HitStatsTest::figuresEqualTheHits()
+{
+    Limiter limiter(m_core.client(), m_core.schema());
+    limiter.setRecordStats(true);
+    Policy policy = makePolicy("like", 4, 60000);
+    policy.warn = 2;
+    Policy banning = makePolicy("post", 1, 60000);
+    banning.banMs = 60000;
+    Totals expected, expectedPost;
+    for (const QByteArray& user : {QByteArray("a"), QByteArray("b")})
+        for (int i = 0; i < 6; ++i) {
+            auto r = hit(limiter, policy, user, 2);
+            QVERIFY(r.ok());
+            ++expected.hits;
+            expected.cost += 2;
+            expected.warn += r->tier == Tier::Warn ? 1 : 0;
+            expected.denied += r->allowed ? 0 : 1;
+        }
+    for (int i = 0; i < 3; ++i) {
+        auto r = hit(limiter, banning, "c");
+        QVERIFY(r.ok());
+        ++expectedPost.hits;
+        ++expectedPost.cost;
+        expectedPost.denied += r->allowed ? 0 : 1;
+        expectedPost.banned += r->tier == Tier::Banned ? 1 : 0;
+    }
+    // A peek counts nothing, in Redis or in the statistics.
+    QVERIFY(await<HitResult>([&](QObject* c, Callback<HitResult> done) {
+                limiter.peek(policy, "a", 0, c, std::move(done));
+            }).ok());
+    // Every figure is exercised: warnings, denials, bans.
+    QVERIFY(expected.warn > 0 && expected.denied > 0 && expectedPost.banned > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(totals("like") == expected, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(totals("post") == expectedPost, 5000);
+    QTest::qWait(1200); // nothing more arrives later
+    QVERIFY(totals("like") == expected);
+}
+
+void HitStatsTest::atMostOnceASecond()
+{
+    auto client = m_core.connect(m_core.options());
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    Limiter limiter(client.get(), m_core.schema());
+    limiter.setRecordStats(true);
+    const auto stats = HitStats::of(client.get(), m_core.schema());
+    const Policy policy = makePolicy("view", 1'000'000, 60000);
+    QElapsedTimer clock;
+    clock.start();
+    qint64 hits = 0;
+    while (clock.elapsed() < 3200) {
+        QVERIFY(hit(limiter, policy, "u" + QByteArray::number(hits % 7)).ok());
+        ++hits;
+        QTest::qWait(5);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(totals("view").hits, hits, 5000);
+    const double untilLastFlush = double(clock.elapsed()) / 1000.0;
+    // A flush a second at most (per client, so per action too): n flushes span n - 1 seconds
+    // or more. Each one lands in its own server second.
+    const quint64 flushes = stats->flushCount();
+    QVERIFY2(flushes >= 3 && double(flushes) <= untilLastFlush + 1.0,
+             qPrintable(QStringLiteral("%1 flushes in %2 s").arg(flushes).arg(untilLastFlush)));
+    QCOMPARE(totals("view").seconds, int(flushes));
+}
+
+void HitStatsTest::flushedWhenTheClientCloses()
+{
+    auto client = m_core.connect(m_core.options());
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    {
+        Limiter limiter(client.get(), m_core.schema());
+        limiter.setRecordStats(true);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(hit(limiter, makePolicy("share", 10, 60000), "u").ok());
+    }
+    QCOMPARE(totals("share").hits, qint64(0)); // well within the first second
+    client.reset();                            // closes: the last flush leaves first
+    QTRY_COMPARE_WITH_TIMEOUT(totals("share").hits, qint64(3), 5000);
+}
+
+void HitStatsTest::failedFlushNeverFailsAHit()
+{
+    // A stats key of the wrong type makes every flush fail; the hits go on regardless.
+    QVERIFY(m_core.inspect({"SET", m_core.schema().statsKey("like"), "not a hash"}).ok());
+    Limiter limiter(m_core.client(), m_core.schema());
+    limiter.setRecordStats(true);
+    const Policy policy = makePolicy("like", 100, 60000);
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(hit(limiter, policy, "u").ok());
+    QTest::qWait(1300);
+    auto last = hit(limiter, policy, "u");
+    QVERIFY(last.ok());
+    QCOMPARE(last->count, qint64(6));
+    QCOMPARE(m_core.bytes({"GET", m_core.schema().statsKey("like")}), QByteArray("not a hash"));
+}
+
+void HitStatsTest::countsAreChecked_data()
+{
+    QTest::addColumn<Command>("args");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("one hit") << Command{"warn", "3"} << true;
+    QTest::newRow("counts") << Command{"counts", "10", "20", "2", "3", "1"} << true;
+    QTest::newRow("zero hits") << Command{"counts", "0", "0", "0", "0", "0"} << true;
+    QTest::newRow("more denied than hits") << Command{"counts", "2", "2", "0", "3", "0"} << false;
+    QTest::newRow("warn and denied above hits")
+        << Command{"counts", "2", "2", "1", "2", "0"} << false;
+    QTest::newRow("banned above denied") << Command{"counts", "5", "5", "0", "1", "2"} << false;
+    QTest::newRow("negative") << Command{"counts", "-1", "0", "0", "0", "0"} << false;
+    QTest::newRow("missing") << Command{"counts", "1", "1"} << false;
+    QTest::newRow("bad tier") << Command{"meh", "1"} << false;
+}
+
+void HitStatsTest::countsAreChecked()
+{
+    QFETCH(Command, args);
+    QFETCH(bool, valid);
+    const QByteArray key = m_core.schema().statsKey("checked");
+    auto reply = await<Reply>([&](QObject* c, Callback<Reply> done) {
+        runScript(m_core.client(), QStringLiteral("stats"), {key}, args, c, std::move(done));
+    });
+    QCOMPARE(reply.ok(), valid);
+    if (!valid) {
+        QCOMPARE(reply.error().kind, ErrorKind::InvalidInput);
+        QCOMPARE(m_core.integer({"EXISTS", key}), qint64(0));
+    }
+}
+
+QTEST_GUILESS_MAIN(HitStatsTest)
+#include "tst_HitStats.moc"
