@@ -17,6 +17,8 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <utility>
 
 namespace tollgate::ui {
 
@@ -206,9 +208,29 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
 
 SubjectsPage::~SubjectsPage() = default;
 
+void SubjectsPage::fitColumnsToWidth()
+{
+    QHeaderView* header = m_view->horizontalHeader();
+    const int available = m_view->viewport()->width();
+    const int banRoom = 140; // the last column keeps at least this much
+    const int fixed = header->sectionSize(SubjectsModel::Remaining) +
+                      header->sectionSize(SubjectsModel::Ttl) + banRoom;
+    const int flexible = header->sectionSize(SubjectsModel::User) +
+                         header->sectionSize(SubjectsModel::Action) +
+                         header->sectionSize(SubjectsModel::Count);
+    if (available <= 0 || fixed + flexible <= available)
+        return;
+    const double scale = std::max(0.5, double(available - fixed) / flexible);
+    for (const int column :
+         {int(SubjectsModel::User), int(SubjectsModel::Action), int(SubjectsModel::Count)})
+        header->resizeSection(column, int(header->sectionSize(column) * scale));
+}
+
 void SubjectsPage::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    if (!std::exchange(m_columnsFitted, true))
+        fitColumnsToWidth();
     m_ticker->start();
     m_visible->start();
     if (!m_loader->isRunning() && !m_loader->firstPassDone())

@@ -54,6 +54,9 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
+    /// On a narrow window the preferred widths would push Remaining, Resets and Ban off-screen:
+    /// shrink User, Action and Count in proportion (the ban text elides, in full in its tooltip).
+    void fitColumnsToWidth();
     void applyFilter();
     void refreshVisible();
     void updateActions(const PolicyListing& listing);
@@ -81,6 +84,7 @@ private:
     quint64 m_lastCommands = 0;
     qint64 m_rate = 0;
     bool m_passDone = false;
+    bool m_columnsFitted = false; // once, at the first show: later widths are the user's
     quint16 m_pass = 0; // the full pass running or last finished (SubjectsModel::beginPass)
     QPointer<UserDetailDialog> m_detail;
 };
