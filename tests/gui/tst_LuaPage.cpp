@@ -34,11 +34,13 @@ private Q_SLOTS:
 
 private:
     LuaPage* openPage();
+    // The form field named `name`. Fields come from the script header's KEYS/ARGV lines, so a
+    // header edit can remove one: stop with its name rather than crash on a null pointer.
     template <typename T> T* field(const char* name)
     {
         auto* widget = m_page->findChild<T*>(QLatin1String(name));
         if (!widget)
-            qWarning("no field %s", name);
+            qFatal("tst_LuaPage: the form has no field %s (did a script header change?)", name);
         return widget;
     }
 
