@@ -72,7 +72,8 @@ Result<QSslConfiguration> tlsConfiguration(const TlsOptions& tls)
 
 Connection::Connection(ConnectionOptions options)
     : m_options(std::move(options)), m_connectTimer(new QTimer(this)),
-      m_deadlineTimer(new QTimer(this)), m_reconnectTimer(new QTimer(this))
+      m_deadlineTimer(new QTimer(this)), m_reconnectTimer(new QTimer(this)),
+      m_heartbeatTimer(new QTimer(this))
 {
     m_connectTimer->setSingleShot(true);
     m_reconnectTimer->setSingleShot(true);
@@ -84,6 +85,7 @@ Connection::Connection(ConnectionOptions options)
     });
     connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
+    connect(m_heartbeatTimer, &QTimer::timeout, this, &Connection::checkHeartbeat);
     m_clock.start();
 }
 
@@ -251,6 +253,9 @@ void Connection::sendHandshake()
         m_handshakeDone = true;
         m_attempt = 0;
         m_cause.reset();
+        m_lastReadMs = m_clock.elapsed();
+        if (m_options.heartbeatInterval.count() > 0)
+            m_heartbeatTimer->start(std::max<qint64>(10, m_options.heartbeatInterval.count() / 4));
         setState(ConnectionState::Connected);
         auto waiting = std::move(m_waiting);
         m_waiting.clear();
@@ -319,6 +324,7 @@ void Connection::onReadyRead()
         const qint64 got = m_device->read(m_readChunk.data(), m_readChunk.size());
         if (got <= 0)
             break;
+        m_lastReadMs = m_clock.elapsed();
         m_parser.feed(QByteArray::fromRawData(m_readChunk.constData(), qsizetype(got)));
         if (got < m_readChunk.size())
             break;
@@ -386,6 +392,26 @@ void Connection::checkDeadlines()
     }
 }
 
+void Connection::checkHeartbeat()
+{
+    const qint64 interval = m_options.heartbeatInterval.count();
+    if (m_state != ConnectionState::Connected || m_heartbeatInFlight ||
+        m_clock.elapsed() - m_lastReadMs < interval)
+        return;
+    // Commands already waiting with a deadline watch the connection themselves.
+    for (const InFlight& request : m_inFlight)
+        if (request.deadlineMs != 0)
+            return;
+    // Any answer proves the connection alive, even NOPERM (a +@read user may not PING) or a
+    // subscriber's ["pong", ""]; none within the command deadline drops it (checkDeadlines).
+    m_heartbeatInFlight = true;
+    QIODevice* device = m_device.get();
+    write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>&) {
+        if (device == m_device.get())
+            m_heartbeatInFlight = false;
+    });
+}
+
 void Connection::dropConnection(const Error& error)
 {
     // Keep the first real cause: a drop while already down (the destructor) adds nothing.
@@ -393,6 +419,8 @@ void Connection::dropConnection(const Error& error)
         m_cause = error;
     m_connectTimer->stop();
     m_deadlineTimer->stop();
+    m_heartbeatTimer->stop();
+    m_heartbeatInFlight = false;
     m_output.clear(); // their commands are in m_inFlight and fail below
     if (m_device) {
         m_device->disconnect(this);

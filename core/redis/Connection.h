@@ -91,6 +91,7 @@ private:
     void dropConnection(const Error& error);
     void scheduleReconnect();
     void checkDeadlines();
+    void checkHeartbeat();
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
     Error notConnected() const;
@@ -109,7 +110,10 @@ private:
     QTimer* m_connectTimer;
     QTimer* m_deadlineTimer;
     QTimer* m_reconnectTimer;
+    QTimer* m_heartbeatTimer;
     QElapsedTimer m_clock;
+    qint64 m_lastReadMs = 0; // on m_clock: the last bytes from the server
+    bool m_heartbeatInFlight = false;
     int m_attempt = 0;
     bool m_handshakeDone = false;
     bool m_pushMode = false;

@@ -12,9 +12,9 @@ Result<std::chrono::milliseconds> parseMillis(const QString& text, const QString
     bool ok = false;
     const qint64 value = text.toLongLong(&ok);
     if (!ok || value < 1 || value > 3600 * 1000)
-        return Error{ErrorKind::InvalidInput,
-                     what + QStringLiteral(" must be 1..3600000 ms, got '") + text +
-                         QLatin1Char('\'')};
+        return Error{ErrorKind::InvalidInput, what +
+                                                  QStringLiteral(" must be 1..3600000 ms, got '") +
+                                                  text + QLatin1Char('\'')};
     return std::chrono::milliseconds(value);
 }
 
@@ -52,6 +52,11 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
             if (!ms)
                 return ms.error();
             options.commandTimeout = *ms;
+        } else if (key == QLatin1String("heartbeat")) {
+            auto ms = parseMillis(value, QStringLiteral("heartbeat"));
+            if (!ms)
+                return ms.error();
+            options.heartbeatInterval = *ms;
         } else if (key == QLatin1String("name")) {
             options.clientName = value;
         } else if (key == QLatin1String("db")) {

@@ -10,10 +10,10 @@ namespace tollgate {
 struct TlsOptions
 {
     bool enabled = false;
-    QString caFile;       // PEM bundle to trust; empty = system CAs
-    QString certFile;     // client certificate (PEM), optional
-    QString keyFile;      // client private key (PEM), optional
-    QString serverName;   // name to verify; empty = the host
+    QString caFile;     // PEM bundle to trust; empty = system CAs
+    QString certFile;   // client certificate (PEM), optional
+    QString keyFile;    // client private key (PEM), optional
+    QString serverName; // name to verify; empty = the host
     bool verifyPeer = true;
 };
 
@@ -21,10 +21,15 @@ struct TlsOptions
 ///   redis://[user:password@]host[:port][/db]
 ///   rediss://[user:password@]host[:port][/db]?ca=PATH&cert=PATH&key=PATH&sni=NAME&verify=0
 ///   unix:///path/to/redis.sock[?db=N]
-/// Query options valid for every scheme: connect_timeout=MS, timeout=MS, name=CLIENTNAME.
+/// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
+/// name=CLIENTNAME.
 struct ConnectionOptions
 {
-    enum class Transport { Tcp, Unix };
+    enum class Transport
+    {
+        Tcp,
+        Unix
+    };
 
     Transport transport = Transport::Tcp;
     QString host = QStringLiteral("127.0.0.1");
@@ -38,6 +43,10 @@ struct ConnectionOptions
 
     std::chrono::milliseconds connectTimeout{3000};
     std::chrono::milliseconds commandTimeout{5000};
+    /// After this long without a byte from the server, a PING (with the command deadline) proves
+    /// the connection alive, or it is dropped and reconnected: a half-open socket, above all a
+    /// subscriber's that only ever reads, is noticed instead of silently losing events. 0 = off.
+    std::chrono::milliseconds heartbeatInterval{15000};
     bool autoReconnect = true;
     std::chrono::milliseconds reconnectMinDelay{100};
     std::chrono::milliseconds reconnectMaxDelay{5000};

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void binarySafeArguments_data();
     void binarySafeArguments();
     void commandTimeoutThenRecovers();
+    void heartbeatNoticesSilentSubscriber();
     void aclUserAndDatabaseFromUrl();
     void unixSocket();
     void callbackOnContextThread();
@@ -126,6 +127,43 @@ void ClientTest::commandTimeoutThenRecovers()
     const auto pong = run(client.get(), {"PING"});
     QVERIFY2(pong.ok(), pong ? "" : qPrintable(pong.error().toString()));
     QCOMPARE(pong->toBytes(), QByteArray("PONG"));
+}
+
+void ClientTest::heartbeatNoticesSilentSubscriber()
+{
+    ConnectionOptions options = m_core.options();
+    options.commandTimeout = std::chrono::milliseconds(300);
+    options.heartbeatInterval = std::chrono::milliseconds(200);
+    auto subscriber = m_core.connect(options);
+    QVERIFY2(subscriber, qPrintable(m_core.errorString()));
+    QList<QByteArray> messages;
+    QList<ConnectionState> states;
+    connect(subscriber.get(), &Client::messageReceived, this,
+            [&](const QByteArray&, const QByteArray& payload, const QByteArray&) {
+                messages << payload;
+            });
+    connect(subscriber.get(), &Client::stateChanged, this, [&](ConnectionState state) {
+        states << state;
+        if (state == ConnectionState::Connected) // subscriptions are per connection
+            subscriber->execute({"SUBSCRIBE", "hb"}, this, [](const Result<Reply>&) {});
+    });
+    QVERIFY(run(subscriber.get(), {"SUBSCRIBE", "hb"}));
+
+    // Idle for several heartbeat intervals: the PINGs are answered, nothing is dropped.
+    QTest::qWait(700);
+    QVERIFY(!states.contains(ConnectionState::Reconnecting));
+    QVERIFY(m_core.inspect({"PUBLISH", "hb", "one"}).ok());
+    QTRY_COMPARE(messages, QList<QByteArray>{"one"});
+
+    // The server goes silent (as a half-open socket would): the heartbeat notices it although
+    // this connection never sends a command of its own.
+    QVERIFY(m_core.inspect({"CLIENT", "PAUSE", "1500", "ALL"}).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(states.contains(ConnectionState::Reconnecting), 1400);
+    QVERIFY(m_core.inspect({"CLIENT", "UNPAUSE"}).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(subscriber->state(), ConnectionState::Connected, 10000);
+    // Subscribed again on the new connection: events flow again.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (m_core.inspect({"PUBLISH", "hb", "two"}).ok() && messages.contains("two")), 5000);
 }
 
 void ClientTest::aclUserAndDatabaseFromUrl()
