@@ -210,6 +210,7 @@ void Connection::startAttempt()
 void Connection::onTransportReady()
 {
     m_connectTimer->stop();
+    m_lastReadMs = m_clock.elapsed(); // silence is counted from here, not from the last connection
     if (auto* tcp = qobject_cast<QTcpSocket*>(m_device.get())) {
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         tcp->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
@@ -348,6 +349,8 @@ void Connection::onReadyRead()
         Done done = std::move(m_inFlight.front().done);
         m_inFlight.pop_front();
         // The deadline timer stops itself once nothing is in flight (checkDeadlines).
+        if (!done)
+            continue; // the reply of a command that already failed with Timeout
         if (reply.type == Reply::Type::Error)
             done(classifyErrorReply(reply.string));
         else
@@ -383,13 +386,30 @@ void Connection::checkDeadlines()
         m_deadlineTimer->stop();
         return;
     }
-    const qint64 deadline = m_inFlight.front().deadlineMs;
-    if (deadline != 0 && m_clock.elapsed() > deadline) {
-        // The reply stream can no longer be matched to requests: start over.
-        dropConnection({ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
-                                                .arg(m_options.endpoint())
-                                                .arg(m_options.commandTimeout.count())});
+    const qint64 now = m_clock.elapsed();
+    // A command past its deadline fails alone; its slot stays so the reply, when it comes,
+    // still lines up (a long script must not cost every other caller the connection).
+    std::vector<Done> expired;
+    for (InFlight& request : m_inFlight) {
+        if (request.deadlineMs != 0 && now > request.deadlineMs && request.done) {
+            expired.push_back(std::move(request.done));
+            request.done = nullptr;
+        }
     }
+    const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
+                                             .arg(m_options.endpoint())
+                                             .arg(m_options.commandTimeout.count())};
+    for (Done& done : expired)
+        done(late); // may submit more: the loop above is over
+    // Nothing at all from the server for this long while it owes replies: the connection is
+    // dead (or a script has held the server far beyond any deadline): start over.
+    const qint64 silence =
+        m_options.commandTimeout.count() +
+        std::max(m_options.commandTimeout.count(), m_options.heartbeatInterval.count());
+    if (!m_inFlight.empty() && m_clock.elapsed() - m_lastReadMs > silence)
+        dropConnection(
+            {ErrorKind::Timeout,
+             QStringLiteral("no reply from %1 for %2 ms").arg(m_options.endpoint()).arg(silence)});
 }
 
 void Connection::checkHeartbeat()
@@ -406,9 +426,12 @@ void Connection::checkHeartbeat()
     // subscriber's ["pong", ""]; none within the command deadline drops it (checkDeadlines).
     m_heartbeatInFlight = true;
     QIODevice* device = m_device.get();
-    write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>&) {
-        if (device == m_device.get())
-            m_heartbeatInFlight = false;
+    write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& pong) {
+        if (device != m_device.get())
+            return;
+        m_heartbeatInFlight = false;
+        if (!pong && pong.error().kind == ErrorKind::Timeout)
+            dropConnection(pong.error()); // silent past the deadline: half-open, start over
     });
 }
 
@@ -442,7 +465,8 @@ void Connection::dropConnection(const Error& error)
     auto inFlight = std::move(m_inFlight);
     m_inFlight.clear();
     for (InFlight& request : inFlight)
-        request.done(error);
+        if (request.done) // null: it already failed with Timeout
+            request.done(error);
     if (firstAttempt)
         failWaiting(error);
 }

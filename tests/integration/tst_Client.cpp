@@ -28,6 +28,7 @@ private Q_SLOTS:
     void binarySafeArguments();
     void commandTimeoutThenRecovers();
     void heartbeatNoticesSilentSubscriber();
+    void longScriptFailsAloneKeepsConnection();
     void aclUserAndDatabaseFromUrl();
     void unixSocket();
     void callbackOnContextThread();
@@ -164,6 +165,39 @@ void ClientTest::heartbeatNoticesSilentSubscriber()
     // Subscribed again on the new connection: events flow again.
     QTRY_VERIFY_WITH_TIMEOUT(
         (m_core.inspect({"PUBLISH", "hb", "two"}).ok() && messages.contains("two")), 5000);
+}
+
+void ClientTest::longScriptFailsAloneKeepsConnection()
+{
+    ConnectionOptions options = m_core.options();
+    options.commandTimeout = std::chrono::milliseconds(300);
+    auto client = m_core.connect(options);
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+    QList<ConnectionState> states;
+    connect(client.get(), &Client::stateChanged, this,
+            [&](ConnectionState state) { states << state; });
+
+    // A script that holds the server for 1.2 s, and a command queued behind it.
+    std::optional<Result<Reply>> script, behind;
+    QObject context;
+    client->execute({"EVAL",
+                     "local t = redis.call('TIME') local start = t[1] * 1e6 + t[2] "
+                     "repeat t = redis.call('TIME') until t[1] * 1e6 + t[2] - start > 1200000 "
+                     "return 'script done'",
+                     "0"},
+                    &context, [&](Result<Reply> r) { script = std::move(r); });
+    client->execute({"ECHO", "behind"}, &context, [&](Result<Reply> r) { behind = std::move(r); });
+    QTRY_VERIFY_WITH_TIMEOUT(script.has_value() && behind.has_value(), 1000);
+    QCOMPARE(script->error().kind, ErrorKind::Timeout);
+    QCOMPARE(behind->error().kind, ErrorKind::Timeout);
+
+    // The connection was kept: once the script is over, the late replies are skipped in order
+    // and a new command gets its own answer.
+    QTest::qWait(1200);
+    const auto echo = run(client.get(), {"ECHO", "fresh"});
+    QVERIFY2(echo, echo ? "" : qPrintable(echo.error().toString()));
+    QCOMPARE(echo->toBytes(), QByteArray("fresh"));
+    QVERIFY(!states.contains(ConnectionState::Reconnecting));
 }
 
 void ClientTest::aclUserAndDatabaseFromUrl()
