@@ -76,7 +76,7 @@ int clusterCommand(Cli& cli, const QStringList& args)
         return ExitOk;
     }
     QList<QStringList> rows{{QStringLiteral("NODE"), QStringLiteral("ROLE"),
-                             QStringLiteral("SLOTS"), QStringLiteral("KEYS"),
+                             QStringLiteral("SLOTS"), QStringLiteral("KEY COUNT"),
                              QStringLiteral("OPS/S"), QStringLiteral("MEMORY"),
                              QStringLiteral("CLIENTS")}};
     for (const NodeStats& node : stats->nodes)

@@ -92,16 +92,9 @@ void ClusterRouter::execute(Command command, Context context, Callback<Reply> do
 
 void ClusterRouter::dispatch(const std::shared_ptr<Request>& request)
 {
-    const ClusterNode* owner = nullptr;
-    std::vector<ClusterNode> primaries;
-    if (request->askTarget) {
-        owner = &*request->askTarget;
-    } else if (request->slot) {
-        owner = m_map.primaryFor(*request->slot);
-    } else {
-        primaries = m_map.primaries();
-        owner = primaries.empty() ? nullptr : &primaries.front();
-    }
+    // A command without keys may run anywhere: the owner of slot 0 is as good as any primary.
+    const ClusterNode* owner =
+        request->askTarget ? &*request->askTarget : m_map.primaryFor(request->slot.value_or(0));
     if (!owner) {
         retryLater(
             request,

@@ -12,10 +12,10 @@ namespace {
 bool isKeyless(const QByteArray& name)
 {
     static const QSet<QByteArray> keyless{
-        "PING",       "INFO",        "SCRIPT",       "CLUSTER", "TIME",    "PUBLISH",  "SLOWLOG",
-        "CONFIG",     "CLIENT",      "ACL",          "DBSIZE",  "COMMAND", "HELLO",    "AUTH",
-        "SELECT",     "READONLY",    "ASKING",       "ECHO",    "MEMORY",  "LATENCY",  "SUBSCRIBE",
-        "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SCAN",    "KEYS",    "RANDOMKEY"};
+        "PING",       "INFO",        "SCRIPT",       "CLUSTER", "TIME",    "PUBLISH", "SLOWLOG",
+        "CONFIG",     "CLIENT",      "ACL",          "DBSIZE",  "COMMAND", "HELLO",   "AUTH",
+        "SELECT",     "READONLY",    "ASKING",       "ECHO",    "MEMORY",  "LATENCY", "SUBSCRIBE",
+        "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SCAN"};
     return keyless.contains(name);
 }
 

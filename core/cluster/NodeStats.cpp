@@ -44,11 +44,8 @@ void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context contex
                         Callback<ClusterStats> done)
 {
     std::vector<ClusterNode> nodes = map.primaries();
-    for (int slot = 0; slot < kClusterSlots; ++slot)
-        for (const ClusterNode& replica : map.replicasFor(slot))
-            if (std::none_of(nodes.begin(), nodes.end(),
-                             [&](const ClusterNode& n) { return n.sameAddress(replica); }))
-                nodes.push_back(replica);
+    for (const ClusterNode& replica : map.replicas())
+        nodes.push_back(replica);
     if (nodes.empty()) {
         deliver(context, done, Result<ClusterStats>(ClusterStats{}));
         return;

@@ -160,6 +160,19 @@ std::vector<ClusterNode> SlotMap::primaries() const
     return out;
 }
 
+std::vector<ClusterNode> SlotMap::replicas() const
+{
+    std::vector<bool> listed(m_nodes.size(), false);
+    std::vector<ClusterNode> out;
+    for (const std::vector<int>& replicas : m_replicasOf)
+        for (int replica : replicas)
+            if (!listed[size_t(replica)]) {
+                listed[size_t(replica)] = true;
+                out.push_back(m_nodes[size_t(replica)]);
+            }
+    return out;
+}
+
 std::vector<ClusterNode> SlotMap::replicasFor(int slot) const
 {
     std::vector<ClusterNode> out;

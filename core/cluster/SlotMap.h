@@ -43,6 +43,8 @@ public:
     }
     /// Every primary that owns at least one slot, each once.
     std::vector<ClusterNode> primaries() const;
+    /// Every replica of a primary, each once.
+    std::vector<ClusterNode> replicas() const;
     /// The replicas of the primary owning `slot`.
     std::vector<ClusterNode> replicasFor(int slot) const;
     /// True when every slot has an owner.

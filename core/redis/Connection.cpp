@@ -391,10 +391,12 @@ void Connection::checkDeadlines()
     // still lines up (a long script must not cost every other caller the connection).
     std::vector<Done> expired;
     for (InFlight& request : m_inFlight) {
-        if (request.deadlineMs != 0 && now > request.deadlineMs && request.done) {
-            expired.push_back(std::move(request.done));
-            request.done = nullptr;
-        }
+        if (request.deadlineMs == 0 || !request.done)
+            continue; // a subscription, or already failed
+        if (now <= request.deadlineMs)
+            break; // deadlines grow in send order: the rest are not due either
+        expired.push_back(std::move(request.done));
+        request.done = nullptr;
     }
     const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
                                              .arg(m_options.endpoint())
@@ -415,21 +417,17 @@ void Connection::checkDeadlines()
 void Connection::checkHeartbeat()
 {
     const qint64 interval = m_options.heartbeatInterval.count();
-    if (m_state != ConnectionState::Connected || m_heartbeatInFlight ||
+    // Commands already waiting watch the connection themselves (their deadlines, the silence
+    // check); the heartbeat is for an idle connection, above all a subscriber's.
+    if (m_state != ConnectionState::Connected || !m_inFlight.empty() ||
         m_clock.elapsed() - m_lastReadMs < interval)
         return;
-    // Commands already waiting with a deadline watch the connection themselves.
-    for (const InFlight& request : m_inFlight)
-        if (request.deadlineMs != 0)
-            return;
     // Any answer proves the connection alive, even NOPERM (a +@read user may not PING) or a
-    // subscriber's ["pong", ""]; none within the command deadline drops it (checkDeadlines).
-    m_heartbeatInFlight = true;
+    // subscriber's ["pong", ""]; none within the command deadline drops the connection.
     QIODevice* device = m_device.get();
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& pong) {
         if (device != m_device.get())
             return;
-        m_heartbeatInFlight = false;
         if (!pong && pong.error().kind == ErrorKind::Timeout)
             dropConnection(pong.error()); // silent past the deadline: half-open, start over
     });
@@ -443,7 +441,6 @@ void Connection::dropConnection(const Error& error)
     m_connectTimer->stop();
     m_deadlineTimer->stop();
     m_heartbeatTimer->stop();
-    m_heartbeatInFlight = false;
     m_output.clear(); // their commands are in m_inFlight and fail below
     if (m_device) {
         m_device->disconnect(this);

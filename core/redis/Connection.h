@@ -113,7 +113,6 @@ private:
     QTimer* m_heartbeatTimer;
     QElapsedTimer m_clock;
     qint64 m_lastReadMs = 0; // on m_clock: the last bytes from the server
-    bool m_heartbeatInFlight = false;
     int m_attempt = 0;
     bool m_handshakeDone = false;
     bool m_pushMode = false;
