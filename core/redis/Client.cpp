@@ -75,6 +75,15 @@ void Client::open()
         connection, [connection] { connection->open(); }, Qt::QueuedConnection);
 }
 
+void Client::whenModeKnown(Context context, std::function<void()> call)
+{
+    // Stub: the mode is always known (standalone) until cluster detection lands.
+    if (context.isNull())
+        call();
+    else
+        context.post(std::move(call));
+}
+
 Error Client::lastError() const
 {
     QMutexLocker lock(&m_errorMutex);

@@ -52,6 +52,16 @@ public:
     ConnectionState state() const { return m_state.load(); }
     Error lastError() const;
 
+    /// Whether the server is a Redis Cluster node: commands then go to the node owning their
+    /// keys, SCAN (scanKeys) runs on every primary, and a script call must touch one slot, so
+    /// callers drop the global audit mirror. Known once the first
+    /// connection attempt has finished (isModeKnown); false until then.
+    bool isCluster() const { return m_cluster.load(); }
+    bool isModeKnown() const { return m_modeKnown.load(); }
+    /// Runs `call` on context's thread (worker thread for a null context) once the mode is
+    /// known: at once when it already is. For callers that build keys before sending.
+    void whenModeKnown(Context context, std::function<void()> call);
+
     /// Sends one command: any Redis command, arguments as raw bytes.
     void execute(const Command& args, Context context, Callback<Reply> done);
     /// The same for a command already encoded (CommandBuilder), e.g. a prepared hit.
@@ -103,6 +113,8 @@ private:
     Connection* m_connection = nullptr; // lives on m_thread
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};
+    std::atomic<bool> m_cluster{false};
+    std::atomic<bool> m_modeKnown{true}; // stub until cluster detection lands
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;
