@@ -33,6 +33,7 @@ private Q_SLOTS:
     void reloadsScriptsPerNode();
     void scansEveryPrimaryOnce();
     void aclUserWithoutClusterCommands();
+    void followsSlotsMigratingUnderLoad();
     void survivesManualFailover();
     void survivesKilledPrimary();
 
@@ -251,6 +252,61 @@ void ClusterClientTest::aclUserWithoutClusterCommands()
     const auto refused = run(app.get(), {"DEL", "tg:{acl-1}:x"});
     QVERIFY(!refused);
     QCOMPARE(refused.error().kind, ErrorKind::NoPerm);
+}
+
+void ClusterClientTest::followsSlotsMigratingUnderLoad()
+{
+    // 2000 of the first node's slots move to the next one while its keys are written.
+    const int from = m_cluster.nodeOfKey("tg:{user-0}:x");
+    const int to = (from + 1) % 3; // the primaries are nodes 0..2 until the failover tests
+    QList<QByteArray> keys;
+    for (int i = 0; keys.size() < 300 && i < 100'000; ++i) {
+        const QByteArray key = "tg:{mig-" + QByteArray::number(i) + "}:x";
+        if (m_cluster.nodeOfKey(key) == from)
+            keys << key;
+    }
+    QCOMPARE(keys.size(), 300);
+    auto myId = [&](int node) {
+        const QByteArray reply = m_cluster.node(node).command({"CLUSTER", "MYID"});
+        return QString::fromUtf8(reply.mid(reply.indexOf("\r\n") + 2).trimmed());
+    };
+    QProcess reshard;
+    reshard.setProcessChannelMode(QProcess::MergedChannels);
+    reshard.start(RedisCluster::redisCliPath(),
+                  {QStringLiteral("--cluster"), QStringLiteral("reshard"),
+                   QStringLiteral("127.0.0.1:%1").arg(m_cluster.node(from).port()),
+                   QStringLiteral("--cluster-from"), myId(from), QStringLiteral("--cluster-to"),
+                   myId(to), QStringLiteral("--cluster-slots"), QStringLiteral("2000"),
+                   QStringLiteral("--cluster-yes")});
+    // Every key is written and read back while its slot may be moving: MOVED and ASK are
+    // followed, nothing fails, nothing is lost.
+    int round = 0, failures = 0;
+    while (reshard.state() != QProcess::NotRunning || round < 2) {
+        for (const QByteArray& key : keys) {
+            const QByteArray value = QByteArray::number(round);
+            QObject context;
+            bool done = false;
+            m_client->execute({"SET", key, value}, &context, [&](Result<Reply> reply) {
+                failures += reply ? 0 : 1;
+                if (!reply)
+                    qWarning("SET %s: %s", key.constData(), qPrintable(reply.error().toString()));
+                done = true;
+            });
+            QTRY_VERIFY_WITH_TIMEOUT(done, 15'000);
+        }
+        ++round;
+        reshard.waitForFinished(0);
+    }
+    QCOMPARE(reshard.exitCode(), 0);
+    QCOMPARE(failures, 0);
+    int moved = 0;
+    for (const QByteArray& key : keys) {
+        const auto value = run(m_client.get(), {"GET", key});
+        QVERIFY(value);
+        QCOMPARE(value->toBytes(), QByteArray::number(round - 1));
+        moved += m_cluster.nodeOfKey(key) == to ? 1 : 0;
+    }
+    QVERIFY2(moved > 0, "the reshard moved none of the keys' slots");
 }
 
 bool ClusterClientTest::writesThrough(Client* client, const QByteArray& key,
