@@ -38,8 +38,8 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a valu
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
-The common hit (fixed window, one window from the first hit, no ban, allowed) takes a fast path with
-the same answers; see lua/README.md, "What a hit costs the server".
+The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
+with the same answers; see lua/README.md, "What a hit costs the server".
 ]]
 
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
