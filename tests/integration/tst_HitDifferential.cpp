@@ -26,10 +26,10 @@ using tollgate::test::sourcePath;
 
 namespace {
 
-// The ids the sequences use (raw, escaped): plain ones take the fast path, the others the
-// general one.
+// The ids the sequences use (raw, escaped): plain ones may take a fast path, the others never
+// do. Two plain users, so a quarter of the (user, action) pairs, each with its own policy, can.
 const QList<QPair<QByteArray, QByteArray>> kUsers{
-    {"u1", "u1"}, {"a:b", "a%3Ab"}, {"Zo\xc3\xab", "Zo\xc3\xab"}};
+    {"u1", "u1"}, {"a:b", "a%3Ab"}, {"Zo\xc3\xab", "Zo\xc3\xab"}, {"u2", "u2"}};
 const QList<QPair<QByteArray, QByteArray>> kActions{{"like", "like"}, {"up load", "up%20load"}};
 const QList<QByteArray> kAlgorithms{"fixed_window", "sliding_log", "sliding_window", "token_bucket"};
 const QList<QByteArray> kCodes{"fw", "sl", "sw", "tb"};
