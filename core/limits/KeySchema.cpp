@@ -165,7 +165,7 @@ QByteArray KeySchema::userAuditKey(const QByteArray& user) const
 QByteArray KeySchema::policyBase(bool cluster) const
 {
     // ':' is always escaped in ids, so no user's hash tag can be "{:}".
-    return cluster ? m_prefix + ":{:}:" : m_prefix + ':';
+    return cluster ? QByteArray(m_prefix + ":{:}:") : QByteArray(m_prefix + ':');
 }
 
 QByteArray KeySchema::policyKey(const QByteArray& action, bool cluster) const
