@@ -101,16 +101,17 @@ QByteArray userAuditStreamOf(const QByteArray& key)
 }
 
 // repair.lua calls for `keys`: one per user (KEYS[1] their audit stream), one per other key.
-// On a cluster the keys without a user's tag are left out: "" and the global stream lie in
-// other slots than theirs, and they are policies, their index and audit stream under "{:}"
-// (never given a TTL) or foreign keys (which repair.lua skips anyway).
+// Left out: the cluster's "{:}" keys (policies, their index and audit stream: no user's, never
+// given a TTL, though SCAN <p>:{* finds them), and on a cluster the untagged keys, for which ""
+// and the global stream lie in other slots (foreign keys, which repair.lua skips anyway).
 QList<QList<QByteArray>> callsFor(const QList<QByteArray>& keys, const KeyLayout& layout)
 {
+    const QByteArray sharedStream = layout.schema().policyAuditKey(true);
     QMap<QByteArray, QList<QByteArray>> byUser;
     QList<QList<QByteArray>> calls;
     for (const QByteArray& key : keys) {
         const QByteArray stream = userAuditStreamOf(key);
-        if (layout.isCluster() && layout.schema().parse(key).user.isEmpty())
+        if (stream == sharedStream || (stream.isEmpty() && layout.isCluster()))
             continue;
         if (stream.isEmpty())
             calls.append({QByteArray(), layout.auditMirror({}), key});
