@@ -69,14 +69,15 @@ Command policyScriptKeys(const KeyLayout& layout, const QByteArray& action)
     return {layout.policyKey(action), layout.policyAuditKey(), layout.policyIndexKey()};
 }
 
-// The policy keys an index names (escaped action names, plus the marker "*").
+// The policy keys an index names (escaped action names, plus the marker "*"), as they are:
+// a member that is no escaped name names no hash, and policy_reindex.lua drops it.
 QList<QByteArray> indexedKeys(const KeyLayout& layout, const Reply& members)
 {
+    const QByteArray head = layout.policyPattern().chopped(1); // "<p>:policy:", "<p>:{:}:policy:"
     QList<QByteArray> keys;
     for (const Reply& member : members.elements) {
-        const std::optional<QByteArray> action = KeySchema::unescape(member.toBytes());
-        if (member.toBytes() != "*" && action && !action->isEmpty())
-            keys << layout.policyKey(*action);
+        if (member.toBytes() != "*")
+            keys << head + member.toBytes();
     }
     return keys;
 }
