@@ -82,7 +82,7 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically. On a
     // cluster it is the user's audit stream again, added per hit (hit.lua: no mirror).
     if (!p.m_cluster)
-        p.m_globalAudit.add(layout.auditMirror({}));
+        p.m_globalAudit.add(layout.auditMirror({})); // standalone: <p>:audit, whatever the call
     p.m_hitMode.add("hit");
     p.m_peekMode.add("peek");
     for (RespFragment* mode : {&p.m_hitMode, &p.m_peekMode})

@@ -4,6 +4,7 @@
 
 #include "core/cluster/KeySlot.h"
 #include "core/limits/KeyLayout.h"
+#include "core/limits/PreparedHit.h"
 
 #include <QtTest>
 
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void noIdReachesTheSharedTag();
     void subjectPatternSeesSharedKeysOnlyAsNonUsers();
     void deletionAuditStreamSharesTheKeysSlot();
+    void preparedHitFollowsTheLayout();
 };
 
 void KeyLayoutTest::standaloneKeysAreUnchanged()
@@ -146,6 +148,30 @@ void KeyLayoutTest::deletionAuditStreamSharesTheKeysSlot()
     QVERIFY(!stats);
     QCOMPARE(stats.error().kind, ErrorKind::InvalidInput);
     QVERIFY(stats.error().message.contains(QStringLiteral("tg:stats:like")));
+}
+
+void KeyLayoutTest::preparedHitFollowsTheLayout()
+{
+    Policy policy;
+    policy.action = "like";
+    policy.windows = {{10, 60'000}};
+    policy.banMs = 60'000;
+    const KeySchema schema;
+    const auto sent = [&](bool cluster) {
+        auto prepared = PreparedHit::prepare(policy, KeyLayout(schema, cluster));
+        return prepared ? (*prepared)->command(false, "ann", 0)->bytes() : QByteArray();
+    };
+    // RESP bulk strings: "$14\r\ntg:{ann}:audit\r\n".
+    const QByteArray userStream = "\r\ntg:{ann}:audit\r\n";
+    const QByteArray globalStream = "\r\ntg:audit\r\n";
+    const QByteArray standalone = sent(false);
+    QCOMPARE(standalone.count(userStream), qsizetype(1));
+    QCOMPARE(standalone.count(globalStream), qsizetype(1));
+    // On a cluster KEYS[4] is KEYS[3] again: one slot, no mirror (hit.lua's contract).
+    const QByteArray cluster = sent(true);
+    QCOMPARE(cluster.count(userStream), qsizetype(2));
+    QCOMPARE(cluster.count(globalStream), qsizetype(0));
+    QVERIFY(cluster.indexOf(userStream) < cluster.indexOf("tg:{ann}:like:fw:60000"));
 }
 
 QTEST_GUILESS_MAIN(KeyLayoutTest)
