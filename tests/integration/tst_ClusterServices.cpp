@@ -4,6 +4,7 @@
 // users spread over all three primaries.
 
 #include "core/audit/AuditLog.h"
+#include "core/audit/MergedAudit.h"
 #include "core/limits/KeyDeletion.h"
 #include "core/limits/KeyLayout.h"
 #include "core/limits/Limiter.h"
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void repairOnEveryPrimary();
     void deleteOnEveryPrimary();
     void policyDeleteIsAudited();
+    void mergedViewSpansEveryPrimary();
 
 private:
     Result<Reply> run(const Command& command);
@@ -221,6 +223,26 @@ void ClusterServicesTest::policyDeleteIsAudited()
     QCOMPARE(integer({"EXISTS", m_layout.policyKey("like")}), qint64(0));
     QCOMPARE(integer({"SISMEMBER", m_layout.policyIndexKey(), "like"}), qint64(0));
     QCOMPARE(events({}).value(0), QStringLiteral("policy_delete"));
+}
+
+void ClusterServicesTest::mergedViewSpansEveryPrimary()
+{
+    auto entries = await<std::vector<AuditEntry>>([&](QObject* context, auto done) {
+        latestMergedAudit(m_client.get(), m_schema, 500, {}, context, std::move(done));
+    });
+    QVERIFY2(entries, qPrintable(entries ? QString() : entries.error().toString()));
+    QSet<QByteArray> users;
+    QStringList events;
+    for (const AuditEntry& entry : *entries) {
+        users << entry.user;
+        events << entry.event;
+    }
+    for (const QByteArray& user : m_users) // written on three nodes, read back in one view
+        QVERIFY2(users.contains(user), user.constData());
+    QCOMPARE(events.value(0), QStringLiteral("policy_delete")); // the newest, from {:}
+    QVERIFY(events.contains(QStringLiteral("auto_ban")));
+    for (size_t i = 1; i < entries->size(); ++i)
+        QVERIFY((*entries)[i - 1].timeMs >= (*entries)[i].timeMs);
 }
 
 QTEST_MAIN(ClusterServicesTest)
