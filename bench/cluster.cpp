@@ -3,7 +3,9 @@
 //   * ClusterRouter: SET then GET of N user keys, `--inflight` commands outstanding, each sent to
 //     the primary owning its slot;
 //   * ClusterScan: every key of the cluster, all primaries at once, against `redis-cli --scan`
-//     run on each primary in turn (what an operator would do by hand).
+//     run on each primary in turn (what an operator would do by hand);
+//   * `tollgatectl bench hit` against the cluster and against a single redis-server started in
+//     the same run, same load (--hit-seconds, 8 connections x 16 in flight).
 // Prints figures; the goals live with the issue, never in a test.
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/ClusterScan.h"
@@ -13,6 +15,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QRegularExpression>
 #include <cstdio>
 #include <functional>
 
@@ -49,6 +52,27 @@ double drive(ClusterRouter& router, qint64 count, int inflight,
     return failed ? -1 : double(count) / (double(clock.elapsed()) / 1000.0);
 }
 
+// `tollgatectl --url URL bench hit ...` beside this benchmark: its "N ops/s" figure, or -1.
+double benchHit(const QString& url, int seconds)
+{
+    const QString ctl = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tollgatectl");
+    QProcess run;
+    run.setProcessChannelMode(QProcess::MergedChannels);
+    run.start(ctl, {QStringLiteral("--url"), url, QStringLiteral("bench"), QStringLiteral("hit"),
+                    QStringLiteral("--connections"), QStringLiteral("8"),
+                    QStringLiteral("--pipeline"), QStringLiteral("16"), QStringLiteral("--seconds"),
+                    QString::number(seconds)});
+    run.waitForFinished(-1);
+    const QString out = QString::fromUtf8(run.readAll());
+    const auto match = QRegularExpression(QStringLiteral("([0-9.]+) ops/s")).match(out);
+    if (run.exitCode() != 0 || !match.hasMatch()) {
+        std::fprintf(stderr, "bench_cluster: bench hit on %s failed:\n%s\n", qPrintable(url),
+                     qPrintable(out));
+        return -1;
+    }
+    return match.captured(1).toDouble();
+}
+
 QByteArray userKey(qint64 i)
 {
     return "tg:{u" + QByteArray::number(i) + "}:like:fw:60000";
@@ -65,7 +89,11 @@ int main(int argc, char** argv)
                       QStringLiteral("n"), QStringLiteral("300000")});
     parser.addOption({QStringLiteral("inflight"), QStringLiteral("Router commands in flight"),
                       QStringLiteral("n"), QStringLiteral("256")});
+    parser.addOption({QStringLiteral("hit-seconds"),
+                      QStringLiteral("Seconds of tollgatectl bench hit on each (0 = skip)"),
+                      QStringLiteral("s"), QStringLiteral("5")});
     parser.process(app);
+    const int hitSeconds = parser.value(QStringLiteral("hit-seconds")).toInt();
     const qint64 keys = std::max<qint64>(1, parser.value(QStringLiteral("keys")).toLongLong());
     const int inflight = std::max(1, parser.value(QStringLiteral("inflight")).toInt());
 
@@ -114,6 +142,18 @@ int main(int argc, char** argv)
     }
     const qint64 cliMs = clock.elapsed();
 
+    // The same hit load on one server and on the cluster, one after the other.
+    double singleHits = 0, clusterHits = 0;
+    if (hitSeconds > 0) {
+        test::RedisServer single;
+        if (!single.start()) {
+            std::fprintf(stderr, "bench_cluster: %s\n", qPrintable(single.errorString()));
+            return 3;
+        }
+        singleHits = benchHit(single.url(), hitSeconds);
+        clusterHits = benchHit(cluster.seedUrl(), hitSeconds);
+    }
+
     std::printf("bench_cluster: 3 primaries on loopback, %lld user keys, %d router commands in "
                 "flight\n\n",
                 static_cast<long long>(keys), inflight);
@@ -126,5 +166,12 @@ int main(int argc, char** argv)
                 static_cast<long long>(cliKeys), double(cliMs) / 1000.0);
     std::printf("| redirections followed (a stable cluster: expect 0) | %d |\n",
                 router.redirects());
-    return sets < 0 || gets < 0 || scanned != keys || cliKeys != keys ? 3 : 0;
+    if (hitSeconds > 0) {
+        std::printf("\n| tollgatectl bench hit, 8 connections x 16 in flight, %d s | hits/s |\n"
+                    "|---|---|\n",
+                    hitSeconds);
+        std::printf("| one redis-server | %.0f |\n| three-primary cluster (same machine) | %.0f |\n",
+                    singleHits, clusterHits);
+    }
+    return singleHits < 0 || clusterHits < 0 || sets < 0 || gets < 0 || scanned != keys || cliKeys != keys ? 3 : 0;
 }

@@ -2,6 +2,7 @@
 
 #include "core/cluster/ClusterEvents.h"
 #include "core/cluster/Topology.h"
+#include "core/limits/KeyLayout.h"
 #include "core/scripts/PermissionCheck.h"
 
 #include <QDir>
@@ -16,25 +17,30 @@ namespace {
 /// script reload after NOSCRIPT, and the commands inside the script on keys of our schema,
 /// because Redis checks those only when the script runs. Placeholders keep key-pattern ACLs
 /// honest. Every write, Keys-page deletes included, is one of the library's scripts.
-QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
+QList<QPair<Session::Write, Command>> probes(const KeyLayout& layout)
 {
+    const KeySchema& schema = layout.schema();
     using W = Session::Write;
     const QByteArray sha(40, '0');
     const QByteArray state = schema.stateKey("probe", "probe", Algorithm::FixedWindow, 1000);
     const QByteArray ban = schema.userBanKey("probe");
     const QByteArray audit = schema.userAuditKey("probe");
-    const QByteArray policy = schema.policyKey("probe");
+    const QByteArray policy = layout.policyKey("probe");
     const Command evalsha{"EVALSHA", sha, "1", state};
     const Command load{"SCRIPT", "LOAD", "return 1"};
     const Command xadd{"XADD", audit, "*", "event", "probe"};
-    const Command global{"XADD", schema.auditKey(), "*", "event", "probe"};
+    // On a cluster the scripts mirror nothing: the "global" entry is the user's own stream,
+    // and policy changes go to the {:} stream beside the policies.
+    const Command global{"XADD", layout.auditMirror(audit), "*", "event", "probe"};
+    const Command policyAudit{"XADD", layout.policyAuditKey(), "*", "event", "probe"};
     const Command publish{"PUBLISH", schema.eventsChannel(), "probe"};
     QList<QPair<W, Command>> list;
     for (W write :
          {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey, W::RunScript})
         list << qMakePair(write, evalsha) << qMakePair(write, load);
-    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey})
+    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey, W::RepairKey})
         list << qMakePair(write, global);
+    list << qMakePair(W::EditPolicy, policyAudit);
     for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey})
         list << qMakePair(write, xadd) << qMakePair(write, publish);
     list << qMakePair(W::Ban, Command{"HSET", ban, "reason", "probe"})
@@ -42,7 +48,7 @@ QList<QPair<Session::Write, Command>> probes(const KeySchema& schema)
          << qMakePair(W::Unban, Command{"DEL", ban}) << qMakePair(W::Reset, Command{"DEL", state})
          << qMakePair(W::EditPolicy, Command{"HSET", policy, "windows", "probe"})
          << qMakePair(W::EditPolicy, Command{"DEL", policy})
-         << qMakePair(W::EditPolicy, Command{"SADD", schema.policyIndexKey(), "*"})
+         << qMakePair(W::EditPolicy, Command{"SADD", layout.policyIndexKey(), "*"})
          << qMakePair(W::DeleteKey, Command{"DEL", state})
          << qMakePair(W::DeleteKey, Command{"DEL", ban})
          << qMakePair(W::RepairKey, Command{"PEXPIRE", state, "1"})
@@ -199,7 +205,18 @@ void Session::checkPermissions()
     // operator buttons the ACL may refuse.
     m_permissionsUnknown = tr("Checking what ACL user '%1' may write…").arg(user);
     Q_EMIT permissionsChanged();
-    const auto checks = probes(m_schema);
+    // The keys to ask about depend on the server's mode, known just after connecting.
+    const Context self(this);
+    KeyLayout::of(m_client.get(), m_schema, [this, self](const KeyLayout& layout) {
+        self.post([this, layout] { checkPermissions(layout); });
+    });
+}
+
+void Session::checkPermissions(const KeyLayout& layout)
+{
+    const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
+                                                              : m_settings.connection.user;
+    const auto checks = probes(layout);
     QList<Command> commands;
     for (const auto& check : checks)
         commands << check.second;

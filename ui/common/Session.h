@@ -9,6 +9,7 @@
 
 namespace tollgate {
 class ClusterEvents;
+class KeyLayout;
 }
 
 #include <QObject>
@@ -82,6 +83,7 @@ Q_SIGNALS:
 private:
     void checkPermissions();
     void subscribe();
+    void checkPermissions(const KeyLayout& layout);
     void subscribeKeyspace();
     void followClusterKeyspace(const QByteArray& pattern);
     void onMessage(const QByteArray& channel, const QByteArray& payload,
