@@ -4,6 +4,7 @@
 #include "core/limits/IdText.h"
 
 #include "core/audit/AuditLog.h"
+#include "core/audit/MergedAudit.h"
 #include "core/limits/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
@@ -122,7 +123,8 @@ int auditCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
     parser.addOptions({
-        QCommandLineOption(QStringLiteral("user"), QStringLiteral("This user's stream (default: the global one)."),
+        QCommandLineOption(QStringLiteral("user"), QStringLiteral("This user's stream (default: the global one; on a cluster every user's "
+                                          "stream, merged)."),
                            QStringLiteral("user")),
         QCommandLineOption(QStringLiteral("count"), QStringLiteral("Newest N entries (default 20)."),
                            QStringLiteral("n")),
@@ -145,7 +147,13 @@ int auditCommand(Cli& cli, const QStringList& args)
         return ExitUsage;
     const AuditLog log(client, cli.schema());
     auto entries = waitFor<std::vector<AuditEntry>>([&](Callback<std::vector<AuditEntry>> done) {
-        log.latest(user, int(*count), nullptr, done);
+        // A cluster has no global stream users' changes reach: the view is merged from theirs.
+        client->whenModeKnown(nullptr, [&, done] {
+            if (client->isCluster() && user.isEmpty())
+                latestMergedAudit(client, cli.schema(), int(*count), {}, nullptr, done);
+            else
+                log.latest(user, int(*count), nullptr, done);
+        });
     });
     if (!entries)
         return fail(entries.error());

@@ -139,7 +139,8 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
     }
     for (const auto& [command, members] : run->banGroups) {
         const Result<Reply>& exists = replies[command];
-        if (exists && exists->integer > 0)
+        // A failed EXISTS reads the bans anyway: their own replies then carry the error.
+        if (!exists || exists->integer > 0)
             banned.insert(banned.end(), members.begin(), members.end());
     }
     readBans(run, banned);
@@ -168,6 +169,8 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
     std::vector<size_t> peeks;
     std::vector<std::vector<size_t>> groups; // of kBanGroup subjects, for one EXISTS each
     std::vector<size_t> banMembers;
+    // On a cluster one command may only touch one slot: one user's two ban keys.
+    const size_t banGroup = m_client->isCluster() ? 1 : kBanGroup;
     for (size_t i = 0; i < keys.size(); ++i) {
         Subject& s = run->subjects[i];
         s.user = keys[i].first;
@@ -178,7 +181,7 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
             continue;
         }
         banMembers.push_back(i);
-        if (banMembers.size() == kBanGroup)
+        if (banMembers.size() == banGroup)
             groups.push_back(std::exchange(banMembers, {}));
         auto invalid = m_policies->invalid.find(s.action);
         if (invalid != m_policies->invalid.end())

@@ -81,6 +81,42 @@ void emitReady(const std::shared_ptr<StreamRun>& run)
 
 void scanNext(const std::shared_ptr<StreamRun>& run, int reserved = 0);
 
+// The subjects of `keys` not seen before, up to maxSubjects (then the run is truncated).
+std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList<QByteArray>& keys)
+{
+    std::vector<SubjectKey> fresh;
+    for (const QByteArray& key : keys) {
+        ++run->progress.scanned;
+        auto subject = run->subjectOf(key);
+        if (!subject || !run->seen.insert(subject->first, subject->second))
+            continue;
+        if (run->options.maxSubjects > 0 && run->admitted >= run->options.maxSubjects) {
+            run->progress.truncated = true;
+            break;
+        }
+        ++run->admitted;
+        fresh.push_back(std::move(*subject));
+    }
+    return fresh;
+}
+
+// Reads the usage of `fresh` (one pipeline); its batch is emitted in scan order.
+void readSubjects(const std::shared_ptr<StreamRun>& run, const std::vector<SubjectKey>& fresh)
+{
+    if (fresh.empty() || run->stopped)
+        return;
+    const quint64 seq = run->nextSeq++;
+    ++run->readsOut;
+    SubjectReader(run->client, run->schema, run->policies)
+        .read(fresh, SubjectReader::Mode::Raw, [run, seq](std::vector<Subject> subjects) {
+            --run->readsOut;
+            run->ready[seq] = std::move(subjects);
+            emitReady(run);
+            scanNext(run);
+            maybeFinish(run);
+        });
+}
+
 void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
 {
     run->scanOut = false;
@@ -92,19 +128,11 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
         return;
     }
     run->cursor = reply->elements[0].toBytes();
-    std::vector<SubjectKey> fresh;
-    for (const Reply& element : reply->elements[1].elements) {
-        ++run->progress.scanned;
-        auto subject = run->subjectOf(element.toBytes());
-        if (!subject || !run->seen.insert(subject->first, subject->second))
-            continue;
-        if (run->options.maxSubjects > 0 && run->admitted >= run->options.maxSubjects) {
-            run->progress.truncated = true;
-            break;
-        }
-        ++run->admitted;
-        fresh.push_back(std::move(*subject));
-    }
+    QList<QByteArray> keys;
+    keys.reserve(qsizetype(reply->elements[1].elements.size()));
+    for (const Reply& element : reply->elements[1].elements)
+        keys << element.toBytes();
+    const std::vector<SubjectKey> fresh = admit(run, keys);
     if (run->cursor == "0" || run->progress.truncated)
         run->scanFinished = true;
     // The next SCAN goes out before this batch's reads: the server answers it while the
@@ -113,18 +141,7 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
     const bool paused = run->options.pause.count() > 0 && !run->scanFinished;
     if (!paused)
         scanNext(run, fresh.empty() ? 0 : 1);
-    if (!fresh.empty() && !run->stopped) {
-        const quint64 seq = run->nextSeq++;
-        ++run->readsOut;
-        SubjectReader(run->client, run->schema, run->policies)
-            .read(fresh, SubjectReader::Mode::Raw, [run, seq](std::vector<Subject> subjects) {
-                --run->readsOut;
-                run->ready[seq] = std::move(subjects);
-                emitReady(run);
-                scanNext(run);
-                maybeFinish(run);
-            });
-    }
+    readSubjects(run, fresh);
     if (paused) {
         // Runs on the worker thread, which has an event loop: a timer there is fine.
         run->scanOut = true; // the pause counts as the next call being out
@@ -135,6 +152,32 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
         });
     }
     maybeFinish(run);
+}
+
+// On a cluster every primary is scanned at once (ClusterScan through scanKeys); the batches
+// come as the nodes answer, so readsInFlight does not hold the scan back there.
+void scanCluster(const std::shared_ptr<StreamRun>& run)
+{
+    run->scanOut = true; // for the whole scan: scanNext() leaves it alone
+    ScanOptions scan;
+    scan.pattern = run->pattern;
+    scan.count = std::max(1, run->options.scanCount);
+    scan.pause = run->options.pause;
+    scanKeys(
+        run->client, scan,
+        [run](const QList<QByteArray>& keys) {
+            readSubjects(run, admit(run, keys));
+            return !run->stopped && !run->progress.truncated;
+        },
+        [run](Result<qint64> scanned) {
+            run->scanOut = false;
+            run->scanFinished = true;
+            if (!scanned) {
+                run->error = scanned.error();
+                run->stopped = true;
+            }
+            maybeFinish(run);
+        });
 }
 
 // `reserved`: read batches about to be sent that count against readsInFlight already.
@@ -220,7 +263,10 @@ void Subjects::stream(const SubjectsOptions& options, BatchHandler onBatch,
         if (onPolicies)
             onPolicies(*listing);
         run->policies = std::make_shared<const PolicyCatalog>(PolicyCatalog::from(*listing));
-        scanNext(run);
+        if (run->client->isCluster())
+            scanCluster(run);
+        else
+            scanNext(run);
     });
 }
 
