@@ -2,6 +2,9 @@
 
 #include "core/scripts/ScriptLibrary.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace tollgate {
 
 namespace {
@@ -51,15 +54,27 @@ std::vector<SlowlogEntry> parseSlowlog(const Reply& reply)
 void readSlowlog(Client* client, int count, Context context,
                  Callback<std::vector<SlowlogEntry>> done)
 {
-    client->execute(
-        {QByteArrayLiteral("SLOWLOG"), QByteArrayLiteral("GET"),
-         QByteArray::number(qMax(1, count))},
-        nullptr, [context, done](Result<Reply> reply) {
-            if (!reply) {
-                deliver(context, done, Result<std::vector<SlowlogEntry>>(reply.error()));
-                return;
+    // Each node keeps its own slow log: on a cluster every primary's, merged newest first.
+    const int wanted = qMax(1, count);
+    client->executeOnEveryPrimary(
+        {QByteArrayLiteral("SLOWLOG"), QByteArrayLiteral("GET"), QByteArray::number(wanted)},
+        nullptr, [context, done, wanted](std::vector<Result<Reply>> replies) {
+            std::vector<SlowlogEntry> entries;
+            for (const Result<Reply>& reply : replies) {
+                if (!reply) {
+                    deliver(context, done, Result<std::vector<SlowlogEntry>>(reply.error()));
+                    return;
+                }
+                std::vector<SlowlogEntry> node = parseSlowlog(*reply);
+                std::move(node.begin(), node.end(), std::back_inserter(entries));
             }
-            deliver(context, done, Result<std::vector<SlowlogEntry>>(parseSlowlog(*reply)));
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const SlowlogEntry& a, const SlowlogEntry& b) {
+                                 return a.timeSec > b.timeSec;
+                             });
+            if (entries.size() > size_t(wanted))
+                entries.resize(size_t(wanted));
+            deliver(context, done, Result<std::vector<SlowlogEntry>>(std::move(entries)));
         });
 }
 

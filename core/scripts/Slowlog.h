@@ -18,7 +18,8 @@ struct SlowlogEntry
     QString script; // "hit" for EVALSHA/EVALSHA_RO of a script of ours; else empty
 };
 
-/// SLOWLOG GET `count` (read-only; never SLOWLOG RESET), newest first.
+/// SLOWLOG GET `count` (read-only; never SLOWLOG RESET), newest first; on a cluster every
+/// primary's log, merged by time.
 void readSlowlog(Client* client, int count, Context context,
                  Callback<std::vector<SlowlogEntry>> done);
 

@@ -1,0 +1,166 @@
+// The console's own plumbing given one node of a real three-primary Redis Cluster: the Session
+// learns it is a cluster, the Subjects page lists users living on every primary (each once),
+// keyspace notifications arrive from every primary (they are node-local), the dashboard's
+// server figures are the sum over the primaries, and the slow log is every primary's.
+
+#include "core/scripts/Slowlog.h"
+#include "tests/support/RedisCluster.h"
+#include "tests/support/TestEnv.h"
+#include "ui/common/Session.h"
+#include "ui/dashboard/StatsSampler.h"
+#include "ui/subjects/SubjectsModel.h"
+#include "ui/subjects/SubjectsPage.h"
+
+#include <QApplication>
+#include <QtTest>
+#include <map>
+#include <set>
+
+using namespace tollgate;
+using namespace tollgate::ui;
+using tollgate::test::RedisCluster;
+
+class tst_ConsoleOnCluster : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void subjectsFromEveryPrimary();
+    void keyspaceEventsFromEveryPrimary();
+    void serverFiguresSumThePrimaries();
+    void slowlogOfEveryPrimary();
+
+private:
+    void hit(const QByteArray& user, int times);
+
+    RedisCluster m_cluster;
+    std::unique_ptr<Session> m_session;
+    Policy m_policy;
+    QList<QByteArray> m_users; // two on each primary
+};
+
+void tst_ConsoleOnCluster::initTestCase()
+{
+    TOLLGATE_REQUIRE(m_cluster, start(3, 0));
+    for (int node = 0; node < m_cluster.size(); ++node) {
+        m_cluster.node(node).command({"CONFIG", "SET", "notify-keyspace-events", "K$gx"});
+        m_cluster.node(node).command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+    }
+    std::map<int, int> taken;
+    for (int i = 0; m_users.size() < 6 && i < 10'000; ++i) {
+        const QByteArray user = "player-" + QByteArray::number(i);
+        const int node = m_cluster.nodeOfKey(KeySchema("tg").userBanKey(user));
+        if (node >= 0 && taken[node]++ < 2)
+            m_users << user;
+    }
+    QCOMPARE(m_users.size(), 6);
+
+    Session::Settings settings;
+    settings.connection = *ConnectionOptions::fromUrl(m_cluster.seedUrl());
+    settings.actor = QStringLiteral("tester");
+    m_session = std::make_unique<Session>(settings);
+    m_session->open();
+    QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
+    QTRY_VERIFY(m_session->client()->isModeKnown());
+    QVERIFY(m_session->client()->isCluster());
+
+    m_policy.action = "vote";
+    m_policy.windows = {{10, 60'000}};
+    bool saved = false;
+    m_session->policies().save(m_policy, QStringLiteral("tester"), this, [&](Result<qint64> r) {
+        QVERIFY2(r.ok(), qPrintable(r ? QString() : r.error().toString()));
+        saved = true;
+    });
+    QTRY_VERIFY(saved);
+}
+
+void tst_ConsoleOnCluster::hit(const QByteArray& user, int times)
+{
+    int done = 0;
+    for (int i = 0; i < times; ++i)
+        m_session->limiter().hit(m_policy, user, 1, this, [&](Result<HitResult> r) {
+            QVERIFY2(r.ok(), qPrintable(r ? QString() : r.error().toString()));
+            ++done;
+        });
+    QTRY_COMPARE_WITH_TIMEOUT(done, times, 10'000);
+}
+
+void tst_ConsoleOnCluster::subjectsFromEveryPrimary()
+{
+    for (int i = 0; i < m_users.size(); ++i)
+        hit(m_users[i], i + 1);
+    SubjectsPage page(m_session.get());
+    page.show();
+    SubjectsModel* model = page.model();
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() == m_users.size(), 15'000);
+    for (int i = 0; i < m_users.size(); ++i) {
+        const int row = model->viewRowOf(m_users[i], "vote");
+        QVERIFY2(row >= 0, m_users[i].constData());
+        QCOMPARE(model->index(row, SubjectsModel::Count).data().toString(),
+                 QStringLiteral("%1 / 10").arg(i + 1));
+    }
+}
+
+void tst_ConsoleOnCluster::keyspaceEventsFromEveryPrimary()
+{
+    QTRY_VERIFY_WITH_TIMEOUT(m_session->hasKeyspaceNotifications(), 10'000);
+    std::set<QByteArray> changed;
+    QObject listening; // disconnects with this function's end, before `changed` goes
+    connect(m_session.get(), &Session::keyspaceChanged, &listening,
+            [&](const QByteArray& key, const QByteArray&) { changed.insert(key); });
+    // Subscriptions on the primaries may still be on their way: hit until every user is heard.
+    const bool heard = QTest::qWaitFor(
+        [&] {
+            for (const QByteArray& user : std::as_const(m_users))
+                hit(user, 1);
+            for (const QByteArray& user : std::as_const(m_users))
+                if (!changed.count(KeySchema("tg").stateKey(user, "vote", Algorithm::FixedWindow,
+                                                            60'000)))
+                    return false;
+            return true;
+        },
+        15'000);
+    QVERIFY2(heard, qPrintable(QString::number(changed.size())));
+}
+
+void tst_ConsoleOnCluster::serverFiguresSumThePrimaries()
+{
+    StatsSampler sampler(m_session.get());
+    sampler.setActive(true);
+    QTRY_VERIFY_WITH_TIMEOUT(sampler.server().valid, 15'000);
+    // At least this console's connections to each primary.
+    QVERIFY2(sampler.server().connectedClients >= 3,
+             qPrintable(QString::number(sampler.server().connectedClients)));
+    qint64 memory = 0;
+    for (int node = 0; node < m_cluster.size(); ++node) {
+        const QByteArray info = m_cluster.node(node).command({"INFO", "memory"});
+        const int at = info.indexOf("used_memory:") + 12;
+        memory += info.mid(at, info.indexOf('\r', at) - at).toLongLong();
+    }
+    // The sum of three nodes, not one node's figure (memory moves a little between samples).
+    QVERIFY2(sampler.server().usedMemory > memory / 2, qPrintable(QString::number(memory)));
+}
+
+void tst_ConsoleOnCluster::slowlogOfEveryPrimary()
+{
+    for (const QByteArray& user : std::as_const(m_users))
+        hit(user, 1);
+    std::optional<Result<std::vector<SlowlogEntry>>> entries;
+    readSlowlog(m_session->client(), 500, this,
+                [&](Result<std::vector<SlowlogEntry>> r) { entries = std::move(r); });
+    QTRY_VERIFY_WITH_TIMEOUT(entries.has_value(), 10'000);
+    QVERIFY(*entries);
+    std::set<QByteArray> users;
+    for (const SlowlogEntry& entry : **entries)
+        for (const QByteArray& user : std::as_const(m_users)) {
+            const QByteArray tag = '{' + user + '}';
+            for (const QByteArray& argument : entry.arguments)
+                if (argument.contains(tag))
+                    users.insert(user);
+        }
+    QCOMPARE(users.size(), size_t(m_users.size()));
+}
+
+QTEST_MAIN(tst_ConsoleOnCluster)
+#include "tst_ConsoleOnCluster.moc"
