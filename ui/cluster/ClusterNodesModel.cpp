@@ -212,8 +212,10 @@ QVariant ClusterNodesModel::data(const QModelIndex& index, int role) const
             return row.linkDetail;
         return {};
     case Qt::ForegroundRole:
-        if (index.column() == LinkColumn && row.link != NodeLink::Connected)
-            return toneColor(row.link == NodeLink::Failing ? Tone::Warn : Tone::Denied);
+        if (index.column() == LinkColumn)
+            return toneColor(row.link == NodeLink::Connected ? Tone::Ok
+                             : row.link == NodeLink::Failing ? Tone::Warn
+                                                             : Tone::Denied);
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() >= SlotCountColumn && index.column() <= ClientsColumn)
