@@ -9,7 +9,7 @@ namespace tollgate {
 
 struct ClusterRouter::Request
 {
-    Command command;
+    EncodedCommand command;
     std::optional<int> slot; // nullopt: any primary
     Context context;
     Callback<Reply> done;
@@ -17,6 +17,7 @@ struct ClusterRouter::Request
     int redirects = 0;
     int attempts = 0;
     std::optional<ClusterNode> askTarget; // the next attempt goes there, after ASKING
+    bool everyPrimary = false;            // SCRIPT LOAD / EXISTS / FLUSH
 };
 
 namespace {
@@ -40,49 +41,104 @@ std::optional<std::pair<int, ClusterNode>> redirection(const QString& text, cons
     return std::make_pair(slot, node);
 }
 
+// Script cache commands act on one node's cache, and a script runs on whichever node owns its
+// keys: they go to every primary, so a NOSCRIPT anywhere is cured by one SCRIPT LOAD.
+bool forEveryPrimary(const Command& args)
+{
+    if (args.size() < 2 || args[0].compare("SCRIPT", Qt::CaseInsensitive) != 0)
+        return false;
+    for (const char* sub : {"LOAD", "EXISTS", "FLUSH"})
+        if (args[1].compare(sub, Qt::CaseInsensitive) == 0)
+            return true;
+    return false;
+}
+
+// The replies of every primary as one: the first error, EXISTS true only where every node
+// has the script, else the first reply (LOAD's SHA-1 is the same everywhere).
+Result<Reply> combined(const std::vector<Result<Reply>>& replies)
+{
+    for (const Result<Reply>& reply : replies)
+        if (!reply)
+            return reply;
+    Reply out = *replies.front();
+    if (out.isArray())
+        for (const Result<Reply>& reply : replies)
+            for (size_t i = 0; i < out.elements.size() && i < reply->elements.size(); ++i)
+                if (reply->elements[i].integer == 0)
+                    out.elements[i].integer = 0;
+    return out;
+}
+
 } // namespace
 
 ClusterRouter::ClusterRouter(ConnectionOptions seed, QObject* parent)
     : QObject(parent), m_nodes(std::move(seed))
 {
+    m_refreshTimer.setInterval(kRefreshInterval);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &ClusterRouter::refreshTopology);
 }
 
-ClusterRouter::~ClusterRouter() = default;
+ClusterRouter::~ClusterRouter()
+{
+    // Replies still on their way are dropped with this object (Context): answer them here.
+    const Error closed{ErrorKind::Closed, QStringLiteral("cluster client closed")};
+    for (const auto& request : std::exchange(m_open, {}))
+        deliver(request->context, request->done, Result<Reply>(closed));
+}
 
 void ClusterRouter::open()
 {
     discoverTopology(m_nodes.seed(), this, [this](Result<std::optional<SlotMap>> map) {
-        if (!map || !*map) {
-            const Error error =
-                map ? Error{ErrorKind::InvalidInput, QStringLiteral("%1 is not a cluster node")
-                                                         .arg(m_nodes.seedOptions().endpoint())}
-                    : map.error();
-            for (const auto& request : std::exchange(m_waiting, {}))
-                deliver(request->context, request->done, Result<Reply>(error));
-            Q_EMIT failed(error);
-            return;
-        }
-        m_map = **map;
         m_ready = true;
+        m_refreshTimer.start();
+        if (map && *map) {
+            m_map = **map;
+            Q_EMIT ready();
+        } else {
+            Q_EMIT failed(map ? Error{ErrorKind::InvalidInput,
+                                      QStringLiteral("%1 is not a cluster node")
+                                          .arg(m_nodes.seedOptions().endpoint())}
+                              : map.error());
+        }
         for (const auto& request : std::exchange(m_waiting, {}))
             dispatch(request);
-        Q_EMIT ready();
     });
 }
 
-void ClusterRouter::execute(Command command, Context context, Callback<Reply> done)
+void ClusterRouter::execute(const Command& command, Context context, Callback<Reply> done)
 {
     const auto slot = commandSlot(command);
     if (!slot) {
         deliver(context, done, Result<Reply>(slot.error()));
         return;
     }
+    enqueue(EncodedCommand::fromArgs(command), *slot, forEveryPrimary(command),
+            std::move(context), std::move(done));
+}
+
+void ClusterRouter::execute(EncodedCommand command, Context context, Callback<Reply> done)
+{
+    const auto args = decodeCommand(command);
+    const auto slot = args ? commandSlot(*args) : Result<std::optional<int>>(args.error());
+    if (!slot) {
+        deliver(context, done, Result<Reply>(slot.error()));
+        return;
+    }
+    enqueue(std::move(command), *slot, forEveryPrimary(*args), std::move(context),
+            std::move(done));
+}
+
+void ClusterRouter::enqueue(EncodedCommand command, std::optional<int> slot, bool everyPrimary,
+                            Context context, Callback<Reply> done)
+{
     auto request = std::make_shared<Request>();
     request->command = std::move(command);
-    request->slot = *slot;
-    request->context = context;
+    request->slot = slot;
+    request->everyPrimary = everyPrimary;
+    request->context = std::move(context);
     request->done = std::move(done);
     request->deadline = QDeadlineTimer(m_nodes.seedOptions().commandTimeout);
+    m_open.insert(request);
     if (!m_ready) {
         m_waiting.push_back(request);
         return;
@@ -90,19 +146,24 @@ void ClusterRouter::execute(Command command, Context context, Callback<Reply> do
     dispatch(request);
 }
 
+void ClusterRouter::finish(const std::shared_ptr<Request>& request, Result<Reply> reply)
+{
+    if (m_open.erase(request) == 0)
+        return; // answered already (the router is closing)
+    deliver(request->context, request->done, std::move(reply));
+}
+
 void ClusterRouter::dispatch(const std::shared_ptr<Request>& request)
 {
-    // A command without keys may run anywhere: the owner of slot 0 is as good as any primary.
-    const ClusterNode* owner =
-        request->askTarget ? &*request->askTarget : m_map.primaryFor(request->slot.value_or(0));
-    if (!owner) {
-        retryLater(
-            request,
-            Error{ErrorKind::Busy,
-                  QStringLiteral("no node serves slot %1 yet").arg(request->slot.value_or(-1))});
+    if (request->everyPrimary && !m_map.primaries().empty()) {
+        sendToEveryPrimary(request);
         return;
     }
-    Client* client = m_nodes.forNode(*owner);
+    // A command without keys may run anywhere: the owner of slot 0 is as good as any primary.
+    // A slot of unknown owner goes to the seed: it serves it, or its MOVED says who does.
+    const ClusterNode* owner =
+        request->askTarget ? &*request->askTarget : m_map.primaryFor(request->slot.value_or(0));
+    Client* client = owner ? m_nodes.forNode(*owner) : m_nodes.seed();
     ++request->attempts;
     if (request->askTarget) // one command may go to the importing node, right after ASKING
         client->execute({QByteArrayLiteral("ASKING")}, nullptr, [](const Result<Reply>&) {});
@@ -113,17 +174,36 @@ void ClusterRouter::dispatch(const std::shared_ptr<Request>& request)
     });
 }
 
+void ClusterRouter::sendToEveryPrimary(const std::shared_ptr<Request>& request)
+{
+    const std::vector<ClusterNode> primaries = m_map.primaries();
+    auto replies = std::make_shared<std::vector<Result<Reply>>>(
+        primaries.size(), Result<Reply>(ErrorKind::Closed, QStringLiteral("no reply")));
+    auto left = std::make_shared<size_t>(primaries.size());
+    const Context self(this);
+    for (size_t i = 0; i < primaries.size(); ++i)
+        m_nodes.forNode(primaries[i])
+            ->execute(request->command, nullptr,
+                      [self, this, request, replies, left, i](Result<Reply> reply) {
+                          self.post([this, request, replies, left, i, reply] {
+                              (*replies)[i] = reply;
+                              if (--*left == 0)
+                                  finish(request, combined(*replies));
+                          });
+                      });
+}
+
 void ClusterRouter::onReply(const std::shared_ptr<Request>& request, Result<Reply> reply)
 {
     if (reply) {
-        deliver(request->context, request->done, std::move(reply));
+        finish(request, std::move(reply));
         return;
     }
     const Error& error = reply.error();
     if (error.kind == ErrorKind::Moved || error.kind == ErrorKind::Ask) {
         const auto target = redirection(error.message, m_nodes.seedOptions().host);
         if (!target || ++request->redirects > kMaxRedirects) {
-            deliver(request->context, request->done, std::move(reply));
+            finish(request, std::move(reply));
             return;
         }
         ++m_redirects;
@@ -143,7 +223,7 @@ void ClusterRouter::onReply(const std::shared_ptr<Request>& request, Result<Repl
     if (error.kind == ErrorKind::Closed || error.kind == ErrorKind::Io ||
         error.kind == ErrorKind::Timeout)
         refreshTopology(); // maybe a failover: the next command should find the new primary
-    deliver(request->context, request->done, std::move(reply));
+    finish(request, std::move(reply));
 }
 
 void ClusterRouter::retryLater(const std::shared_ptr<Request>& request, const Error& error)
@@ -151,7 +231,7 @@ void ClusterRouter::retryLater(const std::shared_ptr<Request>& request, const Er
     // 20, 40, 80 ... ms, at most 1 s, while the deadline allows it.
     const int backoffMs = std::min(1000, 20 << std::min(request->attempts, 6));
     if (request->deadline.remainingTime() < backoffMs) {
-        deliver(request->context, request->done, Result<Reply>(error));
+        finish(request, Result<Reply>(error));
         return;
     }
     refreshTopology();

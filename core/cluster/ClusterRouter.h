@@ -6,9 +6,11 @@
 
 #include <QDeadlineTimer>
 #include <QObject>
+#include <QTimer>
+#include <chrono>
 #include <deque>
-#include <map>
 #include <memory>
+#include <set>
 
 namespace tollgate {
 
@@ -23,21 +25,28 @@ namespace tollgate {
 ///    (the seed's commandTimeout). These replies guarantee the command did not run.
 ///  - a connection lost with the command in flight is reported, never retried (the command may
 ///    have run); the topology is refreshed so the next command finds the new primary.
+/// SCRIPT LOAD / EXISTS / FLUSH go to every primary (each node has its own script cache).
 /// Keys spanning slots are refused before sending (commandSlot). Replies reach each caller in
-/// the order of its commands per slot. Lives on the thread that creates it; call execute()
-/// from that thread.
+/// the order of its commands per slot. A slot no node is known to serve (the topology could not
+/// be read, e.g. an ACL user without CLUSTER SHARDS) goes to the seed, and MOVED teaches the
+/// map. The topology is read again after MOVED, a lost connection, and every kRefreshInterval.
+/// Every request gets its reply exactly once, Closed when the router is destroyed first. Lives
+/// on the thread that creates it; call execute() from that thread.
 class ClusterRouter : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kMaxRedirects = 5;
+    static constexpr std::chrono::milliseconds kRefreshInterval{30'000};
 
     explicit ClusterRouter(ConnectionOptions seed, QObject* parent = nullptr);
     ~ClusterRouter() override;
 
     /// Discovers the topology through the seed; commands issued before it is known wait.
     void open();
-    void execute(Command command, Context context, Callback<Reply> done);
+    void execute(const Command& command, Context context, Callback<Reply> done);
+    /// The same for a command already encoded (a prepared hit): decoded once to find its slot.
+    void execute(EncodedCommand command, Context context, Callback<Reply> done);
 
     const SlotMap& slots() const { return m_map; }
     bool isReady() const { return m_ready; }
@@ -46,13 +55,18 @@ public:
 
 Q_SIGNALS:
     void ready();
-    /// The topology could not be read (the seed is no cluster node, or unreachable).
+    /// The first topology read failed (the seed is no cluster node, unreachable, or the ACL
+    /// user may not run CLUSTER SHARDS); commands go to the seed meanwhile.
     void failed(const tollgate::Error& error);
 
 private:
     struct Request;
 
+    void enqueue(EncodedCommand command, std::optional<int> slot, bool everyPrimary,
+                 Context context, Callback<Reply> done);
+    void sendToEveryPrimary(const std::shared_ptr<Request>& request);
     void dispatch(const std::shared_ptr<Request>& request);
+    void finish(const std::shared_ptr<Request>& request, Result<Reply> reply);
     void onReply(const std::shared_ptr<Request>& request, Result<Reply> reply);
     void retryLater(const std::shared_ptr<Request>& request, const Error& error);
     void refreshTopology();
@@ -60,6 +74,8 @@ private:
     NodeClients m_nodes;
     SlotMap m_map;
     std::deque<std::shared_ptr<Request>> m_waiting; // until the topology is known
+    std::set<std::shared_ptr<Request>> m_open;      // not answered yet, for the destructor
+    QTimer m_refreshTimer;
     bool m_ready = false;
     bool m_refreshing = false;
     int m_redirects = 0;

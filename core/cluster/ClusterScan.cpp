@@ -181,4 +181,43 @@ bool ClusterScan::allSlotsDone() const
     return std::all_of(m_slotDone.begin(), m_slotDone.end(), [](bool done) { return done; });
 }
 
+void scanClusterKeys(Client* client, const ScanOptions& options,
+                     std::function<bool(const QList<QByteArray>&)> onBatch,
+                     Callback<qint64> done)
+{
+    auto start = [seed = client->options(), options, onBatch = std::move(onBatch),
+                  done = std::move(done)] {
+        ClusterScan::Options clusterOptions;
+        clusterOptions.scan = options;
+        clusterOptions.scan.maxKeys = 0;
+        clusterOptions.scan.maxCalls = 0;
+        auto* scan = new ClusterScan(seed, clusterOptions);
+        auto seen = std::make_shared<qint64>(0);
+        auto calls = std::make_shared<qint64>(0);
+        auto finish = [scan, done](Result<qint64> result) {
+            scan->cancel();
+            scan->deleteLater();
+            done(std::move(result));
+        };
+        QObject::connect(scan, &ClusterScan::batch, scan,
+                         [=](const QList<QByteArray>& keys) {
+                             QList<QByteArray> taken = keys;
+                             if (options.maxKeys > 0 && *seen + taken.size() > options.maxKeys)
+                                 taken = taken.mid(0, qsizetype(options.maxKeys - *seen));
+                             *seen += taken.size();
+                             const bool more = taken.isEmpty() || onBatch(taken);
+                             const bool full =
+                                 (options.maxKeys > 0 && *seen >= options.maxKeys) ||
+                                 (options.maxCalls > 0 && ++*calls >= options.maxCalls);
+                             if (!more || full)
+                                 finish(*seen);
+                         });
+        QObject::connect(scan, &ClusterScan::finished, scan, [=] { finish(*seen); });
+        QObject::connect(scan, &ClusterScan::failed, scan,
+                         [=](const Error& error) { finish(error); });
+        scan->start();
+    };
+    client->runLater(std::chrono::milliseconds(0), std::move(start));
+}
+
 } // namespace tollgate

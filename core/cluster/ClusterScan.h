@@ -77,4 +77,10 @@ private:
     bool m_over = false;
 };
 
+/// scanKeys() for a cluster client: a ClusterScan on the client's worker thread, with the same
+/// contract (onBatch on that thread, maxKeys and maxCalls honoured, done once).
+void scanClusterKeys(Client* client, const ScanOptions& options,
+                     std::function<bool(const QList<QByteArray>&)> onBatch,
+                     Callback<qint64> done);
+
 } // namespace tollgate

@@ -61,4 +61,44 @@ Result<std::optional<int>> commandSlot(const Command& command)
     return slot;
 }
 
+namespace {
+
+// The number after `type` at `at`, up to its \r\n; moves `at` past the \r\n. -1 when malformed.
+qint64 readHeader(const QByteArray& bytes, qsizetype& at, char type)
+{
+    if (at >= bytes.size() || bytes[at] != type)
+        return -1;
+    const qsizetype end = bytes.indexOf("\r\n", at);
+    if (end < 0)
+        return -1;
+    bool ok = false;
+    const qint64 value = bytes.mid(at + 1, end - at - 1).toLongLong(&ok);
+    at = end + 2;
+    return ok && value >= 0 ? value : -1;
+}
+
+} // namespace
+
+Result<Command> decodeCommand(const EncodedCommand& command)
+{
+    const QByteArray& bytes = command.bytes();
+    const Error malformed{ErrorKind::Protocol, QStringLiteral("not an encoded command")};
+    qsizetype at = 0;
+    const qint64 count = readHeader(bytes, at, '*');
+    if (count < 0)
+        return malformed;
+    Command args;
+    args.reserve(qsizetype(count));
+    for (qint64 i = 0; i < count; ++i) {
+        const qint64 length = readHeader(bytes, at, '$');
+        if (length < 0 || at + length + 2 > bytes.size())
+            return malformed;
+        args << bytes.mid(at, qsizetype(length));
+        at += qsizetype(length) + 2;
+    }
+    if (at != bytes.size())
+        return malformed;
+    return args;
+}
+
 } // namespace tollgate

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/redis/CommandBuilder.h"
 #include "core/redis/RespCodec.h"
 #include "core/redis/Result.h"
 
@@ -16,5 +17,9 @@ QList<QByteArray> commandKeys(const Command& command);
 /// may run it). A command whose keys span slots is refused here, before anything is sent: a
 /// cluster would answer CROSSSLOT, and a script could half-run on the wrong node.
 Result<std::optional<int>> commandSlot(const Command& command);
+
+/// The arguments of a command CommandBuilder encoded (a RESP array of bulk strings), for
+/// routing a prepared command; Protocol error for anything else.
+Result<Command> decodeCommand(const EncodedCommand& command);
 
 } // namespace tollgate

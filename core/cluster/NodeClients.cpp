@@ -5,6 +5,7 @@ namespace tollgate {
 NodeClients::NodeClients(ConnectionOptions seed) : m_seed(std::move(seed))
 {
     m_seed.database = 0;
+    m_seed.followCluster = false; // each of these talks to its one node
 }
 
 Client* NodeClients::forNode(const ClusterNode& node)

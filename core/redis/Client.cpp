@@ -1,9 +1,11 @@
 #include "core/redis/Client.h"
 
+#include "core/cluster/ClusterRouter.h"
 #include "core/redis/Connection.h"
 #include "core/redis/IoThreads.h"
 
 #include <QPointer>
+#include <algorithm>
 #include <QTimer>
 #include <future>
 
@@ -26,6 +28,10 @@ Client::Client(ConnectionOptions options, QObject* parent)
             if (!error.message.isEmpty()) {
                 QMutexLocker lock(&m_errorMutex);
                 m_lastError = error;
+            }
+            if (state == ConnectionState::Connected && m_probeAgain) {
+                m_probeAgain = false;
+                probeMode();
             }
         },
         Qt::DirectConnection);
@@ -51,14 +57,21 @@ Client::~Client()
     Connection* connection = m_connection;
     if (QThread::currentThread() == m_thread) {
         // Destroyed by a callback on its own worker thread: nothing can be waited for here.
+        m_probing.store(false);
         drainPending();
+        if (m_router)
+            m_router->deleteLater();
+        // Its last signals (Disconnected) must not reach this object, gone by then.
+        connection->disconnect();
         connection->deleteLater();
     } else {
         std::promise<void> closed;
         QMetaObject::invokeMethod(
             connection,
             [this, connection, &closed] {
+                m_probing.store(false);
                 drainPending();
+                delete m_router; // answers its open requests with Closed
                 delete connection;
                 closed.set_value();
             },
@@ -70,14 +83,73 @@ Client::~Client()
 
 void Client::open()
 {
-    Connection* connection = m_connection;
+    // Commands wait from now until the server has said what it is (or could not).
+    if (m_options.followCluster)
+        m_probing.store(true);
     QMetaObject::invokeMethod(
-        connection, [connection] { connection->open(); }, Qt::QueuedConnection);
+        m_connection,
+        [this] {
+            m_connection->open();
+            if (m_probing.load())
+                probeMode();
+        },
+        Qt::QueuedConnection);
+}
+
+void Client::probeMode()
+{
+    // HELLO answers every authenticated user, whatever its ACL; a server without HELLO
+    // (before 6.0) is no cluster Tollgate supports anyway.
+    m_connection->submit(
+        EncodedCommand::fromArgs({QByteArrayLiteral("HELLO"), QByteArrayLiteral("2")}),
+        [this, alive = QPointer<Client>(this)](Result<Reply> hello) {
+            if (!alive || m_closing.load())
+                return; // answered by the connection's destruction
+            if (!hello && (hello.error().kind == ErrorKind::Closed ||
+                           hello.error().kind == ErrorKind::Io ||
+                           hello.error().kind == ErrorKind::Timeout))
+                m_probeAgain = true; // unreachable for now: standalone until it answers
+            bool cluster = false;
+            if (hello) {
+                const auto fields = hello->toPairs();
+                for (const auto& field : fields)
+                    if (field.first == "mode")
+                        cluster = field.second == "cluster";
+            }
+            setMode(cluster);
+        });
+}
+
+void Client::setMode(bool cluster)
+{
+    if (cluster && !m_router) {
+        m_router = new ClusterRouter(m_options); // on this (the worker) thread
+        m_router->open();
+    }
+    m_cluster.store(cluster);
+    std::vector<std::pair<Context, std::function<void()>>> waiters;
+    {
+        QMutexLocker lock(&m_pendingMutex);
+        m_probing.store(false);
+        waiters.swap(m_modeWaiters);
+    }
+    drainPending();
+    for (auto& [context, call] : waiters)
+        if (context.isNull())
+            call();
+        else
+            context.post(std::move(call));
 }
 
 void Client::whenModeKnown(Context context, std::function<void()> call)
 {
-    // Stub: the mode is always known (standalone) until cluster detection lands.
+    {
+        QMutexLocker lock(&m_pendingMutex);
+        if (m_probing.load()) {
+            m_modeWaiters.emplace_back(std::move(context), std::move(call));
+            return;
+        }
+    }
     if (context.isNull())
         call();
     else
@@ -154,8 +226,8 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // Already on the worker thread (a callback chaining its next command): no event to
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
-    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
-        m_connection->submit(std::move(command), onWorkerThread(context, std::move(done)));
+    if (QThread::currentThread() == m_thread && canSendNow(command)) {
+        sendNow({std::move(command), onWorkerThread(context, std::move(done))});
         return;
     }
     std::vector<Pending> one;
@@ -184,11 +256,29 @@ void Client::drainPending()
     std::vector<Pending> batch;
     {
         QMutexLocker lock(&m_pendingMutex);
-        batch.swap(m_pending);
         m_drainPosted = false;
+        if (m_probing.load())
+            return; // setMode() drains them
+        batch.swap(m_pending);
     }
     const Connection::WriteBatch write(m_connection);
     for (Pending& pending : batch)
+        sendNow(std::move(pending));
+}
+
+bool Client::canSendNow(const EncodedCommand& command) const
+{
+    if (m_probing.load())
+        return false;
+    return (m_router && !command.subscribes()) || m_connection->acceptsDirectly();
+}
+
+void Client::sendNow(Pending pending)
+{
+    // Subscriptions stay on our own connection: a PUBLISH reaches every node of a cluster.
+    if (m_router && !pending.command.subscribes())
+        m_router->execute(std::move(pending.command), nullptr, std::move(pending.done));
+    else
         m_connection->submit(std::move(pending.command), std::move(pending.done));
 }
 
@@ -239,10 +329,12 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
     }
     if (pending.empty())
         return;
-    if (QThread::currentThread() == m_thread && m_connection->acceptsDirectly()) {
+    if (QThread::currentThread() == m_thread &&
+        std::all_of(pending.begin(), pending.end(),
+                    [this](const Pending& p) { return canSendNow(p.command); })) {
         const Connection::WriteBatch write(m_connection);
         for (Pending& p : pending)
-            m_connection->submit(std::move(p.command), std::move(p.done));
+            sendNow(std::move(p));
         return;
     }
     submit(std::move(pending));

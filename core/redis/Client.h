@@ -15,6 +15,7 @@
 
 namespace tollgate {
 
+class ClusterRouter;
 class Connection;
 
 /// Something that rides along with one Client and may still need to send before it closes
@@ -32,6 +33,10 @@ public:
 /// be called from any thread. Called on the worker thread itself (a callback chaining the next
 /// command) it submits directly; from other threads commands wait in one queue that a single posted
 /// event drains. Either way the commands ready at once leave in one socket write.
+///
+/// A Redis Cluster node as the server (HELLO says mode "cluster") turns the client into a
+/// cluster client: commands go through a ClusterRouter to the node owning their keys; pub/sub
+/// stays on this client's own connection to the seed (a PUBLISH reaches every node).
 ///
 /// Callbacks: with a context object, `done` runs on the context's thread (queued, and not at
 /// all if the context is destroyed first). With a null context it runs on the worker thread;
@@ -54,12 +59,13 @@ public:
 
     /// Whether the server is a Redis Cluster node: commands then go to the node owning their
     /// keys, SCAN (scanKeys) runs on every primary, and a script call must touch one slot, so
-    /// callers drop the global audit mirror. Known once the first
-    /// connection attempt has finished (isModeKnown); false until then.
+    /// callers drop the global audit mirror. Asked by open(): isModeKnown() is false
+    /// from open() until the server has answered (or the first attempt failed).
     bool isCluster() const { return m_cluster.load(); }
-    bool isModeKnown() const { return m_modeKnown.load(); }
+    bool isModeKnown() const { return !m_probing.load(); }
     /// Runs `call` on context's thread (worker thread for a null context) once the mode is
-    /// known: at once when it already is. For callers that build keys before sending.
+    /// known: at once when it is, or when the client is not opened yet (its commands then go
+    /// out as to a standalone server). For callers that build keys before sending.
     void whenModeKnown(Context context, std::function<void()> call);
 
     /// Sends one command: any Redis command, arguments as raw bytes.
@@ -106,7 +112,11 @@ private:
         Callback<Reply> done; // runs on the worker thread
     };
     void submit(std::vector<Pending> commands);
-    void drainPending(); // on the worker thread
+    void drainPending();                 // on the worker thread
+    void sendNow(Pending pending);       // on the worker thread, once the mode is known
+    bool canSendNow(const EncodedCommand& command) const; // worker thread: no queueing needed
+    void probeMode();                    // on the worker thread: HELLO, then setMode()
+    void setMode(bool cluster);          // on the worker thread
 
     ConnectionOptions m_options;
     QThread* m_thread;                  // from IoThreads, released by ~Client
@@ -114,7 +124,10 @@ private:
     std::atomic<ConnectionState> m_state{ConnectionState::Disconnected};
     std::atomic<bool> m_closing{false};
     std::atomic<bool> m_cluster{false};
-    std::atomic<bool> m_modeKnown{true}; // stub until cluster detection lands
+    std::atomic<bool> m_probing{false}; // HELLO in flight: commands wait in m_pending
+    bool m_probeAgain = false;          // the first probe failed: ask again once connected
+    ClusterRouter* m_router = nullptr;  // cluster mode only; lives on m_thread
+    std::vector<std::pair<Context, std::function<void()>>> m_modeWaiters; // m_pendingMutex
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;

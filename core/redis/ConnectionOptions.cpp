@@ -59,6 +59,8 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
             options.heartbeatInterval = *ms;
         } else if (key == QLatin1String("name")) {
             options.clientName = value;
+        } else if (key == QLatin1String("cluster")) {
+            options.followCluster = value != QLatin1String("0") && value != QLatin1String("false");
         } else if (key == QLatin1String("db")) {
             auto db = parseDatabase(value);
             if (!db)
@@ -196,6 +198,8 @@ QString ConnectionOptions::toUrl(bool withPassword) const
                 query.addQueryItem(QStringLiteral("verify"), QStringLiteral("0"));
         }
     }
+    if (!followCluster)
+        query.addQueryItem(QStringLiteral("cluster"), QStringLiteral("0"));
     if (!user.isEmpty())
         url.setUserName(user);
     if (withPassword && !password.isEmpty())

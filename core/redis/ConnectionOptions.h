@@ -22,7 +22,7 @@ struct TlsOptions
 ///   rediss://[user:password@]host[:port][/db]?ca=PATH&cert=PATH&key=PATH&sni=NAME&verify=0
 ///   unix:///path/to/redis.sock[?db=N]
 /// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
-/// name=CLIENTNAME.
+/// name=CLIENTNAME, cluster=0 (never treat the server as a Redis Cluster node).
 struct ConnectionOptions
 {
     enum class Transport
@@ -48,6 +48,10 @@ struct ConnectionOptions
     /// subscriber's that only ever reads, is noticed instead of silently losing events. 0 = off.
     std::chrono::milliseconds heartbeatInterval{15000};
     bool autoReconnect = true;
+    /// Ask the server whether it is a Redis Cluster node (HELLO's "mode") and, if so, route
+    /// every command to the node owning its keys. Off for the per-node connections a cluster
+    /// client makes itself, or with cluster=0 in the URL.
+    bool followCluster = true;
     std::chrono::milliseconds reconnectMinDelay{100};
     std::chrono::milliseconds reconnectMaxDelay{5000};
 

@@ -1,5 +1,7 @@
 #include "core/redis/Scan.h"
 
+#include "core/cluster/ClusterScan.h"
+
 #include <QThread>
 #include <QTimer>
 
@@ -65,6 +67,14 @@ void scanStep(const std::shared_ptr<ScanState>& state, const QByteArray& cursor)
 void scanKeys(Client* client, const ScanOptions& options,
               std::function<bool(const QList<QByteArray>&)> onBatch, Callback<qint64> done)
 {
+    if (!client->isModeKnown()) { // SCAN's reach depends on it
+        client->whenModeKnown(nullptr, [=] { scanKeys(client, options, onBatch, done); });
+        return;
+    }
+    if (client->isCluster()) {
+        scanClusterKeys(client, options, std::move(onBatch), std::move(done));
+        return;
+    }
     auto state = std::make_shared<ScanState>();
     state->client = client;
     state->options = options;

@@ -18,7 +18,8 @@ struct ScanOptions
 };
 
 /// Scans with `options` and calls onBatch (worker thread) with each non-empty batch of keys;
-/// done gets the total number of keys seen. onBatch returns false to stop early.
+/// done gets the total number of keys seen. onBatch returns false to stop early. On a cluster
+/// client every primary is scanned (ClusterScan); call it once the mode is known.
 void scanKeys(Client* client, const ScanOptions& options,
               std::function<bool(const QList<QByteArray>&)> onBatch, Callback<qint64> done);
 

@@ -33,6 +33,8 @@ private:
             return "+PONG\r\n";
         if (name == "CLIENT")
             return "+OK\r\n";
+        if (name == "HELLO") // as a server before 6.0: the client takes it for a standalone one
+            return "-ERR unknown command 'HELLO'\r\n";
         return {};
     }
     static std::unique_ptr<Client> connectTo(const QString& url, bool reconnect = false)
