@@ -125,6 +125,10 @@ void ClusterPage::showSnapshot(const ClusterSnapshot& snapshot)
         palette.setColor(QPalette::WindowText, toneColor(Tone::Denied));
     m_summary->setPalette(palette);
     m_model->setRows(std::move(rows));
+    // A standalone server has no ids, primaries or slots to show.
+    for (int column : {ClusterNodesModel::IdColumn, ClusterNodesModel::PrimaryColumn,
+                       ClusterNodesModel::SlotsColumn, ClusterNodesModel::SlotCountColumn})
+        m_view->setColumnHidden(column, snapshot.standalone);
     m_status->setText(tr("Updated %1, every %2 s while this page is shown.")
                           .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
                           .arg(kRefreshMs / 1000));
