@@ -2,7 +2,8 @@
 
 KEYS[1]  the key to delete (anything under the prefix that is not a ban or a counter: those go
          through unban.lua and reset.lua, which also write the user's own audit stream)
-KEYS[2]  global audit stream <p>:audit
+KEYS[2]  global audit stream <p>:audit (Redis Cluster: an audit stream in KEYS[1]'s slot, the
+         user's <p>:{<user>}:audit or <p>:{:}:audit)
 
 ARGV[1]  raw user id the key belongs to, "" if none (audit entry and event only)
 ARGV[2]  raw action id, "" if none

@@ -38,8 +38,8 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a valu
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
-The common hit (fixed window, one window from the first hit, no ban, allowed) takes a fast path with
-the same answers; see lua/README.md, "What a hit costs the server".
+The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
+with the same answers; see lua/README.md, "What a hit costs the server".
 ]]
 
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
@@ -57,28 +57,32 @@ local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after i
 local GLOBAL_AUDIT_LEN = 100000
 local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 
----------------------------------------------------------------- fast path
--- The common hit (fixed window, one window aligned to the first hit, no ban, allowed and not
--- crossing the warn level) decides with EXISTS, GET, PTTL and one SET: no TIME, no TYPE, no
--- tables or closures beyond these few lines. Whatever is unusual or in doubt (an escaped id, a
--- non-canonical number, a ban key, a wrong type, a TTL of 0, a denial, a refused ACL check)
--- returns nil and the general code below decides exactly as it always did.
+---------------------------------------------------------------- fast paths
+-- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
+-- level) takes a straight line per algorithm: the few commands it needs, no tables or closures
+-- beyond these lines, TIME only where time is the algorithm. Whatever is unusual or in doubt (an
+-- escaped id, a non-canonical number, a ban key, a wrong type or shape, a TTL of 0, a denial, a
+-- refused ACL check) returns nil and the general path decides exactly as it always did. Each
+-- reads the state before asking its TTL (the general path asks first): tst_HitDifferential
+-- tells the two apart by that order.
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 
 local function plain_int(s)            -- digits only (what to_int accepts, minus signs), else nil
   if #s >= 1 and #s <= 16 and not s:find('%D') then return tonumber(s) end
 end
 
-local function fast_fixed_window()
-  if #KEYS ~= 5 or #ARGV ~= 14 or ARGV[1] ~= 'hit' or ARGV[2] ~= 'fixed_window' or ARGV[8] ~= '0'
-    or ARGV[12] ~= 'first_hit' or (ARGV[4] ~= '0' and ARGV[4] ~= '1') or (ARGV[7] ~= '' and ARGV[7] ~= 'midnight')
+-- The arguments and keys of a plain one-window hit of the algorithm whose key code is `code`,
+-- and no ban key present: cost, warn, limit, window_ms, the state key; else nil.
+local function fast_hit_args(code, max_limit)
+  if #KEYS ~= 5 or #ARGV ~= 14 or ARGV[1] ~= 'hit' or ARGV[8] ~= '0' or ARGV[12] ~= 'first_hit'
+    or (ARGV[4] ~= '0' and ARGV[4] ~= '1') or (ARGV[7] ~= '' and ARGV[7] ~= 'midnight')
     or ARGV[14]:byte(1) == 48 then            -- a window with a leading 0 would not name the key
     return nil
   end
   local cost, warn, ban_ms = plain_int(ARGV[3]), plain_int(ARGV[5]), plain_int(ARGV[6])
   local limit, window_ms = plain_int(ARGV[13]), plain_int(ARGV[14])
   if not (cost and warn and ban_ms and limit and window_ms) or cost < 1 or cost > MAX_COUNT or warn > MAX_COUNT
-    or ban_ms > MAX_BAN_MS or limit < 1 or limit > MAX_COUNT or window_ms < 1 or window_ms > MAX_WINDOW_MS then
+    or ban_ms > MAX_BAN_MS or limit < 1 or limit > max_limit or window_ms < 1 or window_ms > MAX_WINDOW_MS then
     return nil
   end
   local user, action = ARGV[9], ARGV[10]
@@ -94,13 +98,19 @@ local function fast_fixed_window()
   local action_base = base .. ':' .. action
   local key, global = KEYS[5], KEYS[4]
   if user_ban ~= base .. ':ban' or KEYS[2] ~= action_base .. ':ban' or KEYS[3] ~= base .. ':audit'
-    or key ~= action_base .. ':fw:' .. ARGV[14] or (global ~= '' and global ~= KEYS[3] and global ~= prefix .. 'audit') then
+    or key ~= action_base .. code .. ARGV[14] or (global ~= '' and global ~= KEYS[3] and global ~= prefix .. 'audit') then
     return nil
   end
-
   if redis.call('EXISTS', user_ban, KEYS[2]) ~= 0 then return nil end
+  return cost, warn, limit, window_ms, key
+end
+
+-- Fixed window: GET (and PTTL when the counter exists), one SET; no TIME.
+local function fast_fixed_window()
+  local cost, warn, limit, window_ms, key = fast_hit_args(':fw:', MAX_COUNT)
+  if not cost then return nil end
   local count, ttl = 0, -2
-  local stored = redis.pcall('GET', key)      -- false: no counter; a table: WRONGTYPE
+  local stored = redis.pcall('GET', key)          -- false: no counter; a table: WRONGTYPE
   if stored then
     count = type(stored) == 'string' and plain_int(stored)
     if not count then return nil end
@@ -108,29 +118,239 @@ local function fast_fixed_window()
     if ttl == 0 then return nil end          -- it expires within this millisecond
   end
   local after = count + cost
-  if after > limit or (warn > 0 and count <= warn and after > warn) then return nil end   -- deny, or the warn audit entry
-
-  local reset_ms = ttl
+  if after > limit or (warn > 0 and count <= warn and after > warn) then return nil end
+  local reply = { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, ttl, 0 }
   if ttl == -2 then
     if not redis.acl_check_cmd('SET', key, after, 'PX', window_ms) then return nil end
     redis.call('SET', key, after, 'PX', window_ms)
-    reset_ms = window_ms
+    reply[6] = window_ms
   else
-    if not redis.acl_check_cmd('SET', key, after, 'KEEPTTL')
-      or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window_ms)) then
+    if not redis.acl_check_cmd('SET', key, after, 'KEEPTTL') or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window_ms)) then
       return nil
     end
     redis.call('SET', key, after, 'KEEPTTL')
     if ttl == -1 then                        -- a counter that lost its TTL gets its window again
       redis.call('PEXPIRE', key, window_ms)
-      reset_ms = window_ms
+      reply[6] = window_ms
     end
   end
+  return reply
+end
+
+if ARGV[2] == 'fixed_window' then
+  local fast = fast_fixed_window()
+  if fast then return fast end
+end
+
+-- The reply of an allowed hit, or nil when it crosses the warn level (that writes an audit entry).
+-- (The fixed window makes its own inline: every closure made before it adds to its cost.)
+local function fast_reply(before, after, limit, warn, reset_ms)
+  if warn > 0 and before <= warn and after > warn then return nil end
   return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
 end
 
-local fast = fast_fixed_window()
-if fast then return fast end
+-- The server's clock, read once and only when the decision needs it (a fixed window from the
+-- first hit does not, unless a ban is involved).
+local now_us, now_ms
+local function clock()
+  if not now_us then
+    local t = redis.call('TIME')
+    now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    now_ms = floor(now_us / 1000)
+  end
+  return now_ms
+end
+
+-- A state key that exists: its TTL, or nil when it expires within this millisecond.
+local function fast_ttl(key)
+  local ttl = redis.call('PTTL', key)
+  if ttl ~= 0 then return ttl end
+end
+
+local function to_int(s)
+  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and tonumber(s) or nil
+end
+
+-- The math the fast paths share with the general path. Only the algorithm in use makes its
+-- functions (into these locals): every closure made costs every call.
+local alg = ARGV[2]
+local mul_div, parse_tat, tb_after, tb_used, sw_fields, sw_roll, sl_member
+if alg == 'token_bucket' or alg == 'sliding_window' then
+  -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
+  -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
+  -- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
+  -- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
+  function mul_div(a, b, c)
+    local ab = a * b
+    if ab < 2 ^ 53 then
+      local q = floor(ab / c)
+      return q, ab - q * c
+    end
+    local q1 = floor(a / c)
+    local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
+    local base = 2                         -- c * base <= 2^52, so r * base + r1 * digit < 2^53
+    while c * base * 2 <= 2 ^ 52 do base = base * 2 end
+    local top = 1
+    while top * base <= b do top = top * base end
+    local q, r = 0, 0                      -- r1 * (the digits of b so far) = q * c + r
+    while top >= 1 do
+      local x = r * base + r1 * (floor(b / top) % base)
+      local step = floor(x / c)
+      q, r = q * base + step, x - step * c
+      top = top / base
+    end
+    return q1 * b + q, r
+  end
+end
+
+if alg == 'token_bucket' then
+  -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
+  function parse_tat(s)
+    local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
+    local us, n, d = to_int(s), 0, 1
+    if a then us, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c) end
+    if us and n and d and d >= 1 and n < d then return us, n, d end
+  end
+
+  -- GCRA: the TAT us + num/limit µs moved by q + r/limit µs.
+  function tb_after(us, num, q, r, limit)
+    local total = num + r
+    return us + q + floor(total / limit), total % limit
+  end
+
+  -- GCRA: units in a bucket whose TAT is us + num/limit µs, ceil((TAT - now) * limit / window_us).
+  function tb_used(us, num, limit, window_us)
+    local q, r = mul_div(us - now_us, limit, window_us)
+    return q + ceil((r + num) / window_us)
+  end
+
+  -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
+  local function fast_token_bucket()
+    local cost, warn, limit, window_ms, key = fast_hit_args(':tb:', MAX_COUNT)
+    local window_us = cost and window_ms * 1000
+    if not cost or limit > window_us then return nil end
+    clock()
+    local us, num = now_us, 0
+    local stored = redis.pcall('GET', key)
+    if stored then
+      if type(stored) ~= 'string' then return nil end
+      local tat, n, d = parse_tat(stored)
+      if not tat then return nil end
+      -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
+      if tat > now_us or (tat == now_us and n > 0) then
+        if not fast_ttl(key) then return nil end
+        us, num = tat, (d == limit) and n or mul_div(n, limit, d)
+      end
+    end
+    local before = tb_used(us, num, limit, window_us)
+    local inc_q, inc_r = mul_div(cost, window_us, limit)
+    us, num = tb_after(us, num, inc_q, inc_r, limit)
+    local ahead = us - now_us
+    if ahead > window_us or (ahead == window_us and num > 0) then return nil end
+    local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
+    local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
+    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
+    if not reply or not redis.acl_check_cmd('SET', key, tat, 'PX', reset_ms + 1) then return nil end
+    redis.call('SET', key, tat, 'PX', reset_ms + 1)
+    return reply
+  end
+
+  local fast = fast_token_bucket()
+  if fast then return fast end
+
+elseif alg == 'sliding_window' then
+  -- Sliding window: the hash's start, cur, prev as numbers (counts capped at MAX_STORED), or nil
+  -- when one is not a non-negative integer.
+  function sw_fields(h)
+    local start, cur, prev = to_int(h[1]), to_int(h[2]), to_int(h[3])
+    if start and cur and prev and start >= 0 and cur >= 0 and prev >= 0 then
+      return start, min(cur, MAX_STORED), min(prev, MAX_STORED)
+    end
+  end
+
+  -- Sliding window: those counts seen from the aligned window that starts at ws.
+  function sw_roll(ws, W, start, cur, prev)
+    if start >= ws then return start, cur, prev end     -- current window (or a clock step back: keep it)
+    if start == ws - W then return ws, 0, cur end       -- one window passed
+    return ws, 0, 0                                     -- two or more passed
+  end
+
+  -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE.
+  local function fast_sliding_window()
+    local cost, warn, limit, W, key = fast_hit_args(':sw:', MAX_COUNT)
+    if not cost then return nil end
+    clock()
+    local ws = floor(now_ms / W) * W
+    local start, cur, prev = ws, 0, 0
+    local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
+    if h.err then return nil end
+    if h[1] or h[2] or h[3] then
+      start, cur, prev = sw_fields(h)
+      if not start or not fast_ttl(key) then return nil end
+      start, cur, prev = sw_roll(ws, W, start, cur, prev)
+    end
+    local elapsed = now_ms - ws
+    local weighed = mul_div(prev, W - elapsed, W)
+    if weighed + cur + cost > limit then return nil end
+    local before = weighed + cur
+    cur = min(cur + cost, MAX_STORED)
+    local reply = fast_reply(before, weighed + cur, limit, warn, 2 * W - elapsed)
+    if not reply or not redis.acl_check_cmd('HSET', key, 'start', start, 'cur', cur, 'prev', prev)
+      or not redis.acl_check_cmd('PEXPIRE', key, 2 * W) then
+      return nil
+    end
+    redis.call('HSET', key, 'start', start, 'cur', cur, 'prev', prev)
+    redis.call('PEXPIRE', key, 2 * W)
+    return reply
+  end
+
+  local fast = fast_sliding_window()
+  if fast then return fast end
+
+elseif alg == 'sliding_log' then
+  -- Sliding log: a member is the running total, zero-padded so rank order is total order.
+  function sl_member(total) return string.format('%016d', total) end
+
+  -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
+  -- start), then the trim of older members, one ZADD and PEXPIRE.
+  local function fast_sliding_log()
+    local cost, warn, limit, window_ms, key = fast_hit_args(':sl:', MAX_LOG)
+    if not cost then return nil end
+    clock()
+    local window_us = window_ms * 1000
+    local count, newest_total, newest_us, base_us = 0, 0, nil, nil
+    local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
+    if newest.err then return nil end
+    if newest[1] then
+      -- (members of the old "<us>-<seq>" format or of no format: the general path)
+      if not newest[1]:find('^%d+$') or not fast_ttl(key) then return nil end
+      newest_total, newest_us = tonumber(newest[1]), tonumber(newest[2])
+      local base = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      local base_total = 0
+      if base[1] then
+        if not base[1]:find('^%d+$') then return nil end
+        base_total, base_us = tonumber(base[1]), tonumber(base[2])
+      end
+      count = newest_total - base_total
+    end
+    if count + cost > limit then return nil end
+    local ts = max(now_us, newest_us or 0)      -- never before the newest member
+    local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
+    local reply = fast_reply(count, count + cost, limit, warn, reset_ms)
+    local member, trim = sl_member(newest_total + cost), base_us and string.format('(%d', base_us)
+    if not reply or (trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim))
+      or not redis.acl_check_cmd('ZADD', key, ts, member) or not redis.acl_check_cmd('PEXPIRE', key, reset_ms) then
+      return nil
+    end
+    if trim then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
+    redis.call('ZADD', key, ts, member)
+    redis.call('PEXPIRE', key, reset_ms)
+    return reply
+  end
+
+  local fast = fast_sliding_log()
+  if fast then return fast end
+end
 
 ---------------------------------------------------------------- general path
 -- Closures only for the algorithm in use, numbers passed as they are, no TYPE unless a read fails.
@@ -139,10 +359,6 @@ if fast then return fast end
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
 
 local function int(x) return string.format('%d', x) end
-
-local function to_int(s)
-  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and tonumber(s) or nil
-end
 
 local function arg_int(i, name, lo, hi)
   local v = to_int(ARGV[i])
@@ -167,32 +383,6 @@ end
 local function expect_type(key, wanted, what)
   local kind = redis.call('TYPE', key).ok
   if kind ~= 'none' and kind ~= wanted then fail('TG_CORRUPT', string.format('key %s is a %s, expected %s', key, kind, what)) end
-end
-
--- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
--- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
--- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
--- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
-local function mul_div(a, b, c)
-  local ab = a * b
-  if ab < 2 ^ 53 then
-    local q = floor(ab / c)
-    return q, ab - q * c
-  end
-  local q1 = floor(a / c)
-  local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
-  local base = 2                         -- c * base <= 2^52, so r * base + r1 * digit < 2^53
-  while c * base * 2 <= 2 ^ 52 do base = base * 2 end
-  local top = 1
-  while top * base <= b do top = top * base end
-  local q, r = 0, 0                      -- r1 * (the digits of b so far) = q * c + r
-  while top >= 1 do
-    local x = r * base + r1 * (floor(b / top) % base)
-    local step = floor(x / c)
-    q, r = q * base + step, x - step * c
-    top = top / base
-  end
-  return q1 * b + q, r
 end
 
 -- The escaping of lua/README.md "Keys": ASCII letters, digits and - _ . @ + = ! ~ , ; # & $ ( ) ' / < > | ^ ` "
@@ -275,7 +465,7 @@ local function main()
   if #ARGV ~= FIXED_ARGS + 2 * n then
     fail('TG_INVALID', string.format('hit with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
   end
-  local mode, alg = ARGV[1], ARGV[2]
+  local mode = ARGV[1]
   if mode ~= 'hit' and mode ~= 'peek' then fail('TG_INVALID', 'mode must be hit or peek') end
   local code = (alg == 'fixed_window' and 'fw') or (alg == 'sliding_log' and 'sl') or (alg == 'sliding_window' and 'sw')
     or (alg == 'token_bucket' and 'tb') or nil
@@ -336,17 +526,6 @@ local function main()
     windows[i] = w
   end
 
-  -- The server's clock, read once and only when the decision needs it (a fixed window from the
-  -- first hit does not, unless a ban is involved).
-  local now_us, now_ms
-  local function clock()
-    if not now_us then
-      local t = redis.call('TIME')
-      now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-      now_ms = floor(now_us / 1000)
-    end
-    return now_ms
-  end
   if alg ~= 'fixed_window' then clock() end
 
   ---------------------------------------------------------------- algorithms
@@ -385,7 +564,6 @@ local function main()
     -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
     -- its cost, and totals never collide.
     expected, read = 'zset', { 'ZRANGE', -1, -1, 'WITHSCORES' }
-    local function sl_member(total) return string.format('%016d', total) end
     local function sl_total(key, member)
       local v = member:find('^%d+$') and tonumber(member)
       if not v then fail('TG_CORRUPT', string.format('key %s holds member "%s", expected a running total', key, member:sub(1, 40))) end
@@ -471,14 +649,11 @@ local function main()
       if w.ttl > 0 or w.ttl == -1 then
         local h = w.first
         if h[1] or h[2] or h[3] then
-          local start = stored_int(w.key, 'start', h[1] or 'missing')
-          local cur = min(stored_int(w.key, 'cur', h[2] or 'missing'), MAX_STORED)
-          local prev = min(stored_int(w.key, 'prev', h[3] or 'missing'), MAX_STORED)
-          if start >= w.ws then
-            w.start, w.cur, w.prev = start, cur, prev -- current window (or a clock step back: keep it)
-          elseif start == w.ws - w.window_ms then
-            w.prev = cur                              -- one window passed
-          end                                         -- two or more passed: both are 0
+          local start, cur, prev = sw_fields(h)
+          if not start then                           -- name the first field that is not a count
+            for i, field in ipairs({ 'start', 'cur', 'prev' }) do stored_int(w.key, field, h[i] or 'missing') end
+          end
+          w.start, w.cur, w.prev = sw_roll(w.ws, w.window_ms, start, cur, prev)
         end
       end
       w.elapsed = now_ms - w.ws
@@ -506,31 +681,17 @@ local function main()
     -- with the exact fraction of a µs. Each unit of cost moves it by window_us / limit µs, kept as
     -- whole µs plus a remainder in 1/limit µs, so no rounding adds up (600k per second stays 600k).
     -- A hit passes if the TAT stays within one window of now.
-    -- (us + num/limit) + (q + r/limit): after(w, us, num, w.inc_q, w.inc_r); µs from now to the
-    -- TAT, rounded up: us - now_us + (num > 0 and 1 or 0); units in the bucket: used(w, us, num).
+    -- µs from now to the TAT, rounded up: us - now_us + (num > 0 and 1 or 0).
     expected, read = 'string', { 'GET' }
-    local function after(w, us, num, q, r)
-      local total = num + r
-      return us + q + floor(total / w.limit), total % w.limit
-    end
-
-    local function used(w, us, num)                  -- ceil(ahead * limit / window)
-      local q, r = mul_div(us - now_us, w.limit, w.window_us)
-      return q + ceil((r + num) / w.window_us)
-    end
+    local function after(w, us, num) return tb_after(us, num, w.inc_q, w.inc_r, w.limit) end
+    local function used(w, us, num) return tb_used(us, num, w.limit, w.window_us) end
 
     function load(w)
       local s = (w.ttl > 0 or w.ttl == -1) and w.first or nil
       local us, num = now_us, 0
       if s then
-        local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-        local stored, n, d = nil, 0, 1
-        if a then                                       -- digits already: only to_int's length bound is left
-          stored, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c)
-        else
-          stored = to_int(s)
-        end
-        if not stored or not n or not d or d < 1 or n >= d then
+        local stored, n, d = parse_tat(s)
+        if not stored then
           fail('TG_CORRUPT', string.format('key %s holds TAT "%s", expected "<us>" or "<us>+<num>/<den>"', w.key, s:sub(1, 40)))
         end
         if stored > now_us or (stored == now_us and n > 0) then
@@ -540,7 +701,7 @@ local function main()
       w.tat_us, w.tat_num = us, num
       w.inc_q, w.inc_r = mul_div(cost, w.window_us, w.limit)
       w.count = used(w, us, num)
-      local next_us, next_num = after(w, us, num, w.inc_q, w.inc_r)
+      local next_us, next_num = after(w, us, num)
       local ahead = next_us - now_us
       w.fits = ahead < w.window_us or (ahead == w.window_us and next_num == 0)
     end
@@ -548,7 +709,7 @@ local function main()
     function plan(w, counted)
       local us, num = w.tat_us, w.tat_num
       if counted then
-        us, num = after(w, us, num, w.inc_q, w.inc_r)
+        us, num = after(w, us, num)
         if not w.fits and us - now_us + (num > 0 and 1 or 0) > w.window_us then
           us, num = now_us + w.window_us, 0             -- denied hits fill the bucket, no more
         end
@@ -560,7 +721,7 @@ local function main()
       if w.ttl == -1 and not counted then later('PEXPIRE', w.key, w.reset_ms + 1) end
       w.count = used(w, us, num)
       if not w.fits then
-        local next_us, next_num = after(w, us, num, w.inc_q, w.inc_r)
+        local next_us, next_num = after(w, us, num)
         w.retry_ms = max(ceil((next_us - now_us + (next_num > 0 and 1 or 0) - w.window_us) / 1000), 1)
       end
     end

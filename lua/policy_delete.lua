@@ -1,8 +1,10 @@
 --[[ policy_delete.lua: compare-and-delete of a policy hash.
 
-KEYS[1]  policy hash <p>:policy:<action>
-KEYS[2]  global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
-KEYS[3]  policy index set <p>:policies (the action leaves it); "" or KEYS[1] again = no index
+KEYS[1]  policy hash <p>:policy:<action> (Redis Cluster: <p>:{:}:policy:<action>)
+KEYS[2]  global audit stream <p>:audit (Redis Cluster: <p>:{:}:audit, the policies' slot);
+         "" or KEYS[1] again = no audit entry
+KEYS[3]  policy index set <p>:policies (Redis Cluster: <p>:{:}:policies; the action leaves it);
+         "" or KEYS[1] again = no index
 
 ARGV[1]  expected revision (the one the operator saw)
 ARGV[2]  actor, required

@@ -1,7 +1,8 @@
 --[[ policy_reindex.lua: rebuilds the policy index from policy hashes the client found by SCAN.
 
-KEYS[1]     policy index set <p>:policies
-KEYS[2..]   policy hashes <p>:policy:<action>: the ones SCAN found and the ones the index names
+KEYS[1]     policy index set <p>:policies (Redis Cluster: <p>:{:}:policies)
+KEYS[2..]   policy hashes <p>:policy:<action> (Redis Cluster: <p>:{:}:policy:<action>): the ones
+            SCAN found and the ones the index names
 
 Each KEYS[2..] that holds a hash is added to the index (its escaped action, taken from the key);
 each one that does not is removed from it. The marker "*" is always added: an index holding only

@@ -1,9 +1,10 @@
 --[[ policy_set.lua: compare-and-set of a policy hash, so two operators never overwrite each other.
 
-KEYS[1]   policy hash <p>:policy:<action>
-KEYS[2]   global audit stream <p>:audit; "" or KEYS[1] again = no audit entry (Redis Cluster)
-KEYS[3]   policy index set <p>:policies (escaped action names plus the marker "*"); "" or KEYS[1]
-          again = no index (Redis Cluster, where it lives in another slot)
+KEYS[1]   policy hash <p>:policy:<action> (Redis Cluster: <p>:{:}:policy:<action>)
+KEYS[2]   global audit stream <p>:audit (Redis Cluster: <p>:{:}:audit, the policies' slot);
+          "" or KEYS[1] again = no audit entry
+KEYS[3]   policy index set <p>:policies (Redis Cluster: <p>:{:}:policies; escaped action names
+          plus the marker "*"); "" or KEYS[1] again = no index
 
 ARGV[1]   expected revision: the one the edit started from; 0 = the policy must not exist yet
 ARGV[2]   actor, required

@@ -34,32 +34,46 @@ AuditLog::AuditLog(Client* client, KeySchema schema) : m_client(client), m_schem
 {
 }
 
-QByteArray AuditLog::streamKey(const QByteArray& user) const
+QByteArray AuditLog::streamKey(const KeyLayout& layout, const QByteArray& user)
 {
-    return user.isEmpty() ? m_schema.auditKey() : m_schema.userAuditKey(user);
+    // On a cluster the global stream holds what no user's stream does: policy changes and
+    // console notes (the {:} stream); users' changes stay in their own streams.
+    return user.isEmpty() ? layout.policyAuditKey() : layout.schema().userAuditKey(user);
 }
 
 void AuditLog::latest(const QByteArray& user, int count, Context context,
                       Callback<std::vector<AuditEntry>> done) const
 {
-    range({QByteArrayLiteral("XREVRANGE"), streamKey(user), QByteArrayLiteral("+"),
-           QByteArrayLiteral("-"), QByteArrayLiteral("COUNT"), QByteArray::number(count)},
-          context, std::move(done));
-}
-
-void AuditLog::newer(const QByteArray& user, const QByteArray& afterId, int count,
-                     Context context, Callback<std::vector<AuditEntry>> done) const
-{
-    const QByteArray start = afterId.isEmpty() ? QByteArrayLiteral("-") : '(' + afterId;
-    range({QByteArrayLiteral("XRANGE"), streamKey(user), start, QByteArrayLiteral("+"),
+    range(user,
+          {QByteArrayLiteral("XREVRANGE"), QByteArrayLiteral("+"), QByteArrayLiteral("-"),
            QByteArrayLiteral("COUNT"), QByteArray::number(count)},
           context, std::move(done));
 }
 
-void AuditLog::range(Command command, Context context,
+void AuditLog::newer(const QByteArray& user, const QByteArray& afterId, int count, Context context,
                      Callback<std::vector<AuditEntry>> done) const
 {
-    m_client->execute(std::move(command), nullptr, [context, done](Result<Reply> reply) {
+    const QByteArray start = afterId.isEmpty() ? QByteArrayLiteral("-") : '(' + afterId;
+    range(user,
+          {QByteArrayLiteral("XRANGE"), start, QByteArrayLiteral("+"), QByteArrayLiteral("COUNT"),
+           QByteArray::number(count)},
+          context, std::move(done));
+}
+
+void AuditLog::range(const QByteArray& user, Command command, Context context,
+                     Callback<std::vector<AuditEntry>> done) const
+{
+    Client* client = m_client;
+    KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) mutable {
+        command.insert(1, streamKey(layout, user));
+        readEntries(client, command, context, done);
+    });
+}
+
+void AuditLog::readEntries(Client* client, const Command& command, Context context,
+                           Callback<std::vector<AuditEntry>> done)
+{
+    client->execute(command, nullptr, [context, done](Result<Reply> reply) {
         if (!reply) {
             deliver(context, done, Result<std::vector<AuditEntry>>(reply.error()));
             return;
@@ -74,17 +88,31 @@ void AuditLog::range(Command command, Context context,
 
 void AuditLog::record(const AuditEntry& entry, Context context, Callback<Unit> done) const
 {
-    Command command{QByteArrayLiteral("XADD"), m_schema.auditKey(), QByteArrayLiteral("MAXLEN"),
-                    QByteArrayLiteral("~"), QByteArray::number(kGlobalMaxLen),
-                    QByteArrayLiteral("*"), QByteArrayLiteral("event"), entry.event.toUtf8(),
-                    QByteArrayLiteral("user"), entry.user, QByteArrayLiteral("action"),
-                    entry.action, QByteArrayLiteral("actor"), entry.actor.toUtf8(),
-                    QByteArrayLiteral("reason"), entry.reason.toUtf8(),
-                    QByteArrayLiteral("until_ms"), QByteArray::number(entry.untilMs)};
+    Command command{QByteArrayLiteral("XADD"),
+                    QByteArrayLiteral("MAXLEN"),
+                    QByteArrayLiteral("~"),
+                    QByteArray::number(kGlobalMaxLen),
+                    QByteArrayLiteral("*"),
+                    QByteArrayLiteral("event"),
+                    entry.event.toUtf8(),
+                    QByteArrayLiteral("user"),
+                    entry.user,
+                    QByteArrayLiteral("action"),
+                    entry.action,
+                    QByteArrayLiteral("actor"),
+                    entry.actor.toUtf8(),
+                    QByteArrayLiteral("reason"),
+                    entry.reason.toUtf8(),
+                    QByteArrayLiteral("until_ms"),
+                    QByteArray::number(entry.untilMs)};
     if (!entry.detail.isEmpty())
         command << QByteArrayLiteral("detail") << entry.detail.toUtf8();
-    m_client->execute(command, nullptr, [context, done](Result<Reply> reply) {
-        deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
+    Client* client = m_client;
+    KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) mutable {
+        command.insert(1, streamKey(layout, {}));
+        client->execute(command, nullptr, [context, done](Result<Reply> reply) {
+            deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
+        });
     });
 }
 

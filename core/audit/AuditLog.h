@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/limits/KeyLayout.h"
 #include "core/redis/Client.h"
 
 #include <vector>
@@ -33,18 +33,23 @@ public:
 
     AuditLog(Client* client, KeySchema schema);
 
-    /// Newest first (XREVRANGE ... COUNT). Empty user = the global stream.
+    /// Newest first (XREVRANGE ... COUNT). Empty user = the global stream (on a Redis Cluster
+    /// the {:} stream: policy changes and console notes only; see README "Redis Cluster").
     void latest(const QByteArray& user, int count, Context context,
                 Callback<std::vector<AuditEntry>> done) const;
     /// Entries after `afterId`, oldest first (XRANGE (id + COUNT): for live views.
     void newer(const QByteArray& user, const QByteArray& afterId, int count, Context context,
                Callback<std::vector<AuditEntry>> done) const;
-    /// XADD to the global stream (capped with MAXLEN ~).
+    /// XADD to the global stream (capped with MAXLEN ~); on a cluster the {:} stream.
     void record(const AuditEntry& entry, Context context, Callback<Unit> done) const;
 
 private:
-    QByteArray streamKey(const QByteArray& user) const;
-    void range(Command command, Context context, Callback<std::vector<AuditEntry>> done) const;
+    static QByteArray streamKey(const KeyLayout& layout, const QByteArray& user);
+    /// `command` without its key, which goes in second place once the layout is known.
+    void range(const QByteArray& user, Command command, Context context,
+               Callback<std::vector<AuditEntry>> done) const;
+    static void readEntries(Client* client, const Command& command, Context context,
+                            Callback<std::vector<AuditEntry>> done);
 
     Client* m_client;
     KeySchema m_schema;

@@ -48,7 +48,7 @@ void ClusterEvents::watch(const ClusterNode& node)
 void ClusterEvents::subscribe(Client* client, const QString& address)
 {
     const auto ignore = [](const Result<Reply>&) {};
-    if (address == m_eventsNode)
+    if (address == m_eventsNode && !m_eventsChannel.isEmpty())
         client->execute({QByteArrayLiteral("SUBSCRIBE"), m_eventsChannel}, this, ignore);
     if (!m_keyspacePattern.isEmpty() && m_keyspaceNodes.count(address))
         client->execute({QByteArrayLiteral("PSUBSCRIBE"), m_keyspacePattern}, this, ignore);

@@ -17,7 +17,8 @@ class ClusterEvents : public QObject
 {
     Q_OBJECT
 public:
-    /// `keyspacePattern` empty = no keyspace notifications (the server has them off).
+    /// `keyspacePattern` empty = no keyspace notifications (the server has them off);
+    /// `eventsChannel` empty = none (someone else subscribes it).
     ClusterEvents(ConnectionOptions seed, QByteArray eventsChannel, QByteArray keyspacePattern,
                   QObject* parent = nullptr);
 

@@ -176,21 +176,34 @@ void ClusterRouter::dispatch(const std::shared_ptr<Request>& request)
 
 void ClusterRouter::sendToEveryPrimary(const std::shared_ptr<Request>& request)
 {
-    const std::vector<ClusterNode> primaries = m_map.primaries();
+    executeOnEveryPrimary(request->command, [this, request](std::vector<Result<Reply>> replies) {
+        finish(request, combined(replies));
+    });
+}
+
+void ClusterRouter::executeOnEveryPrimary(EncodedCommand command, EachReply done)
+{
+    if (!m_ready) { // the first topology read is bounded by the connect timeout
+        QTimer::singleShot(20, this, [this, command, done] { executeOnEveryPrimary(command, done); });
+        return;
+    }
+    std::vector<Client*> clients;
+    for (const ClusterNode& primary : m_map.primaries())
+        clients.push_back(m_nodes.forNode(primary));
+    if (clients.empty())
+        clients.push_back(m_nodes.seed());
     auto replies = std::make_shared<std::vector<Result<Reply>>>(
-        primaries.size(), Result<Reply>(ErrorKind::Closed, QStringLiteral("no reply")));
-    auto left = std::make_shared<size_t>(primaries.size());
+        clients.size(), Result<Reply>(ErrorKind::Closed, QStringLiteral("no reply")));
+    auto left = std::make_shared<size_t>(clients.size());
     const Context self(this);
-    for (size_t i = 0; i < primaries.size(); ++i)
-        m_nodes.forNode(primaries[i])
-            ->execute(request->command, nullptr,
-                      [self, this, request, replies, left, i](Result<Reply> reply) {
-                          self.post([this, request, replies, left, i, reply] {
-                              (*replies)[i] = reply;
-                              if (--*left == 0)
-                                  finish(request, combined(*replies));
-                          });
-                      });
+    for (size_t i = 0; i < clients.size(); ++i)
+        clients[i]->execute(command, nullptr, [self, replies, left, i, done](Result<Reply> reply) {
+            self.post([replies, left, i, done, reply] {
+                (*replies)[i] = reply;
+                if (--*left == 0)
+                    done(std::move(*replies));
+            });
+        });
 }
 
 void ClusterRouter::onReply(const std::shared_ptr<Request>& request, Result<Reply> reply)

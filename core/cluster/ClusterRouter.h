@@ -48,6 +48,12 @@ public:
     /// The same for a command already encoded (a prepared hit): decoded once to find its slot.
     void execute(EncodedCommand command, Context context, Callback<Reply> done);
 
+    using EachReply = std::function<void(std::vector<Result<Reply>>)>;
+    /// Runs `command` on every primary at once (INFO, SLOWLOG GET, CONFIG GET: node-local
+    /// answers); `done` gets one reply per primary, in the order of slots().primaries(), or
+    /// the seed's alone while no primary is known. Dropped if the router is destroyed first.
+    void executeOnEveryPrimary(EncodedCommand command, EachReply done);
+
     const SlotMap& slots() const { return m_map; }
     bool isReady() const { return m_ready; }
     /// MOVED and ASK replies followed so far.

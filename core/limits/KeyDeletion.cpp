@@ -1,5 +1,6 @@
 #include "core/limits/KeyDeletion.h"
 
+#include "core/limits/KeyLayout.h"
 #include "core/limits/Moderation.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -33,15 +34,24 @@ void KeyDeletion::removeOne(const QByteArray& key, const QString& actor, const Q
         done(Error{ErrorKind::InvalidInput, QStringLiteral("an actor and a reason are required")});
         return;
     }
-    runScript(
-        m_client, QStringLiteral("delete"), {key, m_schema.auditKey()},
-        {parsed.user, parsed.action, actor.toUtf8(), reason.toUtf8(), m_schema.eventsChannel()},
-        nullptr, [done](Result<Reply> reply) {
-            if (!reply)
-                done(reply.error());
-            else
-                done(reply->toInteger().value_or(0));
-        });
+    Client* client = m_client;
+    KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) {
+        // delete.lua writes its entry into KEYS[2]: a stream in the key's own slot.
+        Result<QByteArray> stream = layout.auditStreamBeside(key);
+        if (!stream) {
+            done(stream.error());
+            return;
+        }
+        runScript(client, QStringLiteral("delete"), {key, *stream},
+                  {parsed.user, parsed.action, actor.toUtf8(), reason.toUtf8(),
+                   layout.schema().eventsChannel()},
+                  nullptr, [done](Result<Reply> reply) {
+                      if (!reply)
+                          done(reply.error());
+                      else
+                          done(reply->toInteger().value_or(0));
+                  });
+    });
 }
 
 void KeyDeletion::remove(const QList<QByteArray>& keys, const QString& actor, const QString& reason,

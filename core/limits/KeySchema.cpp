@@ -162,14 +162,25 @@ QByteArray KeySchema::userAuditKey(const QByteArray& user) const
     return userBase(user) + ":audit";
 }
 
-QByteArray KeySchema::policyKey(const QByteArray& action) const
+QByteArray KeySchema::policyBase(bool cluster) const
 {
-    return m_prefix + ":policy:" + escape(action);
+    // ':' is always escaped in ids, so no user's hash tag can be "{:}".
+    return cluster ? QByteArray(m_prefix + ":{:}:") : QByteArray(m_prefix + ':');
 }
 
-QByteArray KeySchema::policyIndexKey() const
+QByteArray KeySchema::policyKey(const QByteArray& action, bool cluster) const
 {
-    return m_prefix + ":policies";
+    return policyBase(cluster) + "policy:" + escape(action);
+}
+
+QByteArray KeySchema::policyIndexKey(bool cluster) const
+{
+    return policyBase(cluster) + "policies";
+}
+
+QByteArray KeySchema::policyAuditKey(bool cluster) const
+{
+    return policyBase(cluster) + "audit";
 }
 
 QByteArray KeySchema::statsKey(const QByteArray& action) const
@@ -202,9 +213,14 @@ QByteArray KeySchema::allUsersPattern() const
     return m_prefix + ":{*";
 }
 
-QByteArray KeySchema::policyPattern() const
+QByteArray KeySchema::allAuditStreamsPattern() const
 {
-    return m_prefix + ":policy:*";
+    return m_prefix + ":{*}:audit";
+}
+
+QByteArray KeySchema::policyPattern(bool cluster) const
+{
+    return policyBase(cluster) + "policy:*";
 }
 
 KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
@@ -213,16 +229,11 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
     if (!key.startsWith(QByteArray(m_prefix + ':')))
         return parsed;
     const QByteArray rest = key.mid(m_prefix.size() + 1);
-    if (rest == "audit") {
-        parsed.kind = Parsed::Kind::Audit;
+    if (parseShared(rest, &parsed))
         return parsed;
-    }
-    if (rest.startsWith("policy:")) {
-        auto action = unescape(rest.mid(7));
-        if (action && !action->isEmpty()) {
-            parsed.kind = Parsed::Kind::Policy;
-            parsed.action = *action;
-        }
+    // The cluster's policy keys: never a user (':' is no escaped id), never a bad key.
+    if (rest.startsWith("{:}:")) {
+        parseShared(rest.mid(4), &parsed);
         return parsed;
     }
     if (rest.startsWith("stats:")) {
@@ -268,6 +279,26 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
         }
     }
     return parsed;
+}
+
+bool KeySchema::parseShared(const QByteArray& rest, Parsed* parsed) const
+{
+    if (rest == "audit") {
+        parsed->kind = Parsed::Kind::Audit;
+        return true;
+    }
+    if (rest == "policies") {
+        parsed->kind = Parsed::Kind::PolicyIndex;
+        return true;
+    }
+    if (!rest.startsWith("policy:"))
+        return false;
+    auto action = unescape(rest.mid(7));
+    if (action && !action->isEmpty()) {
+        parsed->kind = Parsed::Kind::Policy;
+        parsed->action = *action;
+    }
+    return true;
 }
 
 } // namespace tollgate

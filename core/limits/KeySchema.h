@@ -17,6 +17,10 @@ namespace tollgate {
 ///   <p>:stats:<action>                               per-second hit statistics (hash)
 ///   <p>:audit                                        global audit stream
 ///   <p>:events                                       pub/sub channel
+/// On a Redis Cluster the policy keys and the audit stream of policy changes share the fixed
+/// hash tag "{:}" (no escaped id holds ':'), so each policy script touches one slot:
+///   <p>:{:}:policy:<action>   <p>:{:}:policies   <p>:{:}:audit
+/// Which layout a call uses is decided in one place, KeyLayout.
 /// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
 /// ':', '{', '}', glob characters or whitespace: every key parses back exactly, all keys of
 /// one user share one Redis Cluster hash slot, and no id matches another user's SCAN pattern.
@@ -43,9 +47,12 @@ public:
     QByteArray actionBanKey(const QByteArray& user, const QByteArray& action) const;
     QByteArray userBanKey(const QByteArray& user) const;
     QByteArray userAuditKey(const QByteArray& user) const;
-    QByteArray policyKey(const QByteArray& action) const;
+    /// `cluster`: the "{:}" layout of a Redis Cluster (KeyLayout decides; see the class comment).
+    QByteArray policyKey(const QByteArray& action, bool cluster = false) const;
     /// Set of escaped action names with a policy, kept by the policy scripts (plus "*").
-    QByteArray policyIndexKey() const;
+    QByteArray policyIndexKey(bool cluster = false) const;
+    /// Where policy changes are audited: the global stream, or "<p>:{:}:audit" on a cluster.
+    QByteArray policyAuditKey(bool cluster) const;
     /// Per-action per-second outcome counters for the console (stats.lua).
     QByteArray statsKey(const QByteArray& action) const;
     QByteArray auditKey() const;
@@ -55,11 +62,24 @@ public:
     QByteArray userPattern(const QByteArray& user) const;            // every key of a user
     QByteArray actionPattern(const QByteArray& user, const QByteArray& action) const;
     QByteArray allUsersPattern() const;                              // <p>:{*
-    QByteArray policyPattern() const;
+    QByteArray allAuditStreamsPattern() const; // <p>:{*}:audit, users' and a cluster's {:}
+    QByteArray policyPattern(bool cluster = false) const;
 
     struct Parsed
     {
-        enum class Kind { State, ActionBan, UserBan, UserAudit, Policy, Stats, Audit, Foreign };
+        // Audit: <p>:audit or the cluster's <p>:{:}:audit. PolicyIndex: either <p>:policies.
+        enum class Kind
+        {
+            State,
+            ActionBan,
+            UserBan,
+            UserAudit,
+            Policy,
+            PolicyIndex,
+            Stats,
+            Audit,
+            Foreign
+        };
         Kind kind = Kind::Foreign;
         QByteArray user;
         QByteArray action;
@@ -70,6 +90,9 @@ public:
 
 private:
     QByteArray userBase(const QByteArray& user) const;
+    QByteArray policyBase(bool cluster) const; // "<p>:" or "<p>:{:}:"
+    /// What follows "<p>:" or "<p>:{:}:" for the keys both layouts have; false if none.
+    bool parseShared(const QByteArray& rest, Parsed* parsed) const;
 
     QByteArray m_prefix;
 };

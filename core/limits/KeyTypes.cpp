@@ -22,6 +22,8 @@ QByteArray expectedRedisType(const KeySchema::Parsed& parsed)
     case Kind::Policy:
     case Kind::Stats:
         return QByteArrayLiteral("hash");
+    case Kind::PolicyIndex:
+        return QByteArrayLiteral("set");
     case Kind::UserAudit:
     case Kind::Audit:
         return QByteArrayLiteral("stream");

@@ -72,16 +72,17 @@ void Limiter::peek(const Policy& policy, const QByteArray& user, qint64 cost, Co
     run(true, policy, user, cost, context, std::move(done));
 }
 
-Result<std::shared_ptr<const PreparedHit>> Limiter::prepared(const Policy& policy) const
+Result<std::shared_ptr<const PreparedHit>> Limiter::prepared(const Policy& policy,
+                                                             bool cluster) const
 {
     QMutexLocker lock(&m_prepared->mutex);
     auto& entries = m_prepared->entries;
     auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& entry) {
         return entry->policy().action == policy.action;
     });
-    if (same != entries.end() && (*same)->preparedFrom(policy))
+    if (same != entries.end() && (*same)->preparedFrom(policy, cluster))
         return *same;
-    auto fresh = PreparedHit::prepare(policy, m_schema);
+    auto fresh = PreparedHit::prepare(policy, KeyLayout(m_schema, cluster));
     if (!fresh)
         return fresh;
     if (same != entries.end())
@@ -147,7 +148,20 @@ struct HitReplyHandler
 void Limiter::run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost,
                   Context context, Callback<HitResult> done) const
 {
-    auto prepared = this->prepared(policy);
+    if (m_client->isModeKnown()) {
+        send(peek, policy, user, cost, std::move(context), std::move(done));
+        return;
+    }
+    // The keys depend on the mode: a hit before the first connection waits for it.
+    m_client->whenModeKnown(nullptr, [self = *this, peek, policy, user, cost, context, done] {
+        self.send(peek, policy, user, cost, context, done);
+    });
+}
+
+void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint64 cost,
+                   Context context, Callback<HitResult> done) const
+{
+    auto prepared = this->prepared(policy, m_client->isCluster());
     Result<EncodedCommand> command = prepared ? (*prepared)->command(peek, user, cost)
                                               : Result<EncodedCommand>(prepared.error());
     if (!command) {

@@ -51,7 +51,10 @@ private:
 
     void run(bool peek, const Policy& policy, const QByteArray& user, qint64 cost, Context context,
              Callback<HitResult> done) const;
-    Result<std::shared_ptr<const PreparedHit>> prepared(const Policy& policy) const;
+    /// run() once the server's mode (standalone or cluster) is known.
+    void send(bool peek, const Policy& policy, const QByteArray& user, qint64 cost, Context context,
+              Callback<HitResult> done) const;
+    Result<std::shared_ptr<const PreparedHit>> prepared(const Policy& policy, bool cluster) const;
 
     Client* m_client;
     KeySchema m_schema;

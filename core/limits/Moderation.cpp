@@ -1,5 +1,6 @@
 #include "core/limits/Moderation.h"
 
+#include "core/limits/KeyLayout.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -41,17 +42,47 @@ struct CountingWrite
 void runCountingWrite(Client* client, const KeySchema& schema, const CountingWrite& write,
                       const QList<QByteArray>& targets, Context context, Callback<qint64> done)
 {
-    Command keys{schema.userAuditKey(write.user), schema.auditKey()};
-    keys << targets;
-    runScript(client, write.script, keys,
-              {write.user, write.action, write.actor.toUtf8(), write.reason.toUtf8(),
-               schema.eventsChannel()},
+    KeyLayout::of(client, schema, [=](const KeyLayout& layout) {
+        const QByteArray stream = schema.userAuditKey(write.user);
+        Command keys{stream, layout.auditMirror(stream)};
+        keys << targets;
+        runScript(client, write.script, keys,
+                  {write.user, write.action, write.actor.toUtf8(), write.reason.toUtf8(),
+                   schema.eventsChannel()},
+                  nullptr, [=](Result<Reply> reply) {
+                      if (!reply) {
+                          deliver(context, done, Result<qint64>(reply.error()));
+                          return;
+                      }
+                      deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
+                  });
+    });
+}
+
+// ban.lua: KEYS = the ban hash, the user's audit stream, the global mirror.
+void sendBan(Client* client, const BanRequest& request, const Command& keys,
+             const QByteArray& channel, Context context, Callback<BanInfo> done)
+{
+    runScript(client, QStringLiteral("ban"), keys,
+              {request.user, request.action, request.actor.toUtf8(), request.reason.toUtf8(),
+               QByteArray::number(request.durationMs), QByteArray::number(request.untilMs),
+               channel},
               nullptr, [=](Result<Reply> reply) {
                   if (!reply) {
-                      deliver(context, done, Result<qint64>(reply.error()));
+                      deliver(context, done, Result<BanInfo>(reply.error()));
                       return;
                   }
-                  deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
+                  BanInfo ban;
+                  ban.user = request.user;
+                  ban.action = request.action;
+                  ban.reason = request.reason;
+                  ban.actor = request.actor;
+                  ban.source = QStringLiteral("manual");
+                  if (reply->elements.size() >= 2) {
+                      ban.untilMs = reply->elements[0].toInteger().value_or(0);
+                      ban.createdMs = reply->elements[1].toInteger().value_or(0);
+                  }
+                  deliver(context, done, Result<BanInfo>(ban));
               });
 }
 
@@ -98,29 +129,12 @@ void Moderation::ban(const BanRequest& request, Context context, Callback<BanInf
                                   ? m_schema.userBanKey(request.user)
                                   : m_schema.actionBanKey(request.user, request.action);
     Client* client = m_client;
-    const KeySchema schema = m_schema;
-    runScript(client, QStringLiteral("ban"),
-              {banKey, schema.userAuditKey(request.user), schema.auditKey()},
-              {request.user, request.action, request.actor.toUtf8(), request.reason.toUtf8(),
-               QByteArray::number(request.durationMs), QByteArray::number(request.untilMs),
-               schema.eventsChannel()},
-              nullptr, [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done, Result<BanInfo>(reply.error()));
-                      return;
-                  }
-                  BanInfo ban;
-                  ban.user = request.user;
-                  ban.action = request.action;
-                  ban.reason = request.reason;
-                  ban.actor = request.actor;
-                  ban.source = QStringLiteral("manual");
-                  if (reply->elements.size() >= 2) {
-                      ban.untilMs = reply->elements[0].toInteger().value_or(0);
-                      ban.createdMs = reply->elements[1].toInteger().value_or(0);
-                  }
-                  deliver(context, done, Result<BanInfo>(ban));
-              });
+    KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) {
+        const KeySchema& schema = layout.schema();
+        const QByteArray stream = schema.userAuditKey(request.user);
+        sendBan(client, request, {banKey, stream, layout.auditMirror(stream)},
+                schema.eventsChannel(), context, done);
+    });
 }
 
 void Moderation::userKeys(const QByteArray& user,

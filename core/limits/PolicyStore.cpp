@@ -16,7 +16,7 @@ namespace {
 
 // The stored hash as a policy, or why it is not one (WrongType: exit 3 in the CLI, a row
 // marked invalid in the console; never mistaken for the caller's bad input).
-Result<Policy> storedPolicy(const KeySchema& schema, const QByteArray& action,
+Result<Policy> storedPolicy(const KeyLayout& layout, const QByteArray& action,
                             const QList<QPair<QByteArray, QByteArray>>& fields)
 {
     auto policy = Policy::fromFields(action, fields);
@@ -24,18 +24,18 @@ Result<Policy> storedPolicy(const KeySchema& schema, const QByteArray& action,
     if (!valid)
         return Error{ErrorKind::WrongType,
                      QStringLiteral("policy %1 is invalid: %2")
-                         .arg(QString::fromUtf8(schema.policyKey(action)), valid.error().message)};
+                         .arg(QString::fromUtf8(layout.policyKey(action)), valid.error().message)};
     return policy;
 }
 
 // HGETALL of every key in one pipeline; keys that are not policy hashes of ours are skipped.
-void readPolicies(Client* client, const KeySchema& schema, const QList<QByteArray>& keys,
+void readPolicies(Client* client, const KeyLayout& layout, const QList<QByteArray>& keys,
                   Context context, const Callback<PolicyListing>& done)
 {
     std::vector<Command> commands;
     QList<QByteArray> actions;
     for (const QByteArray& key : keys) {
-        const auto parsed = schema.parse(key);
+        const auto parsed = layout.schema().parse(key);
         if (parsed.kind != KeySchema::Parsed::Kind::Policy || actions.contains(parsed.action))
             continue;
         actions << parsed.action;
@@ -43,13 +43,13 @@ void readPolicies(Client* client, const KeySchema& schema, const QList<QByteArra
     }
     client->executeBatch(
         std::move(commands), nullptr,
-        [schema, actions, context, done](std::vector<Result<Reply>> replies) {
+        [layout, actions, context, done](std::vector<Result<Reply>> replies) {
             PolicyListing listing;
             for (int i = 0; i < actions.size(); ++i) {
                 const Result<Reply>& reply = replies[size_t(i)];
                 if (reply && reply->elements.empty())
                     continue; // deleted since the index named it
-                auto policy = reply ? storedPolicy(schema, actions[i], reply->toPairs())
+                auto policy = reply ? storedPolicy(layout, actions[i], reply->toPairs())
                                     : Result<Policy>(reply.error());
                 if (policy)
                     listing.policies.push_back(*policy);
@@ -62,65 +62,93 @@ void readPolicies(Client* client, const KeySchema& schema, const QList<QByteArra
         });
 }
 
+// policy_set.lua and policy_delete.lua: the hash, its audit stream, the index (one slot on a
+// cluster, so the change stays atomic with its audit entry).
+Command policyScriptKeys(const KeyLayout& layout, const QByteArray& action)
+{
+    return {layout.policyKey(action), layout.policyAuditKey(), layout.policyIndexKey()};
+}
+
+// The policy keys an index names (escaped action names, plus the marker "*"), as they are:
+// a member that is no escaped name names no hash, and policy_reindex.lua drops it.
+QList<QByteArray> indexedKeys(const KeyLayout& layout, const Reply& members)
+{
+    const QByteArray head = layout.policyPattern().chopped(1); // "<p>:policy:", "<p>:{:}:policy:"
+    QList<QByteArray> keys;
+    for (const Reply& member : members.elements) {
+        if (member.toBytes() != "*")
+            keys << head + member.toBytes();
+    }
+    return keys;
+}
+
 } // namespace
+
+void PolicyStore::withLayout(std::function<void(const PolicyStore&, const KeyLayout&)> call) const
+{
+    const PolicyStore store = *this;
+    KeyLayout::of(m_client, m_schema, [store, call = std::move(call)](const KeyLayout& layout) {
+        call(store, layout);
+    });
+}
 
 void PolicyStore::get(const QByteArray& action, Context context, Callback<Policy> done) const
 {
     const Status id = KeySchema::validateId(action, QStringLiteral("action"));
     if (rejected(id, context, done))
         return;
-    const KeySchema schema = m_schema;
-    m_client->execute({QByteArrayLiteral("HGETALL"), m_schema.policyKey(action)}, nullptr,
-                      [schema, action, context, done](Result<Reply> reply) {
-                          if (!reply) {
-                              deliver(context, done, Result<Policy>(reply.error()));
-                              return;
-                          }
-                          if (reply->elements.empty()) {
-                              deliver(context, done,
-                                      Result<Policy>(ErrorKind::NotFound,
-                                                     QStringLiteral("no policy for action '") +
-                                                         QString::fromUtf8(action) +
-                                                         QLatin1Char('\'')));
-                              return;
-                          }
-                          deliver(context, done, storedPolicy(schema, action, reply->toPairs()));
-                      });
+    withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
+        store.m_client->execute(
+            {QByteArrayLiteral("HGETALL"), layout.policyKey(action)}, nullptr,
+            [layout, action, context, done](Result<Reply> reply) {
+                if (!reply) {
+                    deliver(context, done, Result<Policy>(reply.error()));
+                    return;
+                }
+                if (reply->elements.empty()) {
+                    deliver(context, done,
+                            Result<Policy>(ErrorKind::NotFound,
+                                           QStringLiteral("no policy for action '") +
+                                               QString::fromUtf8(action) + QLatin1Char('\'')));
+                    return;
+                }
+                deliver(context, done, storedPolicy(layout, action, reply->toPairs()));
+            });
+    });
 }
 
 void PolicyStore::listAll(Context context, Callback<PolicyListing> done) const
 {
-    const PolicyStore store = *this;
-    m_client->execute(
-        {QByteArrayLiteral("SMEMBERS"), m_schema.policyIndexKey()}, nullptr,
-        [store, context, done](Result<Reply> members) {
-            if (!members) {
-                deliver(context, done, Result<PolicyListing>(members.error()));
-                return;
-            }
-            if (!members->elements.empty()) { // the usual case: one SMEMBERS, one pipeline
-                QList<QByteArray> keys;
-                for (const Reply& member : members->elements) {
-                    if (member.toBytes() != "*")
-                        keys << store.m_schema.prefix() + ":policy:" + member.toBytes();
-                }
-                readPolicies(store.m_client, store.m_schema, keys, context, done);
-                return;
-            }
-            // No index: find the policies by SCAN, and rebuild the index when we may write.
-            store.scanPolicyKeys([store, context, done](Result<QList<QByteArray>> keys) {
-                if (!keys) {
-                    deliver(context, done, Result<PolicyListing>(keys.error()));
+    withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
+        store.m_client->execute(
+            {QByteArrayLiteral("SMEMBERS"), layout.policyIndexKey()}, nullptr,
+            [store, layout, context, done](Result<Reply> members) {
+                if (!members) {
+                    deliver(context, done, Result<PolicyListing>(members.error()));
                     return;
                 }
-                // Read after the rebuild, so the next listing finds the index; a user who may
-                // not write gets the listing all the same.
-                const QList<QByteArray> found = *keys;
-                store.writeIndex(found, {}, [store, found, context, done](const Result<qint64>&) {
-                    readPolicies(store.m_client, store.m_schema, found, context, done);
+                if (!members->elements.empty()) { // the usual case: one SMEMBERS, one pipeline
+                    readPolicies(store.m_client, layout, indexedKeys(layout, *members), context,
+                                 done);
+                    return;
+                }
+                // No index: find the policies by SCAN, and rebuild the index when we may write.
+                store.scanPolicyKeys(layout, [store, layout, context,
+                                              done](Result<QList<QByteArray>> keys) {
+                    if (!keys) {
+                        deliver(context, done, Result<PolicyListing>(keys.error()));
+                        return;
+                    }
+                    // Read after the rebuild, so the next listing finds the index; a user who may
+                    // not write gets the listing all the same.
+                    const QList<QByteArray> found = *keys;
+                    store.writeIndex(layout, found, {},
+                                     [store, layout, found, context, done](const Result<qint64>&) {
+                                         readPolicies(store.m_client, layout, found, context, done);
+                                     });
                 });
             });
-        });
+    });
 }
 
 void PolicyStore::list(Context context, Callback<std::vector<Policy>> done) const
@@ -135,42 +163,40 @@ void PolicyStore::list(Context context, Callback<std::vector<Policy>> done) cons
 
 void PolicyStore::reindex(Context context, Callback<qint64> done) const
 {
-    const PolicyStore store = *this;
-    m_client->execute(
-        {QByteArrayLiteral("SMEMBERS"), m_schema.policyIndexKey()}, nullptr,
-        [store, context, done](Result<Reply> members) {
-            QList<QByteArray> indexed;
-            if (members) {
-                for (const Reply& member : members->elements) {
-                    if (member.toBytes() != "*")
-                        indexed << store.m_schema.prefix() + ":policy:" + member.toBytes();
-                }
-            } // a wrong-typed index is reported by policy_reindex.lua itself
-            store.scanPolicyKeys([store, indexed, context, done](Result<QList<QByteArray>> keys) {
-                if (!keys) {
-                    deliver(context, done, Result<qint64>(keys.error()));
-                    return;
-                }
-                store.writeIndex(*keys, indexed, [context, done](Result<qint64> count) {
-                    deliver(context, done, std::move(count));
+    withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
+        store.m_client->execute(
+            {QByteArrayLiteral("SMEMBERS"), layout.policyIndexKey()}, nullptr,
+            [store, layout, context, done](Result<Reply> members) {
+                // A wrong-typed index is reported by policy_reindex.lua itself.
+                const QList<QByteArray> indexed =
+                    members ? indexedKeys(layout, *members) : QList<QByteArray>();
+                store.scanPolicyKeys(layout, [store, layout, indexed, context,
+                                              done](Result<QList<QByteArray>> keys) {
+                    if (!keys) {
+                        deliver(context, done, Result<qint64>(keys.error()));
+                        return;
+                    }
+                    store.writeIndex(layout, *keys, indexed, [context, done](Result<qint64> count) {
+                        deliver(context, done, std::move(count));
+                    });
                 });
             });
-        });
+    });
 }
 
-void PolicyStore::scanPolicyKeys(Callback<QList<QByteArray>> done) const
+void PolicyStore::scanPolicyKeys(const KeyLayout& layout, Callback<QList<QByteArray>> done) const
 {
     ScanOptions scan;
-    scan.pattern = m_schema.policyPattern();
+    scan.pattern = layout.policyPattern();
     scan.type = QByteArrayLiteral("hash");
     scan.count = 1000;
     collectKeys(m_client, scan, nullptr, std::move(done));
 }
 
-void PolicyStore::writeIndex(const QList<QByteArray>& found, const QList<QByteArray>& indexed,
-                             Callback<qint64> done) const
+void PolicyStore::writeIndex(const KeyLayout& layout, const QList<QByteArray>& found,
+                             const QList<QByteArray>& indexed, Callback<qint64> done) const
 {
-    Command keys{m_schema.policyIndexKey()};
+    Command keys{layout.policyIndexKey()};
     for (const QByteArray& key : found + indexed) {
         if (!keys.contains(key))
             keys << key;
@@ -197,27 +223,28 @@ void PolicyStore::save(const Policy& policy, const QString& actor, Context conte
                  summary.toUtf8()};
     for (const auto& [field, value] : policy.toFields())
         args << field << value;
-    runScript(m_client, QStringLiteral("policy_set"),
-              {m_schema.policyKey(policy.action), m_schema.auditKey(), m_schema.policyIndexKey()},
-              args, nullptr,
-              [=](Result<Reply> reply) {
-                  if (!reply) {
-                      deliver(context, done, Result<qint64>(reply.error()));
-                      return;
-                  }
-                  deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
-              });
+    withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
+        runScript(store.m_client, QStringLiteral("policy_set"),
+                  policyScriptKeys(layout, policy.action), args, nullptr, [=](Result<Reply> reply) {
+                      if (!reply) {
+                          deliver(context, done, Result<qint64>(reply.error()));
+                          return;
+                      }
+                      deliver(context, done, Result<qint64>(reply->toInteger().value_or(0)));
+                  });
+    });
 }
 
 void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
                          Context context, Callback<Unit> done) const
 {
-    runScript(m_client, QStringLiteral("policy_delete"),
-              {m_schema.policyKey(action), m_schema.auditKey(), m_schema.policyIndexKey()},
-              {QByteArray::number(revision), actor.toUtf8(), m_schema.eventsChannel()}, nullptr,
-              [=](Result<Reply> reply) {
-                  deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
-              });
+    withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
+        runScript(store.m_client, QStringLiteral("policy_delete"), policyScriptKeys(layout, action),
+                  {QByteArray::number(revision), actor.toUtf8(), layout.schema().eventsChannel()},
+                  nullptr, [=](Result<Reply> reply) {
+                      deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
+                  });
+    });
 }
 
 } // namespace tollgate

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/limits/KeyLayout.h"
 #include "core/limits/Policy.h"
 #include "core/redis/Client.h"
 
@@ -22,8 +22,9 @@ struct PolicyListing
     std::vector<InvalidPolicy> invalid;
 };
 
-/// Policies in Redis (<p>:policy:<action> hashes). Saving is compare-and-set on the revision
-/// (policy_set.lua): a stale revision fails with ErrorKind::Conflict, never overwrites.
+/// Policies in Redis (<p>:policy:<action> hashes; <p>:{:}:policy:<action> on a cluster). Saving is
+/// compare-and-set on the revision (policy_set.lua): a stale revision fails with
+/// ErrorKind::Conflict, never overwrites.
 class PolicyStore
 {
 public:
@@ -51,10 +52,12 @@ public:
                 Callback<Unit> done) const;
 
 private:
-    void scanPolicyKeys(Callback<QList<QByteArray>> done) const;
+    /// Runs `call` with a copy of this store and the server's key layout (KeyLayout::of).
+    void withLayout(std::function<void(const PolicyStore&, const KeyLayout&)> call) const;
+    void scanPolicyKeys(const KeyLayout& layout, Callback<QList<QByteArray>> done) const;
     /// policy_reindex.lua over the keys found by SCAN and those the index named.
-    void writeIndex(const QList<QByteArray>& found, const QList<QByteArray>& indexed,
-                    Callback<qint64> done) const;
+    void writeIndex(const KeyLayout& layout, const QList<QByteArray>& found,
+                    const QList<QByteArray>& indexed, Callback<qint64> done) const;
 
     Client* m_client;
     KeySchema m_schema;

@@ -30,8 +30,9 @@ template <typename KeyOf> Result<std::pair<QByteArray, QByteArray>> splitAroundU
 } // namespace
 
 Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& policy,
-                                                                const KeySchema& schema)
+                                                                const KeyLayout& layout)
 {
+    const KeySchema& schema = layout.schema();
     if (Status valid = policy.validate(); !valid)
         return valid.error();
     const ScriptInfo* script = ScriptLibrary::instance().find(QStringLiteral("hit"));
@@ -41,6 +42,7 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     auto prepared = std::make_shared<PreparedHit>();
     PreparedHit& p = *prepared;
     p.m_policy = policy;
+    p.m_cluster = layout.isCluster();
     const auto userKey = [](const auto& keyOf, UserKey* out) -> Status {
         auto split = splitAroundUser(keyOf);
         if (!split)
@@ -77,8 +79,10 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
         head->add(script->sha1);
         head->addNumber(keys);
     }
-    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically.
-    p.m_globalAudit.add(schema.auditKey());
+    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically. On a
+    // cluster it is the user's audit stream again, added per hit (hit.lua: no mirror).
+    if (!p.m_cluster)
+        p.m_globalAudit.add(layout.auditMirror({})); // standalone: <p>:audit, whatever the call
     p.m_hitMode.add("hit");
     p.m_peekMode.add("peek");
     for (RespFragment* mode : {&p.m_hitMode, &p.m_peekMode})
@@ -107,14 +111,14 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     return std::shared_ptr<const PreparedHit>(std::move(prepared));
 }
 
-bool PreparedHit::preparedFrom(const Policy& o) const
+bool PreparedHit::preparedFrom(const Policy& o, bool cluster) const
 {
     const Policy& p = m_policy;
-    return p.revision == o.revision && p.action == o.action && p.algorithm == o.algorithm &&
-           p.windows == o.windows && p.cost == o.cost && p.warn == o.warn && p.banMs == o.banMs &&
-           p.banUntilMidnight == o.banUntilMidnight && p.calendarAligned == o.calendarAligned &&
-           p.timeZone == o.timeZone && p.countDenied == o.countDenied && p.message == o.message &&
-           p.onError == o.onError;
+    return m_cluster == cluster && p.revision == o.revision && p.action == o.action &&
+           p.algorithm == o.algorithm && p.windows == o.windows && p.cost == o.cost &&
+           p.warn == o.warn && p.banMs == o.banMs && p.banUntilMidnight == o.banUntilMidnight &&
+           p.calendarAligned == o.calendarAligned && p.timeZone == o.timeZone &&
+           p.countDenied == o.countDenied && p.message == o.message && p.onError == o.onError;
 }
 
 Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, qint64 cost) const
@@ -133,7 +137,7 @@ Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, q
     }
 
     const QByteArray escaped = KeySchema::escape(user); // once for all the user's keys
-    const qsizetype userKeys = 3 + qsizetype(m_stateKeys.size());
+    const qsizetype userKeys = 3 + (m_cluster ? 1 : 0) + qsizetype(m_stateKeys.size());
     CommandBuilder builder(m_argumentCount, m_constantBytes + userKeys * escaped.size() +
                                                 user.size() + offsets.size());
     const auto addKey = [&](const UserKey& key) {
@@ -143,7 +147,10 @@ Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, q
     addKey(m_userBan);
     addKey(m_actionBan);
     addKey(m_userAudit);
-    builder.add(m_globalAudit);
+    if (m_cluster)
+        addKey(m_userAudit);
+    else
+        builder.add(m_globalAudit);
     for (const UserKey& key : m_stateKeys)
         addKey(key);
     builder.add(peek ? m_peekMode : m_hitMode);

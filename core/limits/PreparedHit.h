@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/limits/KeyLayout.h"
 #include "core/limits/Policy.h"
 #include "core/redis/CommandBuilder.h"
 
@@ -16,13 +16,21 @@ namespace tollgate {
 class PreparedHit
 {
 public:
-    /// InvalidInput when the policy is invalid.
+    /// InvalidInput when the policy is invalid. The layout decides KEYS[4]: <p>:audit, or the
+    /// user's audit stream again on a cluster (one slot per call).
     static Result<std::shared_ptr<const PreparedHit>> prepare(const Policy& policy,
-                                                              const KeySchema& schema);
+                                                              const KeyLayout& layout);
 
-    /// Whether `policy` is the one this was prepared from: every field hit.lua or the Limiter
-    /// reads, the revision included, so an edited or re-read policy is prepared afresh.
-    bool preparedFrom(const Policy& policy) const;
+    /// Whether `policy` is the one this was prepared from, for a server of this mode: every
+    /// field hit.lua or the Limiter reads, the revision included, so an edited or re-read
+    /// policy is prepared afresh.
+    bool preparedFrom(const Policy& policy, bool cluster) const;
+    /// The standalone layout.
+    static Result<std::shared_ptr<const PreparedHit>> prepare(const Policy& policy,
+                                                              const KeySchema& schema)
+    {
+        return prepare(policy, KeyLayout(schema, false));
+    }
     const Policy& policy() const { return m_policy; }
     qsizetype keyCount() const { return 4 + qsizetype(m_stateKeys.size()); }
 
@@ -39,12 +47,13 @@ private:
     };
 
     Policy m_policy;
+    bool m_cluster = false; // KEYS[4] is then KEYS[3] again, not m_globalAudit
     UserKey m_userBan, m_actionBan, m_userAudit;
     std::vector<UserKey> m_stateKeys;
     qsizetype m_argumentCount = 0;
     qsizetype m_constantBytes = 0;      // size hint for the command buffer
     RespFragment m_hitHead, m_peekHead; // EVALSHA[_RO] sha numkeys
-    RespFragment m_globalAudit;         // KEYS[4]
+    RespFragment m_globalAudit;         // KEYS[4] standalone
     RespFragment m_hitMode, m_peekMode; // ARGV[1..2]: mode, algorithm
     RespFragment m_policyCost;          // ARGV[3] when the caller passes 0
     RespFragment m_rules;               // ARGV[4..7]: count_denied, warn, ban_ms, ban_until

@@ -1,5 +1,6 @@
 #include "core/limits/Repair.h"
 
+#include "core/limits/KeyLayout.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -100,19 +101,25 @@ QByteArray userAuditStreamOf(const QByteArray& key)
 }
 
 // repair.lua calls for `keys`: one per user (KEYS[1] their audit stream), one per other key.
-QList<QList<QByteArray>> callsFor(const QList<QByteArray>& keys, const QByteArray& globalAudit)
+// Left out: the cluster's "{:}" keys (policies, their index and audit stream: no user's, never
+// given a TTL, though SCAN <p>:{* finds them), and on a cluster the untagged keys, for which ""
+// and the global stream lie in other slots (foreign keys, which repair.lua skips anyway).
+QList<QList<QByteArray>> callsFor(const QList<QByteArray>& keys, const KeyLayout& layout)
 {
+    const QByteArray sharedStream = layout.schema().policyAuditKey(true);
     QMap<QByteArray, QList<QByteArray>> byUser;
     QList<QList<QByteArray>> calls;
     for (const QByteArray& key : keys) {
         const QByteArray stream = userAuditStreamOf(key);
+        if (stream == sharedStream || (stream.isEmpty() && layout.isCluster()))
+            continue;
         if (stream.isEmpty())
-            calls.append({QByteArray(), globalAudit, key});
+            calls.append({QByteArray(), layout.auditMirror({}), key});
         else if (!byUser[stream].contains(key))
             byUser[stream] << key;
     }
     for (auto it = byUser.cbegin(); it != byUser.cend(); ++it)
-        calls.append(QList<QByteArray>{it.key(), globalAudit} + it.value());
+        calls.append(QList<QByteArray>{it.key(), layout.auditMirror(it.key())} + it.value());
     return calls;
 }
 
@@ -166,6 +173,30 @@ void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& k
               });
 }
 
+void scanAndCheck(const std::shared_ptr<RepairRun>& run, const KeyLayout& layout)
+{
+    ScanOptions scan;
+    scan.pattern = layout.schema().allUsersPattern();
+    scan.count = qMax(1, run->options.scanCount);
+    scan.pause = run->options.pause;
+    scanKeys(
+        run->client, scan,
+        [run, layout](const QList<QByteArray>& batch) {
+            if (run->stop)
+                return false;
+            run->report.totals.scanned += batch.size();
+            for (const QList<QByteArray>& keys : callsFor(batch, layout))
+                checkCall(run, keys);
+            return true;
+        },
+        [run](Result<qint64> scanned) {
+            if (!scanned && !run->error)
+                run->error = scanned.error();
+            run->scanFinished = true;
+            run->finishIfIdle();
+        });
+}
+
 } // namespace
 
 Repair::Repair(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema)) {}
@@ -178,26 +209,8 @@ void Repair::run(const RepairOptions& options, ProgressFn progress, Context cont
     if (!run)
         return;
 
-    ScanOptions scan;
-    scan.pattern = m_schema.allUsersPattern();
-    scan.count = qMax(1, options.scanCount);
-    scan.pause = options.pause;
-    scanKeys(
-        m_client, scan,
-        [run](const QList<QByteArray>& batch) {
-            if (run->stop)
-                return false;
-            run->report.totals.scanned += batch.size();
-            for (const QList<QByteArray>& keys : callsFor(batch, run->schema.auditKey()))
-                checkCall(run, keys);
-            return true;
-        },
-        [run](Result<qint64> scanned) {
-            if (!scanned && !run->error)
-                run->error = scanned.error();
-            run->scanFinished = true;
-            run->finishIfIdle();
-        });
+    KeyLayout::of(m_client, m_schema,
+                  [run](const KeyLayout& layout) { scanAndCheck(run, layout); });
 }
 
 namespace {
@@ -249,8 +262,10 @@ void Repair::fixKeys(const QList<QByteArray>& keys, const RepairOptions& options
         startJob<FixRun>(m_client, m_schema, fix, std::move(progress), context, std::move(done));
     if (!run)
         return;
-    run->groups = callsFor(keys, m_schema.auditKey());
-    fixNextGroup(run);
+    KeyLayout::of(m_client, m_schema, [run, keys](const KeyLayout& layout) {
+        run->groups = callsFor(keys, layout);
+        fixNextGroup(run);
+    });
 }
 
 } // namespace tollgate

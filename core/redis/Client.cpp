@@ -340,6 +340,30 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
     submit(std::move(pending));
 }
 
+void Client::executeOnEveryPrimary(const Command& command, Context context,
+                                   std::function<void(std::vector<Result<Reply>>)> done)
+{
+    auto deliverAll = [context, done](std::vector<Result<Reply>> replies) {
+        if (context.isNull())
+            done(std::move(replies));
+        else
+            context.post([done, replies = std::move(replies)]() mutable { done(std::move(replies)); });
+    };
+    // The mode first: it decides how many nodes answer.
+    whenModeKnown(nullptr, [this, command, deliverAll] {
+        if (!m_router || m_closing.load()) {
+            execute(command, nullptr, [deliverAll](Result<Reply> reply) {
+                deliverAll({std::move(reply)});
+            });
+            return;
+        }
+        runLater(std::chrono::milliseconds(0), [this, command, deliverAll] {
+            m_commands.fetch_add(1, std::memory_order_relaxed);
+            m_router->executeOnEveryPrimary(EncodedCommand::fromArgs(command), deliverAll);
+        });
+    });
+}
+
 Result<Reply> Client::executeSync(Command args)
 {
     Q_ASSERT(QThread::currentThread() != m_thread);

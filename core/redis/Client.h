@@ -79,6 +79,11 @@ public:
     void executeBatch(std::vector<Command> commands, Context context,
                       std::function<void(std::vector<Result<Reply>>)> done);
 
+    /// Runs `command` on every primary of a cluster (INFO, SLOWLOG GET, CONFIG GET: answers
+    /// that are per node), or on the one server: one reply per node, delivered together.
+    void executeOnEveryPrimary(const Command& command, Context context,
+                               std::function<void(std::vector<Result<Reply>>)> done);
+
     /// Commands sent so far, plus the commands scripts were estimated to run inside
     /// (addScriptWork): the load this client puts on the server, for a command-rate figure.
     quint64 commandCount() const { return m_commands.load(std::memory_order_relaxed); }

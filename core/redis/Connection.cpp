@@ -114,18 +114,46 @@ void Connection::submit(EncodedCommand command, Done done)
 {
     switch (m_state) {
     case ConnectionState::Connected:
+        if (!m_waiting.empty() || int(m_inFlight.size()) >= m_options.maxInFlight) {
+            hold(std::move(command), std::move(done));
+            return;
+        }
         if (command.subscribes())
             m_pushMode = true;
         write(command, std::move(done));
         return;
     case ConnectionState::Connecting:
-        m_waiting.push_back({std::move(command), std::move(done)});
+        hold(std::move(command), std::move(done));
         return;
     case ConnectionState::Disconnected:
     case ConnectionState::Reconnecting:
         // Fail fast: a caller must never hang on a server that is not there.
         done(notConnected());
         return;
+    }
+}
+
+void Connection::hold(EncodedCommand command, Done done)
+{
+    if (int(m_waiting.size()) >= m_options.maxQueued) {
+        done(Error{ErrorKind::Busy,
+                   QStringLiteral("%1 commands already wait for %2: try again later")
+                       .arg(m_inFlight.size() + m_waiting.size())
+                       .arg(m_options.endpoint())});
+        return;
+    }
+    m_waiting.push_back({std::move(command), std::move(done)});
+}
+
+void Connection::releaseHeld()
+{
+    while (!m_waiting.empty() && m_state == ConnectionState::Connected &&
+           int(m_inFlight.size()) < m_options.maxInFlight) {
+        Waiting next = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        if (next.command.subscribes())
+            m_pushMode = true;
+        write(next.command, std::move(next.done));
     }
 }
 
@@ -258,10 +286,7 @@ void Connection::sendHandshake()
         if (m_options.heartbeatInterval.count() > 0)
             m_heartbeatTimer->start(std::max<qint64>(10, m_options.heartbeatInterval.count() / 4));
         setState(ConnectionState::Connected);
-        auto waiting = std::move(m_waiting);
-        m_waiting.clear();
-        for (Waiting& w : waiting)
-            submit(std::move(w.command), std::move(w.done));
+        releaseHeld(); // what waited for the connection, up to maxInFlight
     });
 }
 
@@ -349,6 +374,7 @@ void Connection::onReadyRead()
         Done done = std::move(m_inFlight.front().done);
         m_inFlight.pop_front();
         // The deadline timer stops itself once nothing is in flight (checkDeadlines).
+        releaseHeld(); // a slot is free: in the same write as what the callbacks chain
         if (!done)
             continue; // the reply of a command that already failed with Timeout
         if (reply.type == Reply::Type::Error)
@@ -451,7 +477,6 @@ void Connection::dropConnection(const Error& error)
         // Never delete a socket inside its own signal handler.
         m_device.release()->deleteLater();
     }
-    const bool firstAttempt = m_state == ConnectionState::Connecting;
     // State first: callbacks below may submit again and must see "not connected".
     if (m_options.autoReconnect) {
         setState(ConnectionState::Reconnecting, error);
@@ -464,8 +489,7 @@ void Connection::dropConnection(const Error& error)
     for (InFlight& request : inFlight)
         if (request.done) // null: it already failed with Timeout
             request.done(error);
-    if (firstAttempt)
-        failWaiting(error);
+    failWaiting(error); // waiting for the first connect, or held back by maxInFlight
 }
 
 void Connection::failWaiting(const Error& error)

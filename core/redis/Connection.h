@@ -94,6 +94,8 @@ private:
     void checkHeartbeat();
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
+    void hold(EncodedCommand command, Done done); // maxInFlight reached: wait, or Busy
+    void releaseHeld();
     Error notConnected() const;
 
     ConnectionOptions m_options;
@@ -105,7 +107,9 @@ private:
     int m_batchDepth = 0;
     bool m_flushPosted = false;
     std::deque<InFlight> m_inFlight;
-    std::deque<Waiting> m_waiting; // submitted while the first connect is in progress
+    // Submitted while the first connect is in progress, or beyond maxInFlight: sent in order
+    // as the connection comes up and as replies free slots.
+    std::deque<Waiting> m_waiting;
     // Children, so moveToThread() takes them along to the worker thread.
     QTimer* m_connectTimer;
     QTimer* m_deadlineTimer;

@@ -47,6 +47,11 @@ struct ConnectionOptions
     /// the connection alive, or it is dropped and reconnected: a half-open socket, above all a
     /// subscriber's that only ever reads, is noticed instead of silently losing events. 0 = off.
     std::chrono::milliseconds heartbeatInterval{15000};
+    /// Back-pressure: at most this many commands written and not yet answered; more wait in
+    /// the connection (in order) until replies come back, and past maxQueued more a command
+    /// fails at once with Busy instead of growing memory without bound.
+    int maxInFlight = 10'000;
+    int maxQueued = 100'000;
     bool autoReconnect = true;
     /// Ask the server whether it is a Redis Cluster node (HELLO's "mode") and, if so, route
     /// every command to the node owning its keys. Off for the per-node connections a cluster

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void binarySafeArguments_data();
     void binarySafeArguments();
     void commandTimeoutThenRecovers();
+    void backPressureCapsCommandsInFlight();
     void heartbeatNoticesSilentSubscriber();
     void longScriptFailsAloneKeepsConnection();
     void aclUserAndDatabaseFromUrl();
@@ -128,6 +129,45 @@ void ClientTest::commandTimeoutThenRecovers()
     const auto pong = run(client.get(), {"PING"});
     QVERIFY2(pong.ok(), pong ? "" : qPrintable(pong.error().toString()));
     QCOMPARE(pong->toBytes(), QByteArray("PONG"));
+}
+
+void ClientTest::backPressureCapsCommandsInFlight()
+{
+    ConnectionOptions options = m_core.options();
+    options.maxInFlight = 2;
+    options.maxQueued = 3;
+    options.commandTimeout = std::chrono::milliseconds(5000);
+    auto client = m_core.connect(options);
+    QVERIFY2(client, qPrintable(m_core.errorString()));
+
+    // Two commands that block on the server fill the connection; three more wait in order
+    // behind them; the sixth is refused at once instead of queueing without bound.
+    QObject context;
+    QList<QByteArray> order;
+    std::optional<Error> refused;
+    for (int i = 0; i < 2; ++i)
+        client->execute({"BLPOP", "backpressure:empty", "0.3"}, &context,
+                        [&, i](Result<Reply> r) {
+                            order << (r ? QByteArray("blpop") + QByteArray::number(i)
+                                        : QByteArray("error"));
+                        });
+    for (int i = 0; i < 3; ++i)
+        client->execute({"INCR", "backpressure:n"}, &context, [&](Result<Reply> r) {
+            order << (r ? QByteArray("incr") + r->toBytes() : QByteArray("error"));
+        });
+    client->execute({"PING"}, &context, [&](Result<Reply> r) {
+        if (!r)
+            refused = r.error();
+        else
+            order << "ping";
+    });
+    QTRY_VERIFY(refused.has_value()); // before any reply has come back
+    QVERIFY(order.isEmpty());
+    QCOMPARE(refused->kind, ErrorKind::Busy);
+    QTRY_COMPARE_WITH_TIMEOUT(order.size(), 5, 5000);
+    QCOMPARE(order, (QList<QByteArray>{"blpop0", "blpop1", "incr1", "incr2", "incr3"}));
+    // Once the queue drained, commands flow again.
+    QVERIFY(run(client.get(), {"PING"}));
 }
 
 void ClientTest::heartbeatNoticesSilentSubscriber()

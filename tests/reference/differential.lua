@@ -15,14 +15,19 @@
 -- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
 -- ARGV[3+n..]  the operation's arguments
 -- Reply: "same <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state, serialized).
+-- "same fast ..." when the candidate's hit was answered by a fast path of lua/hit.lua: one EXISTS
+-- (a fast path that gives up leaves the general path to run its own) and the state read before
+-- any PTTL (the general path asks the TTL first).
 
 local real = redis
 local frozen = real.call('TIME')
 local frozen_ms = tonumber(frozen[1]) * 1000 + math.floor(tonumber(frozen[2]) / 1000)
+local trace           -- the commands the candidate runs, while it runs
 
 local function seam(run)
   return function(cmd, ...)
     local name, args = string.upper(cmd), { ... }
+    if trace then trace[#trace + 1] = name end
     if name == 'TIME' then return { frozen[1], frozen[2] } end
     if name == 'PTTL' then
       local at = real.call('PEXPIRETIME', args[1])
@@ -96,6 +101,17 @@ local function dump(key, out)
   if value then serialize(value, out) end
 end
 
+local STATE_READS = { GET = true, HMGET = true, ZRANGE = true }
+local function answered_fast(commands)
+  local exists, read, ttl = 0, nil, nil
+  for i, name in ipairs(commands) do
+    if name == 'EXISTS' then exists = exists + 1 end
+    if STATE_READS[name] then read = read or i end
+    if name == 'PTTL' then ttl = ttl or i end
+  end
+  return exists == 1 and read ~= nil and (ttl == nil or read < ttl)
+end
+
 local function run(side, keys, argv)
   local op = ARGV[1]
   if op == 'raw' then                 -- the command, then all the keys, then its arguments
@@ -116,7 +132,10 @@ local keys_new = {}
 for i, key in ipairs(KEYS) do keys_new[i] = candidate_key(key) end
 local out_r, out_n = { 'reply' }, { 'reply' }
 serialize(run('R', KEYS, argv), out_r)
+trace = {}
 serialize(run('N', keys_new, argv), out_n)
+local fast = ARGV[1] == 'hit' and answered_fast(trace)
+trace = nil
 -- A relative expiry made absolute from the frozen clock may already be past when the write runs
 -- (the reference ran first and took a millisecond): Redis then deletes the key at once, where
 -- the other side's key lives on, expired, until this script ends. To anyone after this script
@@ -128,5 +147,5 @@ for i = 3, 2 + n do
   dump(candidate_key(ARGV[i]), out_n)
 end
 local text_r, text_n = table.concat(out_r, ' '), table.concat(out_n, ' '):gsub('tgN:', 'tgR:')
-if text_r == text_n then return 'same ' .. string.sub(text_r, 7, 60) end   -- the start of the reply, for the tally
+if text_r == text_n then return 'same ' .. (fast and 'fast ' or '') .. string.sub(text_r, 7, 60) end   -- the start of the reply, for the tally
 return 'diff\n' .. text_r .. '\n' .. text_n

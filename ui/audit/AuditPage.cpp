@@ -1,5 +1,6 @@
 #include "ui/audit/AuditPage.h"
 
+#include "core/audit/MergedAudit.h"
 #include "ui/audit/AuditFilterModel.h"
 #include "ui/audit/AuditModel.h"
 #include "ui/common/Session.h"
@@ -12,6 +13,7 @@
 #include <QLineEdit>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace tollgate::ui {
 
@@ -100,6 +102,7 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     m_timer.setInterval(1000);
     connect(&m_timer, &QTimer::timeout, this, &AuditPage::refresh);
     connect(session, &Session::eventReceived, this, [this] {
+        m_eventSeen = true;
         if (isVisible() && m_liveCheck->isChecked())
             refresh();
     });
@@ -110,36 +113,56 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     updateStatus();
 }
 
+bool AuditPage::onCluster() const
+{
+    return m_session->client() && m_session->client()->isCluster();
+}
+
 void AuditPage::refresh()
 {
     if (m_inFlight) {
         m_again = true;
         return;
     }
-    if (m_loaded)
-        poll();
-    else
+    if (!m_loaded)
         load();
+    else if (!onCluster())
+        poll();
+    else if (std::exchange(m_eventSeen, false))
+        pollMerged(); // each poll is a SCAN there: only when a write was announced
 }
 
 void AuditPage::load()
 {
     m_inFlight = true;
-    m_session->audit().latest({}, kInitialEntries, this,
-                              [this](Result<std::vector<AuditEntry>> entries) {
-                                  m_inFlight = false;
-                                  if (!entries) {
-                                      m_error = entries.error().toString();
-                                  } else {
-                                      m_error.clear();
-                                      m_loaded = true;
-                                      m_model->setEntries(std::move(entries).value());
-                                      updateEventChoices();
-                                  }
-                                  updateStatus();
-                                  if (std::exchange(m_again, false))
-                                      refresh();
-                              });
+    // Which view to read depends on the server's mode, known after the first connection.
+    if (Client* client = m_session->client())
+        client->whenModeKnown(this, [this] { loadLatest(); });
+    else
+        loadLatest();
+}
+
+void AuditPage::loadLatest()
+{
+    auto loaded = [this](Result<std::vector<AuditEntry>> entries) {
+        m_inFlight = false;
+        if (!entries) {
+            m_error = entries.error().toString();
+        } else {
+            m_error.clear();
+            m_loaded = true;
+            m_model->setEntries(std::move(entries).value());
+            updateEventChoices();
+        }
+        updateStatus();
+        if (std::exchange(m_again, false))
+            refresh();
+    };
+    if (onCluster())
+        latestMergedAudit(m_session->client(), m_session->schema(), kInitialEntries, {}, this,
+                          std::move(loaded));
+    else
+        m_session->audit().latest({}, kInitialEntries, this, std::move(loaded));
 }
 
 void AuditPage::poll()
@@ -164,6 +187,26 @@ void AuditPage::poll()
         });
 }
 
+void AuditPage::pollMerged()
+{
+    m_inFlight = true;
+    latestMergedAudit(m_session->client(), m_session->schema(), kInitialEntries,
+                      m_model->newestId(), this, [this](Result<std::vector<AuditEntry>> entries) {
+                          m_inFlight = false;
+                          if (!entries) {
+                              m_error = entries.error().toString();
+                          } else {
+                              m_error.clear();
+                              std::reverse(entries->begin(), entries->end()); // oldest first
+                              if (m_model->prependNewer(*entries) > 0)
+                                  updateEventChoices();
+                          }
+                          updateStatus();
+                          if (std::exchange(m_again, false))
+                              refresh();
+                      });
+}
+
 void AuditPage::updateEventChoices()
 {
     for (const QString& event : m_model->eventNames())
@@ -179,8 +222,13 @@ void AuditPage::updateStatus()
     }
     const int total = m_model->rowCount();
     const int shown = m_filter->rowCount();
-    m_status->setText(shown == total ? tr("%n entries", nullptr, total)
-                                     : tr("%1 of %n entries", nullptr, total).arg(shown));
+    QString text = shown == total ? tr("%n entries", nullptr, total)
+                                  : tr("%1 of %n entries", nullptr, total).arg(shown);
+    // A script on a cluster touches one slot, so users' changes have no global copy.
+    if (onCluster())
+        text += tr(" — Redis Cluster: every user's audit stream and the policy stream, merged "
+                   "(followed when a write is announced)");
+    m_status->setText(text);
 }
 
 void AuditPage::showEvent(QShowEvent* event)

@@ -17,6 +17,8 @@ class Session;
 
 /// The global audit stream, newest first, filterable and live: while visible it asks for
 /// entries newer than the newest shown every second and at once when an event is published.
+/// On a Redis Cluster, where users' changes have no global copy, it shows every audit stream
+/// merged (MergedAudit) and reads newer entries when an event is published.
 class AuditPage : public QWidget
 {
     Q_OBJECT
@@ -36,8 +38,11 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
+    bool onCluster() const;
     void load();
+    void loadLatest();
     void poll();
+    void pollMerged();
     void updateEventChoices();
     void updateStatus();
 
@@ -53,6 +58,7 @@ private:
     bool m_loaded = false;
     bool m_inFlight = false;
     bool m_again = false; // an event arrived while a request was in flight
+    bool m_eventSeen = false; // a write was announced since the last merged read (cluster)
     QString m_error;
 };
 

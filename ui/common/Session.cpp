@@ -1,5 +1,7 @@
 #include "ui/common/Session.h"
 
+#include "core/cluster/ClusterEvents.h"
+#include "core/cluster/Topology.h"
 #include "core/scripts/PermissionCheck.h"
 
 #include <QDir>
@@ -85,22 +87,24 @@ Session::Session(Settings settings, QObject* parent)
         if (state == ConnectionState::Connected)
             subscribe(); // again after every reconnect
     });
-    connect(
-        m_events.get(), &Client::messageReceived, this,
-        [this](const QByteArray& channel, const QByteArray& payload, const QByteArray& pattern) {
-            if (!pattern.isEmpty()) { // "__keyspace@<db>__:<key>" -> operation
-                Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
-                return;
-            }
-            // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
-            const int first = payload.indexOf('\n');
-            const int second = payload.indexOf('\n', first + 1);
-            if (first < 0 || second < 0)
-                return;
-            const int userLength = payload.mid(first + 1, second - first - 1).toInt();
-            const QByteArray ids = payload.mid(second + 1);
-            Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
-        });
+    connect(m_events.get(), &Client::messageReceived, this, &Session::onMessage);
+}
+
+void Session::onMessage(const QByteArray& channel, const QByteArray& payload,
+                        const QByteArray& pattern)
+{
+    if (!pattern.isEmpty()) { // "__keyspace@<db>__:<key>" -> operation
+        Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
+        return;
+    }
+    // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
+    const int first = payload.indexOf('\n');
+    const int second = payload.indexOf('\n', first + 1);
+    if (first < 0 || second < 0)
+        return;
+    const int userLength = payload.mid(first + 1, second - first - 1).toInt();
+    const QByteArray ids = payload.mid(second + 1);
+    Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
 }
 
 Session::~Session() = default;
@@ -152,9 +156,28 @@ void Session::subscribeKeyspace()
                           const QByteArray pattern =
                               "__keyspace@" + QByteArray::number(m_settings.connection.database) +
                               "__:" + m_schema.prefix() + ":{*";
-                          m_events->execute({QByteArrayLiteral("PSUBSCRIBE"), pattern}, this,
-                                            [](const Result<Reply>&) {});
+                          if (m_client->isCluster())
+                              followClusterKeyspace(pattern);
+                          else
+                              m_events->execute({QByteArrayLiteral("PSUBSCRIBE"), pattern}, this,
+                                                [](const Result<Reply>&) {});
                       });
+}
+
+void Session::followClusterKeyspace(const QByteArray& pattern)
+{
+    discoverTopology(m_client.get(), this, [this, pattern](Result<std::optional<SlotMap>> map) {
+        if (!map || !*map)
+            return; // the pages poll instead
+        if (!m_clusterKeyspace) {
+            // No events channel here: m_events has it, and a PUBLISH reaches every node.
+            m_clusterKeyspace =
+                std::make_unique<ClusterEvents>(m_settings.connection, QByteArray(), pattern);
+            connect(m_clusterKeyspace.get(), &ClusterEvents::messageReceived, this,
+                    &Session::onMessage);
+        }
+        m_clusterKeyspace->follow(**map);
+    });
 }
 
 QString Session::writeBlockedReason(Write write) const

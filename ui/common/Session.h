@@ -7,6 +7,10 @@
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Client.h"
 
+namespace tollgate {
+class ClusterEvents;
+}
+
 #include <QObject>
 #include <QSet>
 #include <memory>
@@ -79,11 +83,16 @@ private:
     void checkPermissions();
     void subscribe();
     void subscribeKeyspace();
+    void followClusterKeyspace(const QByteArray& pattern);
+    void onMessage(const QByteArray& channel, const QByteArray& payload,
+                   const QByteArray& pattern);
 
     Settings m_settings;
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
     std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
+    // On a cluster: keyspace notifications are node-local, so every primary is followed.
+    std::unique_ptr<ClusterEvents> m_clusterKeyspace;
     QHash<Write, QString> m_denied;   // write -> reason (from can.lua)
     QString m_permissionsUnknown;     // why the check found no answer; blocks every write
     bool m_keyspaceNotifications = false;

@@ -33,7 +33,6 @@ struct ServerStats
     qint64 opsPerSec = 0;
     qint64 usedMemory = 0; // bytes
     qint64 connectedClients = 0;
-    QString usedMemoryHuman;
 };
 
 /// A subject close to or over its limit, from a hit.lua peek.

@@ -214,24 +214,27 @@ void StatsSampler::sampleServer()
     if (m_serverInFlight)
         return;
     m_serverInFlight = true;
-    m_session->client()->execute({QByteArrayLiteral("INFO")}, this, [this](Result<Reply> reply) {
-        m_serverInFlight = false;
-        if (!reply) {
-            Q_EMIT failed(reply.error());
-            return;
-        }
-        const QByteArray text = reply->toBytes();
-        const NodeStats stats = NodeStats::fromInfo(text);
-        m_server.valid = true;
-        m_server.opsPerSec = stats.opsPerSec;
-        m_server.usedMemory = stats.usedMemory;
-        m_server.connectedClients = stats.connectedClients;
-        const auto info = NodeStats::parseInfo(text);
-        const auto human = info.find("used_memory_human");
-        m_server.usedMemoryHuman =
-            human == info.end() ? QString() : QString::fromLatin1(human->second);
-        Q_EMIT serverUpdated();
-    });
+    // On a cluster every primary answers and the figures are their sum (per node: Cluster page).
+    m_session->client()->executeOnEveryPrimary(
+        {QByteArrayLiteral("INFO")}, this, [this](std::vector<Result<Reply>> replies) {
+            m_serverInFlight = false;
+            NodeStats total;
+            for (const Result<Reply>& reply : replies) {
+                if (!reply) {
+                    Q_EMIT failed(reply.error());
+                    return;
+                }
+                const NodeStats node = NodeStats::fromInfo(reply->toBytes());
+                total.opsPerSec += node.opsPerSec;
+                total.usedMemory += node.usedMemory;
+                total.connectedClients += node.connectedClients;
+            }
+            m_server.valid = true;
+            m_server.opsPerSec = total.opsPerSec;
+            m_server.usedMemory = total.usedMemory;
+            m_server.connectedClients = total.connectedClients;
+            Q_EMIT serverUpdated();
+        });
 }
 
 void StatsSampler::startScan()

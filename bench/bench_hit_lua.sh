@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Server CPU of one hit.lua EVALSHA per algorithm (usec_per_call from INFO commandstats), next to
+# an empty script called with the same keys and arguments (the floor: what Redis spends on any
+# EVALSHA of that size). One private redis-server; redis-benchmark -c 8 -P 16 sends the very
+# same EVALSHA every time; every hit is allowed (limit 1e9 per hour; sliding_log 100000 with
+# 100000 hits). Each figure is the median of --runs runs, the scripts interleaved per run.
+# --fifo runs the server under SCHED_FIFO (root): on a shared, busy machine the other processes
+# then no longer preempt it in the middle of a call, which usec_per_call would count.
+#
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo] [script.lua ...]   (default: lua/hit.lua)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+runs=3
+port=7493
+fifo=0
+scripts=()
+while (($#)); do
+    case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --fifo) fifo=1; shift ;;
+    *) scripts+=("$1"); shift ;;
+    esac
+done
+((${#scripts[@]})) || scripts=("$root/lua/hit.lua")
+
+dir="$(mktemp -d)"
+redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize no \
+    >"$dir/log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$dir"' EXIT
+cli() { redis-cli -p "$port" "$@"; }
+for _ in $(seq 50); do cli PING >/dev/null 2>&1 && break; sleep 0.1; done
+((fifo == 0)) || chrt -f -p 10 "$server"
+
+load() { cli SCRIPT LOAD "$(cat "$1")"; }
+shas=()
+for s in "${scripts[@]}"; do shas+=("$(load "$s")"); done
+empty="$(cli SCRIPT LOAD 'return 0')"
+
+# usec_per_call of one redis-benchmark run: sha alg code limit window hits
+one() {
+    cli FLUSHALL >/dev/null
+    cli CONFIG RESETSTAT >/dev/null
+    redis-benchmark -p "$port" -n "$6" -c 8 -P 16 -q EVALSHA "$1" 5 'tg:{u}:ban' 'tg:{u}:a:ban' \
+        'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5" hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5" >/dev/null
+    cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+printf '%-15s' algorithm
+for s in "${scripts[@]}"; do printf ' %22s' "$(basename "$(dirname "$s")")/$(basename "$s")"; done
+printf ' %8s   (usec_per_call, median of %d)\n' empty "$runs"
+for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000" \
+    "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000"; do
+    read -r alg code limit window hits <<<"$spec"
+    declare -A got=()
+    for _ in $(seq "$runs"); do
+        for i in "${!shas[@]}"; do got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits")"; done
+        got[empty]+=" $(one "$empty" "$alg" "$code" "$limit" "$window" "$hits")"
+    done
+    printf '%-15s' "$alg"
+    # shellcheck disable=SC2086 # the runs are a space-separated list
+    for i in "${!shas[@]}"; do printf ' %22s' "$(median ${got[$i]})"; done
+    # shellcheck disable=SC2086
+    printf ' %8s   [%s ]\n' "$(median ${got[empty]})" "$(for i in "${!shas[@]}"; do printf '%s;' "${got[$i]}"; done)"
+    unset got
+done
