@@ -1,7 +1,9 @@
 // tollgate: the console. Parses the command line, sets up the demo when asked, and hands
 // a session to the main window; everything else lives in ui/.
+#include "core/demo/DemoCluster.h"
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
+#include "core/demo/QuitOnSignal.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
@@ -46,6 +48,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption demo(QStringLiteral("demo"),
                                   QStringLiteral("Start a private redis-server with example "
                                                  "policies and simulated traffic."));
+    const QCommandLineOption cluster(
+        QStringLiteral("cluster"),
+        QStringLiteral("With --demo: a private Redis Cluster (three primaries, a replica each) "
+                       "instead of one server."));
     const QCommandLineOption url(QStringLiteral("url"), QStringLiteral("Connect to URL."),
                                  QStringLiteral("URL"));
     const QCommandLineOption profile(QStringLiteral("profile"),
@@ -64,7 +70,7 @@ int main(int argc, char* argv[])
         QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
                        "desktop's (also TOLLGATE_PALETTE)."),
         QStringLiteral("NAME"));
-    parser.addOptions({demo, url, profile, readOnly, prefix, screenshots, palette});
+    parser.addOptions({demo, cluster, url, profile, readOnly, prefix, screenshots, palette});
     parser.process(app);
 
     const QString paletteName =
@@ -78,9 +84,14 @@ int main(int argc, char* argv[])
         return fail(QStringLiteral("--palette: \"%1\" is neither dark nor light").arg(paletteName));
     }
 
+    if (parser.isSet(cluster) && !parser.isSet(demo))
+        return fail(QStringLiteral("--cluster only goes with --demo (to connect to a cluster, "
+                                   "give --url of any of its nodes)"));
+
     // Declaration order is destruction order in reverse: the traffic stops first, then the
-    // window and its session, and the demo server last.
+    // window and its session, and the demo servers last.
     DemoServer demoServer;
+    DemoCluster demoCluster;
     ProfileStore profiles;
     MainWindow window(&profiles);
     std::unique_ptr<DemoTraffic> traffic;
@@ -96,10 +107,15 @@ int main(int argc, char* argv[])
     if (parser.isSet(demo) || parser.isSet(url)) {
         QString target = parser.value(url);
         if (parser.isSet(demo)) {
-            const Status started = demoServer.start();
+            quitOnTerminationSignals(); // Ctrl+C still stops and removes the private servers
+            if (parser.isSet(cluster))
+                std::fprintf(stderr, "tollgate: starting a private Redis Cluster "
+                                     "(3 primaries, 3 replicas)...\n");
+            const Status started =
+                parser.isSet(cluster) ? demoCluster.start(3, 1) : demoServer.start();
             if (!started)
                 return fail(started.error().message);
-            target = demoServer.url();
+            target = parser.isSet(cluster) ? demoCluster.seedUrl() : demoServer.url();
         }
         Result<ConnectionOptions> options = ConnectionOptions::fromUrl(target);
         if (!options)
@@ -109,7 +125,9 @@ int main(int argc, char* argv[])
         // Kept out of `ps`, as for tollgatectl; the demo's private server has no password.
         if (!parser.isSet(demo) && settings.connection.password.isEmpty())
             settings.connection.password = ConnectionOptions::passwordFromEnvironment();
-        settings.profileName = parser.isSet(demo) ? QStringLiteral("demo") : QString();
+        settings.profileName = !parser.isSet(demo)     ? QString()
+                               : parser.isSet(cluster) ? QStringLiteral("demo cluster")
+                                                       : QStringLiteral("demo");
         settings = adjust(settings);
         if (parser.isSet(demo)) {
             traffic = std::make_unique<DemoTraffic>(settings.connection, KeySchema(settings.prefix));
@@ -119,6 +137,8 @@ int main(int argc, char* argv[])
             traffic->start();
         }
         window.setSession(std::make_unique<Session>(settings));
+        if (parser.isSet(cluster))
+            window.showPage(QStringLiteral("cluster")); // the new thing to look at
         window.show();
     } else if (parser.isSet(profile)) {
         const std::optional<ConnectionProfile> saved = profiles.load(parser.value(profile));

@@ -46,6 +46,50 @@ void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context contex
     std::vector<ClusterNode> nodes = map.primaries();
     for (const ClusterNode& replica : map.replicas())
         nodes.push_back(replica);
+    sampleNodeStats(clients, nodes, std::move(context), std::move(done));
+}
+
+namespace {
+
+NodeStats answered(const ClusterNode& node, const std::vector<Result<Reply>>& replies)
+{
+    NodeStats stats = NodeStats::fromInfo(replies[0]->toBytes());
+    stats.address = node.address();
+    if (replies[1]) {
+        const auto info = NodeStats::parseInfo(replies[1]->toBytes());
+        const auto field = [&info](const char* name) {
+            const auto it = info.find(name);
+            return it == info.end() ? QByteArray() : it->second;
+        };
+        stats.clusterState = field("cluster_state");
+        stats.clusterSlotsOk = field("cluster_slots_ok").toInt();
+    }
+    return stats;
+}
+
+void finish(ClusterStats& out)
+{
+    const auto order = [](const NodeStats& a, const NodeStats& b) {
+        return std::make_pair(!a.primary, a.address) < std::make_pair(!b.primary, b.address);
+    };
+    std::sort(out.nodes.begin(), out.nodes.end(), order);
+    std::sort(out.unanswered.begin(), out.unanswered.end(), order);
+    out.unreachable = int(out.unanswered.size());
+    for (const NodeStats& n : out.nodes) {
+        if (!n.primary)
+            continue;
+        out.primariesTotal.opsPerSec += n.opsPerSec;
+        out.primariesTotal.usedMemory += n.usedMemory;
+        out.primariesTotal.connectedClients += n.connectedClients;
+        out.primariesTotal.keys += n.keys;
+    }
+}
+
+} // namespace
+
+void sampleNodeStats(NodeClients* clients, const std::vector<ClusterNode>& nodes, Context context,
+                     Callback<ClusterStats> done)
+{
     if (nodes.empty()) {
         deliver(context, done, Result<ClusterStats>(ClusterStats{}));
         return;
@@ -61,34 +105,26 @@ void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context contex
     auto gather = std::make_shared<Gather>();
     gather->pending = nodes.size();
     for (const ClusterNode& node : nodes) {
-        clients->forNode(node)->execute(
-            {QByteArrayLiteral("INFO")}, nullptr,
-            [gather, node, context, done](Result<Reply> reply) {
+        clients->forNode(node)->executeBatch(
+            {{QByteArrayLiteral("INFO")},
+             {QByteArrayLiteral("CLUSTER"), QByteArrayLiteral("INFO")}},
+            nullptr, [gather, node, context, done](std::vector<Result<Reply>> replies) {
                 QMutexLocker lock(&gather->mutex);
-                if (reply) {
-                    NodeStats stats = NodeStats::fromInfo(reply->toBytes());
-                    stats.address = node.address();
-                    gather->stats.nodes.push_back(stats);
+                if (replies.size() == 2 && replies[0]) {
+                    gather->stats.nodes.push_back(answered(node, replies));
                 } else {
-                    ++gather->stats.unreachable;
+                    NodeStats missing;
+                    missing.address = node.address();
+                    missing.primary = node.primary;
+                    missing.error = replies.empty() ? QStringLiteral("no reply")
+                                                    : replies[0].error().toString();
+                    gather->stats.unanswered.push_back(missing);
                 }
                 if (--gather->pending > 0)
                     return;
                 ClusterStats out = std::move(gather->stats);
                 lock.unlock();
-                std::sort(out.nodes.begin(), out.nodes.end(),
-                          [](const NodeStats& a, const NodeStats& b) {
-                              return std::make_pair(!a.primary, a.address) <
-                                     std::make_pair(!b.primary, b.address);
-                          });
-                for (const NodeStats& n : out.nodes) {
-                    if (!n.primary)
-                        continue;
-                    out.primariesTotal.opsPerSec += n.opsPerSec;
-                    out.primariesTotal.usedMemory += n.usedMemory;
-                    out.primariesTotal.connectedClients += n.connectedClients;
-                    out.primariesTotal.keys += n.keys;
-                }
+                finish(out);
                 deliver(context, done, Result<ClusterStats>(std::move(out)));
             });
     }

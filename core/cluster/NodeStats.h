@@ -16,6 +16,10 @@ struct NodeStats
     qint64 usedMemory = 0; // used_memory, bytes
     qint64 connectedClients = 0;
     qint64 keys = 0; // db0 keys
+    // From CLUSTER INFO, asked together with INFO; empty / 0 on a standalone server.
+    QByteArray clusterState; // cluster_state as this node sees it: "ok" or "fail"
+    int clusterSlotsOk = 0;  // cluster_slots_ok: slots served by a healthy primary
+    QString error;           // why the node did not answer; empty when it did
 
     /// Reads the fields above from the text of INFO (any sections; missing fields stay 0).
     static NodeStats fromInfo(const QByteArray& text);
@@ -30,10 +34,16 @@ struct ClusterStats
     std::vector<NodeStats> nodes; // primaries first, then replicas, each sorted by address
     NodeStats primariesTotal;
     int unreachable = 0; // nodes that did not answer; their figures are missing from the total
+    std::vector<NodeStats> unanswered; // those nodes: address, role and error only
 };
 
-/// INFO from every primary and replica of `map`, at the same time; done once all answered.
+/// INFO and CLUSTER INFO from every primary and replica of `map`, at the same time; done once
+/// all answered.
 void sampleClusterStats(NodeClients* clients, const SlotMap& map, Context context,
                         Callback<ClusterStats> done);
+/// The same for any list of nodes, e.g. SlotMap::nodes() with the failed ones, to show them.
+/// Each node's answer waits at most its client's command deadline.
+void sampleNodeStats(NodeClients* clients, const std::vector<ClusterNode>& nodes, Context context,
+                     Callback<ClusterStats> done);
 
 } // namespace tollgate

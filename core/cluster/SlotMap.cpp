@@ -44,6 +44,7 @@ int SlotMap::nodeIndex(const ClusterNode& node)
         }
     m_nodes.push_back(node);
     m_replicasOf.emplace_back();
+    m_primaryOf.push_back(-1);
     return int(m_nodes.size() - 1);
 }
 
@@ -57,6 +58,12 @@ void SlotMap::assign(int first, int last, int primary, const std::vector<int>& r
             known.push_back(replica);
 }
 
+void SlotMap::setShard(int primary, const std::vector<int>& replicas)
+{
+    for (int replica : replicas)
+        m_primaryOf[size_t(replica)] = primary;
+}
+
 Result<SlotMap> SlotMap::fromShards(const Reply& reply, const QString& seedHost, bool tls)
 {
     if (!reply.isArray())
@@ -68,7 +75,8 @@ Result<SlotMap> SlotMap::fromShards(const Reply& reply, const QString& seedHost,
         if (!slots || !nodes || slots->elements.size() % 2 != 0)
             return malformed(QStringLiteral("a shard without slots or nodes"));
         int primary = -1;
-        std::vector<int> replicas;
+        std::vector<int> replicas;      // the ones that serve: routing may use them
+        std::vector<int> shardReplicas; // failed ones too, to show where they belong
         for (const Reply& entry : nodes->elements) {
             const Reply* endpoint = field(entry, "endpoint");
             const Reply* tlsPort = field(entry, "tls-port");
@@ -83,12 +91,17 @@ Result<SlotMap> SlotMap::fromShards(const Reply& reply, const QString& seedHost,
             node.host = reachableHost(endpoint ? endpoint->toBytes() : QByteArray(), seedHost);
             node.port = quint16(*number);
             node.primary = role->toBytes() == "master";
-            if (node.primary)
+            node.failed = health && health->toBytes() == "fail";
+            if (node.primary) {
                 primary = map.nodeIndex(node);
-            else if (!health || health->toBytes() != "fail")
-                replicas.push_back(map.nodeIndex(node)); // "loading" too: 7.0 says so until
-                                                         // the first write replicates
+                continue;
+            }
+            shardReplicas.push_back(map.nodeIndex(node));
+            if (!node.failed) // "loading" too: 7.0 says so until the first write replicates
+                replicas.push_back(shardReplicas.back());
         }
+        if (primary >= 0)
+            map.setShard(primary, shardReplicas);
         if (primary < 0) {
             if (!slots->elements.empty())
                 return malformed(QStringLiteral("slots without a primary"));
@@ -136,6 +149,7 @@ Result<SlotMap> SlotMap::fromSlots(const Reply& reply, const QString& seedHost)
                 replicas.push_back(map.nodeIndex(node));
         }
         map.assign(int(*first), int(*last), primary, replicas);
+        map.setShard(primary, replicas);
     }
     return map;
 }
@@ -181,6 +195,33 @@ std::vector<ClusterNode> SlotMap::replicasFor(int slot) const
     for (int replica : m_replicasOf[size_t(m_owner[size_t(slot)])])
         out.push_back(m_nodes[size_t(replica)]);
     return out;
+}
+
+const ClusterNode* SlotMap::primaryOf(const ClusterNode& replica) const
+{
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        if (m_nodes[i].sameAddress(replica))
+            return m_primaryOf[i] < 0 ? nullptr : &m_nodes[size_t(m_primaryOf[i])];
+    return nullptr;
+}
+
+std::vector<std::pair<int, int>> SlotMap::slotRanges(const QString& address) const
+{
+    std::vector<std::pair<int, int>> ranges;
+    const auto node = std::find_if(m_nodes.begin(), m_nodes.end(),
+                                   [&](const ClusterNode& n) { return n.address() == address; });
+    if (node == m_nodes.end())
+        return ranges;
+    const auto index = qint16(node - m_nodes.begin());
+    for (int slot = 0; slot < kClusterSlots; ++slot) {
+        if (m_owner[size_t(slot)] != index)
+            continue;
+        if (!ranges.empty() && ranges.back().second == slot - 1)
+            ranges.back().second = slot;
+        else
+            ranges.emplace_back(slot, slot);
+    }
+    return ranges;
 }
 
 bool SlotMap::coversAllSlots() const

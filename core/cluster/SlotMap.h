@@ -17,6 +17,7 @@ struct ClusterNode
     QString host;
     quint16 port = 0;
     bool primary = true;
+    bool failed = false; // CLUSTER SHARDS health "fail": the cluster has given up on it
 
     QString address() const { return host + QLatin1Char(':') + QString::number(port); }
     bool sameAddress(const ClusterNode& o) const { return host == o.host && port == o.port; }
@@ -47,6 +48,13 @@ public:
     std::vector<ClusterNode> replicas() const;
     /// The replicas of the primary owning `slot`.
     std::vector<ClusterNode> replicasFor(int slot) const;
+    /// Every node the reply named, failed ones and primaries without slots included (for
+    /// showing the cluster; routing uses primaries() and replicas()).
+    const std::vector<ClusterNode>& nodes() const { return m_nodes; }
+    /// The primary of the shard `replica` belongs to; null for a primary or an unknown node.
+    const ClusterNode* primaryOf(const ClusterNode& replica) const;
+    /// The slots of the node at `address` as inclusive ranges, in order.
+    std::vector<std::pair<int, int>> slotRanges(const QString& address) const;
     /// True when every slot has an owner.
     bool coversAllSlots() const;
     /// Slots owned by the node at `address` ("host:port").
@@ -60,10 +68,12 @@ private:
     /// The index of the node at node's address, added when new.
     int nodeIndex(const ClusterNode& node);
     void assign(int first, int last, int primary, const std::vector<int>& replicas);
+    void setShard(int primary, const std::vector<int>& replicas);
 
     std::vector<ClusterNode> m_nodes;
     std::vector<std::vector<int>> m_replicasOf; // per node index: its replicas' indexes
-    std::array<qint16, kClusterSlots> m_owner;  // node index per slot, -1 = none
+    std::vector<int> m_primaryOf; // per node index: its shard's primary (failed replicas too), -1
+    std::array<qint16, kClusterSlots> m_owner; // node index per slot, -1 = none
 };
 
 } // namespace tollgate

@@ -1,10 +1,11 @@
 #include "core/demo/DemoServer.h"
 
+#include "core/demo/RawCommand.h"
+
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTcpServer>
-#include <QTcpSocket>
 #include <QThread>
 
 #ifdef Q_OS_LINUX
@@ -14,34 +15,20 @@
 
 namespace tollgate {
 
-namespace {
-
-quint16 freeLoopbackPort()
+quint16 DemoServer::freePort()
 {
     // Bind port 0, read what the kernel picked, release it. A race with another process is
-    // possible but rare; start() retries with a new port when the server cannot bind.
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
+    // possible but rare; callers retry with a new port when the server cannot bind. The
+    // port + 10000 must be free too: a cluster node listens there for its bus.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        QTcpServer probe;
+        QTcpServer bus;
+        if (probe.listen(QHostAddress::LocalHost, 0) && probe.serverPort() <= 55535 &&
+            bus.listen(QHostAddress::LocalHost, quint16(probe.serverPort() + 10000)))
+            return probe.serverPort(); // both closed by the destructors
+    }
+    return 0;
 }
-
-bool answersPing(quint16 port)
-{
-    QTcpSocket socket;
-    socket.connectToHost(QHostAddress(QHostAddress::LocalHost), port);
-    if (!socket.waitForConnected(200))
-        return false;
-    socket.write("PING\r\n");
-    if (!socket.waitForBytesWritten(500))
-        return false;
-    QByteArray reply;
-    while (!reply.contains('\n') && socket.waitForReadyRead(500))
-        reply += socket.readAll();
-    return reply.startsWith("+PONG");
-}
-
-} // namespace
 
 DemoServer::DemoServer() = default;
 
@@ -60,7 +47,7 @@ QString DemoServer::redisServerPath()
     return path;
 }
 
-Status DemoServer::start()
+Status DemoServer::start(const QStringList& extraArgs)
 {
     if (isRunning())
         return Unit{};
@@ -71,7 +58,7 @@ Status DemoServer::start()
                                     "`sudo apt install redis-server` or run scripts/setup.sh")};
     Status status = Unit{};
     for (int attempt = 0; attempt < 3; ++attempt) {
-        status = launch(program);
+        status = launch(program, extraArgs);
         if (status)
             return status;
         stop();
@@ -79,13 +66,13 @@ Status DemoServer::start()
     return status;
 }
 
-Status DemoServer::launch(const QString& program)
+Status DemoServer::launch(const QString& program, const QStringList& extraArgs)
 {
     m_dir = std::make_unique<QTemporaryDir>();
     if (!m_dir->isValid())
         return Error{ErrorKind::Io, QStringLiteral("cannot create a temporary directory: %1")
                                         .arg(m_dir->errorString())};
-    m_port = freeLoopbackPort();
+    m_port = freePort();
     if (m_port == 0)
         return Error{ErrorKind::Io, QStringLiteral("no free loopback port")};
 
@@ -97,13 +84,14 @@ Status DemoServer::launch(const QString& program)
     // The demo server must not outlive a crashed console.
     m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
 #endif
-    m_process->start(program, {QStringLiteral("--port"), QString::number(m_port),
-                               QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
-                               QStringLiteral("--dir"), m_dir->path(),
-                               QStringLiteral("--save"), QString(),
-                               QStringLiteral("--appendonly"), QStringLiteral("no"),
-                               QStringLiteral("--daemonize"), QStringLiteral("no"),
-                               QStringLiteral("--protected-mode"), QStringLiteral("yes")});
+    m_process->start(program,
+                     QStringList{QStringLiteral("--port"), QString::number(m_port),
+                                 QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
+                                 QStringLiteral("--dir"), m_dir->path(), QStringLiteral("--save"),
+                                 QString(), QStringLiteral("--appendonly"), QStringLiteral("no"),
+                                 QStringLiteral("--daemonize"), QStringLiteral("no"),
+                                 QStringLiteral("--protected-mode"), QStringLiteral("yes")} +
+                         extraArgs);
     if (!m_process->waitForStarted(5000))
         return Error{ErrorKind::Io, QStringLiteral("cannot start %1: %2")
                                         .arg(program, m_process->errorString())};
@@ -121,7 +109,7 @@ bool DemoServer::waitUntilReady()
     while (!deadline.hasExpired()) {
         if (m_process->state() != QProcess::Running)
             return false;
-        if (answersPing(m_port))
+        if (rawCommand(QStringLiteral("127.0.0.1"), m_port, "PING", 500).startsWith("+PONG"))
             return true;
         QThread::msleep(50);
     }

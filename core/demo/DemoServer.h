@@ -22,8 +22,9 @@ public:
     DemoServer& operator=(const DemoServer&) = delete;
 
     /// Starts redis-server and waits (blocking, 10 s at most) until PING answers.
-    /// NotFound with install instructions when redis-server is not installed.
-    Status start();
+    /// NotFound with install instructions when redis-server is not installed. `extraArgs` go
+    /// after the demo's own, e.g. clusterNodeArguments() for a node of DemoCluster.
+    Status start(const QStringList& extraArgs = {});
     /// SIGTERM, then SIGKILL after 3 s; removes the directory. Safe when not running.
     void stop();
 
@@ -35,9 +36,11 @@ public:
 
     /// redis-server on PATH, in /usr/bin or /usr/sbin; empty when not installed.
     static QString redisServerPath();
+    /// A loopback port free right now whose cluster bus port (+10000) is free too; 0 if none.
+    static quint16 freePort();
 
 private:
-    Status launch(const QString& program);
+    Status launch(const QString& program, const QStringList& extraArgs);
     bool waitUntilReady();
     QString logTail() const;
 

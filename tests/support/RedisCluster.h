@@ -36,9 +36,6 @@ public:
     static QString redisCliPath();
 
 private:
-    bool create(int replicasEach);
-    bool waitUntilOk();
-
     std::vector<std::unique_ptr<RedisServer>> m_nodes;
     QString m_error;
 };

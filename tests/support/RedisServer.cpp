@@ -1,5 +1,7 @@
 #include "tests/support/RedisServer.h"
 
+#include "core/demo/DemoServer.h"
+
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
@@ -10,7 +12,6 @@
 #include <QSslKey>
 #include <QSslSocket>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTcpSocket>
 
 #ifdef Q_OS_LINUX
@@ -248,15 +249,7 @@ bool RedisServer::waitUntilReady()
 
 quint16 RedisServer::freePort()
 {
-    // The port + 10000 must be free too: a cluster node listens there for its bus.
-    for (int attempt = 0; attempt < kPortAttempts; ++attempt) {
-        QTcpServer probe;
-        QTcpServer bus;
-        if (probe.listen(QHostAddress::LocalHost, 0) && probe.serverPort() <= 55535 &&
-            bus.listen(QHostAddress::LocalHost, quint16(probe.serverPort() + 10000)))
-            return probe.serverPort(); // both closed by the destructors
-    }
-    return 0;
+    return DemoServer::freePort(); // its cluster bus port is free too
 }
 
 QString RedisServer::fail(const QString& message)

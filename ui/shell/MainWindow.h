@@ -21,7 +21,7 @@ namespace shell {
 class WriteActions;
 }
 
-/// The console window: the connection banner on top, navigation on the left (Ctrl+1..7),
+/// The console window: the connection banner on top, navigation on the left (Ctrl+1..8),
 /// the pages, "Find user" (Ctrl+F) and a status bar with the server version and the
 /// operator's role. Owns the session; pages are rebuilt when it changes.
 class MainWindow : public QMainWindow

@@ -33,6 +33,10 @@
 #include "ui/audit/AuditPage.h"
 #define TOLLGATE_HAVE_AUDIT 1
 #endif
+#if __has_include("ui/cluster/ClusterPage.h")
+#include "ui/cluster/ClusterPage.h"
+#define TOLLGATE_HAVE_CLUSTER 1
+#endif
 #if __has_include("ui/user/UserDetailDialog.h")
 #include "ui/user/UserDetailDialog.h"
 #define TOLLGATE_HAVE_USER 1
@@ -80,7 +84,8 @@ createPages(Session* session, QWidget* parent,
               std::pair{"policies", QObject::tr("Policies")},
               std::pair{"keys", QObject::tr("Keys")}, std::pair{"lua", QObject::tr("Lua")},
               std::pair{"slowlog", QObject::tr("Slowlog")},
-              std::pair{"audit", QObject::tr("Audit log")}}) {
+              std::pair{"audit", QObject::tr("Audit log")},
+              std::pair{"cluster", QObject::tr("Cluster")}}) {
             auto* label = new QLabel(QObject::tr("Not connected: use File \u203a Connect\u2026 "
                                                  "(Ctrl+Shift+O)."),
                                      parent);
@@ -127,6 +132,11 @@ createPages(Session* session, QWidget* parent,
     add("audit", QObject::tr("Audit log"), make<AuditPage>(session, parent));
 #else
     add("audit", QObject::tr("Audit log"), none(session, parent));
+#endif
+#ifdef TOLLGATE_HAVE_CLUSTER
+    add("cluster", QObject::tr("Cluster"), make<ClusterPage>(session, parent));
+#else
+    add("cluster", QObject::tr("Cluster"), none(session, parent));
 #endif
     return pages;
 }

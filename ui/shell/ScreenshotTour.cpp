@@ -3,6 +3,7 @@
 #include "ui/shell/MainWindow.h"
 
 #include <QDir>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QTimer>
 #include <QWidget>
@@ -64,6 +65,10 @@ void ScreenshotTour::next()
         return;
     }
     m_window->showPage(step);
+    // A page that looks a user up (the Cluster page) shows the tour's user.
+    if (auto* userField =
+            m_window->page(step)->findChild<QLineEdit*>(QStringLiteral("userLineEdit")))
+        userField->setText(QString::fromUtf8(m_user));
     m_window->raise();
     m_window->activateWindow();
     QTimer::singleShot(kSettleMs, this, [this, step] {

@@ -1,0 +1,111 @@
+#include "ui/cluster/ClusterMonitor.h"
+
+#include "core/cluster/Topology.h"
+#include "ui/common/Session.h"
+
+namespace tollgate::ui {
+
+namespace {
+
+// The page's own connection to each node: a short deadline, so one hung node delays a sample
+// by at most that long and is then shown as unreachable.
+ConnectionOptions nodeOptions(ConnectionOptions options)
+{
+    options.commandTimeout = std::chrono::milliseconds(ClusterMonitor::kNodeDeadlineMs);
+    options.connectTimeout = std::chrono::milliseconds(ClusterMonitor::kNodeDeadlineMs);
+    options.clientName = QStringLiteral("tollgate-cluster-page");
+    return options;
+}
+
+} // namespace
+
+ClusterMonitor::ClusterMonitor(Session* session, QObject* parent)
+    : QObject(parent), m_session(session),
+      m_nodes(std::make_unique<NodeClients>(nodeOptions(session->settings().connection)))
+{
+    qRegisterMetaType<ClusterSnapshot>();
+}
+
+ClusterMonitor::~ClusterMonitor() = default;
+
+bool ClusterMonitor::refresh()
+{
+    if (m_sampling)
+        return false;
+    m_sampling = true;
+    discover(0);
+    return true;
+}
+
+Client* ClusterMonitor::nodeClient(size_t index)
+{
+    // 0: the session's own connection; then every node of the last map, so the page still
+    // finds the cluster when the node it was given is the one that died.
+    if (index == 0)
+        return m_session->client();
+    const auto& nodes = m_last.map.nodes();
+    return index - 1 < nodes.size() ? m_nodes->forNode(nodes[index - 1]) : nullptr;
+}
+
+void ClusterMonitor::discover(size_t fallback)
+{
+    Client* client = nodeClient(fallback);
+    discoverTopology(client, this, [this, fallback](Result<std::optional<SlotMap>> map) {
+        if (!map) {
+            if (nodeClient(fallback + 1))
+                discover(fallback + 1);
+            else
+                finish(map.error());
+            return;
+        }
+        if (*map)
+            sampleCluster(std::move(**map));
+        else
+            sampleStandalone();
+    });
+}
+
+void ClusterMonitor::sampleCluster(SlotMap map)
+{
+    auto shared = std::make_shared<SlotMap>(std::move(map));
+    sampleNodeStats(m_nodes.get(), shared->nodes(), this,
+                    [this, shared](Result<ClusterStats> stats) {
+                        if (!stats) {
+                            finish(stats.error());
+                            return;
+                        }
+                        finish(ClusterSnapshot{false, *shared, std::move(*stats)});
+                    });
+}
+
+void ClusterMonitor::sampleStandalone()
+{
+    Client* client = m_session->client();
+    client->execute({QByteArrayLiteral("INFO")}, this,
+                    [this, endpoint = client->options().endpoint()](Result<Reply> info) {
+                        if (!info) {
+                            finish(info.error());
+                            return;
+                        }
+                        ClusterSnapshot snapshot;
+                        snapshot.standalone = true;
+                        NodeStats node = NodeStats::fromInfo(info->toBytes());
+                        node.address = endpoint;
+                        snapshot.stats.primariesTotal = node;
+                        snapshot.stats.nodes.push_back(node);
+                        finish(std::move(snapshot));
+                    });
+}
+
+void ClusterMonitor::finish(Result<ClusterSnapshot> snapshot)
+{
+    m_sampling = false;
+    if (!snapshot) {
+        Q_EMIT failed(snapshot.error());
+        return;
+    }
+    m_last = std::move(snapshot).value();
+    Q_EMIT sampled(m_last);
+}
+
+} // namespace tollgate::ui

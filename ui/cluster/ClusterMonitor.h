@@ -1,0 +1,66 @@
+#pragma once
+
+#include "core/cluster/NodeStats.h"
+#include "core/redis/Result.h"
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+namespace tollgate {
+class Client;
+}
+
+namespace tollgate::ui {
+
+class Session;
+
+/// One look at the server behind a session: the slot map and every node's figures, or the
+/// single node of a standalone server.
+struct ClusterSnapshot
+{
+    bool standalone = false;
+    SlotMap map;        // empty for a standalone server
+    ClusterStats stats; // a standalone server is its one node
+};
+
+/// Samples the topology and every node's INFO off the GUI thread: discoverTopology() through
+/// the session's client (or, when that node is gone, through any node seen before), then
+/// sampleNodeStats() over every node the map names, failed ones included. At most one sample is
+/// in flight: a refresh asked for meanwhile is skipped, so a slow node never piles requests up,
+/// and every node answers within its client's short deadline or counts as unreachable.
+class ClusterMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kNodeDeadlineMs = 2000;
+
+    explicit ClusterMonitor(Session* session, QObject* parent = nullptr);
+    ~ClusterMonitor() override;
+
+    /// Starts a sample unless one is running; returns whether it started.
+    bool refresh();
+    bool isSampling() const { return m_sampling; }
+    /// The last snapshot delivered (empty map before the first).
+    const ClusterSnapshot& last() const { return m_last; }
+
+Q_SIGNALS:
+    void sampled(const tollgate::ui::ClusterSnapshot& snapshot);
+    void failed(const tollgate::Error& error);
+
+private:
+    void discover(size_t fallback);
+    void sampleCluster(SlotMap map);
+    void sampleStandalone();
+    void finish(Result<ClusterSnapshot> snapshot);
+    Client* nodeClient(size_t index);
+
+    Session* m_session;
+    std::unique_ptr<NodeClients> m_nodes;
+    ClusterSnapshot m_last;
+    bool m_sampling = false;
+};
+
+} // namespace tollgate::ui
+
+Q_DECLARE_METATYPE(tollgate::ui::ClusterSnapshot)
