@@ -5,8 +5,8 @@
 #include "core/redis/IoThreads.h"
 
 #include <QPointer>
-#include <algorithm>
 #include <QTimer>
+#include <algorithm>
 #include <future>
 
 namespace tollgate {
@@ -94,66 +94,6 @@ void Client::open()
                 probeMode();
         },
         Qt::QueuedConnection);
-}
-
-void Client::probeMode()
-{
-    // HELLO answers every authenticated user, whatever its ACL; a server without HELLO
-    // (before 6.0) is no cluster Tollgate supports anyway.
-    m_connection->submit(
-        EncodedCommand::fromArgs({QByteArrayLiteral("HELLO"), QByteArrayLiteral("2")}),
-        [this, alive = QPointer<Client>(this)](Result<Reply> hello) {
-            if (!alive || m_closing.load())
-                return; // answered by the connection's destruction
-            if (!hello && (hello.error().kind == ErrorKind::Closed ||
-                           hello.error().kind == ErrorKind::Io ||
-                           hello.error().kind == ErrorKind::Timeout))
-                m_probeAgain = true; // unreachable for now: standalone until it answers
-            bool cluster = false;
-            if (hello) {
-                const auto fields = hello->toPairs();
-                for (const auto& field : fields)
-                    if (field.first == "mode")
-                        cluster = field.second == "cluster";
-            }
-            setMode(cluster);
-        });
-}
-
-void Client::setMode(bool cluster)
-{
-    if (cluster && !m_router) {
-        m_router = new ClusterRouter(m_options); // on this (the worker) thread
-        m_router->open();
-    }
-    m_cluster.store(cluster);
-    std::vector<std::pair<Context, std::function<void()>>> waiters;
-    {
-        QMutexLocker lock(&m_pendingMutex);
-        m_probing.store(false);
-        waiters.swap(m_modeWaiters);
-    }
-    drainPending();
-    for (auto& [context, call] : waiters)
-        if (context.isNull())
-            call();
-        else
-            context.post(std::move(call));
-}
-
-void Client::whenModeKnown(Context context, std::function<void()> call)
-{
-    {
-        QMutexLocker lock(&m_pendingMutex);
-        if (m_probing.load()) {
-            m_modeWaiters.emplace_back(std::move(context), std::move(call));
-            return;
-        }
-    }
-    if (context.isNull())
-        call();
-    else
-        context.post(std::move(call));
 }
 
 Error Client::lastError() const
@@ -338,30 +278,6 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
         return;
     }
     submit(std::move(pending));
-}
-
-void Client::executeOnEveryPrimary(const Command& command, Context context,
-                                   std::function<void(std::vector<Result<Reply>>)> done)
-{
-    auto deliverAll = [context, done](std::vector<Result<Reply>> replies) {
-        if (context.isNull())
-            done(std::move(replies));
-        else
-            context.post([done, replies = std::move(replies)]() mutable { done(std::move(replies)); });
-    };
-    // The mode first: it decides how many nodes answer.
-    whenModeKnown(nullptr, [this, command, deliverAll] {
-        if (!m_router || m_closing.load()) {
-            execute(command, nullptr, [deliverAll](Result<Reply> reply) {
-                deliverAll({std::move(reply)});
-            });
-            return;
-        }
-        runLater(std::chrono::milliseconds(0), [this, command, deliverAll] {
-            m_commands.fetch_add(1, std::memory_order_relaxed);
-            m_router->executeOnEveryPrimary(EncodedCommand::fromArgs(command), deliverAll);
-        });
-    });
 }
 
 Result<Reply> Client::executeSync(Command args)
