@@ -10,6 +10,7 @@
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/support/RedisCluster.h"
+#include "tests/support/TlsCertificates.h"
 #include "tests/support/TestEnv.h"
 
 #include <QtTest>
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void reloadsScriptsPerNode();
     void scansEveryPrimaryOnce();
     void aclUserWithoutClusterCommands();
+    void tlsToEveryNode();
     void followsSlotsMigratingUnderLoad();
     void survivesManualFailover();
     void survivesKilledPrimary();
@@ -307,6 +309,30 @@ void ClusterClientTest::followsSlotsMigratingUnderLoad()
         moved += m_cluster.nodeOfKey(key) == to ? 1 : 0;
     }
     QVERIFY2(moved > 0, "the reshard moved none of the keys' slots");
+}
+
+void ClusterClientTest::tlsToEveryNode()
+{
+    // A cluster of its own whose nodes serve TLS: the seed is given by its TLS port, and the
+    // other nodes are reached on the TLS ports they announce, with the seed's certificates (a
+    // TLS client on a plain port would only time out).
+    test::TlsCertificates certs;
+    TOLLGATE_REQUIRE(certs, generate());
+    RedisCluster tlsCluster;
+    TOLLGATE_REQUIRE(tlsCluster, start(3, 0, &certs.files()));
+    auto client = open(tlsCluster.tlsSeedUrl());
+    QVERIFY(client->options().tls.enabled);
+    QVERIFY(client->isCluster());
+    std::set<int> nodes;
+    for (int i = 0; i < 60; ++i) {
+        const QByteArray key = "tg:{tls-" + QByteArray::number(i) + "}:x";
+        const auto set = run(client.get(), {"SET", key, "secret"});
+        QVERIFY2(set, qPrintable(set ? QString() : set.error().toString()));
+        const int node = tlsCluster.nodeOfKey(key);
+        QVERIFY(tlsCluster.node(node).command({"GET", key}).contains("secret"));
+        nodes.insert(node);
+    }
+    QCOMPARE(nodes.size(), size_t(3));
 }
 
 bool ClusterClientTest::writesThrough(Client* client, const QByteArray& key,

@@ -68,6 +68,8 @@ public:
     static QString redisServerPath();
     // Encodes one command as a RESP array of bulk strings.
     static QByteArray encodeCommand(const QList<QByteArray>& args);
+    // A loopback port nothing listens on, whose cluster bus port (+10000) is free too.
+    static quint16 freePort();
     // Length of the RESP value starting at offset: 0 while data holds only a prefix of it,
     // -1 when it is malformed.
     static qsizetype replyLength(const QByteArray& data, qsizetype offset = 0);
@@ -77,7 +79,6 @@ private:
     bool launch();
     bool waitUntilReady();
     QStringList arguments() const;
-    static quint16 freePort();
     QString fail(const QString& message);
 
     std::unique_ptr<QTemporaryDir> m_dir;
