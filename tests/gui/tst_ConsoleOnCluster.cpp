@@ -1,17 +1,23 @@
 // The console's own plumbing given one node of a real three-primary Redis Cluster: the Session
 // learns it is a cluster, the Subjects page lists users living on every primary (each once),
 // keyspace notifications arrive from every primary (they are node-local), the dashboard's
-// server figures are the sum over the primaries, and the slow log is every primary's.
+// server figures are the sum over the primaries, the slow log is every primary's, the Keys page
+// lists and deletes keys of every primary, and the Policies page lists the {:} policies.
 
 #include "core/scripts/Slowlog.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
 #include "ui/dashboard/StatsSampler.h"
+#include "ui/keys/KeysModel.h"
+#include "ui/keys/KeysPage.h"
+#include "ui/policies/PoliciesModel.h"
+#include "ui/policies/PoliciesPage.h"
 #include "ui/subjects/SubjectsModel.h"
 #include "ui/subjects/SubjectsPage.h"
 
 #include <QApplication>
+#include <QSignalSpy>
 #include <QtTest>
 #include <map>
 #include <set>
@@ -30,6 +36,8 @@ private Q_SLOTS:
     void keyspaceEventsFromEveryPrimary();
     void serverFiguresSumThePrimaries();
     void slowlogOfEveryPrimary();
+    void keysPageOnEveryPrimary();
+    void policiesPageOnCluster();
 
 private:
     void hit(const QByteArray& user, int times);
@@ -160,6 +168,38 @@ void tst_ConsoleOnCluster::slowlogOfEveryPrimary()
                     users.insert(user);
         }
     QCOMPARE(users.size(), size_t(m_users.size()));
+}
+
+void tst_ConsoleOnCluster::keysPageOnEveryPrimary()
+{
+    KeysPage page(m_session.get());
+    QSignalSpy finished(&page, &KeysPage::scanFinished);
+    page.startScan();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 15'000);
+    const KeySchema schema("tg");
+    for (const QByteArray& user : std::as_const(m_users))
+        QVERIFY2(page.model()->rowOf(schema.stateKey(user, "vote", Algorithm::FixedWindow,
+                                                     60'000)) >= 0,
+                 user.constData());
+
+    // A delete from the page lands on the key's node, audited in the user's own stream.
+    const QByteArray user = m_users.last();
+    const QByteArray key = schema.stateKey(user, "vote", Algorithm::FixedWindow, 60'000);
+    const int node = m_cluster.nodeOfKey(key);
+    page.deleteKeys({key}, QStringLiteral("cluster test"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_cluster.node(node).command({"EXISTS", key}) == ":0\r\n", 10'000);
+    QVERIFY(m_cluster.node(node)
+                .command({"XREVRANGE", schema.userAuditKey(user), "+", "-", "COUNT", "1"})
+                .contains("cluster test"));
+}
+
+void tst_ConsoleOnCluster::policiesPageOnCluster()
+{
+    PoliciesPage page(m_session.get());
+    QSignalSpy reloaded(&page, &PoliciesPage::reloaded);
+    page.reload();
+    QTRY_VERIFY_WITH_TIMEOUT(!reloaded.isEmpty(), 10'000);
+    QVERIFY(page.model()->rowOf("vote") >= 0);
 }
 
 QTEST_MAIN(tst_ConsoleOnCluster)
