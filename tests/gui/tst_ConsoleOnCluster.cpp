@@ -2,7 +2,8 @@
 // learns it is a cluster, the Subjects page lists users living on every primary (each once),
 // keyspace notifications arrive from every primary (they are node-local), the dashboard's
 // server figures are the sum over the primaries, the slow log is every primary's, the Keys page
-// lists and deletes keys of every primary, and the Policies page lists the {:} policies.
+// lists and deletes keys of every primary, the Policies page lists the {:} policies, and the
+// user detail of a user on each primary shows its action.
 
 #include "core/scripts/Slowlog.h"
 #include "tests/support/RedisCluster.h"
@@ -15,9 +16,12 @@
 #include "ui/policies/PoliciesPage.h"
 #include "ui/subjects/SubjectsModel.h"
 #include "ui/subjects/SubjectsPage.h"
+#include "ui/user/UserDetailDialog.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QtTest>
 #include <map>
 #include <set>
@@ -38,6 +42,7 @@ private Q_SLOTS:
     void slowlogOfEveryPrimary();
     void keysPageOnEveryPrimary();
     void policiesPageOnCluster();
+    void userDetailOnEveryPrimary();
 
 private:
     void hit(const QByteArray& user, int times);
@@ -200,6 +205,26 @@ void tst_ConsoleOnCluster::policiesPageOnCluster()
     page.reload();
     QTRY_VERIFY_WITH_TIMEOUT(!reloaded.isEmpty(), 10'000);
     QVERIFY(page.model()->rowOf("vote") >= 0);
+}
+
+void tst_ConsoleOnCluster::userDetailOnEveryPrimary()
+{
+    // The dialog of a user on each primary: its action with the count, and its history.
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray user = m_users[2 * i];
+        UserDetailDialog dialog(m_session.get(), user);
+        QSignalSpy refreshed(&dialog, &UserDetailDialog::refreshed);
+        dialog.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty(), 10'000);
+        auto* actions = dialog.findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
+        QVERIFY(actions);
+        QTRY_VERIFY_WITH_TIMEOUT(actions->rowCount() > 0, 10'000);
+        QCOMPARE(actions->item(0, 0)->text(), QStringLiteral("vote"));
+        QVERIFY2(actions->item(0, 1)->text().endsWith(QStringLiteral(" / 10")),
+                 qPrintable(actions->item(0, 1)->text()));
+        auto* error = dialog.findChild<QLabel*>(QStringLiteral("errorLabel"));
+        QVERIFY2(!error || error->text().isEmpty(), qPrintable(error ? error->text() : QString()));
+    }
 }
 
 QTEST_MAIN(tst_ConsoleOnCluster)
