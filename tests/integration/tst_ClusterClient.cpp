@@ -355,18 +355,18 @@ bool ClusterClientTest::writesThrough(Client* client, const QByteArray& key,
     QTest::qWait(300);
     during();
     // Writes resume within a few seconds of the new primary taking over.
-    const bool resumed = QTest::qWaitFor(
-        [&] {
-            return lastOk && run(client, {"SET", key, "after"}) &&
-                   m_cluster.node(m_cluster.nodeOfKey(key)).command({"GET", key}).contains("after");
-        },
-        30'000);
+    const bool resumed =
+        QTest::qWaitFor([&] { return lastOk && run(client, {"SET", key, "after"}); }, 30'000);
     load.stop();
     // Every command is answered, none later than its deadline allows.
     const bool allAnswered = QTest::qWaitFor([&] { return answered == sent; }, 10'000);
-    qInfo("%d writes, %d failed cleanly, all answered: %s", sent, failed,
-          allAnswered ? "yes" : "no");
-    return resumed && allAnswered;
+    // With the load stopped, a write lands on the node that owns the key now.
+    const bool landed =
+        run(client, {"SET", key, "after"}) &&
+        m_cluster.node(m_cluster.nodeOfKey(key)).command({"GET", key}).contains("after");
+    qInfo("%d writes, %d failed cleanly, all answered: %s, resumed: %s, landed: %s", sent, failed,
+          allAnswered ? "yes" : "no", resumed ? "yes" : "no", landed ? "yes" : "no");
+    return resumed && allAnswered && landed;
 }
 
 void ClusterClientTest::survivesManualFailover()
@@ -383,8 +383,10 @@ void ClusterClientTest::survivesManualFailover()
             replica = i;
     }
     QVERIFY(replica >= 0);
+    // The load goes on until the replica owns the key, and then until writes succeed again.
     QVERIFY(writesThrough(m_client.get(), key, [&] {
         QVERIFY(m_cluster.node(replica).command({"CLUSTER", "FAILOVER"}).startsWith("+OK"));
+        QVERIFY(QTest::qWaitFor([&] { return m_cluster.nodeOfKey(key) == replica; }, 15'000));
     }));
     QCOMPARE(m_cluster.nodeOfKey(key), replica);
 }
@@ -399,7 +401,15 @@ void ClusterClientTest::survivesKilledPrimary()
         primary = m_cluster.nodeOfKey(key);
     }
     QVERIFY(primary > 0);
-    QVERIFY(writesThrough(m_client.get(), key, [&] { m_cluster.node(primary).kill(); }));
+    QVERIFY(writesThrough(m_client.get(), key, [&] {
+        m_cluster.node(primary).kill();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const int owner = m_cluster.nodeOfKey(key);
+                return owner >= 0 && owner != primary;
+            },
+            20'000));
+    }));
     QVERIFY(m_cluster.nodeOfKey(key) != primary);
 }
 
