@@ -3,7 +3,8 @@
 // keyspace notifications arrive from every primary (they are node-local), the dashboard's
 // server figures are the sum over the primaries, the slow log is every primary's, the Keys page
 // lists and deletes keys of every primary, the Policies page lists the {:} policies, and the
-// user detail of a user on each primary shows its action.
+// user detail of a user on each primary shows its action, and the Lua page runs a script by
+// hand on the node of its keys.
 
 #include "core/scripts/Slowlog.h"
 #include "tests/support/RedisCluster.h"
@@ -14,12 +15,16 @@
 #include "ui/keys/KeysPage.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PoliciesPage.h"
+#include "ui/common/Ask.h"
+#include "ui/lua/LuaPage.h"
 #include "ui/subjects/SubjectsModel.h"
 #include "ui/subjects/SubjectsPage.h"
 #include "ui/user/UserDetailDialog.h"
 
 #include <QApplication>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QtTest>
@@ -43,6 +48,7 @@ private Q_SLOTS:
     void keysPageOnEveryPrimary();
     void policiesPageOnCluster();
     void userDetailOnEveryPrimary();
+    void luaPageRunsWhereTheKeysLive();
 
 private:
     void hit(const QByteArray& user, int times);
@@ -225,6 +231,43 @@ void tst_ConsoleOnCluster::userDetailOnEveryPrimary()
         auto* error = dialog.findChild<QLabel*>(QStringLiteral("errorLabel"));
         QVERIFY2(!error || error->text().isEmpty(), qPrintable(error ? error->text() : QString()));
     }
+}
+
+void tst_ConsoleOnCluster::luaPageRunsWhereTheKeysLive()
+{
+    // ban.lua run by hand from the form, for a user on each primary; on a cluster the global
+    // mirror is the user's own stream again (KEYS[3] = KEYS[2]).
+    Ask::setHook([](const Ask::Question&) { return 1; });
+    const KeySchema schema("tg");
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray user = m_users[2 * i + 1];
+        LuaPage page(m_session.get());
+        page.selectScript(QStringLiteral("ban"));
+        auto field = [&page](const char* name) {
+            auto* edit = page.findChild<QLineEdit*>(QLatin1String(name));
+            if (!edit)
+                qFatal("the Lua page has no field %s", name);
+            return edit;
+        };
+        const QString audit = QString::fromUtf8(schema.userAuditKey(user));
+        field("keys1LineEdit")->setText(QString::fromUtf8(schema.userBanKey(user)));
+        field("keys2LineEdit")->setText(audit);
+        field("keys3LineEdit")->setText(audit);
+        field("argv1LineEdit")->setText(QString::fromUtf8(user));
+        field("argv4LineEdit")->setText(QStringLiteral("by hand on a cluster"));
+        field("argv5LineEdit")->setText(QStringLiteral("60000"));
+        field("argv6LineEdit")->setText(QStringLiteral("0"));
+        QSignalSpy shown(&page, &LuaPage::replyShown);
+        page.run();
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 10'000);
+        const QString reply =
+            page.findChild<QPlainTextEdit*>(QStringLiteral("replyPlainTextEdit"))->toPlainText();
+        QVERIFY2(!reply.startsWith(QStringLiteral("Error")), qPrintable(reply));
+        const int node = m_cluster.nodeOfKey(schema.userBanKey(user));
+        QCOMPARE(m_cluster.node(node).command({"EXISTS", schema.userBanKey(user)}),
+                 QByteArray(":1\r\n"));
+    }
+    Ask::setHook({});
 }
 
 QTEST_MAIN(tst_ConsoleOnCluster)
