@@ -100,8 +100,8 @@ void ClusterRouter::open()
                                           .arg(m_nodes.seedOptions().endpoint())}
                               : map.error());
         }
-        for (const auto& request : std::exchange(m_waiting, {}))
-            dispatch(request);
+        for (const auto& send : std::exchange(m_waiting, {}))
+            send();
     });
 }
 
@@ -140,7 +140,7 @@ void ClusterRouter::enqueue(EncodedCommand command, std::optional<int> slot, boo
     request->deadline = QDeadlineTimer(m_nodes.seedOptions().commandTimeout);
     m_open.insert(request);
     if (!m_ready) {
-        m_waiting.push_back(request);
+        m_waiting.push_back([this, request] { dispatch(request); });
         return;
     }
     dispatch(request);
@@ -183,8 +183,8 @@ void ClusterRouter::sendToEveryPrimary(const std::shared_ptr<Request>& request)
 
 void ClusterRouter::executeOnEveryPrimary(EncodedCommand command, EachReply done)
 {
-    if (!m_ready) { // the first topology read is bounded by the connect timeout
-        QTimer::singleShot(20, this, [this, command, done] { executeOnEveryPrimary(command, done); });
+    if (!m_ready) { // which nodes are primaries is not known yet
+        m_waiting.push_back([this, command, done] { executeOnEveryPrimary(command, done); });
         return;
     }
     std::vector<Client*> clients;

@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -79,7 +80,7 @@ private:
 
     NodeClients m_nodes;
     SlotMap m_map;
-    std::deque<std::shared_ptr<Request>> m_waiting; // until the topology is known
+    std::deque<std::function<void()>> m_waiting; // sends held until the topology is known
     std::set<std::shared_ptr<Request>> m_open;      // not answered yet, for the destructor
     QTimer m_refreshTimer;
     bool m_ready = false;

@@ -76,16 +76,20 @@ void finish(ClusterStats& out)
     std::sort(out.unanswered.begin(), out.unanswered.end(), order);
     out.unreachable = int(out.unanswered.size());
     for (const NodeStats& n : out.nodes) {
-        if (!n.primary)
-            continue;
-        out.primariesTotal.opsPerSec += n.opsPerSec;
-        out.primariesTotal.usedMemory += n.usedMemory;
-        out.primariesTotal.connectedClients += n.connectedClients;
-        out.primariesTotal.keys += n.keys;
+        if (n.primary)
+            out.primariesTotal.add(n);
     }
 }
 
 } // namespace
+
+void NodeStats::add(const NodeStats& other)
+{
+    opsPerSec += other.opsPerSec;
+    usedMemory += other.usedMemory;
+    connectedClients += other.connectedClients;
+    keys += other.keys;
+}
 
 void sampleNodeStats(NodeClients* clients, const std::vector<ClusterNode>& nodes, Context context,
                      Callback<ClusterStats> done)

@@ -21,6 +21,8 @@ struct NodeStats
     int clusterSlotsOk = 0;  // cluster_slots_ok: slots served by a healthy primary
     QString error;           // why the node did not answer; empty when it did
 
+    /// Adds `other`'s load (ops/s, memory, clients, keys) to this one's, for totals.
+    void add(const NodeStats& other);
     /// Reads the fields above from the text of INFO (any sections; missing fields stay 0).
     static NodeStats fromInfo(const QByteArray& text);
     /// INFO as field -> value, for anything else a caller needs.

@@ -197,10 +197,15 @@ QString Session::writeBlockedReason(Write write) const
     return m_denied.value(write);
 }
 
+QString Session::aclUser() const
+{
+    return m_settings.connection.user.isEmpty() ? QStringLiteral("default")
+                                                : m_settings.connection.user;
+}
+
 void Session::checkPermissions()
 {
-    const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
-                                                              : m_settings.connection.user;
+    const QString user = aclUser();
     // Until the server answers, the writes stay guarded: enabling them first would offer an
     // operator buttons the ACL may refuse.
     m_permissionsUnknown = tr("Checking what ACL user '%1' may write…").arg(user);
@@ -214,8 +219,7 @@ void Session::checkPermissions()
 
 void Session::checkPermissions(const KeyLayout& layout)
 {
-    const QString user = m_settings.connection.user.isEmpty() ? QStringLiteral("default")
-                                                              : m_settings.connection.user;
+    const QString user = aclUser();
     const auto checks = probes(layout);
     QList<Command> commands;
     for (const auto& check : checks)

@@ -84,6 +84,7 @@ private:
     void checkPermissions();
     void subscribe();
     void checkPermissions(const KeyLayout& layout);
+    QString aclUser() const; // the ACL user's name, "default" when none is given
     void subscribeKeyspace();
     void followClusterKeyspace(const QByteArray& pattern);
     void onMessage(const QByteArray& channel, const QByteArray& payload,

@@ -224,10 +224,7 @@ void StatsSampler::sampleServer()
                     Q_EMIT failed(reply.error());
                     return;
                 }
-                const NodeStats node = NodeStats::fromInfo(reply->toBytes());
-                total.opsPerSec += node.opsPerSec;
-                total.usedMemory += node.usedMemory;
-                total.connectedClients += node.connectedClients;
+                total.add(NodeStats::fromInfo(reply->toBytes()));
             }
             m_server.valid = true;
             m_server.opsPerSec = total.opsPerSec;
