@@ -3,6 +3,7 @@
 #include "core/cluster/ClusterRouter.h"
 #include "core/redis/Connection.h"
 #include "core/redis/IoThreads.h"
+#include "core/redis/ReplyOrder.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -144,6 +145,13 @@ Callback<Reply> onWorkerThread(const Context& context, Callback<Reply> done)
     };
 }
 
+// Whose order a reply keeps: the context object, or without one the sending thread.
+const void* callerOf(const Context& context)
+{
+    return context.isNull() ? static_cast<const void*>(QThread::currentThread())
+                            : context.identity();
+}
+
 } // namespace
 
 void Client::execute(const Command& args, Context context, Callback<Reply> done)
@@ -167,11 +175,11 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
     if (QThread::currentThread() == m_thread && canSendNow(command)) {
-        sendNow({std::move(command), onWorkerThread(context, std::move(done))});
+        sendNow({std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)});
         return;
     }
     std::vector<Pending> one;
-    one.push_back({std::move(command), onWorkerThread(context, std::move(done))});
+    one.push_back({std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)});
     submit(std::move(one));
 }
 
@@ -215,11 +223,18 @@ bool Client::canSendNow(const EncodedCommand& command) const
 
 void Client::sendNow(Pending pending)
 {
-    // Subscriptions stay on our own connection: a PUBLISH reaches every node of a cluster.
-    if (m_router && !pending.command.subscribes())
-        m_router->execute(std::move(pending.command), nullptr, std::move(pending.done));
-    else
+    if (!m_router) {
         m_connection->submit(std::move(pending.command), std::move(pending.done));
+        return;
+    }
+    // A cluster answers on one connection per node: each caller still gets its replies in the
+    // order it sent the commands. Subscriptions stay on our own connection (a PUBLISH reaches
+    // every node).
+    Callback<Reply> done = m_replyOrder->wrap(pending.caller, std::move(pending.done));
+    if (pending.command.subscribes())
+        m_connection->submit(std::move(pending.command), std::move(done));
+    else
+        m_router->execute(std::move(pending.command), nullptr, std::move(done));
 }
 
 void Client::executeBatch(std::vector<Command> commands, Context context,
@@ -265,7 +280,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
             store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
             continue;
         }
-        pending.push_back({std::move(command), std::move(store)});
+        pending.push_back({std::move(command), std::move(store), callerOf(context)});
     }
     if (pending.empty())
         return;

@@ -16,6 +16,7 @@
 namespace tollgate {
 
 class ClusterRouter;
+class ReplyOrder;
 class Connection;
 
 /// Something that rides along with one Client and may still need to send before it closes
@@ -37,6 +38,10 @@ public:
 /// A Redis Cluster node as the server (HELLO says mode "cluster") turns the client into a
 /// cluster client: commands go through a ClusterRouter to the node owning their keys; pub/sub
 /// stays on this client's own connection to the seed (a PUBLISH reaches every node).
+///
+/// Replies reach each caller in the order of its commands, on a cluster too (where a later
+/// reply from a faster node waits for the earlier ones). A caller is the context object, or
+/// without one the sending thread. Callers never wait for each other.
 ///
 /// Callbacks: with a context object, `done` runs on the context's thread (queued, and not at
 /// all if the context is destroyed first). With a null context it runs on the worker thread;
@@ -114,7 +119,8 @@ private:
     struct Pending
     {
         EncodedCommand command;
-        Callback<Reply> done; // runs on the worker thread
+        Callback<Reply> done;           // runs on the worker thread
+        const void* caller = nullptr;   // whose order the reply keeps (context or thread)
     };
     void submit(std::vector<Pending> commands);
     void drainPending();                 // on the worker thread
@@ -132,6 +138,7 @@ private:
     std::atomic<bool> m_probing{false}; // HELLO in flight: commands wait in m_pending
     bool m_probeAgain = false;          // the first probe failed: ask again once connected
     ClusterRouter* m_router = nullptr;  // cluster mode only; lives on m_thread
+    std::shared_ptr<ReplyOrder> m_replyOrder; // cluster mode only: replies come from many nodes
     std::vector<std::pair<Context, std::function<void()>>> m_modeWaiters; // m_pendingMutex
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;

@@ -4,6 +4,7 @@
 
 #include "core/cluster/ClusterRouter.h"
 #include "core/redis/Connection.h"
+#include "core/redis/ReplyOrder.h"
 
 #include <QPointer>
 
@@ -37,6 +38,7 @@ void Client::setMode(bool cluster)
 {
     if (cluster && !m_router) {
         m_router = new ClusterRouter(m_options); // on this (the worker) thread
+        m_replyOrder = std::make_shared<ReplyOrder>();
         m_router->open();
     }
     m_cluster.store(cluster);

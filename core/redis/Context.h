@@ -18,7 +18,7 @@ class Context
 {
 public:
     Context(QObject* object = nullptr) // NOLINT: implicit on purpose, call sites pass `this`
-        : m_object(object), m_set(object != nullptr)
+        : m_object(object), m_identity(object), m_set(object != nullptr)
     {
         const QCoreApplication* app = QCoreApplication::instance();
         m_onMainThread = object && app && object->thread() == app->thread();
@@ -26,6 +26,9 @@ public:
 
     /// Null context: callbacks run on the client's worker thread.
     bool isNull() const { return !m_set; }
+    /// Which object this is for, as an identity only (never dereferenced): what keeps one
+    /// caller's replies in order.
+    const void* identity() const { return m_identity; }
 
     /// Runs `call` on the context's thread unless the object is gone by then.
     template <typename F> void post(F&& call) const
@@ -47,6 +50,7 @@ public:
 
 private:
     QPointer<QObject> m_object;
+    const void* m_identity = nullptr;
     bool m_set = false;
     bool m_onMainThread = false;
 };

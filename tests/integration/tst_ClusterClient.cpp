@@ -2,7 +2,8 @@
 // becomes a cluster client: it says so, sends every command to the node owning its keys (one
 // at a time, in batches, prepared), loads scripts on every primary (a SCRIPT FLUSH on one node
 // costs one NOSCRIPT reload), scans every primary exactly once, works for an ACL user, and
-// lives through a manual failover and a killed primary: every command gets its answer, none
+// hands each caller its replies in the order of its commands although nodes answer at their
+// own pace, lives through a manual failover and a killed primary: every command gets its answer, none
 // hangs past its deadline, and writes resume on the new primary.
 
 #include "core/redis/Client.h"
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void routesEveryCommand();
     void routesBatchesAndPreparedCommands();
     void refusesKeysOfTwoSlots();
+    void keepsEachCallersOrder();
     void reloadsScriptsPerNode();
     void scansEveryPrimaryOnce();
     void aclUserWithoutClusterCommands();
@@ -168,6 +170,61 @@ void ClusterClientTest::refusesKeysOfTwoSlots()
     QCOMPARE(reply.error().kind, ErrorKind::InvalidInput);
     QVERIFY2(reply.error().message.contains(QLatin1String("different cluster slots")),
              qPrintable(reply.error().message));
+}
+
+void ClusterClientTest::keepsEachCallersOrder()
+{
+    // One key on a node whose writes are held back for a moment, others on another node.
+    QByteArray slow, fast, slowToo;
+    const int held = m_cluster.nodeOfKey("order:slow");
+    slow = "order:slow";
+    for (int i = 0; fast.isEmpty() || slowToo.isEmpty(); ++i) {
+        const QByteArray key = "order:" + QByteArray::number(i);
+        const int node = m_cluster.nodeOfKey(key);
+        if (node != held && fast.isEmpty())
+            fast = key;
+        else if (node == held && key != slow && slowToo.isEmpty())
+            slowToo = key;
+    }
+    QVERIFY(run(m_client.get(), {"SET", fast, "1"}));
+    QVERIFY(m_cluster.node(held).command({"CLIENT", "PAUSE", "600", "WRITE"}).contains("OK"));
+
+    QStringList seen; // main thread: replies to the two context objects
+    QStringList seenWithoutContext;
+    QMutex mutex; // replies without a context run on the client's worker thread
+    QObject one, two;
+    auto note = [&](const QString& what) {
+        return [&, what](Result<Reply> reply) {
+            QVERIFY2(reply, qPrintable(what + QLatin1Char(' ') +
+                                       (reply ? QString() : reply.error().toString())));
+            seen << what;
+        };
+    };
+    auto noteWithoutContext = [&](const QString& what) {
+        return [&, what](Result<Reply>) {
+            QMutexLocker lock(&mutex);
+            seenWithoutContext << what;
+        };
+    };
+    m_client->execute({"SET", slow, "x"}, &one, note(QStringLiteral("one:0")));
+    m_client->execute({"GET", fast}, &one, note(QStringLiteral("one:1")));
+    m_client->execute({"INCR", fast}, &one, note(QStringLiteral("one:2")));
+    m_client->executeBatch({{"GET", fast}, {"GET", slow}}, &one,
+                           [&](std::vector<Result<Reply>>) { seen << QStringLiteral("one:3"); });
+    m_client->execute({"GET", fast}, &two, note(QStringLiteral("two:0")));
+    m_client->execute({"SET", slowToo, "y"}, nullptr, noteWithoutContext(QStringLiteral("none:0")));
+    m_client->execute({"GET", fast}, nullptr, noteWithoutContext(QStringLiteral("none:1")));
+    QTRY_COMPARE_WITH_TIMEOUT(seen.size(), 5, 15'000);
+
+    // The other caller was not held up behind the paused node...
+    QCOMPARE(seen.first(), QStringLiteral("two:0"));
+    // ...while each caller got its replies in the order it sent the commands.
+    seen.removeFirst();
+    QCOMPARE(seen, QStringList({QStringLiteral("one:0"), QStringLiteral("one:1"),
+                                QStringLiteral("one:2"), QStringLiteral("one:3")}));
+    QTRY_VERIFY_WITH_TIMEOUT([&] { QMutexLocker lock(&mutex); return seenWithoutContext.size() == 2; }(),
+                             15'000);
+    QCOMPARE(seenWithoutContext, QStringList({QStringLiteral("none:0"), QStringLiteral("none:1")}));
 }
 
 void ClusterClientTest::reloadsScriptsPerNode()
