@@ -139,7 +139,7 @@ void BadInputTest::hugeUserIdWritesNothing()
     const Policy policy = makePolicy("like", 10, 60000);
     QVERIFY(m_core.save(policy).ok());
     // save() mirrors into the global audit stream without waiting for it: let that land first.
-    QTRY_COMPARE(m_core.integer({"EXISTS", m_core.schema().auditKey()}), qint64(1));
+    QTRY_COMPARE(m_core.integer({"EXISTS", m_core.layout().policyAuditKey()}), qint64(1));
     const qint64 keys = m_core.dbsize();
     const QByteArray huge(1 << 20, 'x');
 

@@ -1,10 +1,13 @@
 #include "tests/support/CoreFixture.h"
 
 #include <QElapsedTimer>
+#include <future>
 
 namespace tollgate::test {
 
-CoreFixture::CoreFixture() = default;
+CoreFixture::CoreFixture() : m_onCluster(qEnvironmentVariableIntValue("TOLLGATE_TEST_CLUSTER") == 1)
+{
+}
 
 CoreFixture::~CoreFixture()
 {
@@ -20,7 +23,7 @@ CoreFixture::~CoreFixture()
 
 ConnectionOptions CoreFixture::options() const
 {
-    auto parsed = ConnectionOptions::fromUrl(m_server.url());
+    auto parsed = ConnectionOptions::fromUrl(m_onCluster ? m_cluster.seedUrl() : m_server.url());
     ConnectionOptions options = parsed ? *parsed : ConnectionOptions{};
     options.reconnectMinDelay = std::chrono::milliseconds(20);
     options.reconnectMaxDelay = std::chrono::milliseconds(200);
@@ -45,7 +48,13 @@ std::unique_ptr<Client> CoreFixture::connect(const ConnectionOptions& options, i
 
 bool CoreFixture::start(const QStringList& extraArgs)
 {
-    if (!m_server.start(extraArgs)) {
+    if (m_onCluster) {
+        if (!extraArgs.isEmpty() || !m_cluster.start(3, 0)) {
+            m_error = extraArgs.isEmpty() ? m_cluster.errorString()
+                                          : QStringLiteral("server arguments on a cluster");
+            return false;
+        }
+    } else if (!m_server.start(extraArgs)) {
         m_error = m_server.errorString();
         return false;
     }
@@ -53,6 +62,11 @@ bool CoreFixture::start(const QStringList& extraArgs)
     m_inspector = connect(options());
     if (!m_client || !m_inspector)
         return false;
+    if (m_onCluster &&
+        !QTest::qWaitFor([&] { return m_client->isCluster() && m_inspector->isCluster(); })) {
+        m_error = QStringLiteral("the clients did not see a cluster");
+        return false;
+    }
     m_limiter = std::make_unique<Limiter>(m_client.get(), m_schema);
     m_policies = std::make_unique<PolicyStore>(m_client.get(), m_schema);
     m_moderation = std::make_unique<Moderation>(m_client.get(), m_schema);
@@ -88,12 +102,41 @@ QByteArray CoreFixture::bytes(const Command& args)
     return reply ? reply->toBytes() : QByteArray();
 }
 
+std::vector<Result<Reply>> CoreFixture::onEveryPrimary(const Command& args)
+{
+    auto promise = std::make_shared<std::promise<std::vector<Result<Reply>>>>();
+    auto future = promise->get_future();
+    m_inspector->executeOnEveryPrimary(args, nullptr, [promise](std::vector<Result<Reply>> all) {
+        promise->set_value(std::move(all));
+    });
+    if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+        return {};
+    return future.get();
+}
+
 bool CoreFixture::flush()
 {
-    auto reply = inspect({"FLUSHALL"});
-    if (!reply)
-        m_error = reply.error().toString();
-    return reply.ok();
+    const auto replies = onEveryPrimary({"FLUSHALL"});
+    for (const auto& reply : replies)
+        if (!reply) {
+            m_error = reply.error().toString();
+            return false;
+        }
+    if (replies.empty())
+        m_error = QStringLiteral("FLUSHALL got no answer");
+    return !replies.empty();
+}
+
+qint64 CoreFixture::dbsize()
+{
+    const auto replies = onEveryPrimary({"DBSIZE"});
+    qint64 keys = 0;
+    for (const auto& reply : replies) {
+        if (!reply || !reply->toInteger())
+            return -3;
+        keys += *reply->toInteger();
+    }
+    return replies.empty() ? -3 : keys;
 }
 
 Result<qint64> CoreFixture::save(const Policy& policy, const QString& actor)

@@ -1,11 +1,13 @@
 #pragma once
 
 #include "core/audit/AuditLog.h"
+#include "core/limits/KeyLayout.h"
 #include "core/limits/KeySchema.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Client.h"
+#include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 
@@ -48,6 +50,10 @@ Result<T> await(Start&& start, int timeoutMs = 10000)
 // A private redis-server plus a connected core Client and the services over it, all sharing
 // one KeySchema ("tg" prefix). `inspect()` runs a command on a second client, so state checks
 // do not go through the client under test.
+//
+// With TOLLGATE_TEST_CLUSTER=1 in the environment the server is a private three-primary Redis
+// Cluster instead, given to the clients by its first node as a user would: the same tests then
+// run unchanged against a cluster (ctest registers some of them a second time that way).
 class CoreFixture
 {
 public:
@@ -62,9 +68,13 @@ public:
     std::unique_ptr<Client> connect(const ConnectionOptions& options, int timeoutMs = 10000);
     ConnectionOptions options() const;
 
-    RedisServer& server() { return m_server; }
+    // The server, or on a cluster its first node.
+    RedisServer& server() { return m_onCluster ? m_cluster.node(0) : m_server; }
+    bool onCluster() const { return m_onCluster; }
     Client* client() { return m_client.get(); }
     const KeySchema& schema() const { return m_schema; }
+    // The keys as the services choose them on this server (policies move under {:} on a cluster).
+    KeyLayout layout() const { return KeyLayout(m_schema, m_onCluster); }
     Limiter& limiter() { return *m_limiter; }
     PolicyStore& policies() { return *m_policies; }
     Moderation& moderation() { return *m_moderation; }
@@ -76,11 +86,12 @@ public:
     // Shorthands over inspect(); -3 / empty on error.
     qint64 integer(const Command& args);
     QByteArray bytes(const Command& args);
-    qint64 dbsize() { return integer({"DBSIZE"}); }
+    // Keys on the server, summed over the primaries of a cluster; -3 on error.
+    qint64 dbsize();
     // The server's clock (TIME) in epoch ms; 0 on error.
     qint64 serverNowMs();
     qint64 pttl(const QByteArray& key) { return integer({"PTTL", key}); }
-    // FLUSHALL between test functions (test set-up only: core never flushes).
+    // FLUSHALL between test functions (test set-up only: core never flushes), on every primary.
     bool flush();
 
     // Awaited shorthands over the services.
@@ -90,7 +101,12 @@ public:
     Result<std::vector<AuditEntry>> userAudit(const QByteArray& user, int count = 100);
 
 private:
+    // `args` on every primary (the one server when standalone), blocking; empty on error.
+    std::vector<Result<Reply>> onEveryPrimary(const Command& args);
+
+    const bool m_onCluster;
     RedisServer m_server;
+    RedisCluster m_cluster;
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
     std::unique_ptr<Client> m_inspector;
