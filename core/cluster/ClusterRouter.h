@@ -59,6 +59,9 @@ public:
     bool isReady() const { return m_ready; }
     /// MOVED and ASK replies followed so far.
     int redirects() const { return m_redirects; }
+    /// The connection to each node, for work that runs beside the routing on the router's thread
+    /// (ClusterScan): no second set of connections per node.
+    NodeClients& nodeClients();
 
 Q_SIGNALS:
     void ready();

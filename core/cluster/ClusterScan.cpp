@@ -1,12 +1,25 @@
 #include "core/cluster/ClusterScan.h"
 
+#include "core/cluster/ClusterRouter.h"
 #include "core/cluster/Topology.h"
 
 namespace tollgate {
 
 ClusterScan::ClusterScan(ConnectionOptions seed, Options options, QObject* parent)
-    : QObject(parent), m_nodes(std::move(seed)), m_options(std::move(options)),
-      m_slotDone(kClusterSlots, false), m_cancelled(std::make_shared<std::atomic<bool>>(false))
+    : ClusterScan(std::make_unique<NodeClients>(std::move(seed)), nullptr, nullptr,
+                  std::move(options), parent)
+{
+}
+
+ClusterScan::ClusterScan(ClusterRouter* router, Options options, QObject* parent)
+    : ClusterScan(nullptr, &router->nodeClients(), router, std::move(options), parent)
+{
+}
+
+ClusterScan::ClusterScan(std::unique_ptr<NodeClients> own, NodeClients* nodes,
+                         ClusterRouter* router, Options options, QObject* parent)
+    : QObject(parent), m_ownNodes(std::move(own)), m_nodes(nodes ? nodes : m_ownNodes.get()),
+      m_router(router), m_options(std::move(options)), m_slotDone(kClusterSlots, false)
 {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &ClusterScan::refreshTopology);
@@ -14,19 +27,34 @@ ClusterScan::ClusterScan(ConnectionOptions seed, Options options, QObject* paren
 
 ClusterScan::~ClusterScan()
 {
-    m_cancelled->store(true);
+    // Whoever waits for the end hears of it (the client closed under a running scan).
+    if (!m_over) {
+        m_over = true;
+        Q_EMIT failed(Error{ErrorKind::Closed, QStringLiteral("the cluster scan was closed")});
+    }
 }
 
 void ClusterScan::start()
 {
-    refreshTopology();
+    // The router's map saves a topology read at the start; a stale one costs no key, since
+    // each finished node is confirmed by a fresh read (onTopology).
+    if (m_router && m_router->isReady() && m_router->slots().coversAllSlots())
+        onTopology(m_router->slots());
+    else
+        refreshTopology();
 }
 
 void ClusterScan::cancel()
 {
-    m_cancelled->store(true);
     m_over = true;
     m_retry.stop();
+}
+
+void ClusterScan::release()
+{
+    if (m_batchesOut > 0)
+        --m_batchesOut;
+    pump();
 }
 
 void ClusterScan::refreshTopology()
@@ -39,9 +67,9 @@ void ClusterScan::refreshTopology()
     }
     m_refreshing = true;
     // The seed first, then every node seen so far: any live one knows the whole map.
-    std::vector<Client*> nodes{m_nodes.seed()};
+    std::vector<Client*> nodes{m_nodes->seed()};
     for (const ClusterNode& node : m_map.primaries())
-        nodes.push_back(m_nodes.forNode(node));
+        nodes.push_back(m_nodes->forNode(node));
     discoverTopologyFromAny(nodes, this, [this](Result<std::optional<SlotMap>> map) {
         if (m_over)
             return;
@@ -49,9 +77,9 @@ void ClusterScan::refreshTopology()
         if (!map)
             retryLater(map.error());
         else if (!*map) // a standalone server is no cluster to scan
-            fail(Error{
-                ErrorKind::InvalidInput,
-                QStringLiteral("%1 is not a cluster node").arg(m_nodes.seedOptions().endpoint())});
+            fail(Error{ErrorKind::InvalidInput,
+                       QStringLiteral("%1 is not a cluster node")
+                           .arg(m_nodes->seedOptions().endpoint())});
         else
             onTopology(**map);
     });
@@ -89,67 +117,110 @@ void ClusterScan::onTopology(const SlotMap& map)
 
 void ClusterScan::scanNode(const ClusterNode& node)
 {
-    std::vector<bool> owned(kClusterSlots, false);
+    NodeScan scan;
+    scan.node = node;
+    scan.owned.assign(kClusterSlots, false);
     bool any = false;
     for (int slot = 0; slot < kClusterSlots; ++slot) {
         const ClusterNode* primary = m_map.primaryFor(slot);
         if (!m_slotDone[size_t(slot)] && primary && primary->sameAddress(node))
-            owned[size_t(slot)] = any = true;
+            scan.owned[size_t(slot)] = any = true;
     }
     if (!any)
         return;
-    const QString address = node.address();
-    m_scanning[address] = std::move(owned);
-    ++m_nodeScans;
-    const Context self(this); // made here, on our thread; the callbacks run on the worker
-    auto cancelled = m_cancelled;
-    scanKeys(
-        m_nodes.forNode(node), m_options.scan,
-        [self, address, cancelled, this](const QList<QByteArray>& keys) {
-            self.post([this, address, keys] { onNodeBatch(address, keys); });
-            return !cancelled->load();
-        },
-        [self, address, this](Result<qint64> result) {
-            self.post([this, address, result] { onNodeDone(address, result); });
-        });
+    scan.id = ++m_nodeScans;
+    m_scanning[node.address()] = std::move(scan);
+    pump();
 }
 
-void ClusterScan::onNodeBatch(const QString& address, const QList<QByteArray>& keys)
+bool ClusterScan::withinBudget() const
 {
-    const auto scanning = m_scanning.find(address);
-    if (m_over || scanning == m_scanning.end())
+    // Every call out may bring a batch: they count against the bound as well.
+    return m_options.batchesOut <= 0 || m_batchesOut + m_callsOut < m_options.batchesOut;
+}
+
+void ClusterScan::pump()
+{
+    if (m_over || m_scanning.empty())
         return;
+    // Round robin from the node after the last one called, so that under a tight bound every
+    // node still gets its turn.
+    auto it = m_scanning.upper_bound(m_lastCalled);
+    for (size_t visited = 0; visited < m_scanning.size() && withinBudget(); ++visited, ++it) {
+        if (it == m_scanning.end())
+            it = m_scanning.begin();
+        if (!it->second.calling && !it->second.pausing) {
+            m_lastCalled = it->first;
+            callScan(it->second);
+        }
+    }
+}
+
+void ClusterScan::callScan(NodeScan& scan)
+{
+    scan.calling = true;
+    ++m_callsOut;
+    const QString address = scan.node.address();
+    const int id = scan.id;
+    m_nodes->forNode(scan.node)->execute(
+        scanCommand(m_options.scan, scan.cursor), this,
+        [this, address, id](Result<Reply> reply) { onScanReply(address, id, reply); });
+}
+
+void ClusterScan::onScanReply(const QString& address, int id, const Result<Reply>& reply)
+{
+    --m_callsOut;
+    const auto found = m_scanning.find(address);
+    if (m_over || found == m_scanning.end() || found->second.id != id)
+        return;
+    NodeScan& scan = found->second;
+    scan.calling = false;
+    const Result<ScanPage> page = scanPage(reply);
+    if (!page) {
+        // The node went away (or lost its slots): its unfinished slots go to whoever owns
+        // them once the cluster has settled.
+        m_scanning.erase(found);
+        retryLater(page.error());
+        pump();
+        return;
+    }
     m_failingSince.invalidate(); // progress: the deadline counts from the next failure
     // Only keys of slots this scan is responsible for: not finished elsewhere, not moved in.
     QList<QByteArray> fresh;
-    fresh.reserve(keys.size());
-    for (const QByteArray& key : keys) {
+    fresh.reserve(page->keys.size());
+    for (const QByteArray& key : page->keys) {
         const int slot = keySlot(key);
-        if (scanning->second[size_t(slot)] && !m_slotDone[size_t(slot)])
+        if (scan.owned[size_t(slot)] && !m_slotDone[size_t(slot)])
             fresh << key;
     }
-    if (fresh.isEmpty())
-        return;
-    m_delivered += fresh.size();
-    Q_EMIT batch(fresh);
+    if (page->cursor == "0") {
+        m_finishing[address] = std::move(scan.owned);
+        m_scanning.erase(found);
+        refreshTopology();
+    } else {
+        scan.cursor = page->cursor;
+        if (m_options.scan.pause.count() > 0) {
+            scan.pausing = true;
+            QTimer::singleShot(m_options.scan.pause, this,
+                               [this, address, id] { resumeAfterPause(address, id); });
+        }
+    }
+    if (!fresh.isEmpty()) {
+        m_delivered += fresh.size();
+        if (m_options.batchesOut > 0)
+            ++m_batchesOut;
+        Q_EMIT batch(fresh); // may cancel, or release at once
+    }
+    pump();
 }
 
-void ClusterScan::onNodeDone(const QString& address, const Result<qint64>& result)
+void ClusterScan::resumeAfterPause(const QString& address, int id)
 {
-    auto scanning = m_scanning.find(address);
-    if (m_over || scanning == m_scanning.end())
+    const auto found = m_scanning.find(address);
+    if (found == m_scanning.end() || found->second.id != id)
         return;
-    std::vector<bool> owned = std::move(scanning->second);
-    m_scanning.erase(scanning);
-    if (result) {
-        m_failingSince.invalidate();
-        m_finishing[address] = std::move(owned);
-        refreshTopology();
-        return;
-    }
-    // The node went away (or lost its slots): its unfinished slots go to whoever owns them
-    // once the cluster has settled.
-    retryLater(result.error());
+    found->second.pausing = false;
+    pump();
 }
 
 void ClusterScan::retryLater(const Error& why)
@@ -171,7 +242,6 @@ void ClusterScan::retryLater(const Error& why)
 void ClusterScan::fail(const Error& error)
 {
     m_over = true;
-    m_cancelled->store(true);
     m_retry.stop();
     Q_EMIT failed(error);
 }
@@ -179,45 +249,6 @@ void ClusterScan::fail(const Error& error)
 bool ClusterScan::allSlotsDone() const
 {
     return std::all_of(m_slotDone.begin(), m_slotDone.end(), [](bool done) { return done; });
-}
-
-void scanClusterKeys(Client* client, const ScanOptions& options,
-                     std::function<bool(const QList<QByteArray>&)> onBatch,
-                     Callback<qint64> done)
-{
-    auto start = [seed = client->options(), options, onBatch = std::move(onBatch),
-                  done = std::move(done)] {
-        ClusterScan::Options clusterOptions;
-        clusterOptions.scan = options;
-        clusterOptions.scan.maxKeys = 0;
-        clusterOptions.scan.maxCalls = 0;
-        auto* scan = new ClusterScan(seed, clusterOptions);
-        auto seen = std::make_shared<qint64>(0);
-        auto calls = std::make_shared<qint64>(0);
-        auto finish = [scan, done](Result<qint64> result) {
-            scan->cancel();
-            scan->deleteLater();
-            done(std::move(result));
-        };
-        QObject::connect(scan, &ClusterScan::batch, scan,
-                         [=](const QList<QByteArray>& keys) {
-                             QList<QByteArray> taken = keys;
-                             if (options.maxKeys > 0 && *seen + taken.size() > options.maxKeys)
-                                 taken = taken.mid(0, qsizetype(options.maxKeys - *seen));
-                             *seen += taken.size();
-                             const bool more = taken.isEmpty() || onBatch(taken);
-                             const bool full =
-                                 (options.maxKeys > 0 && *seen >= options.maxKeys) ||
-                                 (options.maxCalls > 0 && ++*calls >= options.maxCalls);
-                             if (!more || full)
-                                 finish(*seen);
-                         });
-        QObject::connect(scan, &ClusterScan::finished, scan, [=] { finish(*seen); });
-        QObject::connect(scan, &ClusterScan::failed, scan,
-                         [=](const Error& error) { finish(error); });
-        scan->start();
-    };
-    client->runLater(std::chrono::milliseconds(0), std::move(start));
 }
 
 } // namespace tollgate

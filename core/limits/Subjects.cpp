@@ -21,7 +21,7 @@ struct StreamRun
     Client* client = nullptr;
     KeySchema schema;
     SubjectsOptions options;
-    QByteArray pattern;
+    ScanOptions scan; // pattern and COUNT of every SCAN call
     Subjects::BatchHandler onBatch;
     Callback<SubjectsProgress> done;
     std::shared_ptr<const PolicyCatalog> policies;
@@ -100,39 +100,42 @@ std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList
     return fresh;
 }
 
-// Reads the usage of `fresh` (one pipeline); its batch is emitted in scan order.
-void readSubjects(const std::shared_ptr<StreamRun>& run, const std::vector<SubjectKey>& fresh)
+// Reads the usage of `fresh` (one pipeline); its batch is emitted in scan order. `release`
+// (a paced cluster scan's) runs once the read is answered, or at once when nothing is read.
+void readSubjects(const std::shared_ptr<StreamRun>& run, const std::vector<SubjectKey>& fresh,
+                  ScanRelease release = [] {})
 {
-    if (fresh.empty() || run->stopped)
+    if (fresh.empty() || run->stopped) {
+        release();
         return;
+    }
     const quint64 seq = run->nextSeq++;
     ++run->readsOut;
+    run->progress.readsPeak = std::max(run->progress.readsPeak, run->readsOut);
     SubjectReader(run->client, run->schema, run->policies)
-        .read(fresh, SubjectReader::Mode::Raw, [run, seq](std::vector<Subject> subjects) {
-            --run->readsOut;
-            run->ready[seq] = std::move(subjects);
-            emitReady(run);
-            scanNext(run);
-            maybeFinish(run);
-        });
+        .read(fresh, SubjectReader::Mode::Raw,
+              [run, seq, release](std::vector<Subject> subjects) {
+                  --run->readsOut;
+                  release();
+                  run->ready[seq] = std::move(subjects);
+                  emitReady(run);
+                  scanNext(run);
+                  maybeFinish(run);
+              });
 }
 
 void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
 {
     run->scanOut = false;
-    if (!reply || reply->elements.size() != 2) {
-        run->error = reply ? Error{ErrorKind::Protocol, QStringLiteral("malformed SCAN reply")}
-                           : reply.error();
+    const Result<ScanPage> page = scanPage(reply);
+    if (!page) {
+        run->error = page.error();
         run->stopped = true;
         maybeFinish(run);
         return;
     }
-    run->cursor = reply->elements[0].toBytes();
-    QList<QByteArray> keys;
-    keys.reserve(qsizetype(reply->elements[1].elements.size()));
-    for (const Reply& element : reply->elements[1].elements)
-        keys << element.toBytes();
-    const std::vector<SubjectKey> fresh = admit(run, keys);
+    run->cursor = page->cursor;
+    const std::vector<SubjectKey> fresh = admit(run, page->keys);
     if (run->cursor == "0" || run->progress.truncated)
         run->scanFinished = true;
     // The next SCAN goes out before this batch's reads: the server answers it while the
@@ -154,19 +157,18 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
     maybeFinish(run);
 }
 
-// On a cluster every primary is scanned at once (ClusterScan through scanKeys); the batches
-// come as the nodes answer, so readsInFlight does not hold the scan back there.
+// On a cluster every primary is scanned at once (ClusterScan through scanKeysPaced): each
+// batch is released once its read is answered, so at most readsInFlight reads are out, as on
+// one server.
 void scanCluster(const std::shared_ptr<StreamRun>& run)
 {
     run->scanOut = true; // for the whole scan: scanNext() leaves it alone
-    ScanOptions scan;
-    scan.pattern = run->pattern;
-    scan.count = std::max(1, run->options.scanCount);
+    ScanOptions scan = run->scan;
     scan.pause = run->options.pause;
-    scanKeys(
-        run->client, scan,
-        [run](const QList<QByteArray>& keys) {
-            readSubjects(run, admit(run, keys));
+    scanKeysPaced(
+        run->client, scan, std::max(1, run->options.readsInFlight),
+        [run](const QList<QByteArray>& keys, ScanRelease release) {
+            readSubjects(run, admit(run, keys), std::move(release));
             return !run->stopped && !run->progress.truncated;
         },
         [run](Result<qint64> scanned) {
@@ -187,10 +189,8 @@ void scanNext(const std::shared_ptr<StreamRun>& run, int reserved)
         run->readsOut + reserved >= std::max(1, run->options.readsInFlight))
         return;
     run->scanOut = true;
-    run->client->execute(
-        {QByteArrayLiteral("SCAN"), run->cursor, QByteArrayLiteral("MATCH"), run->pattern,
-         QByteArrayLiteral("COUNT"), QByteArray::number(std::max(1, run->options.scanCount))},
-        nullptr, [run](Result<Reply> reply) { onScanReply(run, std::move(reply)); });
+    run->client->execute(scanCommand(run->scan, run->cursor), nullptr,
+                         [run](Result<Reply> reply) { onScanReply(run, std::move(reply)); });
 }
 
 // Policies first (one SMEMBERS and one pipeline), then `then` with the catalog.
@@ -251,7 +251,8 @@ void Subjects::stream(const SubjectsOptions& options, BatchHandler onBatch,
     run->client = m_client;
     run->schema = m_schema;
     run->options = options;
-    run->pattern = pattern(options);
+    run->scan.pattern = pattern(options);
+    run->scan.count = std::max(1, options.scanCount);
     run->onBatch = std::move(onBatch);
     run->done = std::move(done);
     withPolicies(m_client, m_schema, [run, onPolicies](Result<PolicyListing> listing) {

@@ -25,6 +25,7 @@ struct SubjectsProgress
     qint64 scanned = 0;     // keys SCAN returned so far
     qint64 subjects = 0;    // distinct subjects delivered so far
     bool truncated = false; // stopped at maxSubjects
+    int readsPeak = 0;      // most read batches outstanding at once (readsInFlight bounds it)
 };
 
 struct SubjectList

@@ -89,6 +89,11 @@ public:
     void executeOnEveryPrimary(const Command& command, Context context,
                                std::function<void(std::vector<Result<Reply>>)> done);
 
+    /// The router of a cluster client, for cluster-wide work that should share its slot map and
+    /// node connections (scanKeys' ClusterScan); null on a single server or once closing. Worker
+    /// thread only: the router lives and dies there.
+    ClusterRouter* clusterRouter() const;
+
     /// Commands sent so far, plus the commands scripts were estimated to run inside
     /// (addScriptWork): the load this client puts on the server, for a command-rate figure.
     quint64 commandCount() const { return m_commands.load(std::memory_order_relaxed); }

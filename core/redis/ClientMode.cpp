@@ -95,4 +95,9 @@ void Client::executeOnEveryPrimary(const Command& command, Context context,
     });
 }
 
+ClusterRouter* Client::clusterRouter() const
+{
+    return m_closing.load() ? nullptr : m_router;
+}
+
 } // namespace tollgate

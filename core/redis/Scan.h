@@ -23,8 +23,30 @@ struct ScanOptions
 void scanKeys(Client* client, const ScanOptions& options,
               std::function<bool(const QList<QByteArray>&)> onBatch, Callback<qint64> done);
 
+/// Hands a batch of a paced scan back: call it (from any thread) once the batch is dealt with.
+using ScanRelease = std::function<void()>;
+using PacedBatchHandler = std::function<bool(const QList<QByteArray>& keys, ScanRelease release)>;
+
+/// scanKeys() with flow control: at most `batchesOut` batches (>= 1) are handed out and not
+/// released yet; the scan sends no SCAN call that could bring one more until one is released.
+/// On a cluster the bound holds for every primary together (ClusterScan::Options::batchesOut).
+void scanKeysPaced(Client* client, const ScanOptions& options, int batchesOut,
+                   PacedBatchHandler onBatch, Callback<qint64> done);
+
 /// Collects every matching key (up to maxKeys) and delivers them on context's thread.
 void collectKeys(Client* client, const ScanOptions& options, Context context,
                  Callback<QList<QByteArray>> done);
+
+/// One SCAN call: SCAN <cursor> MATCH <pattern> COUNT <count> [TYPE <type>].
+Command scanCommand(const ScanOptions& options, const QByteArray& cursor);
+
+/// A SCAN reply: the cursor of the next call ("0": the scan is over) and the keys.
+struct ScanPage
+{
+    QByteArray cursor;
+    QList<QByteArray> keys;
+};
+/// The reply's error, or a Protocol error for a reply that is no SCAN reply.
+Result<ScanPage> scanPage(const Result<Reply>& reply);
 
 } // namespace tollgate

@@ -10,6 +10,7 @@
 #include "core/redis/CommandBuilder.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tests/support/ClusterLoad.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TlsCertificates.h"
 #include "tests/support/TestEnv.h"
@@ -21,6 +22,8 @@
 using namespace tollgate;
 using tollgate::test::RedisCluster;
 using tollgate::test::RedisServer;
+using tollgate::test::openClient;
+using tollgate::test::runCommand;
 
 class ClusterClientTest : public QObject
 {
@@ -35,6 +38,7 @@ private Q_SLOTS:
     void keepsEachCallersOrder();
     void reloadsScriptsPerNode();
     void scansEveryPrimaryOnce();
+    void scansOnTheRouterConnections();
     void aclUserWithoutClusterCommands();
     void tlsToEveryNode();
     void followsSlotsMigratingUnderLoad();
@@ -42,13 +46,8 @@ private Q_SLOTS:
     void survivesKilledPrimary();
 
 private:
-    std::unique_ptr<Client> open(const QString& url);
-    Result<Reply> run(Client* client, const Command& command);
     // Users whose keys live on every primary, `perNode` of each.
     QList<QByteArray> usersOnEveryNode(int perNode);
-    // Sends SETs to `key` every few ms while `during` runs; true when every one was answered
-    // (success or a clean error) and the last ones succeeded.
-    bool writesThrough(Client* client, const QByteArray& key, const std::function<void()>& during);
 
     RedisCluster m_cluster;
     std::unique_ptr<Client> m_client;
@@ -57,29 +56,7 @@ private:
 void ClusterClientTest::initTestCase()
 {
     TOLLGATE_REQUIRE(m_cluster, start(3, 1));
-    m_client = open(m_cluster.seedUrl() + QStringLiteral("?timeout=2000"));
-}
-
-std::unique_ptr<Client> ClusterClientTest::open(const QString& url)
-{
-    auto options = ConnectionOptions::fromUrl(url);
-    if (!options)
-        qFatal("bad URL %s", qPrintable(url));
-    auto client = std::make_unique<Client>(*options);
-    client->open();
-    if (!QTest::qWaitFor([&] { return client->isModeKnown(); }, 10'000))
-        qWarning("the client never learnt the server's mode");
-    return client;
-}
-
-Result<Reply> ClusterClientTest::run(Client* client, const Command& command)
-{
-    std::optional<Result<Reply>> out;
-    QObject context;
-    client->execute(command, &context, [&](Result<Reply> reply) { out = std::move(reply); });
-    if (!QTest::qWaitFor([&] { return out.has_value(); }, 15'000))
-        return Error{ErrorKind::Timeout, QStringLiteral("no reply at all")};
-    return *out;
+    m_client = openClient(m_cluster.seedUrl() + QStringLiteral("?timeout=2000"));
 }
 
 QList<QByteArray> ClusterClientTest::usersOnEveryNode(int perNode)
@@ -103,18 +80,18 @@ void ClusterClientTest::saysWhatTheServerIs()
 
     RedisServer standalone;
     TOLLGATE_REQUIRE(standalone, start());
-    auto single = open(standalone.url());
+    auto single = openClient(standalone.url());
     QVERIFY(single->isModeKnown());
     QVERIFY(!single->isCluster());
-    QVERIFY(run(single.get(), {"SET", "a", "1"}));
+    QVERIFY(runCommand(single.get(), {"SET", "a", "1"}));
 
-    auto forced = open(m_cluster.seedUrl() + QStringLiteral("?cluster=0"));
+    auto forced = openClient(m_cluster.seedUrl() + QStringLiteral("?cluster=0"));
     QVERIFY(!forced->isCluster());
 
     // Nothing listens there: the mode is settled (standalone) and commands fail fast.
-    auto nowhere = open(QStringLiteral("redis://127.0.0.1:1?connect_timeout=300"));
+    auto nowhere = openClient(QStringLiteral("redis://127.0.0.1:1?connect_timeout=300"));
     QVERIFY(nowhere->isModeKnown());
-    QVERIFY(!run(nowhere.get(), {"PING"}));
+    QVERIFY(!runCommand(nowhere.get(), {"PING"}));
 }
 
 void ClusterClientTest::routesEveryCommand()
@@ -122,8 +99,8 @@ void ClusterClientTest::routesEveryCommand()
     std::set<int> nodes;
     for (int i = 0; i < 200; ++i) {
         const QByteArray key = "key:" + QByteArray::number(i);
-        QVERIFY(run(m_client.get(), {"SET", key, QByteArray::number(i)}));
-        const auto value = run(m_client.get(), {"GET", key});
+        QVERIFY(runCommand(m_client.get(), {"SET", key, QByteArray::number(i)}));
+        const auto value = runCommand(m_client.get(), {"GET", key});
         QVERIFY2(value, qPrintable(value ? QString() : value.error().toString()));
         QCOMPARE(value->toBytes(), QByteArray::number(i));
         // Really stored where the cluster says the key lives.
@@ -132,7 +109,7 @@ void ClusterClientTest::routesEveryCommand()
         QVERIFY(m_cluster.node(node).command({"GET", key}).contains(QByteArray::number(i)));
     }
     QCOMPARE(nodes.size(), size_t(3));
-    QVERIFY(run(m_client.get(), {"PING"})); // keyless: any node
+    QVERIFY(runCommand(m_client.get(), {"PING"})); // keyless: any node
 }
 
 void ClusterClientTest::routesBatchesAndPreparedCommands()
@@ -165,7 +142,7 @@ void ClusterClientTest::routesBatchesAndPreparedCommands()
 
 void ClusterClientTest::refusesKeysOfTwoSlots()
 {
-    const auto reply = run(m_client.get(), {"DEL", "tg:{a}:x", "tg:{b}:x"});
+    const auto reply = runCommand(m_client.get(), {"DEL", "tg:{a}:x", "tg:{b}:x"});
     QVERIFY(!reply);
     QCOMPARE(reply.error().kind, ErrorKind::InvalidInput);
     QVERIFY2(reply.error().message.contains(QLatin1String("different cluster slots")),
@@ -256,7 +233,7 @@ void ClusterClientTest::scansEveryPrimaryOnce()
 {
     const QList<QByteArray> users = usersOnEveryNode(100);
     for (const QByteArray& user : users)
-        QVERIFY(run(m_client.get(), {"SET", "tg:{" + user + "}:scan:fw:1000", "1"}));
+        QVERIFY(runCommand(m_client.get(), {"SET", "tg:{" + user + "}:scan:fw:1000", "1"}));
     std::multiset<QByteArray> found;
     std::optional<Result<qint64>> total;
     ScanOptions options;
@@ -289,6 +266,41 @@ void ClusterClientTest::scansEveryPrimaryOnce()
     QCOMPARE((*some)->size(), 50);
 }
 
+void ClusterClientTest::scansOnTheRouterConnections()
+{
+    // A scan through the client borrows the router's connection to each node: once one scan
+    // has reached every primary, the next opens no connection anywhere. (Each INFO of the
+    // fixture comes on a connection of its own: one more per node between the two readings.)
+    auto connectionsReceived = [&] {
+        std::vector<qint64> counts;
+        for (int i = 0; i < m_cluster.size(); ++i) {
+            const QByteArray info = m_cluster.node(i).command({"INFO", "stats"});
+            const QByteArray field = "total_connections_received:";
+            const qsizetype at = info.indexOf(field) + field.size();
+            counts.push_back(info.mid(at, info.indexOf('\r', at) - at).toLongLong());
+        }
+        return counts;
+    };
+    ScanOptions options;
+    options.pattern = "tg:{*}:scan:*";
+    auto scanAll = [&] {
+        std::optional<Result<QList<QByteArray>>> keys;
+        QObject context;
+        collectKeys(m_client.get(), options, &context,
+                    [&](Result<QList<QByteArray>> r) { keys = std::move(r); });
+        return QTest::qWaitFor([&] { return keys.has_value(); }, 30'000) && *keys &&
+               !(*keys)->isEmpty();
+    };
+    QVERIFY(scanAll());
+    const std::vector<qint64> before = connectionsReceived();
+    QVERIFY(scanAll());
+    const std::vector<qint64> after = connectionsReceived();
+    for (size_t i = 0; i < before.size(); ++i) {
+        QVERIFY(before[i] > 0);
+        QCOMPARE(after[i] - before[i], qint64(1));
+    }
+}
+
 void ClusterClientTest::aclUserWithoutClusterCommands()
 {
     // ACLs are per node in a cluster: the user exists on each. It may not run CLUSTER SHARDS
@@ -297,18 +309,19 @@ void ClusterClientTest::aclUserWithoutClusterCommands()
         QCOMPARE(m_cluster.node(i).command({"ACL", "SETUSER", "app", "on", ">app-pw", "~tg:*",
                                             "-@all", "+get", "+set", "+ping"}),
                  QByteArray("+OK\r\n"));
-    auto app = open(m_cluster.seedUrl().replace(QLatin1String("redis://"), QLatin1String("redis://app:app-pw@")));
+    auto app = openClient(m_cluster.seedUrl().replace(QLatin1String("redis://"),
+                                                      QLatin1String("redis://app:app-pw@")));
     QVERIFY(app->isCluster());
     std::set<int> nodes;
     for (int i = 0; i < 60; ++i) {
         const QByteArray key = "tg:{acl-" + QByteArray::number(i) + "}:x";
-        const auto set = run(app.get(), {"SET", key, "v"});
+        const auto set = runCommand(app.get(), {"SET", key, "v"});
         QVERIFY2(set, qPrintable(set ? QString() : set.error().toString()));
-        QCOMPARE(run(app.get(), {"GET", key})->toBytes(), QByteArray("v"));
+        QCOMPARE(runCommand(app.get(), {"GET", key})->toBytes(), QByteArray("v"));
         nodes.insert(m_cluster.nodeOfKey(key));
     }
     QCOMPARE(nodes.size(), size_t(3));
-    const auto refused = run(app.get(), {"DEL", "tg:{acl-1}:x"});
+    const auto refused = runCommand(app.get(), {"DEL", "tg:{acl-1}:x"});
     QVERIFY(!refused);
     QCOMPARE(refused.error().kind, ErrorKind::NoPerm);
 }
@@ -360,7 +373,7 @@ void ClusterClientTest::followsSlotsMigratingUnderLoad()
     QCOMPARE(failures, 0);
     int moved = 0;
     for (const QByteArray& key : keys) {
-        const auto value = run(m_client.get(), {"GET", key});
+        const auto value = runCommand(m_client.get(), {"GET", key});
         QVERIFY(value);
         QCOMPARE(value->toBytes(), QByteArray::number(round - 1));
         moved += m_cluster.nodeOfKey(key) == to ? 1 : 0;
@@ -377,13 +390,13 @@ void ClusterClientTest::tlsToEveryNode()
     TOLLGATE_REQUIRE(certs, generate());
     RedisCluster tlsCluster;
     TOLLGATE_REQUIRE(tlsCluster, start(3, 0, &certs.files()));
-    auto client = open(tlsCluster.tlsSeedUrl());
+    auto client = openClient(tlsCluster.tlsSeedUrl());
     QVERIFY(client->options().tls.enabled);
     QVERIFY(client->isCluster());
     std::set<int> nodes;
     for (int i = 0; i < 60; ++i) {
         const QByteArray key = "tg:{tls-" + QByteArray::number(i) + "}:x";
-        const auto set = run(client.get(), {"SET", key, "secret"});
+        const auto set = runCommand(client.get(), {"SET", key, "secret"});
         QVERIFY2(set, qPrintable(set ? QString() : set.error().toString()));
         const int node = tlsCluster.nodeOfKey(key);
         QVERIFY(tlsCluster.node(node).command({"GET", key}).contains("secret"));
@@ -392,82 +405,17 @@ void ClusterClientTest::tlsToEveryNode()
     QCOMPARE(nodes.size(), size_t(3));
 }
 
-bool ClusterClientTest::writesThrough(Client* client, const QByteArray& key,
-                                      const std::function<void()>& during)
-{
-    int sent = 0, answered = 0, failed = 0;
-    bool lastOk = false;
-    QObject context;
-    QTimer load;
-    QObject::connect(&load, &QTimer::timeout, [&] {
-        ++sent;
-        client->execute({"SET", key, QByteArray::number(sent)}, &context,
-                        [&](Result<Reply> reply) {
-                            ++answered;
-                            failed += reply ? 0 : 1;
-                            lastOk = bool(reply);
-                        });
-    });
-    load.start(5);
-    QTest::qWait(300);
-    during();
-    // Writes resume within a few seconds of the new primary taking over.
-    const bool resumed =
-        QTest::qWaitFor([&] { return lastOk && run(client, {"SET", key, "after"}); }, 30'000);
-    load.stop();
-    // Every command is answered, none later than its deadline allows.
-    const bool allAnswered = QTest::qWaitFor([&] { return answered == sent; }, 10'000);
-    // With the load stopped, a write lands on the node that owns the key now.
-    const bool landed =
-        run(client, {"SET", key, "after"}) &&
-        m_cluster.node(m_cluster.nodeOfKey(key)).command({"GET", key}).contains("after");
-    qInfo("%d writes, %d failed cleanly, all answered: %s, resumed: %s, landed: %s", sent, failed,
-          allAnswered ? "yes" : "no", resumed ? "yes" : "no", landed ? "yes" : "no");
-    return resumed && allAnswered && landed;
-}
-
 void ClusterClientTest::survivesManualFailover()
 {
-    const QByteArray key = "tg:{failover}:x";
-    const int primary = m_cluster.nodeOfKey(key);
-    const QByteArray primaryPort =
-        "master_port:" + QByteArray::number(m_cluster.node(primary).port());
-    int replica = -1;
-    for (int i = 0; i < m_cluster.size(); ++i) {
-        const QByteArray info = m_cluster.node(i).command({"INFO", "replication"});
-        if (info.contains("role:slave") &&
-            info.contains(primaryPort))
-            replica = i;
-    }
-    QVERIFY(replica >= 0);
-    // The load goes on until the replica owns the key, and then until writes succeed again.
-    QVERIFY(writesThrough(m_client.get(), key, [&] {
-        QVERIFY(m_cluster.node(replica).command({"CLUSTER", "FAILOVER"}).startsWith("+OK"));
-        QVERIFY(QTest::qWaitFor([&] { return m_cluster.nodeOfKey(key) == replica; }, 15'000));
-    }));
-    QCOMPARE(m_cluster.nodeOfKey(key), replica);
+    QVERIFY(test::manualFailoverUnderLoad(m_cluster, m_client.get(), "tg:{failover}:x"));
 }
 
 void ClusterClientTest::survivesKilledPrimary()
 {
     // A key away from node 0, the seed: the client must manage without the node it was given.
-    QByteArray key;
-    int primary = -1;
-    for (int i = 0; primary <= 0 && i < 100; ++i) {
-        key = "tg:{killed-" + QByteArray::number(i) + "}:x";
-        primary = m_cluster.nodeOfKey(key);
-    }
-    QVERIFY(primary > 0);
-    QVERIFY(writesThrough(m_client.get(), key, [&] {
-        m_cluster.node(primary).kill();
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const int owner = m_cluster.nodeOfKey(key);
-                return owner >= 0 && owner != primary;
-            },
-            20'000));
-    }));
-    QVERIFY(m_cluster.nodeOfKey(key) != primary);
+    const QByteArray key = test::keyAwayFromSeed(m_cluster, "tg:{killed-");
+    QVERIFY(!key.isEmpty());
+    QVERIFY(test::killedPrimaryUnderLoad(m_cluster, m_client.get(), key));
 }
 
 QTEST_GUILESS_MAIN(ClusterClientTest)

@@ -5,6 +5,7 @@
 #include "core/cluster/ClusterScan.h"
 #include "core/cluster/NodeStats.h"
 #include "core/cluster/Topology.h"
+#include "tests/support/ClusterLoad.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
@@ -58,13 +59,13 @@ private Q_SLOTS:
     void findsEveryKeyOnce();
     void refusesStandaloneServer();
     void statsSumOverPrimaries();
+    void holdsWhileBatchesAreOut();
     void survivesFailoverMidScan();
 
 private:
     // Writes `count` user keys, each on the node owning it, and waits until the replicas have them.
     void fill(int count);
     ConnectionOptions seed() const;
-    SlotMap topology();
 
     RedisCluster m_cluster;
     std::set<QByteArray> m_keys;
@@ -82,38 +83,13 @@ ConnectionOptions ClusterScanTest::seed() const
     return options ? *options : ConnectionOptions{};
 }
 
-SlotMap ClusterScanTest::topology()
-{
-    Client client(seed());
-    client.open();
-    std::optional<Result<std::optional<SlotMap>>> map;
-    QObject context;
-    discoverTopology(&client, &context, [&](Result<std::optional<SlotMap>> r) { map = r; });
-    [&] { QTRY_VERIFY(map.has_value()); }();
-    return map && *map && **map ? ***map : SlotMap();
-}
-
 void ClusterScanTest::fill(int count)
 {
-    const SlotMap map = topology();
-    QVERIFY(map.coversAllSlots());
-    std::map<quint16, QList<QList<QByteArray>>> byPort;
-    for (int i = 0; i < count; ++i) {
-        const QByteArray key = "tg:{u" + QByteArray::number(i) + "}:like:fw:60000";
-        byPort[map.primaryForKey(key)->port] << QList<QByteArray>{"SET", key, "1"};
-        m_keys.insert(key);
-    }
-    for (auto& [port, commands] : byPort) {
-        for (int n = 0; n < m_cluster.size(); ++n) {
-            if (m_cluster.node(n).port() != port)
-                continue;
-            for (qsizetype at = 0; at < commands.size(); at += 1000)
-                QCOMPARE(m_cluster.node(n).pipeline(commands.mid(at, 1000)).size(),
-                         qMin<qsizetype>(1000, commands.size() - at));
-            // the replica must hold every key before a failover test may kill this primary
-            QVERIFY(m_cluster.node(n).command({"WAIT", "1", "10000"}).startsWith(":1"));
-        }
-    }
+    QList<QByteArray> keys;
+    for (int i = 0; i < count; ++i)
+        keys << "tg:{u" + QByteArray::number(i) + "}:like:fw:60000";
+    QVERIFY(test::writeOnOwners(m_cluster, keys));
+    m_keys.insert(keys.begin(), keys.end());
 }
 
 void ClusterScanTest::findsEveryKeyOnce()
@@ -145,7 +121,7 @@ void ClusterScanTest::statsSumOverPrimaries()
     NodeClients clients(seed());
     std::optional<Result<ClusterStats>> sample;
     QObject context;
-    sampleClusterStats(&clients, topology(), &context,
+    sampleClusterStats(&clients, test::clusterTopology(m_cluster), &context,
                        [&](Result<ClusterStats> r) { sample = std::move(r); });
     QTRY_VERIFY(sample.has_value());
     QVERIFY(*sample);
@@ -161,6 +137,38 @@ void ClusterScanTest::statsSumOverPrimaries()
     QVERIFY(stats.primariesTotal.connectedClients >= 3);
 }
 
+void ClusterScanTest::holdsWhileBatchesAreOut()
+{
+    // At most two batches out: the handler keeps them until it holds two, then gives both back
+    // a little later. A scan that ignored the bound would deliver more meanwhile (three nodes
+    // answer at once).
+    constexpr int kBound = 2;
+    ClusterScan::Options options = ScanRecord::options(100, std::chrono::milliseconds(0));
+    options.batchesOut = kBound;
+    ClusterScan scan(seed(), options);
+    QSignalSpy finished(&scan, &ClusterScan::finished);
+    QSignalSpy failed(&scan, &ClusterScan::failed);
+    std::multiset<QByteArray> found;
+    int out = 0, peak = 0, batches = 0;
+    QObject::connect(&scan, &ClusterScan::batch, [&](const QList<QByteArray>& keys) {
+        found.insert(keys.begin(), keys.end());
+        ++batches;
+        peak = std::max(peak, ++out);
+        if (out == kBound)
+            QTimer::singleShot(20, &scan, [&] {
+                for (; out > 0; --out)
+                    scan.release();
+            });
+    });
+    scan.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 120'000);
+    QVERIFY(failed.isEmpty());
+    QCOMPARE(peak, kBound);
+    QVERIFY2(batches > 3 * kBound, "the bound must have held the scan back several times");
+    QCOMPARE(found.size(), m_keys.size()); // no key twice
+    QVERIFY(std::equal(found.begin(), found.end(), m_keys.begin(), m_keys.end()));
+}
+
 void ClusterScanTest::survivesFailoverMidScan()
 {
     // A slow scan (10 keys per call, a pause between calls) so the kill lands in the middle.
@@ -169,7 +177,7 @@ void ClusterScanTest::survivesFailoverMidScan()
     QVERIFY(!run.over());
 
     // Kill a primary that is not the seed; its replica is promoted after the node timeout.
-    const SlotMap map = topology();
+    const SlotMap map = test::clusterTopology(m_cluster);
     int victim = -1;
     for (int n = 1; n < m_cluster.size() && victim < 0; ++n)
         for (const ClusterNode& primary : map.primaries())

@@ -11,10 +11,12 @@
 #include "core/limits/Moderation.h"
 #include "core/limits/PolicyStore.h"
 #include "core/limits/Repair.h"
+#include "core/limits/Subjects.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
 
 #include <QtTest>
+#include <map>
 
 using namespace tollgate;
 using tollgate::test::await;
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void deleteOnEveryPrimary();
     void policyDeleteIsAudited();
     void mergedViewSpansEveryPrimary();
+    void subjectsKeepTheirReadsInFlight();
 
 private:
     Result<Reply> run(const Command& command);
@@ -243,6 +246,53 @@ void ClusterServicesTest::mergedViewSpansEveryPrimary()
     QVERIFY(events.contains(QStringLiteral("auto_ban")));
     for (size_t i = 1; i < entries->size(); ++i)
         QVERIFY((*entries)[i - 1].timeMs >= (*entries)[i].timeMs);
+}
+
+void ClusterServicesTest::subjectsKeepTheirReadsInFlight()
+{
+    // Many small SCAN batches from three primaries at once: the stream still keeps at most
+    // readsInFlight read pipelines out, as on one server, and lists every subject once.
+    std::vector<Command> writes;
+    for (int i = 0; i < 600; ++i)
+        writes.push_back({"SET",
+                          m_schema.stateKey("many-" + QByteArray::number(i), "like",
+                                            Algorithm::FixedWindow, 60'000),
+                          "1", "PX", "600000"});
+    auto written = await<std::vector<Result<Reply>>>([&](QObject* context, auto done) {
+        m_client->executeBatch(writes, context, [done](std::vector<Result<Reply>> replies) {
+            done(std::move(replies));
+        });
+    });
+    QVERIFY(written);
+    for (const Result<Reply>& reply : *written)
+        QVERIFY(reply);
+
+    for (const int bound : {1, 3}) {
+        SubjectsOptions options;
+        options.userPrefix = "many-";
+        options.scanCount = 10;
+        options.readsInFlight = bound;
+        std::map<QByteArray, int> seen; // worker thread; the test thread waits in await()
+        const Subjects subjects(m_client.get(), m_schema);
+        auto progress = await<SubjectsProgress>(
+            [&](QObject*, Callback<SubjectsProgress> done) {
+                subjects.stream(
+                    options,
+                    [&](std::vector<Subject>& batch, const SubjectsProgress&) {
+                        for (const Subject& s : batch)
+                            ++seen[s.user];
+                        return true;
+                    },
+                    done);
+            },
+            60'000);
+        QVERIFY2(progress, qPrintable(progress ? QString() : progress.error().toString()));
+        QCOMPARE(progress->subjects, qint64(600));
+        QCOMPARE(seen.size(), size_t(600));
+        QVERIFY(std::all_of(seen.begin(), seen.end(), [](const auto& s) { return s.second == 1; }));
+        QVERIFY2(progress->readsPeak >= 1 && progress->readsPeak <= bound,
+                 qPrintable(QStringLiteral("%1 reads out at once").arg(progress->readsPeak)));
+    }
 }
 
 QTEST_MAIN(ClusterServicesTest)
