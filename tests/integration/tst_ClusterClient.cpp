@@ -163,7 +163,7 @@ void ClusterClientTest::keepsEachCallersOrder()
         else if (node == held && key != slow && slowToo.isEmpty())
             slowToo = key;
     }
-    QVERIFY(run(m_client.get(), {"SET", fast, "1"}));
+    QVERIFY(runCommand(m_client.get(), {"SET", fast, "1"}));
     QVERIFY(m_cluster.node(held).command({"CLIENT", "PAUSE", "600", "WRITE"}).contains("OK"));
 
     QStringList seen; // main thread: replies to the two context objects
