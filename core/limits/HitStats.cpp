@@ -2,6 +2,8 @@
 
 #include "core/scripts/ScriptRunner.h"
 
+#include <QDateTime>
+
 namespace tollgate {
 
 std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
@@ -13,6 +15,13 @@ std::shared_ptr<HitStats> HitStats::of(Client* client, const KeySchema& schema)
 
 HitStats::HitStats(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
 {
+}
+
+std::chrono::milliseconds HitStats::untilMidSecond(qint64 nowMs)
+{
+    const qint64 half = kInterval.count() / 2;
+    const qint64 wait = (half - nowMs % kInterval.count() + kInterval.count()) % kInterval.count();
+    return std::chrono::milliseconds(wait == 0 ? kInterval.count() : wait);
 }
 
 void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
@@ -28,12 +37,16 @@ void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
     counts.banned += tier == Tier::Banned ? 1 : 0;
     if (m_armed)
         return;
-    // The first outcome after a flush starts the next one a second later: at most one write
-    // a second per action, and a burst of hits lands in one second of the ring.
+    // The first outcome after a flush arms the next one, in the middle of the next second of
+    // the clock: at most one write a second per action, each in a second of its own. (Flushes
+    // a second apart from whenever they were armed drift a little later each time, and every
+    // so often one second of the ring got none and the next two seconds' worth: the console's
+    // charts dropped to 0 for every action at once.) The server's seconds are the ones that
+    // count; a host clock within a few hundred ms of the server's keeps them apart.
     m_armed = true;
     lock.unlock();
     std::weak_ptr<HitStats> weak = weak_from_this();
-    m_client->runLater(kInterval, [weak] {
+    m_client->runLater(untilMidSecond(QDateTime::currentMSecsSinceEpoch()), [weak] {
         if (auto stats = weak.lock())
             stats->flush();
     });

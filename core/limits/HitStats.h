@@ -13,7 +13,8 @@ namespace tollgate {
 
 /// The console's per-second statistics (`<p>:stats:<action>`, lua/stats.lua) off the hot path:
 /// a client's hit outcomes are added up in memory and written at most once a second per
-/// action, all actions in one pipelined write, and once more when the client closes. A flush
+/// action, in the middle of a second, all actions in one pipelined write, and once more when
+/// the client closes. A flush
 /// that fails is dropped: it never blocks or fails a hit. One per client and key prefix.
 class HitStats : public ClientAttachment, public std::enable_shared_from_this<HitStats>
 {
@@ -31,6 +32,8 @@ public:
     void flush();
     /// Flushes sent so far (each one write of every pending action), for tests.
     quint64 flushCount() const;
+    /// How long from `nowMs` (epoch ms) to the next middle of a second, when a flush goes.
+    static std::chrono::milliseconds untilMidSecond(qint64 nowMs);
 
     void beforeClose() override;
 

@@ -8,6 +8,7 @@
 
 #include <QElapsedTimer>
 #include <QtTest>
+#include <map>
 
 using namespace tollgate;
 using tollgate::test::await;
@@ -23,6 +24,7 @@ private Q_SLOTS:
     void init();
     void figuresEqualTheHits();
     void atMostOnceASecond();
+    void flushesInTheMiddleOfASecond();
     void flushedWhenTheClientCloses();
     void failedFlushNeverFailsAHit();
     void countsAreChecked_data();
@@ -33,6 +35,7 @@ private:
     {
         qint64 hits = 0, cost = 0, warn = 0, denied = 0, banned = 0;
         int seconds = 0; // slots holding something
+        qint64 firstSecond = 0, lastSecond = 0; // of those slots
         bool operator==(const Totals& o) const
         {
             return hits == o.hits && cost == o.cost && warn == o.warn && denied == o.denied &&
@@ -46,11 +49,18 @@ private:
         auto all = m_core.inspect({"HGETALL", m_core.schema().statsKey(action)});
         if (!all)
             return t;
-        for (const auto& [field, value] : all->toPairs()) {
+        const auto pairs = all->toPairs();
+        const std::map<QByteArray, QByteArray> values(pairs.begin(), pairs.end());
+        for (const auto& [field, value] : pairs) {
             const qint64 n = value.toLongLong();
             if (field.endsWith(":h")) {
                 t.hits += n;
                 t.seconds += n > 0 ? 1 : 0;
+                const auto held = values.find(field.chopped(1) + 't');
+                const qint64 second = held == values.end() ? 0 : held->second.toLongLong();
+                if (n > 0 && (t.firstSecond == 0 || second < t.firstSecond))
+                    t.firstSecond = second;
+                t.lastSecond = n > 0 ? std::max(t.lastSecond, second) : t.lastSecond;
             } else if (field.endsWith(":c")) {
                 t.cost += n;
             } else if (field.endsWith(":w")) {
@@ -146,19 +156,34 @@ void HitStatsTest::atMostOnceASecond()
     QVERIFY2(flushes >= 3 && double(flushes) <= untilLastFlush + 1.0,
              qPrintable(QStringLiteral("%1 flushes in %2 s").arg(flushes).arg(untilLastFlush)));
     QCOMPARE(totals("view").seconds, int(flushes));
+    // Flushes in the middle of each second: under steady traffic no second of the ring is
+    // skipped (a chart would drop to 0 there, and show the next second twice).
+    const Totals t = totals("view");
+    QCOMPARE(t.lastSecond - t.firstSecond + 1, qint64(t.seconds));
+}
+
+void HitStatsTest::flushesInTheMiddleOfASecond()
+{
+    QCOMPARE(HitStats::untilMidSecond(0).count(), 500);
+    QCOMPARE(HitStats::untilMidSecond(499).count(), 1);
+    QCOMPARE(HitStats::untilMidSecond(500).count(), 1000); // one just went: the next second's
+    QCOMPARE(HitStats::untilMidSecond(501).count(), 999);
+    QCOMPARE(HitStats::untilMidSecond(1'700'000'000'999).count(), 501);
 }
 
 void HitStatsTest::flushedWhenTheClientCloses()
 {
     auto client = m_core.connect(m_core.options());
     QVERIFY2(client, qPrintable(m_core.errorString()));
+    // Just after the middle of a second, so the next timed flush is almost a second away.
+    QTRY_VERIFY_WITH_TIMEOUT(HitStats::untilMidSecond(QDateTime::currentMSecsSinceEpoch()).count() > 900, 2000);
     {
         Limiter limiter(client.get(), m_core.schema());
         limiter.setRecordStats(true);
         for (int i = 0; i < 3; ++i)
             QVERIFY(hit(limiter, makePolicy("share", 10, 60000), "u").ok());
     }
-    QCOMPARE(totals("share").hits, qint64(0)); // well within the first second
+    QCOMPARE(totals("share").hits, qint64(0)); // well before the timed flush
     client.reset();                            // closes: the last flush leaves first
     QTRY_COMPARE_WITH_TIMEOUT(totals("share").hits, qint64(3), 5000);
 }
