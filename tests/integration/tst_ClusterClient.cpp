@@ -33,6 +33,8 @@ private Q_SLOTS:
     void initTestCase();
     void saysWhatTheServerIs();
     void routesEveryCommand();
+    void reachesNodesByTheirAnnouncedEndpoint_data();
+    void reachesNodesByTheirAnnouncedEndpoint();
     void routesBatchesAndPreparedCommands();
     void refusesKeysOfTwoSlots();
     void keepsEachCallersOrder();
@@ -110,6 +112,56 @@ void ClusterClientTest::routesEveryCommand()
     }
     QCOMPARE(nodes.size(), size_t(3));
     QVERIFY(runCommand(m_client.get(), {"PING"})); // keyless: any node
+}
+
+void ClusterClientTest::reachesNodesByTheirAnnouncedEndpoint_data()
+{
+    // What CLUSTER SHARDS gives as a node's "endpoint", as redis-cli reads it: a hostname the
+    // nodes announce; "" (unknown-endpoint) or "?" (no hostname announced): reach the node at
+    // the host the seed was given by.
+    QTest::addColumn<QByteArray>("endpointType");
+    QTest::addColumn<QByteArray>("hostname");
+    QTest::addColumn<QByteArray>("endpoint");
+    QTest::newRow("hostname") << QByteArray("hostname") << QByteArray("localhost")
+                              << QByteArray("localhost");
+    QTest::newRow("hostname, none announced")
+        << QByteArray("hostname") << QByteArray() << QByteArray("?");
+    QTest::newRow("unknown endpoint")
+        << QByteArray("unknown-endpoint") << QByteArray() << QByteArray();
+}
+
+void ClusterClientTest::reachesNodesByTheirAnnouncedEndpoint()
+{
+    QFETCH(QByteArray, endpointType);
+    QFETCH(QByteArray, hostname);
+    QFETCH(QByteArray, endpoint);
+    auto announce = [&](const QByteArray& type, const QByteArray& hostname) {
+        for (int i = 0; i < m_cluster.size(); ++i)
+            if (!m_cluster.node(i).command({"CONFIG", "SET", "cluster-announce-hostname", hostname,
+                                            "cluster-preferred-endpoint-type", type})
+                     .contains("OK"))
+                return false;
+        return true;
+    };
+    QVERIFY(announce(endpointType, hostname));
+    // Hostnames travel by gossip: wait until the seed reports every node's.
+    QTRY_COMPARE_WITH_TIMEOUT(
+        m_cluster.node(0).command({"CLUSTER", "SHARDS"}).count(QByteArray(
+            "endpoint\r\n$" + QByteArray::number(endpoint.size()) + "\r\n" + endpoint + "\r\n")),
+        qsizetype(m_cluster.size()), 15'000);
+
+    auto client = openClient(m_cluster.seedUrl() + QStringLiteral("?timeout=3000"));
+    QVERIFY(client->isCluster());
+    std::set<int> nodes;
+    for (int i = 0; i < 60; ++i) {
+        const QByteArray key = "announced:" + QByteArray::number(i);
+        const auto set = runCommand(client.get(), {"SET", key, "1"});
+        QVERIFY2(set, qPrintable(set ? QString() : set.error().toString()));
+        nodes.insert(m_cluster.nodeOfKey(key));
+        QVERIFY(m_cluster.node(m_cluster.nodeOfKey(key)).command({"GET", key}).contains("1"));
+    }
+    QCOMPARE(nodes.size(), size_t(3));
+    QVERIFY(announce("ip", ""));
 }
 
 void ClusterClientTest::routesBatchesAndPreparedCommands()
