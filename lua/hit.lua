@@ -62,9 +62,9 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 -- level) takes a straight line per algorithm: the few commands it needs, no tables or closures
 -- beyond these lines, TIME only where time is the algorithm. Whatever is unusual or in doubt (an
 -- escaped id, a non-canonical number, a ban key, a wrong type or shape, a TTL of 0, a denial, a
--- refused ACL check) returns nil and the general path decides exactly as it always did. Each
--- reads the state before asking its TTL (the general path asks first): tst_HitDifferential
--- tells the two apart by that order.
+-- refused ACL check) returns nil, having written nothing, and the general path decides exactly
+-- as it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- first): tst_HitDifferential tells the two apart by that order.
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 
 -- The arguments and keys of a plain one-window hit of the algorithm whose key code is `code`,
