@@ -244,9 +244,12 @@ if alg == 'token_bucket' then
     if ahead > window_us or (ahead == window_us and num > 0) then return nil end
     local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
     local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
-    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
-    if not reply or not redis.acl_check_cmd('SET', key, tat, 'PX', reset_ms + 1) then return nil end
-    redis.call('SET', key, tat, 'PX', reset_ms + 1)
+    if not reply then return nil end
+    -- spelled out once for the check and the write (integers below 2^53: what Redis would spell)
+    local format = string.format
+    local tat, px = num > 0 and format('%d+%d/%d', us, num, limit) or format('%d', us), format('%d', reset_ms + 1)
+    if not redis.acl_check_cmd('SET', key, tat, 'PX', px) then return nil end
+    redis.call('SET', key, tat, 'PX', px)
     return reply
   end
 
