@@ -62,82 +62,83 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 -- level) takes a straight line per algorithm: the few commands it needs, no tables or closures
 -- beyond these lines, TIME only where time is the algorithm. Whatever is unusual or in doubt (an
 -- escaped id, a non-canonical number, a ban key, a wrong type or shape, a TTL of 0, a denial, a
--- refused ACL check) returns nil and the general path decides exactly as it always did. Each
--- reads the state before asking its TTL (the general path asks first): tst_HitDifferential
--- tells the two apart by that order.
+-- refused ACL check) returns nil, having written nothing, and the general path decides exactly
+-- as it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- first): tst_HitDifferential tells the two apart by that order.
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 
-local function plain_int(s)            -- digits only (what to_int accepts, minus signs), else nil
-  if #s >= 1 and #s <= 16 and not s:find('%D') then return tonumber(s) end
-end
-
 -- The arguments and keys of a plain one-window hit of the algorithm whose key code is `code`,
--- and no ban key present: cost, warn, limit, window_ms, the state key; else nil.
+-- and no ban key present: cost, warn, limit, window_ms (its digits, a string), the state key and
+-- whether it exists; else nil. Numbers must be digits only and short enough to be in range
+-- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
+-- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read (reading a number
+-- is dear, and so is every string made: one pattern for all the digits, one comparison for the keys).
 local function fast_hit_args(code, max_limit)
-  if #KEYS ~= 5 or #ARGV ~= 14 or ARGV[1] ~= 'hit' or ARGV[8] ~= '0' or ARGV[12] ~= 'first_hit'
-    or (ARGV[4] ~= '0' and ARGV[4] ~= '1') or (ARGV[7] ~= '' and ARGV[7] ~= 'midnight')
-    or ARGV[14]:byte(1) == 48 then            -- a window with a leading 0 would not name the key
+  local A = ARGV
+  if #KEYS ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then return nil end
+  local c, w, b, l, window, denied, ban_until = A[3], A[5], A[6], A[13], A[14], A[4], A[7]
+  if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
+    or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
+    or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
     return nil
   end
-  local cost, warn, ban_ms = plain_int(ARGV[3]), plain_int(ARGV[5]), plain_int(ARGV[6])
-  local limit, window_ms = plain_int(ARGV[13]), plain_int(ARGV[14])
-  if not (cost and warn and ban_ms and limit and window_ms) or cost < 1 or cost > MAX_COUNT or warn > MAX_COUNT
-    or ban_ms > MAX_BAN_MS or limit < 1 or limit > max_limit or window_ms < 1 or window_ms > MAX_WINDOW_MS then
+  local cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
+  local user, action = A[9], A[10]
+  local user_len, action_len = #user, #action
+  if cost < 1 or limit < 1 or limit > max_limit or user_len < 1 or user_len > MAX_ID or action_len < 1
+    or action_len > MAX_ID or (user .. action):find(NOT_PLAIN) then
     return nil
   end
-  local user, action = ARGV[9], ARGV[10]
-  if #user < 1 or #user > MAX_ID or #action < 1 or #action > MAX_ID or user:find(NOT_PLAIN) or action:find(NOT_PLAIN) then
-    return nil
-  end
-  -- the keys, as the general check builds them: "<p>:" holds no brace and ends with ':'
-  local user_ban = KEYS[1]
-  local prefix_len = #user_ban - #user - 6     -- <p>:{<user>}:ban
+  -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'): all
+  -- four at once, each of the expected length.
+  local user_ban, action_ban, audit, global, key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+  local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
   local prefix = user_ban:sub(1, prefix_len)
-  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true) then return nil end
-  local base = prefix .. '{' .. user .. '}'
-  local action_base = base .. ':' .. action
-  local key, global = KEYS[5], KEYS[4]
-  if user_ban ~= base .. ':ban' or KEYS[2] ~= action_base .. ':ban' or KEYS[3] ~= base .. ':audit'
-    or key ~= action_base .. code .. ARGV[14] or (global ~= '' and global ~= KEYS[3] and global ~= prefix .. 'audit') then
+  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true)
+    or #action_ban ~= prefix_len + user_len + action_len + 7 or #audit ~= prefix_len + user_len + 8
+    or #key ~= prefix_len + user_len + action_len + 3 + #code + #window
+    or user_ban .. action_ban .. audit .. key ~= prefix .. '{' .. user .. '}:ban' .. prefix .. '{' .. user .. '}:'
+      .. action .. ':ban' .. prefix .. '{' .. user .. '}:audit' .. prefix .. '{' .. user .. '}:' .. action .. code .. window
+    or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
     return nil
   end
-  if redis.call('EXISTS', user_ban, KEYS[2]) ~= 0 then return nil end
-  return cost, warn, limit, window_ms, key
-end
-
--- Fixed window: GET (and PTTL when the counter exists), one SET; no TIME.
-local function fast_fixed_window()
-  local cost, warn, limit, window_ms, key = fast_hit_args(':fw:', MAX_COUNT)
-  if not cost then return nil end
-  local count, ttl = 0, -2
-  local stored = redis.pcall('GET', key)          -- false: no counter; a table: WRONGTYPE
-  if stored then
-    count = type(stored) == 'string' and plain_int(stored)
-    if not count then return nil end
-    ttl = redis.call('PTTL', key)
-    if ttl == 0 then return nil end          -- it expires within this millisecond
-  end
-  local after = count + cost
-  if after > limit or (warn > 0 and count <= warn and after > warn) then return nil end
-  local reply = { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, ttl, 0 }
-  if ttl == -2 then
-    if not redis.acl_check_cmd('SET', key, after, 'PX', window_ms) then return nil end
-    redis.call('SET', key, after, 'PX', window_ms)
-    reply[6] = window_ms
-  else
-    if not redis.acl_check_cmd('SET', key, after, 'KEEPTTL') or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window_ms)) then
-      return nil
-    end
-    redis.call('SET', key, after, 'KEEPTTL')
-    if ttl == -1 then                        -- a counter that lost its TTL gets its window again
-      redis.call('PEXPIRE', key, window_ms)
-      reply[6] = window_ms
-    end
-  end
-  return reply
+  -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
+  local present = redis.call('EXISTS', user_ban, action_ban, key, key, key)
+  if present ~= 0 and present ~= 3 then return nil end
+  return cost, warn, limit, window, key, present == 3
 end
 
 if ARGV[2] == 'fixed_window' then
+  -- Fixed window: SET ... PX when new; else INCRBY and PTTL (+ PEXPIRE when TTL-less), no TIME.
+  -- INCRBY takes exactly the counters the general path counts the same way (a canonical
+  -- integer; not "007", "-0", a float, a wrong type: those it refuses and nothing is written).
+  -- It is undone by INCRBY -cost, which restores the very digits, when the general path must
+  -- decide: a denial, a warn crossing, a negative counter, a TTL of 0, a refused PEXPIRE.
+  local function fast_fixed_window()
+    local cost, warn, limit, window, key, present = fast_hit_args(':fw:', MAX_COUNT)
+    if not cost then return nil end
+    -- the general path writes SET: INCRBY stands in for it, so SET is the command to allow
+    if not redis.acl_check_cmd('SET', key, ARGV[3], 'KEEPTTL') then return nil end
+    if not present then
+      if cost > limit or (warn > 0 and cost > warn) then return nil end
+      redis.call('SET', key, cost, 'PX', window)
+      return { 1, 'ok', cost, limit, limit - cost, tonumber(window), 0 }
+    end
+    local count = redis.pcall('INCRBY', key, ARGV[3])
+    if type(count) ~= 'number' then return nil end
+    local before, ttl = count - cost, redis.call('PTTL', key)
+    if count > limit or before < 0 or ttl == 0 or (warn > 0 and before <= warn and count > warn)
+      or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
+      redis.call('INCRBY', key, -cost)
+      return nil
+    end
+    if ttl == -1 then                          -- a counter that lost its TTL gets its window again
+      redis.call('PEXPIRE', key, window)
+      ttl = tonumber(window)
+    end
+    return { 1, (warn > 0 and count > warn) and 'warn' or 'ok', count, limit, limit - count, ttl, 0 }
+  end
+
   local fast = fast_fixed_window()
   if fast then return fast end
 end
@@ -155,16 +156,10 @@ local now_us, now_ms
 local function clock()
   if not now_us then
     local t = redis.call('TIME')
-    now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
     now_ms = floor(now_us / 1000)
   end
   return now_ms
-end
-
--- A state key that exists: its TTL, or nil when it expires within this millisecond.
-local function fast_ttl(key)
-  local ttl = redis.call('PTTL', key)
-  if ttl ~= 0 then return ttl end
 end
 
 local function to_int(s)
@@ -174,7 +169,7 @@ end
 -- The math the fast paths share with the general path. Only the algorithm in use makes its
 -- functions (into these locals): every closure made costs every call.
 local alg = ARGV[2]
-local mul_div, parse_tat, tb_after, tb_used, sw_fields, sw_roll, sl_member
+local mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
 if alg == 'token_bucket' or alg == 'sliding_window' then
   -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
   -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
@@ -226,8 +221,8 @@ if alg == 'token_bucket' then
 
   -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
   local function fast_token_bucket()
-    local cost, warn, limit, window_ms, key = fast_hit_args(':tb:', MAX_COUNT)
-    local window_us = cost and window_ms * 1000
+    local cost, warn, limit, window, key = fast_hit_args(':tb:', MAX_COUNT)
+    local window_us = cost and tonumber(window) * 1000
     if not cost or limit > window_us then return nil end
     clock()
     local us, num = now_us, 0
@@ -238,7 +233,7 @@ if alg == 'token_bucket' then
       if not tat then return nil end
       -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
       if tat > now_us or (tat == now_us and n > 0) then
-        if not fast_ttl(key) then return nil end
+        if redis.call('PTTL', key) == 0 then return nil end   -- it expires within this millisecond
         us, num = tat, (d == limit) and n or mul_div(n, limit, d)
       end
     end
@@ -249,9 +244,12 @@ if alg == 'token_bucket' then
     if ahead > window_us or (ahead == window_us and num > 0) then return nil end
     local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
     local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
-    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
-    if not reply or not redis.acl_check_cmd('SET', key, tat, 'PX', reset_ms + 1) then return nil end
-    redis.call('SET', key, tat, 'PX', reset_ms + 1)
+    if not reply then return nil end
+    -- spelled out once for the check and the write (integers below 2^53: what Redis would spell)
+    local format = string.format
+    local tat, px = num > 0 and format('%d+%d/%d', us, num, limit) or format('%d', us), format('%d', reset_ms + 1)
+    if not redis.acl_check_cmd('SET', key, tat, 'PX', px) then return nil end
+    redis.call('SET', key, tat, 'PX', px)
     return reply
   end
 
@@ -259,15 +257,6 @@ if alg == 'token_bucket' then
   if fast then return fast end
 
 elseif alg == 'sliding_window' then
-  -- Sliding window: the hash's start, cur, prev as numbers (counts capped at MAX_STORED), or nil
-  -- when one is not a non-negative integer.
-  function sw_fields(h)
-    local start, cur, prev = to_int(h[1]), to_int(h[2]), to_int(h[3])
-    if start and cur and prev and start >= 0 and cur >= 0 and prev >= 0 then
-      return start, min(cur, MAX_STORED), min(prev, MAX_STORED)
-    end
-  end
-
   -- Sliding window: those counts seen from the aligned window that starts at ws.
   function sw_roll(ws, W, start, cur, prev)
     if start >= ws then return start, cur, prev end     -- current window (or a clock step back: keep it)
@@ -275,32 +264,45 @@ elseif alg == 'sliding_window' then
     return ws, 0, 0                                     -- two or more passed
   end
 
-  -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE.
+  -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE. It reads only counts spelled as this
+  -- script writes them (digits, no leading 0, below 2^50), so a field that keeps its value is
+  -- written back as the very string read: Redis spells a Lua number out at ~0.4 µs a number.
   local function fast_sliding_window()
-    local cost, warn, limit, W, key = fast_hit_args(':sw:', MAX_COUNT)
+    local cost, warn, limit, window, key = fast_hit_args(':sw:', MAX_COUNT)
     if not cost then return nil end
+    local W = window + 0
     clock()
     local ws = floor(now_ms / W) * W
-    local start, cur, prev = ws, 0, 0
     local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
     if h.err then return nil end
-    if h[1] or h[2] or h[3] then
-      start, cur, prev = sw_fields(h)
-      if not start or not fast_ttl(key) then return nil end
-      start, cur, prev = sw_roll(ws, W, start, cur, prev)
+    local start_s, cur_s, prev_s = h[1], h[2], h[3]
+    local start, cur, prev = ws, 0, 0
+    if start_s or cur_s or prev_s then
+      local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
+        and ',' .. start_s .. ',' .. cur_s .. ',' .. prev_s
+      if not fields or not fields:find('^,%d+,%d+,%d+$') or fields:find(',0%d') or redis.call('PTTL', key) == 0 then
+        return nil
+      end
+      local stored_start, stored_cur, stored_prev = start_s + 0, cur_s + 0, prev_s + 0
+      start, cur, prev = sw_roll(ws, W, stored_start, stored_cur, stored_prev)
+      start_s = start == stored_start and start_s or nil
+      prev_s = (prev == stored_prev and prev_s) or (prev == stored_cur and cur_s) or nil
     end
     local elapsed = now_ms - ws
     local weighed = mul_div(prev, W - elapsed, W)
     if weighed + cur + cost > limit then return nil end
     local before = weighed + cur
-    cur = min(cur + cost, MAX_STORED)
+    cur = cur + cost
     local reply = fast_reply(before, weighed + cur, limit, warn, 2 * W - elapsed)
-    if not reply or not redis.acl_check_cmd('HSET', key, 'start', start, 'cur', cur, 'prev', prev)
-      or not redis.acl_check_cmd('PEXPIRE', key, 2 * W) then
-      return nil
-    end
-    redis.call('HSET', key, 'start', start, 'cur', cur, 'prev', prev)
-    redis.call('PEXPIRE', key, 2 * W)
+    if not reply then return nil end
+    local format = string.format
+    local ttl = format('%d', 2 * W)
+    if not redis.acl_check_cmd('PEXPIRE', key, ttl) then return nil end
+    -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
+    local written = redis.pcall('HSET', key, 'start', start_s or format('%d', start), 'cur', format('%d', cur),
+      'prev', prev_s or format('%d', prev))
+    if type(written) ~= 'number' then return nil end
+    redis.call('PEXPIRE', key, ttl)
     return reply
   end
 
@@ -314,16 +316,16 @@ elseif alg == 'sliding_log' then
   -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
   -- start), then the trim of older members, one ZADD and PEXPIRE.
   local function fast_sliding_log()
-    local cost, warn, limit, window_ms, key = fast_hit_args(':sl:', MAX_LOG)
+    local cost, warn, limit, window, key = fast_hit_args(':sl:', MAX_LOG)
     if not cost then return nil end
     clock()
-    local window_us = window_ms * 1000
+    local window_us = tonumber(window) * 1000
     local count, newest_total, newest_us, base_us = 0, 0, nil, nil
     local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
     if newest.err then return nil end
     if newest[1] then
       -- (members of the old "<us>-<seq>" format or of no format: the general path)
-      if not newest[1]:find('^%d+$') or not fast_ttl(key) then return nil end
+      if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then return nil end
       newest_total, newest_us = tonumber(newest[1]), tonumber(newest[2])
       local base = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
       local base_total = 0
@@ -641,6 +643,15 @@ local function main()
       if count <= allowed then return 0 end
       local q, r = mul_div(allowed + 1, W, count)
       return max(W + 1 - (r > 0 and q + 1 or q), 0)
+    end
+
+    -- the hash's start, cur, prev as numbers (counts capped at MAX_STORED), or nil when one is
+    -- not a non-negative integer
+    local function sw_fields(h)
+      local start, cur, prev = to_int(h[1]), to_int(h[2]), to_int(h[3])
+      if start and cur and prev and start >= 0 and cur >= 0 and prev >= 0 then
+        return start, min(cur, MAX_STORED), min(prev, MAX_STORED)
+      end
     end
 
     function load(w)

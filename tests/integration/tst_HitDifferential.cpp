@@ -77,6 +77,8 @@ class HitDifferentialTest : public QObject
 private Q_SLOTS:
     void initTestCase();
     void randomSequencesAgree();
+    void fixedWindowBranchesAgree_data();
+    void fixedWindowBranchesAgree();
     void productsPast2Pow53AreExact();
 
 private:
@@ -95,9 +97,10 @@ private:
     QByteArray userKey(int user, const QByteArray& suffix) const;
     QByteArray actionKey(int user, int action, const QByteArray& suffix) const;
     QByteArray run(const Step& step, const QList<QByteArray>& compared);
-    void tally(const Step& step, const QByteArray& reply, bool fast);
+    void tally(const Step& step, const QByteArray& reply, const QByteArray& path);
 
     QMap<QByteArray, int> m_outcomes;
+    QByteArray m_lastPath; // the path of the last hit run: "fast", "slow:undo", ...
 
     RedisServer m_redis;
     QByteArray m_sha;
@@ -293,6 +296,9 @@ Step HitDifferentialTest::corruptStep(int user, int action, const Policy& policy
     const QList<QList<QByteArray>> commands{
         {"PERSIST"}, {"PERSIST"}, {"PERSIST"}, {"SET", "abc"}, {"SET", "12.5"},
         {"SET", "-3"}, {"SET", "007"}, {"SET", "99999999999999999"}, {"SET", "123+5/0"},
+        {"SET", "0"}, {"SET", "0", "PXAT", num(QDateTime::currentMSecsSinceEpoch() + 100000)},
+        {"SET", "-0"}, {"SET", "9007199254740993"},
+        {"SET", "9223372036854775807"},
         {"SET", "1795430180059177+4/7"}, {"LPUSH", "x"}, {"HSET", "cur", "x"},
         {"HSET", "until_ms", num(QDateTime::currentMSecsSinceEpoch() + between(-100, 300))},
         {"HSET", "until_ms", "0"}, {"HSET", "until_ms", "soon"}, {"ZADD", "1", "junk"},
@@ -313,21 +319,23 @@ QByteArray HitDifferentialTest::run(const Step& step, const QList<QByteArray>& c
     const QByteArray text = reply.mid(reply.indexOf('\n') + 1).chopped(2);
     if (!text.startsWith("same "))
         return text;
-    const bool fast = text.startsWith("same fast ");
-    tally(step, text.mid(fast ? 10 : 5), fast);
+    const int pathEnd = text.indexOf(' ', 5);
+    m_lastPath = text.mid(5, pathEnd - 5);
+    tally(step, text.mid(pathEnd + 1), m_lastPath);
     return {};
 }
 
 // What the hits came to, so a run that stopped reaching a branch shows (and fails below).
-// fast: the wrapper saw a fast path of hit.lua answer (see differential.lua).
-void HitDifferentialTest::tally(const Step& step, const QByteArray& reply, bool fast)
+// path: which way hit.lua went, "fast" or "slow" and the branches seen (see differential.lua).
+void HitDifferentialTest::tally(const Step& step, const QByteArray& reply, const QByteArray& path)
 {
     if (step.operation != "hit")
         return;
     QByteArray outcome = reply.startsWith("E:") ? reply.mid(2, reply.indexOf(' ') - 2)
                                                 : reply.split(' ').value(2) + " " + step.args.value(1);
-    if (fast)
-        m_outcomes["fast " + step.args.value(1)]++;
+    for (const QByteArray& part : path.split(':'))
+        if (part != "slow")
+            m_outcomes[part + " " + step.args.value(1)]++;
     m_outcomes[outcome]++;
 }
 
@@ -386,8 +394,86 @@ void HitDifferentialTest::randomSequencesAgree()
          {"\"ok\" fixed_window", "\"ok\" sliding_log", "\"ok\" sliding_window", "\"ok\" token_bucket",
           "\"deny\" fixed_window", "\"deny\" token_bucket", "\"banned\" sliding_window", "\"warn\" fixed_window",
           "TG_INVALID", "TG_CORRUPT", "TG_NOPERM", "WRONGTYPE", "fast fixed_window", "fast sliding_log",
-          "fast sliding_window", "fast token_bucket"})
+          "fast sliding_window", "fast token_bucket", "undo fixed_window"})
         QVERIFY2(cases < 2000 || m_outcomes.value(kind) > 0, kind);
+}
+
+// The fixed window's fast path counts with INCRBY and takes it back when the general path must
+// decide: each row puts the counter in one state (both prefixes alike), hits it once and checks
+// that both scripts agree and that lua/hit.lua went the expected way ("fast", "slow" and the
+// branches, see differential.lua). A counter that INCRBY refuses must stay as it was.
+void HitDifferentialTest::fixedWindowBranchesAgree_data()
+{
+    QTest::addColumn<QList<QByteArray>>("setup"); // a command on the counter after DEL, or none
+    QTest::addColumn<qint64>("warn");             // the limit is 10, the cost 2
+    QTest::addColumn<QByteArray>("aclUser");      // empty: the default user
+    QTest::addColumn<QByteArray>("path");
+    auto row = [](const char* name, const QList<QByteArray>& setup, qint64 warn,
+                  const QByteArray& aclUser, const QByteArray& path) {
+        QTest::newRow(name) << setup << warn << aclUser << path;
+    };
+    auto counter = [](const QByteArray& value, bool ttl) {
+        QList<QByteArray> command{"SET", value};
+        if (ttl)
+            command << "PX" << "60000";
+        return command;
+    };
+    row("new", {}, 0, {}, "fast");
+    row("counting", counter("5", true), 0, {}, "fast");
+    row("warn reached", counter("6", true), 5, {}, "fast");
+    row("0 with a TTL", counter("0", true), 0, {}, "fast:zero");
+    row("0 without TTL", counter("0", false), 0, {}, "fast:zero:ttlless");
+    row("lost its TTL", counter("5", false), 0, {}, "fast:ttlless");
+    row("denied", counter("10", true), 0, {}, "slow:undo");
+    row("crossing warn", counter("5", true), 5, {}, "slow:undo");
+    row("negative", counter("-3", true), 0, {}, "slow:undo");
+    row("leading zeros", counter("007", true), 0, {}, "slow");
+    row("minus zero", counter("-0", false), 0, {}, "slow");
+    row("saturated at 2^50", counter("1125899906842624", true), 0, {}, "slow:undo");
+    row("above 2^53", counter("9007199254740993", false), 0, {}, "slow:undo");
+    row("17 digits", counter("99999999999999999", false), 0, {}, "slow:undo");
+    row("int64 max", counter("9223372036854775807", false), 0, {}, "slow");
+    row("wrong type", {"LPUSH", "x"}, 0, {}, "slow");
+    row("SET refused", counter("5", true), 0, "noset", "slow");
+    row("new, SET refused", {}, 0, "noset", "slow");
+    row("PEXPIRE refused", counter("5", false), 0, "nopexpire", "slow:undo");
+    row("0, PEXPIRE refused", counter("0", false), 0, "nopexpire", "slow:undo:zero");
+    row("new, PEXPIRE refused", {}, 0, "nopexpire", "fast");
+}
+
+void HitDifferentialTest::fixedWindowBranchesAgree()
+{
+    QFETCH(QList<QByteArray>, setup);
+    QFETCH(qint64, warn);
+    QFETCH(QByteArray, aclUser);
+    QFETCH(QByteArray, path);
+    // (a raw command runs on each prefix in turn: a relative expiry could differ by a millisecond)
+    const qsizetype px = setup.indexOf("PX");
+    if (px >= 0) {
+        setup[px] = "PXAT";
+        setup[px + 1] = num(QDateTime::currentMSecsSinceEpoch() + setup[px + 1].toLongLong());
+    }
+    const QByteArray counter = actionKey(0, 0, ":fw:60000");
+    const QList<QByteArray> compared{counter, actionKey(0, 0, ":ban"), userKey(0, ":audit"),
+                                     userKey(0, ":ban")};
+    Step clear{compared, "raw", {"DEL"}};
+    QCOMPARE(run(clear, compared), QByteArray());
+    if (!setup.isEmpty()) {
+        Step put{{counter}, "raw", setup};
+        QCOMPARE(run(put, compared), QByteArray());
+    }
+    Policy policy;
+    policy.windows = {{10, 60000}};
+    policy.warn = warn;
+    Step hit = hitStep(0, 0, policy);
+    hit.args[0] = "hit";
+    hit.args[2] = num(2);
+    if (!aclUser.isEmpty())
+        m_redis.setAuth("pw", aclUser);
+    const QByteArray difference = run(hit, compared);
+    m_redis.setAuth({}, {});
+    QVERIFY2(difference.isEmpty(), difference.constData());
+    QCOMPARE(m_lastPath, path);
 }
 
 // Issue 6's gap: floor(a * b / c) in doubles is wrong once a * b passes 2^53. GCRA with

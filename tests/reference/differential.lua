@@ -14,10 +14,12 @@
 -- ARGV[1]  operation: hit | ban | unban | raw (a Redis command on KEYS, for both prefixes)
 -- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
 -- ARGV[3+n..]  the operation's arguments
--- Reply: "same <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state, serialized).
--- "same fast ..." when the candidate's hit was answered by a fast path of lua/hit.lua: one EXISTS
--- (a fast path that gives up leaves the general path to run its own) and the state read before
--- any PTTL (the general path asks the TTL first).
+-- Reply: "same <path> <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state,
+-- serialized). <path> says which way the candidate's hit went: "fast" when a fast path of
+-- lua/hit.lua answered (one EXISTS, as a fast path that gives up leaves the general path to run its
+-- own, and the state read or written before any PTTL, as the general path asks the TTL first),
+-- else "slow"; then the fixed window's branches, each after a ':': "undo" (an INCRBY taken back),
+-- "zero" (INCRBY found a counter holding 0), "ttlless" (the fast path gave a counter its TTL).
 
 local real = redis
 local frozen = real.call('TIME')
@@ -29,6 +31,11 @@ local function seam(run)
     local name, args = string.upper(cmd), { ... }
     if trace then trace[#trace + 1] = name end
     if name == 'TIME' then return { frozen[1], frozen[2] } end
+    if name == 'INCRBY' and trace then
+      local reply = run(name, unpack(args))
+      if reply == tonumber(args[2]) and reply > 0 then trace.zero = true end
+      return reply
+    end
     if name == 'PTTL' then
       local at = real.call('PEXPIRETIME', args[1])
       if at < 0 then return at end
@@ -101,15 +108,22 @@ local function dump(key, out)
   if value then serialize(value, out) end
 end
 
-local STATE_READS = { GET = true, HMGET = true, ZRANGE = true }
-local function answered_fast(commands)
-  local exists, read, ttl = 0, nil, nil
+local STATE = { GET = true, HMGET = true, ZRANGE = true, INCRBY = true, SET = true, HSET = true, ZADD = true }
+local function path_of(commands)
+  local exists, state, ttl, incrby, pexpire = 0, nil, nil, 0, false
   for i, name in ipairs(commands) do
     if name == 'EXISTS' then exists = exists + 1 end
-    if STATE_READS[name] then read = read or i end
+    if STATE[name] then state = state or i end
     if name == 'PTTL' then ttl = ttl or i end
+    if name == 'INCRBY' then incrby = incrby + 1 end
+    if name == 'PEXPIRE' then pexpire = true end
   end
-  return exists == 1 and read ~= nil and (ttl == nil or read < ttl)
+  local fast = exists == 1 and state ~= nil and (ttl == nil or state < ttl)
+  local path = fast and 'fast' or 'slow'
+  if incrby > 1 then path = path .. ':undo' end
+  if commands.zero then path = path .. ':zero' end
+  if fast and incrby > 0 and pexpire then path = path .. ':ttlless' end
+  return path
 end
 
 local function run(side, keys, argv)
@@ -134,7 +148,7 @@ local out_r, out_n = { 'reply' }, { 'reply' }
 serialize(run('R', KEYS, argv), out_r)
 trace = {}
 serialize(run('N', keys_new, argv), out_n)
-local fast = ARGV[1] == 'hit' and answered_fast(trace)
+local path = ARGV[1] == 'hit' and path_of(trace) or 'slow'
 trace = nil
 -- A relative expiry made absolute from the frozen clock may already be past when the write runs
 -- (the reference ran first and took a millisecond): Redis then deletes the key at once, where
@@ -147,5 +161,5 @@ for i = 3, 2 + n do
   dump(candidate_key(ARGV[i]), out_n)
 end
 local text_r, text_n = table.concat(out_r, ' '), table.concat(out_n, ' '):gsub('tgN:', 'tgR:')
-if text_r == text_n then return 'same ' .. (fast and 'fast ' or '') .. string.sub(text_r, 7, 60) end   -- the start of the reply, for the tally
+if text_r == text_n then return 'same ' .. path .. ' ' .. string.sub(text_r, 7, 60) end   -- the start of the reply, for the tally
 return 'diff\n' .. text_r .. '\n' .. text_n
