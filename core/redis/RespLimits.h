@@ -3,6 +3,7 @@
 #include "core/redis/Result.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 
 namespace tollgate {
 
@@ -31,10 +32,10 @@ public:
     void reset();
 
 private:
-    Status checkLine(const QByteArray& line);
+    Status checkLine(QByteArrayView line);
 
     RespLimits m_limits;
-    QByteArray m_line; // the header line seen so far (without \r\n)
+    QByteArray m_line; // the start of a line that continues in the next bytes (without \r\n)
     qint64 m_skip = 0; // payload bytes (incl. the trailing \r\n) still to pass over
 };
 
