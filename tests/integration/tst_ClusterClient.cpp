@@ -6,11 +6,14 @@
 // own pace, lives through a manual failover and a killed primary: every command gets its answer, none
 // hangs past its deadline, and writes resume on the new primary.
 
+#include "core/limits/Limiter.h"
+#include "core/limits/Repair.h"
 #include "core/redis/Client.h"
 #include "core/redis/CommandBuilder.h"
 #include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/support/ClusterLoad.h"
+#include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TlsCertificates.h"
 #include "tests/support/TestEnv.h"
@@ -24,6 +27,65 @@ using tollgate::test::RedisCluster;
 using tollgate::test::RedisServer;
 using tollgate::test::openClient;
 using tollgate::test::runCommand;
+
+namespace {
+
+// Hits (hit.lua through a Limiter) for users of every primary, one every few ms, from
+// construction until finish(): around a failover, as an application keeps hitting. Its keys
+// have a prefix of their own, kHitsPrefix, apart from the other tests' raw keys.
+const QByteArray kHitsPrefix = QByteArrayLiteral("hits");
+
+class HitsAround
+{
+public:
+    HitsAround(Client* client, QList<QByteArray> users)
+        : m_limiter(client, KeySchema(kHitsPrefix)), m_users(std::move(users)),
+          m_policy(test::makePolicy("failover", 1'000'000, 60'000))
+    {
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            const QByteArray& user = m_users[m_sent % m_users.size()];
+            ++m_sent;
+            m_limiter.hit(m_policy, user, 0, &m_context, [this](Result<HitResult> hit) {
+                ++m_answered;
+                m_failed += hit ? 0 : 1;
+            });
+        });
+        m_timer.start(5);
+    }
+
+    // True when every user's hits pass again (within 30 s) and every hit sent was answered,
+    // success or a clean error, none kept past its deadline.
+    bool finish()
+    {
+        const bool resumed = QTest::qWaitFor(
+            [&] {
+                for (const QByteArray& user : m_users) {
+                    const auto hit = test::await<HitResult>([&](QObject* c, Callback<HitResult> done) {
+                        m_limiter.hit(m_policy, user, 0, c, std::move(done));
+                    });
+                    if (!hit || !hit->allowed)
+                        return false;
+                }
+                return true;
+            },
+            30'000);
+        m_timer.stop();
+        const bool allAnswered = QTest::qWaitFor([&] { return m_answered == m_sent; }, 10'000);
+        qInfo("%d hits, %d failed cleanly, all answered: %s, resumed for every user: %s", m_sent,
+              m_failed, allAnswered ? "yes" : "no", resumed ? "yes" : "no");
+        return resumed && allAnswered;
+    }
+
+private:
+    Limiter m_limiter;
+    QList<QByteArray> m_users;
+    Policy m_policy;
+    QObject m_context;
+    QTimer m_timer;
+    int m_sent = 0, m_answered = 0, m_failed = 0;
+};
+
+} // namespace
 
 class ClusterClientTest : public QObject
 {
@@ -50,6 +112,9 @@ private Q_SLOTS:
 private:
     // Users whose keys live on every primary, `perNode` of each.
     QList<QByteArray> usersOnEveryNode(int perNode);
+    // Keys of HitsAround without the TTL they need, on every primary (tollgatectl repair's
+    // dry run).
+    qint64 keysWithoutTtl();
 
     RedisCluster m_cluster;
     std::unique_ptr<Client> m_client;
@@ -457,17 +522,38 @@ void ClusterClientTest::tlsToEveryNode()
     QCOMPARE(nodes.size(), size_t(3));
 }
 
+qint64 ClusterClientTest::keysWithoutTtl()
+{
+    const auto report = test::await<RepairReport>(
+        [&](QObject* context, Callback<RepairReport> done) {
+            Repair(m_client.get(), KeySchema(kHitsPrefix)).run({}, nullptr, context, std::move(done));
+        },
+        30'000);
+    if (!report || report->totals.scanned == 0) {
+        qWarning("repair: %s", report ? "no key scanned" : qPrintable(report.error().toString()));
+        return -1;
+    }
+    return report->totals.found;
+}
+
 void ClusterClientTest::survivesManualFailover()
 {
+    // Hits of users on every primary go on around it, as an application's would.
+    HitsAround hits(m_client.get(), usersOnEveryNode(2));
     QVERIFY(test::manualFailoverUnderLoad(m_cluster, m_client.get(), "tg:{failover}:x"));
+    QVERIFY(hits.finish());
+    QCOMPARE(keysWithoutTtl(), qint64(0));
 }
 
 void ClusterClientTest::survivesKilledPrimary()
 {
+    HitsAround hits(m_client.get(), usersOnEveryNode(2));
     // A key away from node 0, the seed: the client must manage without the node it was given.
     const QByteArray key = test::keyAwayFromSeed(m_cluster, "tg:{killed-");
     QVERIFY(!key.isEmpty());
     QVERIFY(test::killedPrimaryUnderLoad(m_cluster, m_client.get(), key));
+    QVERIFY(hits.finish());
+    QCOMPARE(keysWithoutTtl(), qint64(0));
 }
 
 QTEST_GUILESS_MAIN(ClusterClientTest)
