@@ -13,6 +13,11 @@
 
 namespace tollgate {
 
+namespace {
+// Connections of this thread with commands in flight (each Connection lives on one thread).
+thread_local int t_busyConnections = 0;
+} // namespace
+
 QString connectionStateName(ConnectionState state)
 {
     switch (state) {
@@ -294,10 +299,20 @@ void Connection::write(const EncodedCommand& command, Done done, bool withDeadli
 {
     const qint64 deadline = withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
     m_inFlight.push_back({std::move(done), deadline});
+    noteBusy();
     m_output.append(command.bytes());
     if (!m_deadlineTimer->isActive())
         m_deadlineTimer->start();
-    if (m_batchDepth > 0 || m_flushPosted)
+    if (m_batchDepth > 0) {
+        // A long batch leaves in parts when no other connection of this thread keeps the server
+        // busy: it starts on the first commands while the callbacks still make the rest. One
+        // connection with 16 hits in flight: 88k -> 125-133k hits/s. With several, one write
+        // per batch costs less (README "The hit path at the limit").
+        if (m_output.size() >= kEagerFlushBytes && t_busyConnections <= 1)
+            flushOutput();
+        return;
+    }
+    if (m_flushPosted)
         return;
     // On its own: wait for the rest of this turn of the event loop, then one write.
     m_flushPosted = true;
@@ -308,6 +323,15 @@ void Connection::write(const EncodedCommand& command, Done done, bool withDeadli
             flushOutput();
         },
         Qt::QueuedConnection);
+}
+
+void Connection::noteBusy()
+{
+    const bool busy = !m_inFlight.empty();
+    if (busy != m_countedBusy) {
+        t_busyConnections += busy ? 1 : -1;
+        m_countedBusy = busy;
+    }
 }
 
 void Connection::flushOutput()
@@ -373,6 +397,7 @@ void Connection::onReadyRead()
         }
         Done done = std::move(m_inFlight.front().done);
         m_inFlight.pop_front();
+        noteBusy();
         // The deadline timer stops itself once nothing is in flight (checkDeadlines).
         releaseHeld(); // a slot is free: in the same write as what the callbacks chain
         if (!done)
@@ -486,6 +511,7 @@ void Connection::dropConnection(const Error& error)
     }
     auto inFlight = std::move(m_inFlight);
     m_inFlight.clear();
+    noteBusy();
     for (InFlight& request : inFlight)
         if (request.done) // null: it already failed with Timeout
             request.done(error);

@@ -105,6 +105,10 @@ private:
     QByteArray m_output;    // encoded commands not yet handed to the socket
     QByteArray m_readChunk; // what one read of the socket lands in
     int m_batchDepth = 0;
+    // Within a batch, what is written so far leaves once it reaches this size (~8 hits).
+    static constexpr qsizetype kEagerFlushBytes = 2048;
+    void noteBusy(); // after m_inFlight changes: keeps this thread's count of busy connections
+    bool m_countedBusy = false;
     bool m_flushPosted = false;
     std::deque<InFlight> m_inFlight;
     // Submitted while the first connect is in progress, or beyond maxInFlight: sent in order
