@@ -174,12 +174,14 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // Already on the worker thread (a callback chaining its next command): no event to
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
-    if (QThread::currentThread() == m_thread && canSendNow(command)) {
-        sendNow({std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)});
+    const bool onWorker = QThread::currentThread() == m_thread;
+    Pending pending{std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)};
+    if (onWorker && canSendNow(pending.command)) {
+        sendNow(std::move(pending));
         return;
     }
     std::vector<Pending> one;
-    one.push_back({std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)});
+    one.push_back(std::move(pending));
     submit(std::move(one));
 }
 
@@ -269,6 +271,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
     m_commands.fetch_add(commands.size(), std::memory_order_relaxed);
     std::vector<Pending> pending;
     pending.reserve(commands.size());
+    const void* caller = callerOf(context); // once: every command of a batch has one caller
     for (size_t i = 0; i < commands.size(); ++i) {
         EncodedCommand command = EncodedCommand::fromArgs(commands[i]);
         auto store = [batch, finish, i](Result<Reply> r) {
@@ -280,7 +283,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
             store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
             continue;
         }
-        pending.push_back({std::move(command), std::move(store), callerOf(context)});
+        pending.push_back({std::move(command), std::move(store), caller});
     }
     if (pending.empty())
         return;
