@@ -20,7 +20,8 @@ struct ScriptInfo
     QString header;     // the whole leading comment, for display
 };
 
-/// The scripts shipped with this build. Loaded once, immutable afterwards, so it can be
+/// The scripts shipped with this build (or those of the folder TOLLGATE_LUA_DIR names, for
+/// developers measuring a changed script without a rebuild). Loaded once, immutable afterwards, so it can be
 /// read from any thread.
 class ScriptLibrary
 {
