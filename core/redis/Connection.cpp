@@ -1,5 +1,7 @@
 #include "core/redis/Connection.h"
 
+#include "core/redis/TcpStream.h"
+
 #include <QFile>
 #include <QLocalSocket>
 #include <QRandomGenerator>
@@ -9,7 +11,6 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
-#include <sys/socket.h>
 
 namespace tollgate {
 
@@ -247,8 +248,25 @@ void Connection::onTransportReady()
     if (auto* tcp = qobject_cast<QTcpSocket*>(m_device.get())) {
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         tcp->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
+        if (!qobject_cast<QSslSocket*>(tcp))
+            adoptPlainSocket(tcp);
     }
     sendHandshake();
+}
+
+void Connection::adoptPlainSocket(QTcpSocket* socket)
+{
+    TcpStream* stream = TcpStream::adopt(socket);
+    if (!stream)
+        return; // the QTcpSocket goes on: slower, not wrong
+    socket->disconnect(this);
+    socket->abort(); // closes Qt's descriptor only: the connection lives on in the stream's
+    m_device.release()->deleteLater();
+    m_device.reset(stream);
+    connect(stream, &TcpStream::readyRead, this, &Connection::onReadyRead);
+    connect(stream, &TcpStream::failed, this, [this](const QString& reason) {
+        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") + reason});
+    });
 }
 
 void Connection::sendHandshake()
@@ -338,26 +356,13 @@ void Connection::flushOutput()
 {
     if (!m_device || m_output.isEmpty())
         return;
-    qsizetype sent = 0;
-    auto* tcp = qobject_cast<QTcpSocket*>(m_device.get());
-    if (tcp && !qobject_cast<QSslSocket*>(tcp) && tcp->state() == QAbstractSocket::ConnectedState &&
-        tcp->bytesToWrite() == 0) {
-        // Plain TCP with nothing queued in Qt: straight to the kernel. Qt's buffered write would
-        // switch its write notifier on and off, two wake-ups of this thread per batch.
-        const ssize_t written = ::send(int(tcp->socketDescriptor()), m_output.constData(),
-                                       size_t(m_output.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (written > 0)
-            sent = qsizetype(written);
-        // Otherwise (a full kernel buffer, an error) Qt writes it and reports any error itself.
-    }
-    if (sent < m_output.size()) {
-        m_device->write(m_output.constData() + sent, m_output.size() - sent);
-        // Straight to the kernel now instead of on the next poll round.
-        if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
-            socket->flush();
-        else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
-            local->flush();
-    }
+    // A TcpStream hands it straight to the kernel; Qt's sockets are told to write it now
+    // instead of on the next poll round.
+    m_device->write(m_output);
+    if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
+        socket->flush();
+    else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
+        local->flush();
     m_output.resize(0); // keeps the capacity for the next batch
 }
 
@@ -499,6 +504,8 @@ void Connection::dropConnection(const Error& error)
             socket->abort();
         else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
             local->abort();
+        else
+            m_device->close(); // a TcpStream: its descriptor goes now
         // Never delete a socket inside its own signal handler.
         m_device.release()->deleteLater();
     }

@@ -11,6 +11,7 @@
 #include <memory>
 
 class QIODevice;
+class QTcpSocket;
 
 namespace tollgate {
 
@@ -78,6 +79,7 @@ private:
     void startAttempt();
     Status createDevice();
     void onTransportReady();
+    void adoptPlainSocket(QTcpSocket* socket); // reads and writes without Qt's buffers
     void onReadyRead();
     void onTransportError(const Error& error);
     void sendHandshake();
