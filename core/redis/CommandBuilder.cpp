@@ -1,5 +1,7 @@
 #include "core/redis/CommandBuilder.h"
 
+#include <cstring>
+
 namespace tollgate {
 
 namespace {
@@ -19,22 +21,32 @@ char* formatDecimal(qint64 value, char* end)
     return p;
 }
 
-void appendHeader(QByteArray& out, char marker, qint64 length)
+// Room for `count` more bytes at the end of `out`, where they are to be written. One resize per
+// argument: QByteArray::append is insert() in Qt 6.4 (an aliasing check and a generic move every
+// call), and an argument took three of them: ~3,000 of the ~17,000 instructions of a hit.
+char* grow(QByteArray& out, qsizetype count)
 {
-    char buffer[24];
-    char* end = buffer + sizeof(buffer);
+    const qsizetype at = out.size();
+    out.resize(at + count);
+    return out.data() + at;
+}
+
+// "<marker><length>\r\n" written just before `end`; returns where it starts.
+char* formatHeader(char marker, qint64 length, char* end)
+{
     end[-1] = '\n';
     end[-2] = '\r';
     char* start = formatDecimal(length, end - 2);
     *--start = marker;
-    out.append(start, end - start);
+    return start;
 }
 
-void appendBulk(QByteArray& out, QByteArrayView bytes)
+void appendHeader(QByteArray& out, char marker, qint64 length)
 {
-    appendHeader(out, '$', bytes.size());
-    out.append(bytes.data(), bytes.size());
-    out.append("\r\n", 2);
+    char buffer[24];
+    char* end = buffer + sizeof(buffer);
+    const char* start = formatHeader(marker, length, end);
+    std::memcpy(grow(out, end - start), start, size_t(end - start));
 }
 
 void appendBulkParts(QByteArray& out, std::initializer_list<QByteArrayView> parts)
@@ -42,10 +54,25 @@ void appendBulkParts(QByteArray& out, std::initializer_list<QByteArrayView> part
     qsizetype length = 0;
     for (QByteArrayView part : parts)
         length += part.size();
-    appendHeader(out, '$', length);
-    for (QByteArrayView part : parts)
-        out.append(part.data(), part.size());
-    out.append("\r\n", 2);
+    char buffer[24];
+    char* end = buffer + sizeof(buffer);
+    const char* start = formatHeader('$', length, end);
+    const qsizetype header = end - start;
+    char* to = grow(out, header + length + 2);
+    std::memcpy(to, start, size_t(header));
+    to += header;
+    for (QByteArrayView part : parts) {
+        if (!part.isEmpty()) // (an empty view may hold no pointer at all)
+            std::memcpy(to, part.data(), size_t(part.size()));
+        to += part.size();
+    }
+    to[0] = '\r';
+    to[1] = '\n';
+}
+
+void appendBulk(QByteArray& out, QByteArrayView bytes)
+{
+    appendBulkParts(out, {bytes});
 }
 
 void appendNumber(QByteArray& out, qint64 value)
@@ -113,7 +140,9 @@ CommandBuilder& CommandBuilder::addNumber(qint64 value)
 
 CommandBuilder& CommandBuilder::add(const RespFragment& fragment)
 {
-    m_bytes.append(fragment.bytes());
+    const QByteArray& bytes = fragment.bytes();
+    if (!bytes.isEmpty())
+        std::memcpy(grow(m_bytes, bytes.size()), bytes.constData(), size_t(bytes.size()));
     m_written += fragment.count();
     return *this;
 }

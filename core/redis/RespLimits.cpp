@@ -71,7 +71,10 @@ Status RespHeaderGuard::check(const QByteArray& bytes, qsizetype* accepted)
         if (line.endsWith('\r'))
             line.chop(1);
         const Status checked = checkLine(line);
-        m_line.resize(0); // keeps its capacity for the next split line
+        // Emptied only when used: resize() on a null QByteArray allocates (a malloc and a free
+        // per line, ~1,000 instructions of a hit's reply).
+        if (!m_line.isEmpty())
+            m_line.resize(0); // keeps its capacity for the next split line
         if (!checked) {
             *accepted = lineStart;
             return checked;
