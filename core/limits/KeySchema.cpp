@@ -59,9 +59,17 @@ KeySchema::KeySchema(QByteArray prefix) : m_prefix(std::move(prefix)) {}
 QByteArray KeySchema::escape(const QByteArray& id)
 {
     static const char digits[] = "0123456789ABCDEF";
+    // Most ids need nothing escaped: those are shared as they are (every hit escapes its id).
+    qsizetype plain = 0;
+    while (plain < id.size() && static_cast<unsigned char>(id[plain]) < 0x80 &&
+           isPlain(static_cast<unsigned char>(id[plain])))
+        ++plain;
+    if (plain == id.size())
+        return id;
     QByteArray out;
-    out.reserve(id.size());
-    for (qsizetype i = 0; i < id.size(); ++i) {
+    out.reserve(id.size() + 16);
+    out.append(id.constData(), plain);
+    for (qsizetype i = plain; i < id.size(); ++i) {
         const auto c = static_cast<unsigned char>(id[i]);
         if (c < 0x80 && isPlain(c)) {
             out += id[i];

@@ -33,7 +33,10 @@ public:
     T&& value() && { return std::get<0>(std::move(m_state)); }
     const T* operator->() const { return &value(); }
     T* operator->() { return &value(); }
-    const T& operator*() const { return value(); }
+    // Non-const too, so std::move(*result) moves (it copied: a whole Reply tree per reply).
+    const T& operator*() const& { return value(); }
+    T& operator*() & { return value(); }
+    T&& operator*() && { return std::move(*this).value(); }
 
     const Error& error() const { return std::get<1>(m_state); }
 
