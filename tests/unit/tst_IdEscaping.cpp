@@ -19,6 +19,7 @@ private Q_SLOTS:
     void invalidUtf8IsEscaped();
     void distinctBytesGiveDistinctKeys();
     void textRoundTripKeepsBytes();
+    void plainIdIsSharedNotCopied();
 };
 
 void IdEscapingTest::invalidUtf8IsEscaped_data()
@@ -29,6 +30,9 @@ void IdEscapingTest::invalidUtf8IsEscaped_data()
     QTest::newRow("valid 4-byte") << QByteArray("\xf0\x9f\x9a\x80")
                                   << QByteArray("\xf0\x9f\x9a\x80");
     QTest::newRow("U+FFFD") << QByteArray("\xef\xbf\xbd") << QByteArray("\xef\xbf\xbd");
+    QTest::newRow("plain") << QByteArray("bench-0") << QByteArray("bench-0");
+    QTest::newRow("plain, then a colon") << QByteArray("user:42") << QByteArray("user%3A42");
+    QTest::newRow("a brace first") << QByteArray("{x}") << QByteArray("%7Bx%7D");
     QTest::newRow("lone 0xff") << QByteArray("\xff") << QByteArray("%FF");
     QTest::newRow("lone 0xfe") << QByteArray("a\xfe") << QByteArray("a%FE");
     QTest::newRow("lone continuation") << QByteArray("\x80") << QByteArray("%80");
@@ -85,6 +89,14 @@ void IdEscapingTest::textRoundTripKeepsBytes()
     QVERIFY(idToText("\xff") != idToText("\xfe"));
     QVERIFY(idToText("\xff") != idToText("\xef\xbf\xbd"));
     QCOMPARE(idFromText(QStringLiteral("plain")), QByteArray("plain"));
+}
+
+void IdEscapingTest::plainIdIsSharedNotCopied()
+{
+    // Every hit escapes its id: the common plain id costs no copy.
+    const QByteArray id = QByteArrayLiteral("plain-user_42@example.org").toLower();
+    QVERIFY(KeySchema::escape(id).isSharedWith(id));
+    QVERIFY(!KeySchema::escape(id + ' ').isSharedWith(id));
 }
 
 QTEST_APPLESS_MAIN(IdEscapingTest)
