@@ -66,10 +66,12 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 -- as it always did. Each reads or writes the state before asking its TTL (the general path asks
 -- first): tst_HitDifferential tells the two apart by that order.
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
+-- ids made of those bytes only: the same set, anchored (one pass; an unanchored find retries at every byte)
+local PLAIN_ID = '^[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]*$'
 
 -- The arguments and keys of a plain one-window hit of the algorithm whose key code is `code`,
--- and no ban key present: cost, warn, limit, window_ms (its digits, a string), the state key and
--- whether it exists; else nil. Numbers must be digits only and short enough to be in range
+-- and no ban key present: cost, warn, limit, window_ms (its digits, a string), the state key and,
+-- for the fixed window, whether it exists (the others learn it from their read); else nil. Numbers must be digits only and short enough to be in range
 -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
 -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read (reading a number
 -- is dear, and so is every string made: one pattern for all the digits, one comparison for the keys).
@@ -86,21 +88,23 @@ local function fast_hit_args(code, max_limit)
   local user, action = A[9], A[10]
   local user_len, action_len = #user, #action
   if cost < 1 or limit < 1 or limit > max_limit or user_len < 1 or user_len > MAX_ID or action_len < 1
-    or action_len > MAX_ID or (user .. action):find(NOT_PLAIN) then
+    or action_len > MAX_ID or not (user .. action):find(PLAIN_ID) then
     return nil
   end
-  -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'): all
-  -- four at once, each of the expected length.
+  -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
+  -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
   local user_ban, action_ban, audit, global, key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
   local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
-  local prefix = user_ban:sub(1, prefix_len)
-  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true)
-    or #action_ban ~= prefix_len + user_len + action_len + 7 or #audit ~= prefix_len + user_len + 8
-    or #key ~= prefix_len + user_len + action_len + 3 + #code + #window
-    or user_ban .. action_ban .. audit .. key ~= prefix .. '{' .. user .. '}:ban' .. prefix .. '{' .. user .. '}:'
-      .. action .. ':ban' .. prefix .. '{' .. user .. '}:audit' .. prefix .. '{' .. user .. '}:' .. action .. code .. window
+  local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
+  if not prefix or not prefix:find('^[^{]*:$')
+    or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
+    or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
     or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
     return nil
+  end
+  if code ~= ':fw:' then
+    if redis.call('EXISTS', user_ban, action_ban) ~= 0 then return nil end
+    return cost, warn, limit, window, key
   end
   -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
   local present = redis.call('EXISTS', user_ban, action_ban, key, key, key)
@@ -163,7 +167,7 @@ local function clock()
 end
 
 local function to_int(s)
-  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and tonumber(s) or nil
+  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
 end
 
 -- The math the fast paths share with the general path. Only the algorithm in use makes its
@@ -202,8 +206,8 @@ if alg == 'token_bucket' then
   -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
   function parse_tat(s)
     local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-    local us, n, d = to_int(s), 0, 1
-    if a then us, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c) end
+    if not a then return to_int(s), 0, 1 end
+    local us, n, d = #a <= 17 and a + 0, #b <= 17 and b + 0, #c <= 17 and c + 0
     if us and n and d and d >= 1 and n < d then return us, n, d end
   end
 
@@ -222,7 +226,7 @@ if alg == 'token_bucket' then
   -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
   local function fast_token_bucket()
     local cost, warn, limit, window, key = fast_hit_args(':tb:', MAX_COUNT)
-    local window_us = cost and tonumber(window) * 1000
+    local window_us = cost and window * 1000
     if not cost or limit > window_us then return nil end
     clock()
     local us, num = now_us, 0
@@ -245,11 +249,9 @@ if alg == 'token_bucket' then
     local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
     local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
     if not reply then return nil end
-    -- spelled out once for the check and the write (integers below 2^53: what Redis would spell)
-    local format = string.format
-    local tat, px = num > 0 and format('%d+%d/%d', us, num, limit) or format('%d', us), format('%d', reset_ms + 1)
-    if not redis.acl_check_cmd('SET', key, tat, 'PX', px) then return nil end
-    redis.call('SET', key, tat, 'PX', px)
+    -- SET is the only write, so it is checked by running it: refused, it writes nothing
+    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
+    if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then return nil end
     return reply
   end
 
@@ -315,38 +317,60 @@ elseif alg == 'sliding_log' then
 
   -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
   -- start), then the trim of older members, one ZADD and PEXPIRE.
+  local LOOK = 4    -- members read from the head to find the base; when all are old, the base is asked for
   local function fast_sliding_log()
     local cost, warn, limit, window, key = fast_hit_args(':sl:', MAX_LOG)
     if not cost then return nil end
     clock()
-    local window_us = tonumber(window) * 1000
-    local count, newest_total, newest_us, base_us = 0, 0, nil, nil
+    local window_us = window * 1000
+    local count, newest_total, newest_us, trim, stale = 0, 0, nil, nil, false
     local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
     if newest.err then return nil end
     if newest[1] then
       -- (members of the old "<us>-<seq>" format or of no format: the general path)
       if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then return nil end
-      newest_total, newest_us = tonumber(newest[1]), tonumber(newest[2])
-      local base = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
-      local base_total = 0
-      if base[1] then
-        if not base[1]:find('^%d+$') then return nil end
-        base_total, base_us = tonumber(base[1]), tonumber(base[2])
+      newest_total, newest_us = newest[1] + 0, newest[2] + 0
+      -- The last hit trimmed all but the base, so the members at or before the cut are few and at
+      -- the head: read from there (a listpack is walked, and the window may hold 100,000 members).
+      local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', now_us - window_us, 'WITHSCORES', 'LIMIT', 0, LOOK)
+      if old.err then return nil end
+      local n = #old
+      if n == 2 * LOOK then
+        old, stale = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', 0, 1), true
+        n = 2
       end
-      count = newest_total - base_total
+      if n > 0 then
+        local base, base_us = old[n - 1], old[n]
+        -- (a score Redis spells with digits only is what '(%d' spells: the general path's trim)
+        if not base:find('^%d+$') or not base_us:find('^%d+$') then return nil end
+        count, trim = newest_total - base, '(' .. base_us
+        stale = stale or old[2] ~= base_us    -- members scored below the base: the trim removes them
+      else
+        count = newest_total
+      end
     end
     if count + cost > limit then return nil end
     local ts = max(now_us, newest_us or 0)      -- never before the newest member
     local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
     local reply = fast_reply(count, count + cost, limit, warn, reset_ms)
-    local member, trim = sl_member(newest_total + cost), base_us and string.format('(%d', base_us)
-    if not reply or (trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim))
-      or not redis.acl_check_cmd('ZADD', key, ts, member) or not redis.acl_check_cmd('PEXPIRE', key, reset_ms) then
-      return nil
+    if not reply then return nil end
+    local at, member = string.format('%d', ts), sl_member(newest_total + cost)
+    -- Every write is allowed before the first runs; the first is checked by running it (refused,
+    -- it writes nothing). A trim that would remove nothing is only checked, as the general path
+    -- runs it. PEXPIRE goes first on a log that exists, last on a new one.
+    if trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim) then return nil end
+    if newest_us then
+      if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, reset_ms)) ~= 'number' then
+        return nil
+      end
+      if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
+      redis.call('ZADD', key, at, member)
+    else
+      if not redis.acl_check_cmd('PEXPIRE', key, reset_ms) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
+        return nil
+      end
+      redis.call('PEXPIRE', key, reset_ms)
     end
-    if trim then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
-    redis.call('ZADD', key, ts, member)
-    redis.call('PEXPIRE', key, reset_ms)
     return reply
   end
 
