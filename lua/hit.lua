@@ -320,12 +320,12 @@ do
         if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
         newest_total, newest_us = newest[1] + 0, newest[2] + 0
         -- The last hit trimmed all but the base, so the members at or before the cut are few and
-        -- at the head: up to 4 are read from there (a listpack is walked, not searched); when all
-        -- 4 are that old, the base is asked for.
-        local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', now_us - window_us, 'WITHSCORES', 'LIMIT', '0', '4')
+        -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
+        -- for the base walks back through the whole window); when all 8 are that old, it is asked for.
+        local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', now_us - window_us, 'WITHSCORES', 'LIMIT', '0', '8')
         if old.err then break end
         local n = #old
-        if n == 8 then
+        if n == 16 then
           old, n, stale = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', '0', '1'), 2, true
         end
         if n > 0 then

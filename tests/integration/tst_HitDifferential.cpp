@@ -479,7 +479,7 @@ void HitDifferentialTest::fixedWindowBranchesAgree()
 }
 
 // The sliding log's fast path finds the base (the newest member at or before the window's start)
-// from the head of the log, asks for it when 4 members are that old, trims only when members
+// from the head of the log, asks for it when 8 members are that old, trims only when members
 // precede it, and checks its writes before the first runs: each row builds a log (both prefixes
 // alike), hits it once with cost 1 and checks that both scripts agree and which way lua/hit.lua
 // went ("fast" with its branches, or "slow", see differential.lua).
@@ -509,9 +509,10 @@ void HitDifferentialTest::slidingLogBranchesAgree_data()
     row("the base alone is old", log(1, 3), true, 100, {}, "fast:head");
     row("two old: one trimmed", log(2, 3), true, 100, {}, "fast:head:trim");
     row("three old, tied", log(3, 3, true), true, 100, {}, "fast:head");
-    row("four old: the base asked for", log(4, 3), true, 100, {}, "fast:head:base:trim");
+    row("seven old, tied", log(7, 3, true), true, 100, {}, "fast:head");
+    row("eight old: the base asked for", log(8, 3), true, 100, {}, "fast:head:base:trim");
     row("ten old", log(10, 3), true, 100, {}, "fast:head:base:trim");
-    row("four old, tied", log(4, 3, true), true, 100, {}, "fast:head:base:trim");
+    row("eight old, tied", log(8, 3, true), true, 100, {}, "fast:head:base:trim");
     row("lost its TTL", log(2, 3), false, 100, {}, "fast:head:trim");
     row("full", log(1, 3), true, 3, {}, "slow");
     row("old member format", {{"-1000", "5-1"}}, true, 100, {}, "slow");
