@@ -6,31 +6,38 @@
 # 100000 hits). Each figure is the median of --runs runs, the scripts interleaved per run.
 # --fifo runs the server under SCHED_FIFO (root): on a shared, busy machine the other processes
 # then no longer preempt it in the middle of a call, which usec_per_call would count.
+# --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
+# only inside evalShaCommand, N hits per figure): slow, but the same on a busy machine as on an
+# idle one, so two scripts compare exactly (one run is enough).
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo] [script.lua ...]   (default: lua/hit.lua)
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [script.lua ...]   (default: lua/hit.lua)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
 port=7493
 fifo=0
+callgrind=0
 scripts=()
 while (($#)); do
     case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --fifo) fifo=1; shift ;;
+    --callgrind) callgrind="$2"; shift 2 ;;
     *) scripts+=("$1"); shift ;;
     esac
 done
 ((${#scripts[@]})) || scripts=("$root/lua/hit.lua")
 
 dir="$(mktemp -d)"
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize no \
+under=()
+((callgrind == 0)) || under=(valgrind --tool=callgrind --toggle-collect=evalShaCommand --callgrind-out-file="$dir/cg.%p")
+"${under[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize no \
     >"$dir/log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$dir"' EXIT
 cli() { redis-cli -p "$port" "$@"; }
-for _ in $(seq 50); do cli PING >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 300); do cli PING >/dev/null 2>&1 && break; sleep 0.1; done
 ((fifo == 0)) || chrt -f -p 10 "$server"
 
 load() { cli SCRIPT LOAD "$(cat "$1")"; }
@@ -38,19 +45,28 @@ shas=()
 for s in "${scripts[@]}"; do shas+=("$(load "$s")"); done
 empty="$(cli SCRIPT LOAD 'return 0')"
 
-# usec_per_call of one redis-benchmark run: sha alg code limit window hits
+# usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window hits
 one() {
+    local hits="$6"
+    ((callgrind == 0)) || hits="$callgrind"
     cli FLUSHALL >/dev/null
     cli CONFIG RESETSTAT >/dev/null
-    redis-benchmark -p "$port" -n "$6" -c 8 -P 16 -q EVALSHA "$1" 5 'tg:{u}:ban' 'tg:{u}:a:ban' \
+    ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
+    redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q EVALSHA "$1" 5 'tg:{u}:ban' 'tg:{u}:a:ban' \
         'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5" hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5" >/dev/null
-    cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
+    if ((callgrind == 0)); then
+        cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
+    else
+        callgrind_control -d "$server" >/dev/null 2>&1
+        # shellcheck disable=SC2012 # the newest dump: names are cg.<pid>.<n>
+        sed -n 's/^totals: //p' "$(ls -t "$dir"/cg.*.* | head -1)" | awk -v n="$hits" '{printf "%.0f\n", $1 / n}'
+    fi
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 printf '%-15s' algorithm
 for s in "${scripts[@]}"; do printf ' %22s' "$(basename "$(dirname "$s")")/$(basename "$s")"; done
-printf ' %8s   (usec_per_call, median of %d)\n' empty "$runs"
+printf ' %8s   (%s, median of %d)\n' empty "$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)" "$runs"
 for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000" \
     "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000"; do
     read -r alg code limit window hits <<<"$spec"

@@ -59,299 +59,311 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 
 ---------------------------------------------------------------- fast paths
 -- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
--- level) takes a straight line per algorithm: the few commands it needs, no tables or closures
--- beyond these lines, TIME only where time is the algorithm. Whatever is unusual or in doubt (an
--- escaped id, a non-canonical number, a ban key, a wrong type or shape, a TTL of 0, a denial, a
--- refused ACL check) returns nil, having written nothing, and the general path decides exactly
--- as it always did. Each reads or writes the state before asking its TTL (the general path asks
--- first): tst_HitDifferential tells the two apart by that order.
+-- level) takes a straight line per algorithm: the few commands it needs, TIME only where time is
+-- the algorithm. Whatever is unusual or in doubt (an escaped id, a non-canonical number, a ban
+-- key, a wrong type or shape, a TTL of 0, a denial, a refused ACL check) gives up (`break` out of
+-- its `repeat ... until true`), having written nothing, and the general path decides exactly as
+-- it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
+-- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
+-- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:
+-- small ones go as strings).
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
-
--- The arguments and keys of a plain one-window hit of the algorithm whose key code is `code`,
--- and no ban key present: cost, warn, limit, window_ms (its digits, a string), the state key and
--- whether it exists; else nil. Numbers must be digits only and short enough to be in range
--- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
--- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read (reading a number
--- is dear, and so is every string made: one pattern for all the digits, one comparison for the keys).
-local function fast_hit_args(code, max_limit)
-  local A = ARGV
-  if #KEYS ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then return nil end
-  local c, w, b, l, window, denied, ban_until = A[3], A[5], A[6], A[13], A[14], A[4], A[7]
-  if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
-    or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
-    or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
-    return nil
-  end
-  local cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
-  local user, action = A[9], A[10]
-  local user_len, action_len = #user, #action
-  if cost < 1 or limit < 1 or limit > max_limit or user_len < 1 or user_len > MAX_ID or action_len < 1
-    or action_len > MAX_ID or (user .. action):find(NOT_PLAIN) then
-    return nil
-  end
-  -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'): all
-  -- four at once, each of the expected length.
-  local user_ban, action_ban, audit, global, key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-  local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
-  local prefix = user_ban:sub(1, prefix_len)
-  if prefix_len < 2 or prefix:byte(prefix_len) ~= 58 or prefix:find('{', 1, true)
-    or #action_ban ~= prefix_len + user_len + action_len + 7 or #audit ~= prefix_len + user_len + 8
-    or #key ~= prefix_len + user_len + action_len + 3 + #code + #window
-    or user_ban .. action_ban .. audit .. key ~= prefix .. '{' .. user .. '}:ban' .. prefix .. '{' .. user .. '}:'
-      .. action .. ':ban' .. prefix .. '{' .. user .. '}:audit' .. prefix .. '{' .. user .. '}:' .. action .. code .. window
-    or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
-    return nil
-  end
-  -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
-  local present = redis.call('EXISTS', user_ban, action_ban, key, key, key)
-  if present ~= 0 and present ~= 3 then return nil end
-  return cost, warn, limit, window, key, present == 3
-end
-
-if ARGV[2] == 'fixed_window' then
-  -- Fixed window: SET ... PX when new; else INCRBY and PTTL (+ PEXPIRE when TTL-less), no TIME.
-  -- INCRBY takes exactly the counters the general path counts the same way (a canonical
-  -- integer; not "007", "-0", a float, a wrong type: those it refuses and nothing is written).
-  -- It is undone by INCRBY -cost, which restores the very digits, when the general path must
-  -- decide: a denial, a warn crossing, a negative counter, a TTL of 0, a refused PEXPIRE.
-  local function fast_fixed_window()
-    local cost, warn, limit, window, key, present = fast_hit_args(':fw:', MAX_COUNT)
-    if not cost then return nil end
-    -- the general path writes SET: INCRBY stands in for it, so SET is the command to allow
-    if not redis.acl_check_cmd('SET', key, ARGV[3], 'KEEPTTL') then return nil end
-    if not present then
-      if cost > limit or (warn > 0 and cost > warn) then return nil end
-      redis.call('SET', key, cost, 'PX', window)
-      return { 1, 'ok', cost, limit, limit - cost, tonumber(window), 0 }
-    end
-    local count = redis.pcall('INCRBY', key, ARGV[3])
-    if type(count) ~= 'number' then return nil end
-    local before, ttl = count - cost, redis.call('PTTL', key)
-    if count > limit or before < 0 or ttl == 0 or (warn > 0 and before <= warn and count > warn)
-      or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
-      redis.call('INCRBY', key, -cost)
-      return nil
-    end
-    if ttl == -1 then                          -- a counter that lost its TTL gets its window again
-      redis.call('PEXPIRE', key, window)
-      ttl = tonumber(window)
-    end
-    return { 1, (warn > 0 and count > warn) and 'warn' or 'ok', count, limit, limit - count, ttl, 0 }
-  end
-
-  local fast = fast_fixed_window()
-  if fast then return fast end
-end
-
--- The reply of an allowed hit, or nil when it crosses the warn level (that writes an audit entry).
--- (The fixed window makes its own inline: every closure made before it adds to its cost.)
-local function fast_reply(before, after, limit, warn, reset_ms)
-  if warn > 0 and before <= warn and after > warn then return nil end
-  return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
-end
-
--- The server's clock, read once and only when the decision needs it (a fixed window from the
--- first hit does not, unless a ban is involved).
-local now_us, now_ms
-local function clock()
-  if not now_us then
-    local t = redis.call('TIME')
-    now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
-    now_ms = floor(now_us / 1000)
-  end
-  return now_ms
-end
-
-local function to_int(s)
-  return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and tonumber(s) or nil
-end
-
--- The math the fast paths share with the general path. Only the algorithm in use makes its
--- functions (into these locals): every closure made costs every call.
 local alg = ARGV[2]
-local mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
-if alg == 'token_bucket' or alg == 'sliding_window' then
-  -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
-  -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
-  -- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
-  -- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
-  function mul_div(a, b, c)
-    local ab = a * b
-    if ab < 2 ^ 53 then
-      local q = floor(ab / c)
-      return q, ab - q * c
+local now_us, now_ms                                        -- the server's clock, once read
+local clock, to_int, fast_reply, mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
+do
+  -- A plain one-window hit of this algorithm and no ban key present: cost, warn, limit, window
+  -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
+  -- others learn it from their read). Numbers must be digits only and short enough to be in range
+  -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
+  -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
+  local plain, cost, warn, limit, window, key, present = false
+  repeat
+    local A = ARGV
+    if #KEYS ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+    local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
+    window = A[14]
+    if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
+      or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
+      or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
+      break
     end
-    local q1 = floor(a / c)
-    local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
-    local base = 2                         -- c * base <= 2^52, so r * base + r1 * digit < 2^53
-    while c * base * 2 <= 2 ^ 52 do base = base * 2 end
-    local top = 1
-    while top * base <= b do top = top * base end
-    local q, r = 0, 0                      -- r1 * (the digits of b so far) = q * c + r
-    while top >= 1 do
-      local x = r * base + r1 * (floor(b / top) % base)
-      local step = floor(x / c)
-      q, r = q * base + step, x - step * c
-      top = top / base
+    cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
+    local user, action = A[9], A[10]
+    local user_len, action_len = #user, #action
+    -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
+    if cost < 1 or limit < 1 or limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) or user_len < 1
+      or user_len > MAX_ID or action_len < 1 or action_len > MAX_ID
+      or not (user .. action):find('^[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]*$') then
+      break
     end
-    return q1 * b + q, r
-  end
-end
+    -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
+    -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
+    local user_ban, action_ban, audit, global = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+    local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
+      or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
+    local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
+    local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
+    key = KEYS[5]
+    if not code or not prefix or not prefix:find('^[^{]*:$')
+      or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
+      or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
+      or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
+      break
+    end
+    if alg == 'fixed_window' then
+      -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
+      local found = redis.call('EXISTS', user_ban, action_ban, key, key, key)
+      if found ~= 0 and found ~= 3 then break end
+      present = found == 3
+    elseif redis.call('EXISTS', user_ban, action_ban) ~= 0 then
+      break
+    end
+    plain = true
+  until true
 
-if alg == 'token_bucket' then
-  -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
-  function parse_tat(s)
-    local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-    local us, n, d = to_int(s), 0, 1
-    if a then us, n, d = #a <= 17 and tonumber(a), #b <= 17 and tonumber(b), #c <= 17 and tonumber(c) end
-    if us and n and d and d >= 1 and n < d then return us, n, d end
-  end
-
-  -- GCRA: the TAT us + num/limit µs moved by q + r/limit µs.
-  function tb_after(us, num, q, r, limit)
-    local total = num + r
-    return us + q + floor(total / limit), total % limit
-  end
-
-  -- GCRA: units in a bucket whose TAT is us + num/limit µs, ceil((TAT - now) * limit / window_us).
-  function tb_used(us, num, limit, window_us)
-    local q, r = mul_div(us - now_us, limit, window_us)
-    return q + ceil((r + num) / window_us)
-  end
-
-  -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
-  local function fast_token_bucket()
-    local cost, warn, limit, window, key = fast_hit_args(':tb:', MAX_COUNT)
-    local window_us = cost and tonumber(window) * 1000
-    if not cost or limit > window_us then return nil end
-    clock()
-    local us, num = now_us, 0
-    local stored = redis.pcall('GET', key)
-    if stored then
-      if type(stored) ~= 'string' then return nil end
-      local tat, n, d = parse_tat(stored)
-      if not tat then return nil end
-      -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
-      if tat > now_us or (tat == now_us and n > 0) then
-        if redis.call('PTTL', key) == 0 then return nil end   -- it expires within this millisecond
-        us, num = tat, (d == limit) and n or mul_div(n, limit, d)
+  if plain and alg == 'fixed_window' then
+    -- Fixed window: SET ... PX when new; else INCRBY and PTTL (+ PEXPIRE when TTL-less), no TIME.
+    -- INCRBY takes exactly the counters the general path counts the same way (a canonical
+    -- integer; not "007", "-0", a float, a wrong type: those it refuses and nothing is written).
+    -- It is undone by INCRBY -cost, which restores the very digits, when the general path must
+    -- decide: a denial, a warn crossing, a negative counter, a TTL of 0, a refused PEXPIRE.
+    repeat
+      -- the general path writes SET: INCRBY stands in for it, so SET is the command to allow
+      if not redis.acl_check_cmd('SET', key, ARGV[3], 'KEEPTTL') then break end
+      if not present then
+        if cost > limit or (warn > 0 and cost > warn) then break end
+        redis.call('SET', key, cost, 'PX', window)
+        return { 1, 'ok', cost, limit, limit - cost, window + 0, 0 }
       end
-    end
-    local before = tb_used(us, num, limit, window_us)
-    local inc_q, inc_r = mul_div(cost, window_us, limit)
-    us, num = tb_after(us, num, inc_q, inc_r, limit)
-    local ahead = us - now_us
-    if ahead > window_us or (ahead == window_us and num > 0) then return nil end
-    local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
-    local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
-    if not reply then return nil end
-    -- spelled out once for the check and the write (integers below 2^53: what Redis would spell)
-    local format = string.format
-    local tat, px = num > 0 and format('%d+%d/%d', us, num, limit) or format('%d', us), format('%d', reset_ms + 1)
-    if not redis.acl_check_cmd('SET', key, tat, 'PX', px) then return nil end
-    redis.call('SET', key, tat, 'PX', px)
-    return reply
-  end
-
-  local fast = fast_token_bucket()
-  if fast then return fast end
-
-elseif alg == 'sliding_window' then
-  -- Sliding window: those counts seen from the aligned window that starts at ws.
-  function sw_roll(ws, W, start, cur, prev)
-    if start >= ws then return start, cur, prev end     -- current window (or a clock step back: keep it)
-    if start == ws - W then return ws, 0, cur end       -- one window passed
-    return ws, 0, 0                                     -- two or more passed
-  end
-
-  -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE. It reads only counts spelled as this
-  -- script writes them (digits, no leading 0, below 2^50), so a field that keeps its value is
-  -- written back as the very string read: Redis spells a Lua number out at ~0.4 µs a number.
-  local function fast_sliding_window()
-    local cost, warn, limit, window, key = fast_hit_args(':sw:', MAX_COUNT)
-    if not cost then return nil end
-    local W = window + 0
-    clock()
-    local ws = floor(now_ms / W) * W
-    local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
-    if h.err then return nil end
-    local start_s, cur_s, prev_s = h[1], h[2], h[3]
-    local start, cur, prev = ws, 0, 0
-    if start_s or cur_s or prev_s then
-      local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
-        and ',' .. start_s .. ',' .. cur_s .. ',' .. prev_s
-      if not fields or not fields:find('^,%d+,%d+,%d+$') or fields:find(',0%d') or redis.call('PTTL', key) == 0 then
-        return nil
+      local count = redis.pcall('INCRBY', key, ARGV[3])
+      if type(count) ~= 'number' then break end
+      local before, ttl = count - cost, redis.call('PTTL', key)
+      if count > limit or before < 0 or ttl == 0 or (warn > 0 and before <= warn and count > warn)
+        or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
+        redis.call('INCRBY', key, -cost)
+        break
       end
-      local stored_start, stored_cur, stored_prev = start_s + 0, cur_s + 0, prev_s + 0
-      start, cur, prev = sw_roll(ws, W, stored_start, stored_cur, stored_prev)
-      start_s = start == stored_start and start_s or nil
-      prev_s = (prev == stored_prev and prev_s) or (prev == stored_cur and cur_s) or nil
-    end
-    local elapsed = now_ms - ws
-    local weighed = mul_div(prev, W - elapsed, W)
-    if weighed + cur + cost > limit then return nil end
-    local before = weighed + cur
-    cur = cur + cost
-    local reply = fast_reply(before, weighed + cur, limit, warn, 2 * W - elapsed)
-    if not reply then return nil end
-    local format = string.format
-    local ttl = format('%d', 2 * W)
-    if not redis.acl_check_cmd('PEXPIRE', key, ttl) then return nil end
-    -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
-    local written = redis.pcall('HSET', key, 'start', start_s or format('%d', start), 'cur', format('%d', cur),
-      'prev', prev_s or format('%d', prev))
-    if type(written) ~= 'number' then return nil end
-    redis.call('PEXPIRE', key, ttl)
-    return reply
-  end
-
-  local fast = fast_sliding_window()
-  if fast then return fast end
-
-elseif alg == 'sliding_log' then
-  -- Sliding log: a member is the running total, zero-padded so rank order is total order.
-  function sl_member(total) return string.format('%016d', total) end
-
-  -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
-  -- start), then the trim of older members, one ZADD and PEXPIRE.
-  local function fast_sliding_log()
-    local cost, warn, limit, window, key = fast_hit_args(':sl:', MAX_LOG)
-    if not cost then return nil end
-    clock()
-    local window_us = tonumber(window) * 1000
-    local count, newest_total, newest_us, base_us = 0, 0, nil, nil
-    local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
-    if newest.err then return nil end
-    if newest[1] then
-      -- (members of the old "<us>-<seq>" format or of no format: the general path)
-      if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then return nil end
-      newest_total, newest_us = tonumber(newest[1]), tonumber(newest[2])
-      local base = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
-      local base_total = 0
-      if base[1] then
-        if not base[1]:find('^%d+$') then return nil end
-        base_total, base_us = tonumber(base[1]), tonumber(base[2])
+      if ttl == -1 then                          -- a counter that lost its TTL gets its window again
+        redis.call('PEXPIRE', key, window)
+        ttl = window + 0
       end
-      count = newest_total - base_total
-    end
-    if count + cost > limit then return nil end
-    local ts = max(now_us, newest_us or 0)      -- never before the newest member
-    local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
-    local reply = fast_reply(count, count + cost, limit, warn, reset_ms)
-    local member, trim = sl_member(newest_total + cost), base_us and string.format('(%d', base_us)
-    if not reply or (trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim))
-      or not redis.acl_check_cmd('ZADD', key, ts, member) or not redis.acl_check_cmd('PEXPIRE', key, reset_ms) then
-      return nil
-    end
-    if trim then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
-    redis.call('ZADD', key, ts, member)
-    redis.call('PEXPIRE', key, reset_ms)
-    return reply
+      return { 1, (warn > 0 and count > warn) and 'warn' or 'ok', count, limit, limit - count, ttl, 0 }
+    until true
   end
 
-  local fast = fast_sliding_log()
-  if fast then return fast end
+  -- The reply of an allowed hit, or nil when it crosses the warn level (that writes an audit entry).
+  function fast_reply(before, after, limit, warn, reset_ms)
+    if warn > 0 and before <= warn and after > warn then return nil end
+    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+  end
+
+  -- The server's clock, read once and only when the decision needs it (a fixed window from the
+  -- first hit does not, unless a ban is involved).
+  function clock()
+    if not now_us then
+      local t = redis.call('TIME')
+      now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
+      now_ms = floor(now_us / 1000)
+    end
+    return now_ms
+  end
+
+  function to_int(s)
+    return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
+  end
+
+  -- The math the fast paths share with the general path. Only the algorithm in use makes its
+  -- functions (into the locals above).
+  if alg == 'token_bucket' or alg == 'sliding_window' then
+    -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
+    -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
+    -- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
+    -- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
+    function mul_div(a, b, c)
+      local ab = a * b
+      if ab < 2 ^ 53 then
+        local q = floor(ab / c)
+        return q, ab - q * c
+      end
+      local q1 = floor(a / c)
+      local r1 = a - q1 * c                  -- a * b / c = q1 * b + r1 * b / c, with r1 < c
+      local base = 2                         -- c * base <= 2^52, so r * base + r1 * digit < 2^53
+      while c * base * 2 <= 2 ^ 52 do base = base * 2 end
+      local top = 1
+      while top * base <= b do top = top * base end
+      local q, r = 0, 0                      -- r1 * (the digits of b so far) = q * c + r
+      while top >= 1 do
+        local x = r * base + r1 * (floor(b / top) % base)
+        local step = floor(x / c)
+        q, r = q * base + step, x - step * c
+        top = top / base
+      end
+      return q1 * b + q, r
+    end
+  end
+
+  if alg == 'token_bucket' then
+    -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
+    function parse_tat(s)
+      local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
+      if not a then return to_int(s), 0, 1 end
+      local us, n, d = #a <= 17 and a + 0, #b <= 17 and b + 0, #c <= 17 and c + 0
+      if us and n and d and d >= 1 and n < d then return us, n, d end
+    end
+
+    -- GCRA: the TAT us + num/limit µs moved by q + r/limit µs.
+    function tb_after(us, num, q, r, limit)
+      local total = num + r
+      return us + q + floor(total / limit), total % limit
+    end
+
+    -- GCRA: units in a bucket whose TAT is us + num/limit µs, ceil((TAT - now) * limit / window_us).
+    function tb_used(us, num, limit, window_us)
+      local q, r = mul_div(us - now_us, limit, window_us)
+      return q + ceil((r + num) / window_us)
+    end
+
+    -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
+    local window_us = plain and window * 1000
+    if plain and limit <= window_us then repeat
+      clock()
+      local us, num = now_us, 0
+      local stored = redis.pcall('GET', key)
+      if stored then
+        if type(stored) ~= 'string' then break end
+        local tat, n, d = parse_tat(stored)
+        if not tat then break end
+        -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
+        if tat > now_us or (tat == now_us and n > 0) then
+          if redis.call('PTTL', key) == 0 then break end   -- it expires within this millisecond
+          us, num = tat, (d == limit) and n or mul_div(n, limit, d)
+        end
+      end
+      local before = tb_used(us, num, limit, window_us)
+      local inc_q, inc_r = mul_div(cost, window_us, limit)
+      us, num = tb_after(us, num, inc_q, inc_r, limit)
+      local ahead = us - now_us
+      if ahead > window_us or (ahead == window_us and num > 0) then break end
+      local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
+      local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
+      if not reply then break end
+      -- SET is the only write, so it is checked by running it: refused, it writes nothing
+      local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
+      if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then break end
+      return reply
+    until true end
+
+  elseif alg == 'sliding_window' then
+    -- Sliding window: those counts seen from the aligned window that starts at ws.
+    function sw_roll(ws, W, start, cur, prev)
+      if start >= ws then return start, cur, prev end     -- current window (or a clock step back: keep it)
+      if start == ws - W then return ws, 0, cur end       -- one window passed
+      return ws, 0, 0                                     -- two or more passed
+    end
+
+    -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE. It reads only counts spelled as this
+    -- script writes them (digits, no leading 0, below 2^50), so a field that keeps its value is
+    -- written back as the very string read.
+    if plain then repeat
+      local W = window + 0
+      clock()
+      local ws = floor(now_ms / W) * W
+      local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
+      if h.err then break end
+      local start_s, cur_s, prev_s = h[1], h[2], h[3]
+      local start, cur, prev = ws, 0, 0
+      if start_s or cur_s or prev_s then
+        local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
+          and ',' .. start_s .. ',' .. cur_s .. ',' .. prev_s
+        if not fields or not fields:find('^,%d+,%d+,%d+$') or fields:find(',0%d') or redis.call('PTTL', key) == 0 then
+          break
+        end
+        local stored_start, stored_cur, stored_prev = start_s + 0, cur_s + 0, prev_s + 0
+        start, cur, prev = sw_roll(ws, W, stored_start, stored_cur, stored_prev)
+        start_s = start == stored_start and start_s or nil
+        prev_s = (prev == stored_prev and prev_s) or (prev == stored_cur and cur_s) or nil
+      end
+      local elapsed = now_ms - ws
+      local weighed = mul_div(prev, W - elapsed, W)
+      if weighed + cur + cost > limit then break end
+      local before = weighed + cur
+      cur = cur + cost
+      local reply = fast_reply(before, weighed + cur, limit, warn, 2 * W - elapsed)
+      if not reply then break end
+      local format = string.format
+      local ttl = format('%d', 2 * W)
+      if not redis.acl_check_cmd('PEXPIRE', key, ttl) then break end
+      -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
+      local written = redis.pcall('HSET', key, 'start', start_s or format('%d', start), 'cur', format('%d', cur),
+        'prev', prev_s or format('%d', prev))
+      if type(written) ~= 'number' then break end
+      redis.call('PEXPIRE', key, ttl)
+      return reply
+    until true end
+
+  elseif alg == 'sliding_log' then
+    -- Sliding log: a member is the running total, zero-padded so rank order is total order.
+    function sl_member(total) return string.format('%016d', total) end
+
+    -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
+    -- start), then the trim of older members, one ZADD and PEXPIRE.
+    if plain then repeat
+      clock()
+      local window_us = window * 1000
+      local count, newest_total, newest_us, trim, stale = 0, 0, nil, nil, false
+      local newest = redis.pcall('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+      if newest.err then break end
+      if newest[1] then
+        -- (members of the old "<us>-<seq>" format or of no format: the general path)
+        if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
+        newest_total, newest_us = newest[1] + 0, newest[2] + 0
+        -- The last hit trimmed all but the base, so the members at or before the cut are few and
+        -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
+        -- for the base walks back through the whole window); when all 8 are that old, it is asked for.
+        local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', now_us - window_us, 'WITHSCORES', 'LIMIT', '0', '8')
+        if old.err then break end
+        local n = #old
+        if n == 16 then
+          old, n, stale = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', '0', '1'), 2, true
+        end
+        if n > 0 then
+          local base, base_us = old[n - 1], old[n]
+          -- (a score Redis spells with digits only is what the general path's '(%d' spells)
+          if not base:find('^%d+$') or not base_us:find('^%d+$') then break end
+          count, trim = newest_total - base, '(' .. base_us
+          stale = stale or old[2] ~= base_us    -- members scored below the base: the trim removes them
+        else
+          count = newest_total
+        end
+      end
+      if count + cost > limit then break end
+      local ts = max(now_us, newest_us or 0)      -- never before the newest member
+      local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
+      local reply = fast_reply(count, count + cost, limit, warn, reset_ms)
+      if not reply then break end
+      local at, member = string.format('%d', ts), sl_member(newest_total + cost)
+      local ttl = ts == now_us and window or reset_ms   -- (then they are equal, and the digits are at hand)
+      -- Every write is allowed before the first runs; the first is checked by running it (refused,
+      -- it writes nothing). A trim that would remove nothing is only checked (the general path runs
+      -- it). PEXPIRE goes first on a log that exists, last on a new one.
+      if trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim) then break end
+      if newest_us then
+        if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, ttl)) ~= 'number' then
+          break
+        end
+        if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
+        redis.call('ZADD', key, at, member)
+      else
+        if not redis.acl_check_cmd('PEXPIRE', key, ttl) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
+          break
+        end
+        redis.call('PEXPIRE', key, ttl)
+      end
+      return reply
+    until true end
+  end
 end
 
 ---------------------------------------------------------------- general path
@@ -565,7 +577,7 @@ local function main()
     -- the count in the window is newest total - total of the newest member at or before the cut.
     -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
     -- its cost, and totals never collide.
-    expected, read = 'zset', { 'ZRANGE', -1, -1, 'WITHSCORES' }
+    expected, read = 'zset', { 'ZRANGE', '-1', '-1', 'WITHSCORES' }
     local function sl_total(key, member)
       local v = member:find('^%d+$') and tonumber(member)
       if not v then fail('TG_CORRUPT', string.format('key %s holds member "%s", expected a running total', key, member:sub(1, 40))) end
@@ -581,7 +593,7 @@ local function main()
           w.replace = true                          -- "<us>-<seq>" members of the old format: start over
         elseif newest[1] then
           w.newest_total, w.newest_us = sl_total(w.key, newest[1]), tonumber(newest[2])
-          local base = redis.call('ZREVRANGEBYSCORE', w.key, w.cut, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+          local base = redis.call('ZREVRANGEBYSCORE', w.key, w.cut, '-inf', 'WITHSCORES', 'LIMIT', '0', '1')
           if base[1] then w.base_total, w.base_us = sl_total(w.key, base[1]), tonumber(base[2]) end
           w.count = w.newest_total - w.base_total
         end

@@ -79,6 +79,8 @@ private Q_SLOTS:
     void randomSequencesAgree();
     void fixedWindowBranchesAgree_data();
     void fixedWindowBranchesAgree();
+    void slidingLogBranchesAgree_data();
+    void slidingLogBranchesAgree();
     void productsPast2Pow53AreExact();
 
 private:
@@ -468,6 +470,99 @@ void HitDifferentialTest::fixedWindowBranchesAgree()
     Step hit = hitStep(0, 0, policy);
     hit.args[0] = "hit";
     hit.args[2] = num(2);
+    if (!aclUser.isEmpty())
+        m_redis.setAuth("pw", aclUser);
+    const QByteArray difference = run(hit, compared);
+    m_redis.setAuth({}, {});
+    QVERIFY2(difference.isEmpty(), difference.constData());
+    QCOMPARE(m_lastPath, path);
+}
+
+// The sliding log's fast path finds the base (the newest member at or before the window's start)
+// from the head of the log, asks for it when 8 members are that old, trims only when members
+// precede it, and checks its writes before the first runs: each row builds a log (both prefixes
+// alike), hits it once with cost 1 and checks that both scripts agree and which way lua/hit.lua
+// went ("fast" with its branches, or "slow", see differential.lua).
+using LogMembers = QList<QPair<QByteArray, QByteArray>>; // score (ms before now, "-<ms>[.5]"), member
+
+void HitDifferentialTest::slidingLogBranchesAgree_data()
+{
+    QTest::addColumn<LogMembers>("members");
+    QTest::addColumn<bool>("ttl");
+    QTest::addColumn<qint64>("limit"); // per 60 s
+    QTest::addColumn<QByteArray>("aclUser");
+    QTest::addColumn<QByteArray>("path");
+    // `old` members 120 s old (one score when tied), then `recent` ones within the last 30 s
+    auto log = [](int old, int recent, bool tied = false) {
+        LogMembers members;
+        int total = 0;
+        for (int i = 0; i < old; ++i)
+            members.append({"-" + num(tied ? 120000 : 120000 - i), QByteArray::number(++total).rightJustified(16, '0')});
+        for (int i = 0; i < recent; ++i)
+            members.append({"-" + num(30000 - 10 * i), QByteArray::number(++total).rightJustified(16, '0')});
+        return members;
+    };
+    auto row = [](const char* name, const LogMembers& members, bool ttl, qint64 limit, const QByteArray& aclUser,
+                  const QByteArray& path) { QTest::newRow(name) << members << ttl << limit << aclUser << path; };
+    row("new", {}, true, 100, {}, "fast");
+    row("all in the window", log(0, 3), true, 100, {}, "fast:head");
+    row("the base alone is old", log(1, 3), true, 100, {}, "fast:head");
+    row("two old: one trimmed", log(2, 3), true, 100, {}, "fast:head:trim");
+    row("three old, tied", log(3, 3, true), true, 100, {}, "fast:head");
+    row("seven old, tied", log(7, 3, true), true, 100, {}, "fast:head");
+    row("eight old: the base asked for", log(8, 3), true, 100, {}, "fast:head:base:trim");
+    row("ten old", log(10, 3), true, 100, {}, "fast:head:base:trim");
+    row("eight old, tied", log(8, 3, true), true, 100, {}, "fast:head:base:trim");
+    row("lost its TTL", log(2, 3), false, 100, {}, "fast:head:trim");
+    row("full", log(1, 3), true, 3, {}, "slow");
+    row("old member format", {{"-1000", "5-1"}}, true, 100, {}, "slow");
+    row("base not a total", LogMembers{{"-120000", "junk"}} + log(0, 2), true, 100, {}, "slow");
+    row("base score not whole", LogMembers{{"-120000.5", "0000000000000001"}, {"-1000", "0000000000000002"}}, true,
+        100, {}, "slow");
+    row("trim refused", log(2, 3), true, 100, "nozrem", "slow");
+    row("nothing to trim, trim refused", log(1, 3), true, 100, "nozrem", "slow");
+    row("ZADD refused", log(1, 3), true, 100, "nozadd", "slow");
+    row("new, ZADD refused", {}, true, 100, "nozadd", "slow");
+    row("PEXPIRE refused", log(2, 3), true, 100, "nopexpire", "slow");
+    row("new, PEXPIRE refused", {}, true, 100, "nopexpire", "slow");
+}
+
+void HitDifferentialTest::slidingLogBranchesAgree()
+{
+    QFETCH(LogMembers, members);
+    QFETCH(bool, ttl);
+    QFETCH(qint64, limit);
+    QFETCH(QByteArray, aclUser);
+    QFETCH(QByteArray, path);
+    for (const QByteArray& name : {QByteArray("nozadd"), QByteArray("nozrem")}) {
+        const QByteArray refused = name == "nozadd" ? "-zadd" : "-zremrangebyscore";
+        QCOMPARE(m_redis.command({"ACL", "SETUSER", name, "on", ">pw", "~*", "&*", "+@all", refused}),
+                 QByteArray("+OK\r\n"));
+    }
+    const QByteArray log = actionKey(0, 0, ":sl:60000");
+    const QList<QByteArray> compared{log, actionKey(0, 0, ":ban"), userKey(0, ":audit"), userKey(0, ":ban")};
+    Step clear{compared, "raw", {"DEL"}};
+    QCOMPARE(run(clear, compared), QByteArray());
+    if (!members.isEmpty()) {
+        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+        Step add{{log}, "raw", {"ZADD"}};
+        for (const auto& [score, member] : members) {
+            const qsizetype dot = score.indexOf('.');
+            const qint64 us = (nowMs + score.left(dot < 0 ? score.size() : dot).toLongLong()) * 1000;
+            add.args << num(us) + (dot < 0 ? QByteArray() : score.mid(dot)) << member;
+        }
+        QCOMPARE(run(add, compared), QByteArray());
+        if (ttl) {
+            Step expire{{log}, "raw", {"PEXPIREAT", num(nowMs + 60000)}};
+            QCOMPARE(run(expire, compared), QByteArray());
+        }
+    }
+    Policy policy;
+    policy.algorithm = 1;
+    policy.windows = {{limit, 60000}};
+    Step hit = hitStep(0, 0, policy);
+    hit.args[0] = "hit";
+    hit.args[2] = "1";
     if (!aclUser.isEmpty())
         m_redis.setAuth("pw", aclUser);
     const QByteArray difference = run(hit, compared);

@@ -19,7 +19,9 @@
 -- lua/hit.lua answered (one EXISTS, as a fast path that gives up leaves the general path to run its
 -- own, and the state read or written before any PTTL, as the general path asks the TTL first),
 -- else "slow"; then the fixed window's branches, each after a ':': "undo" (an INCRBY taken back),
--- "zero" (INCRBY found a counter holding 0), "ttlless" (the fast path gave a counter its TTL).
+-- "zero" (INCRBY found a counter holding 0), "ttlless" (the fast path gave a counter its TTL); and
+-- the sliding log's fast branches: "head" (the base looked for from the head), "base" (asked for
+-- after all), "trim" (older members removed).
 
 local real = redis
 local frozen = real.call('TIME')
@@ -110,19 +112,23 @@ end
 
 local STATE = { GET = true, HMGET = true, ZRANGE = true, INCRBY = true, SET = true, HSET = true, ZADD = true }
 local function path_of(commands)
-  local exists, state, ttl, incrby, pexpire = 0, nil, nil, 0, false
+  local exists, state, ttl, incrby, pexpire, seen = 0, nil, nil, 0, false, {}
   for i, name in ipairs(commands) do
     if name == 'EXISTS' then exists = exists + 1 end
     if STATE[name] then state = state or i end
     if name == 'PTTL' then ttl = ttl or i end
     if name == 'INCRBY' then incrby = incrby + 1 end
     if name == 'PEXPIRE' then pexpire = true end
+    seen[name] = true
   end
   local fast = exists == 1 and state ~= nil and (ttl == nil or state < ttl)
   local path = fast and 'fast' or 'slow'
   if incrby > 1 then path = path .. ':undo' end
   if commands.zero then path = path .. ':zero' end
   if fast and incrby > 0 and pexpire then path = path .. ':ttlless' end
+  if fast and seen.ZRANGEBYSCORE then path = path .. ':head' end
+  if fast and seen.ZREVRANGEBYSCORE then path = path .. ':base' end
+  if fast and seen.ZREMRANGEBYSCORE then path = path .. ':trim' end
   return path
 end
 
