@@ -10,6 +10,20 @@
 
 namespace tollgate {
 
+namespace {
+
+QString closedByServer()
+{
+    return QStringLiteral("the server closed the connection");
+}
+
+QString lastSocketError()
+{
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+} // namespace
+
 TcpStream* TcpStream::adopt(QTcpSocket* socket)
 {
     if (socket->state() != QAbstractSocket::ConnectedState || socket->bytesAvailable() > 0 ||
@@ -63,9 +77,9 @@ void TcpStream::onReadable()
         char byte;
         const ssize_t got = ::recv(m_descriptor, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
         if (got == 0)
-            fail(QStringLiteral("the server closed the connection"), false);
+            fail(closedByServer(), false);
         else if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-            fail(QString::fromLocal8Bit(std::strerror(errno)), false);
+            fail(lastSocketError(), false);
         else if (got > 0)
             m_readNotifier->setEnabled(false);
     }
@@ -88,14 +102,14 @@ qint64 TcpStream::readData(char* data, qint64 maxSize)
         if (got > 0)
             return qint64(got);
         if (got == 0) {
-            fail(QStringLiteral("the server closed the connection"), !m_inReadable);
+            fail(closedByServer(), !m_inReadable);
             return -1;
         }
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
-        fail(QString::fromLocal8Bit(std::strerror(errno)), !m_inReadable);
+        fail(lastSocketError(), !m_inReadable);
         return -1;
     }
 }
@@ -111,7 +125,7 @@ qint64 TcpStream::sendSome(const char* data, qint64 size)
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
         // Reported on the next turn: the writer may be deep in a batch of callbacks.
-        fail(QString::fromLocal8Bit(std::strerror(errno)), true);
+        fail(lastSocketError(), true);
         return -1;
     }
 }

@@ -99,6 +99,10 @@ private:
     QByteArray userKey(int user, const QByteArray& suffix) const;
     QByteArray actionKey(int user, int action, const QByteArray& suffix) const;
     QByteArray run(const Step& step, const QList<QByteArray>& compared);
+    // One hit of user 0 on action 0 (as aclUser when not empty): both scripts agree, and
+    // lua/hit.lua went the way `path` says.
+    void hitAgrees(const Policy& policy, const QByteArray& cost, const QByteArray& aclUser,
+                   const QList<QByteArray>& compared, const QByteArray& path);
     void tally(const Step& step, const QByteArray& reply, const QByteArray& path);
 
     QMap<QByteArray, int> m_outcomes;
@@ -467,15 +471,7 @@ void HitDifferentialTest::fixedWindowBranchesAgree()
     Policy policy;
     policy.windows = {{10, 60000}};
     policy.warn = warn;
-    Step hit = hitStep(0, 0, policy);
-    hit.args[0] = "hit";
-    hit.args[2] = num(2);
-    if (!aclUser.isEmpty())
-        m_redis.setAuth("pw", aclUser);
-    const QByteArray difference = run(hit, compared);
-    m_redis.setAuth({}, {});
-    QVERIFY2(difference.isEmpty(), difference.constData());
-    QCOMPARE(m_lastPath, path);
+    hitAgrees(policy, num(2), aclUser, compared, path);
 }
 
 // The sliding log's fast path finds the base (the newest member at or before the window's start)
@@ -560,9 +556,16 @@ void HitDifferentialTest::slidingLogBranchesAgree()
     Policy policy;
     policy.algorithm = 1;
     policy.windows = {{limit, 60000}};
+    hitAgrees(policy, "1", aclUser, compared, path);
+}
+
+void HitDifferentialTest::hitAgrees(const Policy& policy, const QByteArray& cost,
+                                    const QByteArray& aclUser, const QList<QByteArray>& compared,
+                                    const QByteArray& path)
+{
     Step hit = hitStep(0, 0, policy);
     hit.args[0] = "hit";
-    hit.args[2] = "1";
+    hit.args[2] = cost;
     if (!aclUser.isEmpty())
         m_redis.setAuth("pw", aclUser);
     const QByteArray difference = run(hit, compared);
