@@ -63,9 +63,11 @@ void discoverTopologyFromAny(std::vector<Client*> clients, Context context,
     }
     Client* first = clients.front();
     clients.erase(clients.begin());
-    discoverTopology(first, nullptr, [clients, context, done](Result<std::optional<SlotMap>> map) {
+    // The next node is asked from the caller's thread, where its owner keeps the clients
+    // alive; on a node's worker thread they might be deleted meanwhile.
+    discoverTopology(first, context, [clients, context, done](Result<std::optional<SlotMap>> map) {
         if (map || clients.empty())
-            deliver(context, done, std::move(map));
+            done(std::move(map));
         else
             discoverTopologyFromAny(clients, context, done);
     });

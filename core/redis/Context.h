@@ -1,31 +1,33 @@
 #pragma once
 
-#include <QCoreApplication>
+#include "core/redis/ThreadAnchor.h"
+
 #include <QObject>
 #include <QPointer>
 #include <QThread>
+#include <memory>
 
 namespace tollgate {
 
 /// Where an asynchronous result goes: a QObject, tracked weakly, so a result for an object
 /// that was deleted meanwhile is dropped instead of touching freed memory.
 ///
-/// Built implicitly from `this` (or nullptr) on the caller's thread, where the object is
-/// alive; copies travel to the worker thread and back. For objects of the main thread the
-/// callback is posted through the application object and the weak pointer is checked on
-/// the main thread itself, so deleting a widget while its request is in flight is safe.
+/// Built implicitly from `this` (or nullptr) where the object is alive; copies travel to the
+/// worker thread and back. The callback is queued on the object's thread through that
+/// thread's ThreadAnchor, never through the object itself (which its own thread may be
+/// deleting at that moment), and the weak pointer is checked there, on the object's thread:
+/// deleting a widget or a router while its request is in flight is safe.
 class Context
 {
 public:
     Context(QObject* object = nullptr) // NOLINT: implicit on purpose, call sites pass `this`
-        : m_object(object), m_identity(object), m_set(object != nullptr)
+        : m_object(object), m_identity(object),
+          m_anchor(object ? ThreadAnchor::of(object->thread()) : nullptr)
     {
-        const QCoreApplication* app = QCoreApplication::instance();
-        m_onMainThread = object && app && object->thread() == app->thread();
     }
 
     /// Null context: callbacks run on the client's worker thread.
-    bool isNull() const { return !m_set; }
+    bool isNull() const { return m_identity == nullptr; }
     /// Which object this is for, as an identity only (never dereferenced): what keeps one
     /// caller's replies in order.
     const void* identity() const { return m_identity; }
@@ -33,26 +35,18 @@ public:
     /// Runs `call` on the context's thread unless the object is gone by then.
     template <typename F> void post(F&& call) const
     {
-        QPointer<QObject> guard = m_object;
-        auto checked = [guard, call = std::forward<F>(call)]() mutable {
+        if (!m_anchor)
+            return;
+        m_anchor->post([guard = m_object, call = std::forward<F>(call)]() mutable {
             if (guard)
                 call();
-        };
-        if (m_onMainThread) {
-            if (QCoreApplication* app = QCoreApplication::instance())
-                QMetaObject::invokeMethod(app, std::move(checked), Qt::QueuedConnection);
-            return;
-        }
-        // Another thread: the receiver itself must still exist while posting.
-        if (QObject* receiver = guard.data())
-            QMetaObject::invokeMethod(receiver, std::move(checked), Qt::QueuedConnection);
+        });
     }
 
 private:
     QPointer<QObject> m_object;
     const void* m_identity = nullptr;
-    bool m_set = false;
-    bool m_onMainThread = false;
+    std::shared_ptr<ThreadAnchor> m_anchor; // the object's thread, alive while it runs
 };
 
 } // namespace tollgate
