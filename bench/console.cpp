@@ -21,6 +21,7 @@
 #include <QThread>
 #include <QTimer>
 #include <cstdio>
+#include <sys/resource.h>
 #include <ctime>
 #include <functional>
 #include <future>
@@ -135,6 +136,27 @@ qint64 serverCalls(Client& client)
     return calls;
 }
 
+// CPU seconds the server has used so far (INFO cpu: user + system).
+double serverCpuSeconds(Client& client)
+{
+    auto info = client.executeSync({"INFO", "cpu"});
+    double seconds = 0;
+    if (info)
+        for (const QByteArray& line : info->toBytes().split('\n'))
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:"))
+                seconds += line.mid(line.indexOf(':') + 1).trimmed().toDouble();
+    return seconds;
+}
+
+// CPU seconds used by this process (who == RUSAGE_SELF) or its waited-for children.
+double cpuSeconds(int who)
+{
+    rusage usage{};
+    getrusage(who, &usage);
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 void row(const char* figure, const QString& value, const char* goal)
 {
     std::printf("| %-62s | %-26s | %-22s |\n", figure, qPrintable(value), goal);
@@ -209,7 +231,13 @@ int main(int argc, char** argv)
                      double(seeding.elapsed()) / 1000.0);
     }
 
-    // The reference: redis-cli --scan over the same keys, in this run.
+    Client probe(*ConnectionOptions::fromUrl(server.url())); // INFO, outside the console's count
+    probe.open();
+
+    // The reference: redis-cli --scan over the same keys, in this run. The CPU each side spends
+    // says where a ratio comes from (on 2 cores, the server and the client share them).
+    const double scanServerCpu = serverCpuSeconds(probe);
+    const double scanClientCpu = cpuSeconds(RUSAGE_CHILDREN);
     QElapsedTimer cliScan;
     cliScan.start();
     QProcess scan;
@@ -220,6 +248,8 @@ int main(int argc, char** argv)
     scan.waitForFinished(-1);
     const qint64 scanMs = cliScan.elapsed();
     const qint64 scannedKeys = scan.readAllStandardOutput().trimmed().toLongLong();
+    const double scanServer = serverCpuSeconds(probe) - scanServerCpu;
+    const double scanClient = cpuSeconds(RUSAGE_CHILDREN) - scanClientCpu;
 
     Session::Settings settings;
     settings.connection = *ConnectionOptions::fromUrl(server.url());
@@ -227,9 +257,6 @@ int main(int argc, char** argv)
     Session session(settings);
     session.open();
     waitUntil([&] { return session.state() == ConnectionState::Connected; }, 10'000);
-    Client probe(*ConnectionOptions::fromUrl(server.url())); // INFO, outside the console's count
-    probe.open();
-
     LagProbe lag;
     SubjectsPage page(&session);
     page.resize(1280, 800);
@@ -241,12 +268,16 @@ int main(int argc, char** argv)
         passDone = true;
         passMs = clock.elapsed();
     });
+    const double loadServerCpu = serverCpuSeconds(probe);
+    const double loadClientCpu = cpuSeconds(RUSAGE_SELF);
     clock.start();
     page.show();
     const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
     const qint64 firstPaintStall = lag.take(); // creating, polishing and painting the page
     const qint64 allRows = firstRows + waitUntil([&] { return passDone && model->isIdle(); });
     const qint64 loadStall = lag.take();
+    const double loadServer = serverCpuSeconds(probe) - loadServerCpu;
+    const double loadClient = cpuSeconds(RUSAGE_SELF) - loadClientCpu;
 
     std::printf("\nbench_console: %lld subjects (%lld keys), Subjects page offscreen, %s\n\n",
                 static_cast<long long>(model->totals().subjects),
@@ -263,6 +294,13 @@ int main(int argc, char** argv)
             .arg(double(allRows) / double(qMax<qint64>(1, scanMs)), 0, 'f', 2)
             .arg(double(passMs) / 1000, 0, 'f', 1),
         "<= 1.2x");
+    row("CPU: server / client, loading vs redis-cli --scan",
+        QStringLiteral("%1 / %2 s vs %3 / %4 s")
+            .arg(loadServer, 0, 'f', 1)
+            .arg(loadClient, 0, 'f', 1)
+            .arg(scanServer, 0, 'f', 1)
+            .arg(scanClient, 0, 'f', 1),
+        "(explains the ratio)");
     row("longest GUI stall: loading",
         QStringLiteral("%1 ms (first paint %2 ms)").arg(loadStall).arg(firstPaintStall),
         "<= 50 ms");
