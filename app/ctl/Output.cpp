@@ -152,23 +152,27 @@ QString text(const QByteArray& id)
     return QString::fromUtf8(id);
 }
 
+void writeFields(JsonLine& out, const HitResult& hit)
+{
+    out.field("allowed", hit.allowed)
+        .field("tier", tierName(hit.tier))
+        .field("count", hit.count)
+        .field("limit", hit.limit)
+        .field("remaining", hit.remaining)
+        .field("reset_ms", hit.resetMs)
+        .field("retry_after_ms", hit.retryAfterMs);
+    if (!hit.allowed && !hit.message.isEmpty())
+        out.field("message", hit.message);
+    out.field("decided_by", decidedByName(hit.decidedBy));
+    if (hit.decidedBy != DecidedBy::Redis)
+        out.field("redis_error", hit.redisError);
+}
+
 QJsonObject toJson(const HitResult& hit)
 {
-    QJsonObject object{
-        {QStringLiteral("allowed"), hit.allowed},
-        {QStringLiteral("tier"), tierName(hit.tier)},
-        {QStringLiteral("count"), hit.count},
-        {QStringLiteral("limit"), hit.limit},
-        {QStringLiteral("remaining"), hit.remaining},
-        {QStringLiteral("reset_ms"), hit.resetMs},
-        {QStringLiteral("retry_after_ms"), hit.retryAfterMs},
-    };
-    if (!hit.allowed && !hit.message.isEmpty())
-        object.insert(QStringLiteral("message"), hit.message);
-    object.insert(QStringLiteral("decided_by"), decidedByName(hit.decidedBy));
-    if (hit.decidedBy != DecidedBy::Redis)
-        object.insert(QStringLiteral("redis_error"), hit.redisError);
-    return object;
+    JsonLine line;
+    writeFields(line, hit);
+    return QJsonDocument::fromJson(line.take()).object();
 }
 
 QJsonObject toJson(const Policy& policy)
@@ -198,19 +202,24 @@ QJsonObject toJson(const Policy& policy)
     };
 }
 
+void writeFields(JsonLine& out, const BanInfo& ban)
+{
+    out.idField("user", ban.user)
+        .idField("action", ban.action)
+        .field("scope", ban.action.isEmpty() ? QStringLiteral("user") : QStringLiteral("action"))
+        .field("reason", ban.reason)
+        .field("actor", ban.actor)
+        .field("source", ban.source)
+        .field("created_ms", ban.createdMs)
+        .field("until_ms", ban.untilMs)
+        .field("permanent", ban.untilMs == 0);
+}
+
 QJsonObject toJson(const BanInfo& ban)
 {
-    return QJsonObject{
-        {QStringLiteral("user"), text(ban.user)},
-        {QStringLiteral("action"), text(ban.action)},
-        {QStringLiteral("scope"), ban.action.isEmpty() ? QStringLiteral("user") : QStringLiteral("action")},
-        {QStringLiteral("reason"), ban.reason},
-        {QStringLiteral("actor"), ban.actor},
-        {QStringLiteral("source"), ban.source},
-        {QStringLiteral("created_ms"), ban.createdMs},
-        {QStringLiteral("until_ms"), ban.untilMs},
-        {QStringLiteral("permanent"), ban.untilMs == 0},
-    };
+    JsonLine line;
+    writeFields(line, ban);
+    return QJsonDocument::fromJson(line.take()).object();
 }
 
 } // namespace tollgate::ctl

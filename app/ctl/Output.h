@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/ctl/Cli.h"
+#include "app/ctl/JsonLine.h"
 #include "core/limits/HitResult.h"
 #include "core/limits/Moderation.h"
 #include "core/limits/Policy.h"
@@ -37,6 +38,11 @@ void printTable(const QList<QStringList>& rows);
 /// "850ms", "9.7s", "1h30m": for people, not exact.
 QString humanMs(qint64 ms);
 QString text(const QByteArray& id);
+
+/// The fields of a hit's result and of a ban, written into an open object: the one list of
+/// them, behind toJson() and behind the per-row lines of `subjects --json`.
+void writeFields(JsonLine& out, const HitResult& hit);
+void writeFields(JsonLine& out, const BanInfo& ban);
 
 QJsonObject toJson(const HitResult& hit);
 QJsonObject toJson(const Policy& policy);

@@ -6,7 +6,6 @@
 #include "core/limits/Subjects.h"
 
 #include <QDateTime>
-#include <QJsonDocument>
 #include <cstdio>
 
 namespace tollgate::ctl {
@@ -26,25 +25,28 @@ struct Filters
     }
 };
 
-QJsonValue banJson(const std::optional<BanInfo>& ban)
-{
-    return ban ? QJsonValue(toJson(*ban)) : QJsonValue();
-}
-
 QByteArray jsonLine(const Subject& s)
 {
-    QJsonObject object = toJson(s.state);
-    object.insert(QStringLiteral("user"), text(s.user));
-    object.insert(QStringLiteral("action"), text(s.action));
-    object.insert(QStringLiteral("has_policy"), s.hasPolicy);
-    object.insert(QStringLiteral("state_known"), s.stateKnown);
-    object.insert(QStringLiteral("banned"), s.banned());
-    object.insert(QStringLiteral("near_limit"), s.nearLimit());
-    object.insert(QStringLiteral("ban"), banJson(s.ban));
-    object.insert(QStringLiteral("user_ban"), banJson(s.userBan));
+    JsonLine line;
+    line.idField("user", s.user)
+        .idField("action", s.action)
+        .field("has_policy", s.hasPolicy)
+        .field("state_known", s.stateKnown)
+        .field("banned", s.banned())
+        .field("near_limit", s.nearLimit());
     if (!s.error.isEmpty())
-        object.insert(QStringLiteral("error"), s.error);
-    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+        line.field("error", s.error);
+    writeFields(line, s.state);
+    for (const auto& [name, ban] : {std::pair{"ban", &s.ban}, std::pair{"user_ban", &s.userBan}}) {
+        if (!*ban) {
+            line.null(name);
+            continue;
+        }
+        line.object(name);
+        writeFields(line, **ban);
+        line.end();
+    }
+    return line.take() + '\n';
 }
 
 QString banText(const Subject& s)

@@ -51,7 +51,7 @@ QByteArray algorithmCode(Algorithm algorithm)
     return {};
 }
 
-std::optional<Algorithm> algorithmFromCode(const QByteArray& code)
+std::optional<Algorithm> algorithmFromCode(QByteArrayView code)
 {
     for (const auto& entry : kNames) {
         if (code == entry.code)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 #include <optional>
 
@@ -20,6 +21,6 @@ QByteArray algorithmName(Algorithm algorithm);
 std::optional<Algorithm> algorithmFromName(const QByteArray& name);
 /// The short code inside state keys: fw, sl, sw, tb.
 QByteArray algorithmCode(Algorithm algorithm);
-std::optional<Algorithm> algorithmFromCode(const QByteArray& code);
+std::optional<Algorithm> algorithmFromCode(QByteArrayView code);
 
 } // namespace tollgate

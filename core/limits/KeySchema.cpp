@@ -87,11 +87,19 @@ QByteArray KeySchema::escape(const QByteArray& id)
     return out;
 }
 
-std::optional<QByteArray> KeySchema::unescape(const QByteArray& escaped)
+std::optional<QByteArray> KeySchema::unescape(QByteArrayView escaped)
 {
+    // Most keys hold plain ids: those are their own unescaped form (one copy, no check).
+    qsizetype plain = 0;
+    while (plain < escaped.size() && static_cast<unsigned char>(escaped[plain]) < 0x80 &&
+           isPlain(static_cast<unsigned char>(escaped[plain])))
+        ++plain;
+    if (plain == escaped.size())
+        return escaped.toByteArray();
     QByteArray out;
     out.reserve(escaped.size());
-    for (int i = 0; i < escaped.size(); ++i) {
+    out.append(escaped.first(plain));
+    for (qsizetype i = plain; i < escaped.size(); ++i) {
         const char c = escaped[i];
         if (c != '%') {
             // Raw bytes >= 0x80 must form UTF-8: the canonical check below refuses the rest.
@@ -111,7 +119,7 @@ std::optional<QByteArray> KeySchema::unescape(const QByteArray& escaped)
         i += 2;
     }
     // Only what escape() writes: "%41" for "A" would alias another user's keys.
-    if (escape(out) != escaped)
+    if (QByteArrayView(escape(out)) != escaped)
         return std::nullopt;
     return out;
 }
@@ -233,19 +241,23 @@ QByteArray KeySchema::policyPattern(bool cluster) const
 
 KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
 {
+    // Views all the way: a listing parses every key of the keyspace, so only the ids found
+    // are copied out.
     Parsed parsed;
-    if (!key.startsWith(QByteArray(m_prefix + ':')))
+    const QByteArrayView whole(key);
+    if (whole.size() <= m_prefix.size() || !whole.startsWith(m_prefix) ||
+        whole[m_prefix.size()] != ':')
         return parsed;
-    const QByteArray rest = key.mid(m_prefix.size() + 1);
+    const QByteArrayView rest = whole.sliced(m_prefix.size() + 1);
     if (parseShared(rest, &parsed))
         return parsed;
     // The cluster's policy keys: never a user (':' is no escaped id), never a bad key.
     if (rest.startsWith("{:}:")) {
-        parseShared(rest.mid(4), &parsed);
+        parseShared(rest.sliced(4), &parsed);
         return parsed;
     }
     if (rest.startsWith("stats:")) {
-        auto action = unescape(rest.mid(6));
+        auto action = unescape(rest.sliced(6));
         if (action && !action->isEmpty()) {
             parsed.kind = Parsed::Kind::Stats;
             parsed.action = *action;
@@ -254,16 +266,29 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
     }
     if (!rest.startsWith('{'))
         return parsed;
-    const int close = rest.indexOf('}');
+    const qsizetype close = rest.indexOf('}');
     if (close < 0 || close + 1 >= rest.size() || rest[close + 1] != ':')
         return parsed;
-    auto user = unescape(rest.mid(1, close - 1));
+    auto user = unescape(rest.sliced(1, close - 1));
     if (!user || user->isEmpty())
         return parsed;
-    const QList<QByteArray> parts = rest.mid(close + 2).split(':');
+    // What follows "{<user>}:", cut at ':' into at most three parts (a fourth is no key of ours).
+    QByteArrayView parts[3];
+    qsizetype count = 0;
+    for (QByteArrayView tail = rest.sliced(close + 2);; ++count) {
+        if (count == 3)
+            return parsed;
+        const qsizetype colon = tail.indexOf(':');
+        if (colon < 0) {
+            parts[count++] = tail;
+            break;
+        }
+        parts[count] = tail.first(colon);
+        tail = tail.sliced(colon + 1);
+    }
     Parsed result;
     result.user = *user;
-    if (parts.size() == 1 && (parts[0] == "ban" || parts[0] == "audit")) {
+    if (count == 1 && (parts[0] == "ban" || parts[0] == "audit")) {
         result.kind = parts[0] == "ban" ? Parsed::Kind::UserBan : Parsed::Kind::UserAudit;
         return result;
     }
@@ -271,11 +296,11 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
     if (!action || action->isEmpty())
         return parsed;
     result.action = *action;
-    if (parts.size() == 2 && parts[1] == "ban") {
+    if (count == 2 && parts[1] == "ban") {
         result.kind = Parsed::Kind::ActionBan;
         return result;
     }
-    if (parts.size() == 3) {
+    if (count == 3) {
         auto algorithm = algorithmFromCode(parts[1]);
         bool ok = false;
         const qint64 window = parts[2].toLongLong(&ok);
@@ -289,7 +314,7 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
     return parsed;
 }
 
-bool KeySchema::parseShared(const QByteArray& rest, Parsed* parsed) const
+bool KeySchema::parseShared(QByteArrayView rest, Parsed* parsed) const
 {
     if (rest == "audit") {
         parsed->kind = Parsed::Kind::Audit;
@@ -301,7 +326,7 @@ bool KeySchema::parseShared(const QByteArray& rest, Parsed* parsed) const
     }
     if (!rest.startsWith("policy:"))
         return false;
-    auto action = unescape(rest.mid(7));
+    auto action = unescape(rest.sliced(7));
     if (action && !action->isEmpty()) {
         parsed->kind = Parsed::Kind::Policy;
         parsed->action = *action;

@@ -34,7 +34,7 @@ public:
     const QByteArray& prefix() const { return m_prefix; }
 
     static QByteArray escape(const QByteArray& id);
-    static std::optional<QByteArray> unescape(const QByteArray& escaped);
+    static std::optional<QByteArray> unescape(QByteArrayView escaped);
     /// Non-empty and at most kMaxIdBytes; `what` names the id in the message ("user id").
     static Status validateId(const QByteArray& id, const QString& what);
     /// A prefix is 1..64 bytes without glob characters, braces, ':' or whitespace: anything
@@ -92,7 +92,7 @@ private:
     QByteArray userBase(const QByteArray& user) const;
     QByteArray policyBase(bool cluster) const; // "<p>:" or "<p>:{:}:"
     /// What follows "<p>:" or "<p>:{:}:" for the keys both layouts have; false if none.
-    bool parseShared(const QByteArray& rest, Parsed* parsed) const;
+    bool parseShared(QByteArrayView rest, Parsed* parsed) const;
 
     QByteArray m_prefix;
 };

@@ -6,6 +6,7 @@
 
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
 
@@ -53,6 +54,7 @@ private Q_SLOTS:
     void userWideBan();
     void resetCounters();
     void subjects();
+    void subjectsJsonEscapes();
     void repairDryRunThenFix();
     void scripts();
     void bench();
@@ -410,6 +412,46 @@ void tst_Cli::subjects()
 
     const Run all = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
     QCOMPARE(all.lines().size(), 3);
+}
+
+// subjects --json writes its lines itself (a QJsonDocument per row was most of its CPU): every
+// string must still come out as valid JSON that reads back as the same text.
+void tst_Cli::subjectsJsonEscapes()
+{
+    setPolicy({QStringLiteral("like"), QStringLiteral("--limit"), QStringLiteral("10"), QStringLiteral("--window"), QStringLiteral("10s")});
+    const QStringList users{QStringLiteral("quote\" back\\slash"), QStringLiteral("line\nfeed\ttab\x01bell\x1f"),
+                            QStringLiteral("\u00fcn\u00ef \U0001F600 /slash")};
+    for (const QString& user : users)
+        QCOMPARE(ctl({QStringLiteral("hit"), QStringLiteral("like"), user}).code, 0);
+    const QString reason = QStringLiteral("said \"hi\"\nthen \\ left");
+    QCOMPARE(ctl({QStringLiteral("ban"), users[0], QStringLiteral("--action"), QStringLiteral("like"),
+                  QStringLiteral("--for"), QStringLiteral("1h"), QStringLiteral("--reason"), reason}).code, 0);
+    // A user id that is no UTF-8 (byte 0xFF), written as its key: shown as U+FFFD.
+    QCOMPARE(m_redis.command({"SET", "tg:{%FF}:like:fw:10000", "3", "PX", "60000"}), QByteArray("+OK\r\n"));
+
+    const Run run = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    QMap<QString, QJsonObject> byUser;
+    for (const QByteArray& line : run.out.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        QJsonParseError error{};
+        const QJsonDocument row = QJsonDocument::fromJson(line, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError && row.isObject(), line.constData());
+        byUser.insert(row[QStringLiteral("user")].toString(), row.object());
+    }
+    QCOMPARE(byUser.size(), 4);
+    for (const QString& user : users) {
+        QVERIFY2(byUser.contains(user), qPrintable(user));
+        QCOMPARE(byUser[user][QStringLiteral("action")].toString(), QStringLiteral("like"));
+    }
+    QCOMPARE(byUser[users[1]][QStringLiteral("count")].toInteger(), 1);
+    const QJsonObject ban = byUser[users[0]][QStringLiteral("ban")].toObject();
+    QCOMPARE(ban[QStringLiteral("reason")].toString(), reason);
+    QCOMPARE(ban[QStringLiteral("user")].toString(), users[0]);
+    QCOMPARE(ban[QStringLiteral("permanent")].toBool(), false);
+    QVERIFY(byUser[users[0]][QStringLiteral("user_ban")].isNull());
+    QCOMPARE(byUser[QString(QChar(0xFFFD))][QStringLiteral("count")].toInteger(), 3);
 }
 
 void tst_Cli::repairDryRunThenFix()
