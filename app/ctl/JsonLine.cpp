@@ -1,17 +1,25 @@
 #include "app/ctl/JsonLine.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 namespace tollgate::ctl {
 
+void JsonLine::put(QByteArrayView bytes)
+{
+    // (QByteArray::append is an insert() in Qt 6.4: several calls per byte run)
+    const qsizetype at = m_out.size();
+    m_out.resize(at + bytes.size());
+    std::memcpy(m_out.data() + at, bytes.data(), size_t(bytes.size()));
+}
+
 void JsonLine::name(const char* name)
 {
-    if (!m_first)
-        m_out += ',';
+    put(m_first ? "\"" : ",\"");
     m_first = false;
-    m_out += '"';
-    m_out += name; // our own field names: plain ASCII, nothing to escape
-    m_out += "\":";
+    put(name); // our own field names: plain ASCII, nothing to escape
+    put("\":");
 }
 
 void JsonLine::string(QByteArrayView utf8)
@@ -23,7 +31,7 @@ void JsonLine::string(QByteArrayView utf8)
         const auto c = static_cast<unsigned char>(utf8[i]);
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        m_out.append(utf8.sliced(plain, i - plain));
+        put(utf8.sliced(plain, i - plain));
         plain = i + 1;
         m_out += '\\';
         switch (c) {
@@ -40,21 +48,22 @@ void JsonLine::string(QByteArrayView utf8)
             m_out += hex[c & 0xF];
         }
     }
-    m_out.append(utf8.sliced(plain));
+    put(utf8.sliced(plain));
     m_out += '"';
 }
 
 JsonLine& JsonLine::field(const char* name, qint64 value)
 {
     this->name(name);
-    m_out += QByteArray::number(value);
+    char digits[24];
+    put(QByteArrayView(digits, std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(value))));
     return *this;
 }
 
 JsonLine& JsonLine::field(const char* name, bool value)
 {
     this->name(name);
-    m_out += value ? "true" : "false";
+    put(value ? "true" : "false");
     return *this;
 }
 
@@ -82,7 +91,7 @@ JsonLine& JsonLine::idField(const char* name, const QByteArray& id)
 JsonLine& JsonLine::null(const char* name)
 {
     this->name(name);
-    m_out += "null";
+    put("null");
     return *this;
 }
 

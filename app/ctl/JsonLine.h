@@ -30,6 +30,7 @@ public:
     QByteArray take();
 
 private:
+    void put(QByteArrayView bytes);
     void name(const char* name);
     void string(QByteArrayView utf8);
 
