@@ -172,8 +172,10 @@ EncodedCommand EncodedCommand::fromArgs(const Command& args)
         return {}; // no arguments: nothing to send
     EncodedCommand command = std::move(*built);
     if (!args.isEmpty()) {
-        const QByteArray name = args.first().toUpper();
-        command.m_subscribes = name == "SUBSCRIBE" || name == "PSUBSCRIBE";
+        // (compared in place: an upper-cased copy of every command's name was a malloc each)
+        const QByteArray& name = args.first();
+        command.m_subscribes = name.compare("SUBSCRIBE", Qt::CaseInsensitive) == 0 ||
+                               name.compare("PSUBSCRIBE", Qt::CaseInsensitive) == 0;
     }
     return command;
 }
