@@ -153,27 +153,6 @@ do
     until true
   end
 
-  -- The reply of an allowed hit, or nil when it crosses the warn level (that writes an audit entry).
-  function fast_reply(before, after, limit, warn, reset_ms)
-    if warn > 0 and before <= warn and after > warn then return nil end
-    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
-  end
-
-  -- The server's clock, read once and only when the decision needs it (a fixed window from the
-  -- first hit does not, unless a ban is involved).
-  function clock()
-    if not now_us then
-      local t = redis.call('TIME')
-      now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
-      now_ms = floor(now_us / 1000)
-    end
-    return now_ms
-  end
-
-  function to_int(s)
-    return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
-  end
-
   -- The math the fast paths share with the general path. Only the algorithm in use makes its
   -- functions (into the locals above); the fast paths do the common case in line and call
   -- mul_div only past 2^53 (it takes no upvalue: a closure's upvalues cost every call too).
@@ -373,6 +352,21 @@ do
     local after = count + cost
     return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
   until true
+  end
+
+  -- The general path's clock, read once and only when the decision needs it (a fixed window from the
+  -- first hit does not, unless a ban is involved).
+  function clock()
+    if not now_us then
+      local t = redis.call('TIME')
+      now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
+      now_ms = floor(now_us / 1000)
+    end
+    return now_ms
+  end
+
+  function to_int(s)
+    return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
   end
 
   -- The general path's arithmetic (the fast paths above do theirs in line).
