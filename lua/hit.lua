@@ -292,24 +292,30 @@ do
   until true
 
   elseif plain and alg == 'sliding_log' then repeat
-    -- Sliding log: TIME, the newest member, PTTL, the base member (the newest at or before the
-    -- window's start), then the trim of older members, one ZADD and PEXPIRE.
+    -- Sliding log: TIME, the newest member, PTTL, ZCOUNT of members after now, the base member
+    -- (the newest at or before the window's start), then the trim of older members, one ZADD and
+    -- PEXPIRE. The new member is scored now: a log holding a member scored later (the clock
+    -- stepped back) goes the general way, so no score of the newest is read (~6k instructions).
     local t = redis.call('TIME')
     now_us = t[1] * 1000000 + t[2]
     now_ms = floor(now_us / 1000)
     local window_us = window * 1000
-    local count, newest_total, newest_us, trim, stale = 0, 0, nil, nil, false
-    local newest = redis.pcall('ZRANGE', key, '-1', '-1', 'WITHSCORES')
+    local format = string.format
+    local at = format('%d', now_us)
+    local count, newest_total, trim, stale = 0, 0, nil, false
+    local newest = redis.pcall('ZRANGE', key, '-1', '-1')
     if newest.err then break end
-    if newest[1] then
+    local exists = newest[1]
+    if exists then
       -- (members of the old "<us>-<seq>" format or of no format: the general path)
-      if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
-      newest_total, newest_us = newest[1] + 0, newest[2] + 0
+      if not exists:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
+      if redis.pcall('ZCOUNT', key, '(' .. at, '+inf') ~= 0 then break end
+      newest_total = exists + 0
       -- The last hit trimmed all but the base, so the members at or before the cut are few and
       -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
       -- for the base walks back through the whole window); when all 8 are that old, it is asked for.
       -- (the cut spelled by string.format: cheaper than Redis' %.17g, the same digits)
-      local cut = string.format('%d', now_us - window_us)
+      local cut = format('%d', now_us - window_us)
       local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', cut, 'WITHSCORES', 'LIMIT', '0', '8')
       if old.err then break end
       local n = #old
@@ -326,31 +332,27 @@ do
         count = newest_total
       end
     end
-    if count + cost > limit then break end
-    if warn > 0 and count <= warn and count + cost > warn then break end   -- crossing the warn level: an audit entry
-    local ts = newest_us and newest_us > now_us and newest_us or now_us   -- never before the newest member
-    local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
-    local format = string.format
-    local at, member = format('%d', ts), format('%016d', newest_total + cost)
-    local ttl = ts == now_us and window or reset_ms   -- (then they are equal, and the digits are at hand)
+    local after = count + cost
+    if after > limit then break end
+    if warn > 0 and count <= warn and after > warn then break end   -- crossing the warn level: an audit entry
+    local member = format('%016d', newest_total + cost)
     -- Every write is allowed before the first runs; the first is checked by running it (refused,
     -- it writes nothing). A trim that would remove nothing is only checked (the general path runs
-    -- it). PEXPIRE goes first on a log that exists, last on a new one.
+    -- it). PEXPIRE goes first on a log that exists, last on a new one; its TTL is window_ms.
     if trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim) then break end
-    if newest_us then
-      if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, ttl)) ~= 'number' then
+    if exists then
+      if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, window)) ~= 'number' then
         break
       end
       if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
       redis.call('ZADD', key, at, member)
     else
-      if not redis.acl_check_cmd('PEXPIRE', key, ttl) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
+      if not redis.acl_check_cmd('PEXPIRE', key, window) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
         break
       end
-      redis.call('PEXPIRE', key, ttl)
+      redis.call('PEXPIRE', key, window)
     end
-    local after = count + cost
-    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, window_us / 1000, 0 }
   until true
   end
 
