@@ -292,10 +292,10 @@ do
   until true
 
   elseif plain and alg == 'sliding_log' then repeat
-    -- Sliding log: TIME, the newest member, PTTL, ZCOUNT of members after now, the base member
-    -- (the newest at or before the window's start), then the trim of older members, one ZADD and
-    -- PEXPIRE. The new member is scored now: a log holding a member scored later (the clock
-    -- stepped back) goes the general way, so no score of the newest is read (~6k instructions).
+    -- Sliding log: TIME, the newest member, PTTL, ZCOUNT from now, the base member (the newest
+    -- at or before the window's start), then the trim of older members, one ZADD and PEXPIRE.
+    -- The new member is scored now: a log holding a member scored now or later (the clock stepped
+    -- back) goes the general way, so the newest member's score is not read (~6k instructions).
     local t = redis.call('TIME')
     now_us = t[1] * 1000000 + t[2]
     now_ms = floor(now_us / 1000)
@@ -309,7 +309,7 @@ do
     if exists then
       -- (members of the old "<us>-<seq>" format or of no format: the general path)
       if not exists:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
-      if redis.pcall('ZCOUNT', key, '(' .. at, '+inf') ~= 0 then break end
+      if redis.pcall('ZCOUNT', key, at, '+inf') ~= 0 then break end   -- (one scored now too: rare)
       newest_total = exists + 0
       -- The last hit trimmed all but the base, so the members at or before the cut are few and
       -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
