@@ -153,35 +153,16 @@ do
     until true
   end
 
-  -- The reply of an allowed hit, or nil when it crosses the warn level (that writes an audit entry).
-  function fast_reply(before, after, limit, warn, reset_ms)
-    if warn > 0 and before <= warn and after > warn then return nil end
-    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
-  end
-
-  -- The server's clock, read once and only when the decision needs it (a fixed window from the
-  -- first hit does not, unless a ban is involved).
-  function clock()
-    if not now_us then
-      local t = redis.call('TIME')
-      now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
-      now_ms = floor(now_us / 1000)
-    end
-    return now_ms
-  end
-
-  function to_int(s)
-    return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
-  end
-
   -- The math the fast paths share with the general path. Only the algorithm in use makes its
-  -- functions (into the locals above).
+  -- functions (into the locals above); the fast paths do the common case in line and call
+  -- mul_div only past 2^53 (it takes no upvalue: a closure's upvalues cost every call too).
   if alg == 'token_bucket' or alg == 'sliding_window' then
     -- floor(a * b / c) and the remainder, exact for integers 0 <= a, b, c < 2^50 whose quotient stays
     -- below 2^53 (a double holds integers exactly only up to 2^53, and a * b may be far above it).
     -- Past 2^53, b is taken digit by digit in the largest base that keeps every step below 2^53:
     -- a few steps when c is small (a window in µs), at most 25 when c is near 2^50.
     function mul_div(a, b, c)
+      local floor = math.floor
       local ab = a * b
       if ab < 2 ^ 53 then
         local q = floor(ab / c)
@@ -204,6 +185,193 @@ do
     end
   end
 
+  -- Each fast path reads the clock itself (as clock() would, which then keeps it) and makes its
+  -- reply in line: no function of the general path is called on the way (see parse_tat,
+  -- tb_after, tb_used, sw_roll and sl_member below for the same arithmetic).
+  if plain and alg == 'token_bucket' then repeat
+    -- Token bucket: TIME, GET (+ PTTL only when the TAT is ahead of now), one SET ... PX.
+    local window_us = window * 1000
+    if limit > window_us then break end
+    local t = redis.call('TIME')
+    now_us = t[1] * 1000000 + t[2]                    -- (digits: arithmetic reads them)
+    now_ms = floor(now_us / 1000)
+    local us, num, before = now_us, 0, 0              -- an empty bucket
+    local stored = redis.pcall('GET', key)
+    if stored then
+      if type(stored) ~= 'string' then break end
+      -- The TAT "<us>+<num>/<den>" or "<us>", as parse_tat reads it (a negative one: the general path)
+      local us_s, n_s, d_s = stored:match('^(%d+)%+(%d+)/(%d+)$')
+      local n, d = 0, 1
+      if us_s then
+        if #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
+        n, d = n_s + 0, d_s == ARGV[13] and limit or d_s + 0   -- (the usual den: the limit's own digits)
+        if d < 1 or n >= d then break end
+      else
+        us_s = #stored <= 17 and stored:find('^%d+$') and stored
+        if not us_s then break end
+      end
+      local tat = us_s + 0
+      -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
+      if tat > now_us or (tat == now_us and n > 0) then
+        if redis.call('PTTL', key) == 0 then break end   -- it expires within this millisecond
+        us, num = tat, (n == 0 or d == limit) and n or mul_div(n, limit, d)
+        -- units in the bucket: ceil((us - now_us + num / limit) * limit / window_us)
+        local a = us - now_us
+        local q, r = a * limit, nil
+        if q < 2 ^ 53 then q = floor(q / window_us); r = a * limit - q * window_us else q, r = mul_div(a, limit, window_us) end
+        before = q + ceil((r + num) / window_us)
+      end
+    end
+    -- the TAT moves by cost * window_us / limit µs, kept as whole µs and num / limit
+    local inc_q, inc_r = cost * window_us, nil
+    if inc_q < 2 ^ 53 then inc_q = floor(inc_q / limit); inc_r = cost * window_us - inc_q * limit else inc_q, inc_r = mul_div(cost, window_us, limit) end
+    num = num + inc_r
+    us = us + inc_q
+    if num >= limit then us, num = us + 1, num - limit end   -- (num + inc_r < 2 * limit)
+    local ahead = us - now_us
+    if ahead > window_us or (ahead == window_us and num > 0) then break end
+    local q, r = ahead * limit, nil
+    if q < 2 ^ 53 then q = floor(q / window_us); r = ahead * limit - q * window_us else q, r = mul_div(ahead, limit, window_us) end
+    local after = q + ceil((r + num) / window_us)
+    if warn > 0 and before <= warn and after > warn then break end   -- crossing the warn level: an audit entry
+    local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
+    -- SET is the only write, so it is checked by running it: refused, it writes nothing
+    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or string.format('%d', us)
+    if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then break end
+    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+  until true
+
+  elseif plain and alg == 'sliding_window' then repeat
+    -- Sliding window counter: TIME, HMGET (+ PTTL when it holds counts), HSET, PEXPIRE. It reads
+    -- only counts spelled as this script writes them (digits, below 2^50, no leading 0; a start
+    -- or cur of 0, which it never writes, goes the general way), so within one window HSET writes
+    -- cur alone: start and prev already hold what the general path would write.
+    local W = window + 0
+    local t = redis.call('TIME')
+    now_us = t[1] * 1000000 + t[2]
+    now_ms = floor(now_us / 1000)
+    local ws = floor(now_ms / W) * W
+    local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
+    if h.err then break end
+    local start_s, cur_s, prev_s = h[1], h[2], h[3]
+    local start, cur, prev = ws, 0, 0
+    if start_s or cur_s or prev_s then
+      local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
+        and start_s .. ',' .. cur_s .. ',' .. (prev_s == '0' and '1' or prev_s)
+      if not fields or not fields:find('^[1-9]%d*,[1-9]%d*,[1-9]%d*$') or redis.call('PTTL', key) == 0 then
+        break
+      end
+      start, cur, prev = start_s + 0, cur_s + 0, prev_s == '0' and 0 or prev_s + 0
+      if start < ws then                              -- (a start ahead of ws: a clock step back, kept)
+        prev, prev_s = 0, '0'                         -- two or more windows passed
+        if start == ws - W then prev, prev_s = cur, cur_s end   -- one: cur becomes prev
+        start, start_s, cur = ws, nil, 0
+      end
+    end
+    local elapsed = now_ms - ws
+    local weighed = prev * (W - elapsed)            -- floor(prev * (W - elapsed) / W)
+    weighed = weighed < 2 ^ 53 and floor(weighed / W) or mul_div(prev, W - elapsed, W)
+    local before = weighed + cur
+    if before + cost > limit then break end
+    local after = before + cost
+    if warn > 0 and before <= warn and after > warn then break end   -- crossing the warn level: an audit entry
+    cur = cur + cost
+    local format = string.format
+    local ttl = format('%d', 2 * W)
+    if not redis.acl_check_cmd('PEXPIRE', key, ttl) then break end
+    -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
+    local written
+    if start_s then
+      written = redis.pcall('HSET', key, 'cur', format('%d', cur))
+    else
+      written = redis.pcall('HSET', key, 'start', format('%d', start), 'cur', format('%d', cur), 'prev', prev_s or '0')
+    end
+    if type(written) ~= 'number' then break end
+    redis.call('PEXPIRE', key, ttl)
+    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, 2 * W - elapsed, 0 }
+  until true
+
+  elseif plain and alg == 'sliding_log' then repeat
+    -- Sliding log: TIME, the newest member, PTTL, ZCOUNT from now, the base member (the newest
+    -- at or before the window's start), then the trim of older members, one ZADD and PEXPIRE.
+    -- The new member is scored now: a log holding a member scored now or later (the clock stepped
+    -- back) goes the general way, so the newest member's score is not read (~6k instructions).
+    local t = redis.call('TIME')
+    now_us = t[1] * 1000000 + t[2]
+    now_ms = floor(now_us / 1000)
+    local window_us = window * 1000
+    local format = string.format
+    local at = format('%d', now_us)
+    local count, newest_total, trim, stale = 0, 0, nil, false
+    local newest = redis.pcall('ZRANGE', key, '-1', '-1')
+    if newest.err then break end
+    local exists = newest[1]
+    if exists then
+      -- (members of the old "<us>-<seq>" format or of no format: the general path)
+      if not exists:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
+      if redis.pcall('ZCOUNT', key, at, '+inf') ~= 0 then break end   -- (one scored now too: rare)
+      newest_total = exists + 0
+      -- The last hit trimmed all but the base, so the members at or before the cut are few and
+      -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
+      -- for the base walks back through the whole window); when all 8 are that old, it is asked for.
+      -- (the cut spelled by string.format: cheaper than Redis' %.17g, the same digits)
+      local cut = format('%d', now_us - window_us)
+      local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', cut, 'WITHSCORES', 'LIMIT', '0', '8')
+      if old.err then break end
+      local n = #old
+      if n == 16 then
+        old, n, stale = redis.call('ZREVRANGEBYSCORE', key, cut, '-inf', 'WITHSCORES', 'LIMIT', '0', '1'), 2, true
+      end
+      if n > 0 then
+        local base, base_us = old[n - 1], old[n]
+        -- (a score Redis spells with digits only is what the general path's '(%d' spells)
+        if not base:find('^%d+$') or not base_us:find('^%d+$') then break end
+        count, trim = newest_total - base, '(' .. base_us
+        stale = stale or old[2] ~= base_us    -- members scored below the base: the trim removes them
+      else
+        count = newest_total
+      end
+    end
+    local after = count + cost
+    if after > limit then break end
+    if warn > 0 and count <= warn and after > warn then break end   -- crossing the warn level: an audit entry
+    local member = format('%016d', newest_total + cost)
+    -- Every write is allowed before the first runs; the first is checked by running it (refused,
+    -- it writes nothing). A trim that would remove nothing is only checked (the general path runs
+    -- it). PEXPIRE goes first on a log that exists, last on a new one; its TTL is window_ms.
+    if trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim) then break end
+    if exists then
+      if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, window)) ~= 'number' then
+        break
+      end
+      if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
+      redis.call('ZADD', key, at, member)
+    else
+      if not redis.acl_check_cmd('PEXPIRE', key, window) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
+        break
+      end
+      redis.call('PEXPIRE', key, window)
+    end
+    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, window_us / 1000, 0 }
+  until true
+  end
+
+  -- The general path's clock, read once and only when the decision needs it (a fixed window from the
+  -- first hit does not, unless a ban is involved).
+  function clock()
+    if not now_us then
+      local t = redis.call('TIME')
+      now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
+      now_ms = floor(now_us / 1000)
+    end
+    return now_ms
+  end
+
+  function to_int(s)
+    return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
+  end
+
+  -- The general path's arithmetic (the fast paths above do theirs in line).
   if alg == 'token_bucket' then
     -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
     function parse_tat(s)
@@ -225,36 +393,6 @@ do
       return q + ceil((r + num) / window_us)
     end
 
-    -- Token bucket: GET (PTTL only when the TAT is ahead of now), one SET ... PX.
-    local window_us = plain and window * 1000
-    if plain and limit <= window_us then repeat
-      clock()
-      local us, num = now_us, 0
-      local stored = redis.pcall('GET', key)
-      if stored then
-        if type(stored) ~= 'string' then break end
-        local tat, n, d = parse_tat(stored)
-        if not tat then break end
-        -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
-        if tat > now_us or (tat == now_us and n > 0) then
-          if redis.call('PTTL', key) == 0 then break end   -- it expires within this millisecond
-          us, num = tat, (d == limit) and n or mul_div(n, limit, d)
-        end
-      end
-      local before = tb_used(us, num, limit, window_us)
-      local inc_q, inc_r = mul_div(cost, window_us, limit)
-      us, num = tb_after(us, num, inc_q, inc_r, limit)
-      local ahead = us - now_us
-      if ahead > window_us or (ahead == window_us and num > 0) then break end
-      local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
-      local reply = fast_reply(before, tb_used(us, num, limit, window_us), limit, warn, reset_ms)
-      if not reply then break end
-      -- SET is the only write, so it is checked by running it: refused, it writes nothing
-      local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or us
-      if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then break end
-      return reply
-    until true end
-
   elseif alg == 'sliding_window' then
     -- Sliding window: those counts seen from the aligned window that starts at ws.
     function sw_roll(ws, W, start, cur, prev)
@@ -263,106 +401,9 @@ do
       return ws, 0, 0                                     -- two or more passed
     end
 
-    -- Sliding window counter: HMGET, PTTL, HSET and PEXPIRE. It reads only counts spelled as this
-    -- script writes them (digits, no leading 0, below 2^50), so a field that keeps its value is
-    -- written back as the very string read.
-    if plain then repeat
-      local W = window + 0
-      clock()
-      local ws = floor(now_ms / W) * W
-      local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
-      if h.err then break end
-      local start_s, cur_s, prev_s = h[1], h[2], h[3]
-      local start, cur, prev = ws, 0, 0
-      if start_s or cur_s or prev_s then
-        local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
-          and ',' .. start_s .. ',' .. cur_s .. ',' .. prev_s
-        if not fields or not fields:find('^,%d+,%d+,%d+$') or fields:find(',0%d') or redis.call('PTTL', key) == 0 then
-          break
-        end
-        local stored_start, stored_cur, stored_prev = start_s + 0, cur_s + 0, prev_s + 0
-        start, cur, prev = sw_roll(ws, W, stored_start, stored_cur, stored_prev)
-        start_s = start == stored_start and start_s or nil
-        prev_s = (prev == stored_prev and prev_s) or (prev == stored_cur and cur_s) or nil
-      end
-      local elapsed = now_ms - ws
-      local weighed = mul_div(prev, W - elapsed, W)
-      if weighed + cur + cost > limit then break end
-      local before = weighed + cur
-      cur = cur + cost
-      local reply = fast_reply(before, weighed + cur, limit, warn, 2 * W - elapsed)
-      if not reply then break end
-      local format = string.format
-      local ttl = format('%d', 2 * W)
-      if not redis.acl_check_cmd('PEXPIRE', key, ttl) then break end
-      -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
-      local written = redis.pcall('HSET', key, 'start', start_s or format('%d', start), 'cur', format('%d', cur),
-        'prev', prev_s or format('%d', prev))
-      if type(written) ~= 'number' then break end
-      redis.call('PEXPIRE', key, ttl)
-      return reply
-    until true end
-
   elseif alg == 'sliding_log' then
     -- Sliding log: a member is the running total, zero-padded so rank order is total order.
     function sl_member(total) return string.format('%016d', total) end
-
-    -- Sliding log: the newest member, PTTL, the base member (the newest at or before the window's
-    -- start), then the trim of older members, one ZADD and PEXPIRE.
-    if plain then repeat
-      clock()
-      local window_us = window * 1000
-      local count, newest_total, newest_us, trim, stale = 0, 0, nil, nil, false
-      local newest = redis.pcall('ZRANGE', key, '-1', '-1', 'WITHSCORES')
-      if newest.err then break end
-      if newest[1] then
-        -- (members of the old "<us>-<seq>" format or of no format: the general path)
-        if not newest[1]:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
-        newest_total, newest_us = newest[1] + 0, newest[2] + 0
-        -- The last hit trimmed all but the base, so the members at or before the cut are few and
-        -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
-        -- for the base walks back through the whole window); when all 8 are that old, it is asked for.
-        local old = redis.pcall('ZRANGEBYSCORE', key, '-inf', now_us - window_us, 'WITHSCORES', 'LIMIT', '0', '8')
-        if old.err then break end
-        local n = #old
-        if n == 16 then
-          old, n, stale = redis.call('ZREVRANGEBYSCORE', key, now_us - window_us, '-inf', 'WITHSCORES', 'LIMIT', '0', '1'), 2, true
-        end
-        if n > 0 then
-          local base, base_us = old[n - 1], old[n]
-          -- (a score Redis spells with digits only is what the general path's '(%d' spells)
-          if not base:find('^%d+$') or not base_us:find('^%d+$') then break end
-          count, trim = newest_total - base, '(' .. base_us
-          stale = stale or old[2] ~= base_us    -- members scored below the base: the trim removes them
-        else
-          count = newest_total
-        end
-      end
-      if count + cost > limit then break end
-      local ts = max(now_us, newest_us or 0)      -- never before the newest member
-      local reset_ms = max(ceil((ts + window_us - now_us) / 1000), 1)
-      local reply = fast_reply(count, count + cost, limit, warn, reset_ms)
-      if not reply then break end
-      local at, member = string.format('%d', ts), sl_member(newest_total + cost)
-      local ttl = ts == now_us and window or reset_ms   -- (then they are equal, and the digits are at hand)
-      -- Every write is allowed before the first runs; the first is checked by running it (refused,
-      -- it writes nothing). A trim that would remove nothing is only checked (the general path runs
-      -- it). PEXPIRE goes first on a log that exists, last on a new one.
-      if trim and not redis.acl_check_cmd('ZREMRANGEBYSCORE', key, '-inf', trim) then break end
-      if newest_us then
-        if not redis.acl_check_cmd('ZADD', key, at, member) or type(redis.pcall('PEXPIRE', key, ttl)) ~= 'number' then
-          break
-        end
-        if stale then redis.call('ZREMRANGEBYSCORE', key, '-inf', trim) end
-        redis.call('ZADD', key, at, member)
-      else
-        if not redis.acl_check_cmd('PEXPIRE', key, ttl) or type(redis.pcall('ZADD', key, at, member)) ~= 'number' then
-          break
-        end
-        redis.call('PEXPIRE', key, ttl)
-      end
-      return reply
-    until true end
   end
 end
 
