@@ -71,7 +71,7 @@ local MINUTE, HOUR, DAY, WEEK = 60000, 3600000, 86400000, 604800000
 local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 local alg = ARGV[2]
 local now_us, now_ms                                        -- the server's clock, once read
-local clock, to_int, fast_reply, mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
+local clock, to_int, mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
 do
   -- A plain one-window hit of this algorithm and no ban key present: cost, warn, limit, window
   -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
