@@ -1,6 +1,7 @@
 #include "core/redis/ThreadAnchor.h"
 
 #include <QHash>
+#include <QMutex>
 #include <QPointer>
 
 namespace tollgate {
@@ -61,7 +62,7 @@ void ThreadAnchor::retire()
 {
     QObject* receiver = nullptr;
     {
-        QMutexLocker lock(&m_mutex);
+        QWriteLocker lock(&m_lock);
         std::swap(receiver, m_receiver);
     }
     // Outside the lock: the work still queued is destroyed with it and may post again.

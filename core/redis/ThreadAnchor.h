@@ -1,7 +1,7 @@
 #pragma once
 
 #include <QMetaObject>
-#include <QMutex>
+#include <QReadWriteLock>
 #include <QObject>
 #include <QThread>
 #include <memory>
@@ -22,7 +22,7 @@ public:
     /// Queues `call` on the anchor's thread; drops it once that thread has finished.
     template <typename F> void post(F&& call)
     {
-        QMutexLocker lock(&m_mutex);
+        QReadLocker lock(&m_lock);
         if (m_receiver)
             QMetaObject::invokeMethod(m_receiver, std::forward<F>(call), Qt::QueuedConnection);
     }
@@ -34,7 +34,7 @@ public:
 private:
     void retire(); // on the finishing thread itself
 
-    QMutex m_mutex;
+    QReadWriteLock m_lock;
     QObject* m_receiver; // lives on the thread; deleted by retire()
 };
 
