@@ -43,6 +43,16 @@ bool isPlain(unsigned char c)
     }
 }
 
+// How many leading bytes of `bytes` are plain ASCII, which escape() keeps as they are.
+qsizetype plainPrefix(QByteArrayView bytes)
+{
+    qsizetype plain = 0;
+    while (plain < bytes.size() && static_cast<unsigned char>(bytes[plain]) < 0x80 &&
+           isPlain(static_cast<unsigned char>(bytes[plain])))
+        ++plain;
+    return plain;
+}
+
 int hexValue(char c)
 {
     if (c >= '0' && c <= '9')
@@ -60,10 +70,7 @@ QByteArray KeySchema::escape(const QByteArray& id)
 {
     static const char digits[] = "0123456789ABCDEF";
     // Most ids need nothing escaped: those are shared as they are (every hit escapes its id).
-    qsizetype plain = 0;
-    while (plain < id.size() && static_cast<unsigned char>(id[plain]) < 0x80 &&
-           isPlain(static_cast<unsigned char>(id[plain])))
-        ++plain;
+    const qsizetype plain = plainPrefix(id);
     if (plain == id.size())
         return id;
     QByteArray out;
@@ -90,10 +97,7 @@ QByteArray KeySchema::escape(const QByteArray& id)
 std::optional<QByteArray> KeySchema::unescape(QByteArrayView escaped)
 {
     // Most keys hold plain ids: those are their own unescaped form (one copy, no check).
-    qsizetype plain = 0;
-    while (plain < escaped.size() && static_cast<unsigned char>(escaped[plain]) < 0x80 &&
-           isPlain(static_cast<unsigned char>(escaped[plain])))
-        ++plain;
+    const qsizetype plain = plainPrefix(escaped);
     if (plain == escaped.size())
         return escaped.toByteArray();
     QByteArray out;
