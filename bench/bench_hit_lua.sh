@@ -9,14 +9,16 @@
 # --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
 # only inside evalShaCommand, N hits per figure): slow, but the same on a busy machine as on an
 # idle one, so two scripts compare exactly (one run is enough).
+# --short sends hit.lua's short form (lua/README.md: 3 keys, 5 arguments), the empty script too.
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [script.lua ...]   (default: lua/hit.lua)
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [--short] [script.lua ...]   (default: lua/hit.lua)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
 port=7493
 fifo=0
 callgrind=0
+short=0
 scripts=()
 while (($#)); do
     case "$1" in
@@ -24,6 +26,7 @@ while (($#)); do
     --port) port="$2"; shift 2 ;;
     --fifo) fifo=1; shift ;;
     --callgrind) callgrind="$2"; shift 2 ;;
+    --short) short=1; shift ;;
     *) scripts+=("$1"); shift ;;
     esac
 done
@@ -52,8 +55,10 @@ one() {
     cli FLUSHALL >/dev/null
     cli CONFIG RESETSTAT >/dev/null
     ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
-    redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q EVALSHA "$1" 5 'tg:{u}:ban' 'tg:{u}:a:ban' \
-        'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5" hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5" >/dev/null
+    local call=(5 'tg:{u}:ban' 'tg:{u}:a:ban' 'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5"
+        hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
+    ((short == 0)) || call=(3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$3:$5" hit "$2" 1 "$4" "$5")
+    redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q EVALSHA "$1" "${call[@]}" >/dev/null
     if ((callgrind == 0)); then
         cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
     else

@@ -78,12 +78,35 @@ do
   -- others learn it from their read). Numbers must be digits only and short enough to be in range
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
   -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
-  local plain, cost, warn, limit, window, key, present = false
+  local plain, cost, warn, limit, window, key, present, cost_s, limit_s = false
   repeat
-    local A = ARGV
-    if #KEYS ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+    local A, K = ARGV, KEYS
+    local user_ban, action_ban = K[1], K[2]
+    local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
+      or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
+    if #A == 5 and #K == 3 then
+      -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
+      -- find checks all three keys and both numbers. With the lengths below, the keys must be
+      -- <head>ban, <head><action>:ban and <head><action>:<code>:<window> exactly, where <head> is
+      -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below).
+      cost_s, limit_s, window, key = A[3], A[4], A[5], K[3]
+      -- (one literal per algorithm: a constant of the script, made once when it is loaded)
+      local pattern = (alg == 'fixed_window' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:fw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'token_bucket' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:tb:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'sliding_window' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:sw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'sliding_log' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:sl:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      if A[1] ~= 'hit' or not pattern or #cost_s > 9 or #limit_s > 10 then break end
+      local found, _, head, action, w = (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(pattern)
+      if not found or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
+        or #key ~= #head + #action + 4 + #w then
+        break
+      end
+      cost, limit, warn = cost_s + 0, limit_s + 0, 0
+      if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
+    else
+    if #K ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
     local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
-    window = A[14]
+    window, cost_s, limit_s = A[14], c, l
     if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
       or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
       or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
@@ -100,17 +123,16 @@ do
     end
     -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
     -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
-    local user_ban, action_ban, audit, global = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-    local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
-      or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
+    local audit, global = K[3], K[4]
     local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
     local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
-    key = KEYS[5]
+    key = K[5]
     if not code or not prefix or not prefix:find('^[^{]*:$')
       or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
       or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
       or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
       break
+    end
     end
     if alg == 'fixed_window' then
       -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
@@ -131,13 +153,13 @@ do
     -- decide: a denial, a warn crossing, a negative counter, a TTL of 0, a refused PEXPIRE.
     repeat
       -- the general path writes SET: INCRBY stands in for it, so SET is the command to allow
-      if not redis.acl_check_cmd('SET', key, ARGV[3], 'KEEPTTL') then break end
+      if not redis.acl_check_cmd('SET', key, cost_s, 'KEEPTTL') then break end
       if not present then
         if cost > limit or (warn > 0 and cost > warn) then break end
         redis.call('SET', key, cost, 'PX', window)
         return { 1, 'ok', cost, limit, limit - cost, window + 0, 0 }
       end
-      local count = redis.pcall('INCRBY', key, ARGV[3])
+      local count = redis.pcall('INCRBY', key, cost_s)
       if type(count) ~= 'number' then break end
       local before, ttl = count - cost, redis.call('PTTL', key)
       if count > limit or before < 0 or ttl == 0 or (warn > 0 and before <= warn and count > warn)
@@ -204,7 +226,7 @@ do
       local n, d = 0, 1
       if us_s then
         if #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
-        n, d = n_s + 0, d_s == ARGV[13] and limit or d_s + 0   -- (the usual den: the limit's own digits)
+        n, d = n_s + 0, d_s == limit_s and limit or d_s + 0   -- (the usual den: the limit's own digits)
         if d < 1 or n >= d then break end
       else
         us_s = #stored <= 17 and stored:find('^%d+$') and stored
@@ -410,6 +432,10 @@ end
 ---------------------------------------------------------------- general path
 -- Closures only for the algorithm in use, numbers passed as they are, no TYPE unless a read fails.
 
+-- The short form is read as the full form it stands for: main() replaces these two first.
+local KEYS, ARGV = KEYS, ARGV
+local short = #ARGV == 2 * #KEYS - 1
+
 -- Every check raises a "TG_..." string; the guard at the bottom turns it into an error reply.
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
 
@@ -464,6 +490,36 @@ local function escape(id)
   return table.concat(out)
 end
 
+-- The short form's keys and arguments as the full form's: no warn, no ban, no channel, windows
+-- from the first hit in UTC, and the ids the keys name, unescaped (main() then checks that the
+-- keys are exactly what escaping those ids gives, so a non-canonical spelling is refused).
+local function full_form(keys, args)
+  local n = #keys - 2
+  if n < 1 or n > MAX_WINDOWS then
+    fail('TG_INVALID', string.format('the short form of hit takes 2 keys (user ban, action ban) plus one state key '
+      .. 'per window (1..%d) and 3 arguments plus 2 per window; the full form 4 keys plus one per window and '
+      .. '12 arguments plus 2 per window; got %d keys and %d arguments', MAX_WINDOWS, #keys, #args))
+  end
+  local prefix, user = keys[1]:match('^([^{]*:){([^{}]*)}:ban$')
+  if not prefix then
+    fail('TG_INVALID', string.format('KEYS[1] is "%s", expected "<p>:{<user>}:ban"', keys[1]:sub(1, 200)))
+  end
+  local base = prefix .. '{' .. user .. '}:'
+  local action = keys[2]:sub(1, #base) == base and keys[2]:match('^(.+):ban$', #base + 1)
+  if not action then
+    fail('TG_INVALID', string.format('KEYS[2] is "%s", expected "%s<action>:ban"', keys[2]:sub(1, 200), base:sub(1, 200)))
+  end
+  local function unescape(id)
+    local raw = id:gsub('%%(%x%x)', function(hex) return string.char(tonumber(hex, 16)) end)
+    return raw
+  end
+  local full_keys = { keys[1], keys[2], base .. 'audit', '' }
+  local full_args = { args[1], args[2], args[3], '0', '0', '0', '', '0', unescape(user), unescape(action), '', 'first_hit' }
+  for i = 3, #keys do full_keys[i + 2] = keys[i] end
+  for i = 4, #args do full_args[i + 9] = args[i] end
+  return full_keys, full_args
+end
+
 -- Writes are queued while reading and run at the end, so no error can leave a half-done hit.
 -- Numbers go as they are: Redis writes an integer-valued Lua number with all its digits.
 local writes = {}
@@ -511,6 +567,7 @@ end
 
 local function main()
   ---------------------------------------------------------------- arguments
+  if short then KEYS, ARGV = full_form(KEYS, ARGV) end
   local n = #KEYS - FIXED_KEYS
   if n < 1 then
     fail('TG_INVALID', string.format('hit needs %d keys (user ban, action ban, user audit, global audit) plus one state key per window, got %d',
@@ -551,7 +608,7 @@ local function main()
   local function expect_key(i, wanted)
     if KEYS[i] ~= wanted or not prefix_ok then
       fail('TG_INVALID', string.format('KEYS[%d] is "%s", expected "%s" (ids escaped as in lua/README.md)',
-        i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
+        (short and i > FIXED_KEYS) and i - 2 or i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
     end
   end
   expect_key(1, base .. ':ban')
