@@ -26,6 +26,12 @@ ARGV[12]         align: "first_hit" (windows start at the first hit) | "calendar
 ARGV[13..12+2n]  n pairs limit_i (1..1e9), window_ms_i (1..31536000000, all different), in the
                  order of KEYS[5..]
 
+The short form, for a policy with count_denied 0, warn 0, ban_ms 0, ban_until "", offsets "0",
+no events channel and align first_hit (it can never write an audit entry), told apart by
+#ARGV == 2 * #KEYS - 1: KEYS[1], KEYS[2] the bans, KEYS[3..2+n] the state keys; ARGV[1..3] mode,
+algorithm, cost; ARGV[4..3+2n] the pairs. The ids are read from the keys, which must be exactly
+what escaping them gives; replies, errors and writes are the full form's.
+
 Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining, reset_ms, retry_after_ms }
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
   with the longest retry_after; otherwise (and when banned) the window with the smallest remaining.

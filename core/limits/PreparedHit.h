@@ -12,7 +12,8 @@ namespace tollgate {
 /// hit.lua's EVALSHA for one policy with everything policy-constant encoded once: the script's
 /// SHA, the key suffixes, the algorithm, limits and windows (lua/README.md, hit.lua). The
 /// policy is validated when prepared, not per hit; a hit escapes its user id once and adds the
-/// user's keys, the id, and the cost or the zone's offsets only where they vary.
+/// user's keys, the id, and the cost or the zone's offsets only where they vary. A policy that
+/// can never ban, warn or count a denial goes in the short form: no audit keys, no ids.
 class PreparedHit
 {
 public:
@@ -32,7 +33,10 @@ public:
         return prepare(policy, KeyLayout(schema, false));
     }
     const Policy& policy() const { return m_policy; }
-    qsizetype keyCount() const { return 4 + qsizetype(m_stateKeys.size()); }
+    qsizetype keyCount() const { return (m_short ? 2 : 4) + qsizetype(m_stateKeys.size()); }
+    /// Whether hits go in hit.lua's short form (a policy without warn level, bans, counted
+    /// denials or local time; lua/README.md).
+    bool shortForm() const { return m_short; }
 
     /// EVALSHA (hit) or EVALSHA_RO (peek) for one user; cost 0 = the policy's. InvalidInput
     /// for an empty or too long id or a cost out of range.
@@ -48,6 +52,7 @@ private:
 
     Policy m_policy;
     bool m_cluster = false; // KEYS[4] is then KEYS[3] again, not m_globalAudit
+    bool m_short = false;   // no KEYS[3..4], ARGV = mode, algorithm, cost, m_tail
     UserKey m_userBan, m_actionBan, m_userAudit;
     std::vector<UserKey> m_stateKeys;
     qsizetype m_argumentCount = 0;
@@ -59,6 +64,7 @@ private:
     RespFragment m_rules;               // ARGV[4..7]: count_denied, warn, ban_ms, ban_until
     RespFragment m_noOffsets;           // ARGV[8] "0" for policies without local time
     RespFragment m_tail;                // ARGV[10..]: action, channel, align, limit/window pairs
+                                        // (short form: the pairs alone)
 };
 
 } // namespace tollgate

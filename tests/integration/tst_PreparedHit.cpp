@@ -22,6 +22,10 @@ private Q_SLOTS:
     void init();
     void documentedCall_data();
     void documentedCall();
+    void shortFormCall_data();
+    void shortFormCall();
+    void fullFormForEveryRule_data();
+    void fullFormForEveryRule();
     void followsPolicyChanges();
     void refusesBadInputBeforeSending();
     void customCostAndLocalTime();
@@ -95,6 +99,97 @@ void PreparedHitTest::documentedCall()
 
     // And the server agrees: the call runs (hit.lua checks every key against the ids).
     auto hit = m_core.hit(policy, user);
+    QVERIFY2(hit.ok(), qPrintable(hit.ok() ? QString() : hit.error().toString()));
+    QCOMPARE(hit->count, qint64(1));
+}
+
+// A policy that can never ban, warn, count a denial or need local time goes in hit.lua's
+// short form: the ban keys and the state keys, mode, algorithm, cost and the pairs; the ids only
+// inside the keys. The server counts it exactly as the full form would (tst_HitDifferential).
+void PreparedHitTest::shortFormCall_data()
+{
+    QTest::addColumn<QByteArray>("user");
+    QTest::addColumn<bool>("peek");
+    QTest::newRow("plain") << QByteArray("alice") << false;
+    QTest::newRow("peek") << QByteArray("alice") << true;
+    QTest::newRow("escaped") << QByteArray("a:b {c}*\n") << false;
+    QTest::newRow("utf-8 and a lone byte") << QByteArray("Zo\xC3\xAB\xFF") << false;
+}
+
+void PreparedHitTest::shortFormCall()
+{
+    QFETCH(QByteArray, user);
+    QFETCH(bool, peek);
+    const KeySchema& schema = m_core.schema();
+    Policy policy = makePolicy("up load", 2, 60000);
+    policy.windows.push_back({100, 3'600'000});
+    auto prepared = PreparedHit::prepare(policy, schema);
+    QVERIFY(prepared.ok());
+    QVERIFY((*prepared)->shortForm());
+    QCOMPARE((*prepared)->keyCount(), qsizetype(4));
+    auto command = (*prepared)->command(peek, user, 0);
+    QVERIFY(command.ok());
+
+    const QByteArray& action = policy.action;
+    const Command expected{peek ? "EVALSHA_RO" : "EVALSHA",
+                           ScriptLibrary::instance().find(QStringLiteral("hit"))->sha1,
+                           "4",
+                           schema.userBanKey(user),
+                           schema.actionBanKey(user, action),
+                           schema.stateKey(user, action, Algorithm::FixedWindow, 60000),
+                           schema.stateKey(user, action, Algorithm::FixedWindow, 3'600'000),
+                           peek ? "peek" : "hit",
+                           "fixed_window",
+                           "1",
+                           "2",
+                           "60000",
+                           "100",
+                           "3600000"};
+    QCOMPARE(command->bytes(), RedisServer::encodeCommand(expected));
+
+    // The server unescapes the ids from the keys and checks them: the hits count, the third
+    // is denied, and only the two state keys exist (no audit entry for a plain policy).
+    for (qint64 expectedCount : {1, 2}) {
+        auto hit = m_core.hit(policy, user);
+        QVERIFY2(hit.ok(), qPrintable(hit.ok() ? QString() : hit.error().toString()));
+        QVERIFY(hit->allowed);
+        QCOMPARE(hit->count, expectedCount);
+    }
+    auto denied = m_core.hit(policy, user);
+    QVERIFY(denied.ok());
+    QVERIFY(!denied->allowed);
+    QCOMPARE(denied->limit, qint64(2));
+    QCOMPARE(m_core.dbsize(), qint64(2));
+}
+
+// Each rule that hit.lua needs the full form for (an audit entry, the ids, the offsets) keeps
+// the full form, and the server accepts it.
+void PreparedHitTest::fullFormForEveryRule_data()
+{
+    QTest::addColumn<int>("rule");
+    QTest::newRow("warn") << 0;
+    QTest::newRow("ban") << 1;
+    QTest::newRow("count denied") << 2;
+    QTest::newRow("ban until midnight") << 3;
+    QTest::newRow("calendar") << 4;
+}
+
+void PreparedHitTest::fullFormForEveryRule()
+{
+    QFETCH(int, rule);
+    Policy policy = makePolicy("post", 5, 60000);
+    switch (rule) {
+    case 0: policy.warn = 3; break;
+    case 1: policy.banMs = 1000; break;
+    case 2: policy.countDenied = true; break;
+    case 3: policy.banUntilMidnight = true; break;
+    default: policy.calendarAligned = true;
+    }
+    auto prepared = PreparedHit::prepare(policy, m_core.schema());
+    QVERIFY(prepared.ok());
+    QVERIFY(!(*prepared)->shortForm());
+    QCOMPARE((*prepared)->keyCount(), qsizetype(5));
+    auto hit = m_core.hit(policy, "u");
     QVERIFY2(hit.ok(), qPrintable(hit.ok() ? QString() : hit.error().toString()));
     QCOMPARE(hit->count, qint64(1));
 }

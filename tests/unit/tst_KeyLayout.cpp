@@ -172,6 +172,15 @@ void KeyLayoutTest::preparedHitFollowsTheLayout()
     QCOMPARE(cluster.count(userStream), qsizetype(2));
     QCOMPARE(cluster.count(globalStream), qsizetype(0));
     QVERIFY(cluster.indexOf(userStream) < cluster.indexOf("tg:{ann}:like:fw:60000"));
+
+    // A policy that never bans or warns sends no audit stream at all, on either layout.
+    policy.banMs = 0;
+    for (bool onCluster : {false, true}) {
+        const QByteArray plain = sent(onCluster);
+        QCOMPARE(plain.count(userStream), qsizetype(0));
+        QCOMPARE(plain.count(globalStream), qsizetype(0));
+        QVERIFY(plain.contains("tg:{ann}:like:fw:60000"));
+    }
 }
 
 QTEST_GUILESS_MAIN(KeyLayoutTest)
