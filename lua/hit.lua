@@ -94,17 +94,19 @@ do
       -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
       -- find checks all three keys and both numbers. With the lengths below, the keys must be
       -- <head>ban, <head><action>:ban and <head><action>:<code>:<window> exactly, where <head> is
-      -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below).
+      -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below;
+      -- the user id's length from the two positions around it).
       cost_s, limit_s, window, key = A[3], A[4], A[5], K[3]
       -- (one literal per algorithm: a constant of the script, made once when it is loaded)
-      local pattern = (alg == 'fixed_window' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:fw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'token_bucket' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:tb:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'sliding_window' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:sw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'sliding_log' and '^([^{]+:{[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%2:sl:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      local pattern = (alg == 'fixed_window' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:fw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'token_bucket' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:tb:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'sliding_window' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:sw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        or (alg == 'sliding_log' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:sl:([1-9]%d*) [1-9]%d* [1-9]%d*$')
       if A[1] ~= 'hit' or not pattern or #cost_s > 9 or #limit_s > 10 then break end
-      local found, _, head, action, w = (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(pattern)
+      local found, _, head, user_at, user_end, action, w =
+        (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(pattern)
       if not found or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
-        or #key ~= #head + #action + 4 + #w then
+        or #key ~= #head + #action + 4 + #w or user_end - user_at > MAX_ID or #action > MAX_ID then
         break
       end
       cost, limit, warn = cost_s + 0, limit_s + 0, 0

@@ -11,11 +11,13 @@
 -- and the states compare exactly (key expiry itself is frozen during a script in Redis 7).
 --
 -- KEYS: the operation's keys with the "tgR:" prefix (the candidate gets them as "tgN:").
--- ARGV[1]  operation: hit | ban | unban | raw (a Redis command on KEYS, for both prefixes)
+-- ARGV[1]  operation: hit | hit_short | ban | unban | raw (a Redis command on KEYS, for both prefixes)
+--          hit_short takes the full form too (a plain policy's): the reference runs it as it is,
+--          the candidate gets the short form it stands for, KEYS 1, 2, 5.. and ARGV 1..3, 13..
 -- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
 -- ARGV[3+n..]  the operation's arguments
 -- Reply: "same <path> <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state,
--- serialized). <path> says which way the candidate's hit went: "fast" when a fast path of
+-- serialized). <path> says which way the candidate's hit (or hit_short) went: "fast" when a fast path of
 -- lua/hit.lua answered (one EXISTS, as a fast path that gives up leaves the general path to run its
 -- own, and the state read or written before any PTTL, as the general path asks the TTL first),
 -- else "slow"; then the fixed window's branches, each after a ':': "undo" (an INCRBY taken back),
@@ -132,8 +134,18 @@ local function path_of(commands)
   return path
 end
 
+-- The short form of a plain policy's full form: no audit keys, no arguments a plain policy fixes
+-- (count_denied .. align: the ids are only in the keys).
+local function short_form(keys, argv)
+  local short_keys, short_argv = { keys[1], keys[2] }, { argv[1], argv[2], argv[3] }
+  for i = 5, #keys do short_keys[#short_keys + 1] = keys[i] end
+  for i = 13, #argv do short_argv[#short_argv + 1] = argv[i] end
+  return short_keys, short_argv
+end
+
 local function run(side, keys, argv)
   local op = ARGV[1]
+  if op == 'hit_short' and side == 'N' then keys, argv = short_form(keys, argv) end
   if op == 'raw' then                 -- the command, then all the keys, then its arguments
     local cmd = { argv[1] }
     for _, key in ipairs(keys) do cmd[#cmd + 1] = key end
@@ -154,7 +166,7 @@ local out_r, out_n = { 'reply' }, { 'reply' }
 serialize(run('R', KEYS, argv), out_r)
 trace = {}
 serialize(run('N', keys_new, argv), out_n)
-local path = ARGV[1] == 'hit' and path_of(trace) or 'slow'
+local path = (ARGV[1] == 'hit' or ARGV[1] == 'hit_short') and path_of(trace) or 'slow'
 trace = nil
 -- A relative expiry made absolute from the frozen clock may already be past when the write runs
 -- (the reference ran first and took a millisecond): Redis then deletes the key at once, where
