@@ -4,21 +4,22 @@
 # EVALSHA of that size). One private redis-server; redis-benchmark -c 8 -P 16 sends the very
 # same EVALSHA every time; every hit is allowed (limit 1e9 per hour; sliding_log 100000 with
 # 100000 hits). Each figure is the median of --runs runs, the scripts interleaved per run.
+# A script named short:PATH is called in hit.lua's short form (lua/README.md: 3 keys and 5
+# arguments instead of 5 and 14); the empty script then runs in that form too.
 # --fifo runs the server under SCHED_FIFO (root): on a shared, busy machine the other processes
 # then no longer preempt it in the middle of a call, which usec_per_call would count.
 # --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
 # only inside evalShaCommand, N hits per figure): slow, but the same on a busy machine as on an
 # idle one, so two scripts compare exactly (one run is enough).
-# --short sends hit.lua's short form (lua/README.md: 3 keys, 5 arguments), the empty script too.
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [--short] [script.lua ...]   (default: lua/hit.lua)
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [[short:]script.lua ...]
+#   (default: lua/hit.lua in both forms)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
 port=7493
 fifo=0
 callgrind=0
-short=0
 scripts=()
 while (($#)); do
     case "$1" in
@@ -26,11 +27,16 @@ while (($#)); do
     --port) port="$2"; shift 2 ;;
     --fifo) fifo=1; shift ;;
     --callgrind) callgrind="$2"; shift 2 ;;
-    --short) short=1; shift ;;
     *) scripts+=("$1"); shift ;;
     esac
 done
-((${#scripts[@]})) || scripts=("$root/lua/hit.lua")
+((${#scripts[@]})) || scripts=("$root/lua/hit.lua" "short:$root/lua/hit.lua")
+# each entry's form and file; the empty script runs in every form used
+forms=() files=() empty_forms=(full)
+for s in "${scripts[@]}"; do
+    if [[ "$s" == short:* ]]; then forms+=(short) files+=("${s#short:}"); else forms+=(full) files+=("$s"); fi
+done
+[[ " ${forms[*]} " != *" short "* ]] || empty_forms+=(short)
 
 dir="$(mktemp -d)"
 under=()
@@ -45,10 +51,10 @@ for _ in $(seq 300); do cli PING >/dev/null 2>&1 && break; sleep 0.1; done
 
 load() { cli SCRIPT LOAD "$(cat "$1")"; }
 shas=()
-for s in "${scripts[@]}"; do shas+=("$(load "$s")"); done
+for f in "${files[@]}"; do shas+=("$(load "$f")"); done
 empty="$(cli SCRIPT LOAD 'return 0')"
 
-# usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window hits
+# usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window hits form
 one() {
     local hits="$6"
     ((callgrind == 0)) || hits="$callgrind"
@@ -57,7 +63,7 @@ one() {
     ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
     local call=(5 'tg:{u}:ban' 'tg:{u}:a:ban' 'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5"
         hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
-    ((short == 0)) || call=(3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$3:$5" hit "$2" 1 "$4" "$5")
+    [[ "$7" == full ]] || call=(3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$3:$5" hit "$2" 1 "$4" "$5")
     redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q EVALSHA "$1" "${call[@]}" >/dev/null
     if ((callgrind == 0)); then
         cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
@@ -70,20 +76,30 @@ one() {
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 printf '%-15s' algorithm
-for s in "${scripts[@]}"; do printf ' %22s' "$(basename "$(dirname "$s")")/$(basename "$s")"; done
-printf ' %8s   (%s, median of %d)\n' empty "$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)" "$runs"
+for i in "${!files[@]}"; do
+    label="$(basename "$(dirname "${files[$i]}")")/$(basename "${files[$i]}")"
+    [[ "${forms[$i]}" == full ]] || label="short $label"
+    printf ' %24s' "$label"
+done
+for f in "${empty_forms[@]}"; do printf ' %11s' "empty $f"; done
+printf '   (%s, median of %d)\n' "$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)" "$runs"
 for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000" \
     "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000"; do
     read -r alg code limit window hits <<<"$spec"
     declare -A got=()
     for _ in $(seq "$runs"); do
-        for i in "${!shas[@]}"; do got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits")"; done
-        got[empty]+=" $(one "$empty" "$alg" "$code" "$limit" "$window" "$hits")"
+        for i in "${!shas[@]}"; do
+            got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits" "${forms[$i]}")"
+        done
+        for f in "${empty_forms[@]}"; do
+            got[empty_$f]+=" $(one "$empty" "$alg" "$code" "$limit" "$window" "$hits" "$f")"
+        done
     done
     printf '%-15s' "$alg"
     # shellcheck disable=SC2086 # the runs are a space-separated list
-    for i in "${!shas[@]}"; do printf ' %22s' "$(median ${got[$i]})"; done
+    for i in "${!shas[@]}"; do printf ' %24s' "$(median ${got[$i]})"; done
     # shellcheck disable=SC2086
-    printf ' %8s   [%s ]\n' "$(median ${got[empty]})" "$(for i in "${!shas[@]}"; do printf '%s;' "${got[$i]}"; done)"
+    for f in "${empty_forms[@]}"; do printf ' %11s' "$(median ${got[empty_$f]})"; done
+    printf '   [%s ]\n' "$(for i in "${!shas[@]}"; do printf '%s;' "${got[$i]}"; done)"
     unset got
 done
