@@ -5,7 +5,8 @@
 //     the Limiter sends), a policy with a huge limit so every hit takes the common allowed path;
 //   * bare INCR with redis-benchmark;
 // at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
-// algorithm (INFO commandstats after CONFIG RESETSTAT) and the cost of statistics (HitStats).
+// algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) and the cost of
+// statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark.
 //
 //   bench_hit [--seconds 3] [--rounds 2] [--users 1000] [--fifo]
@@ -183,7 +184,8 @@ int main(int argc, char** argv)
     parser.addOption(
         {QStringLiteral("rounds"),
          QStringLiteral(
-             "Alternating Tollgate / redis-benchmark rounds per concurrency, best kept (2)."),
+             "Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
+             "algorithm, best kept (2)."),
          QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
@@ -281,18 +283,32 @@ int main(int argc, char** argv)
               "us/call\n",
               serverFigures(admin).evalshaUsecPerCall);
 
-    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users):\n",
-              users);
+    // Per algorithm, the round with the least server time per call is kept (the others are
+    // listed): on a shared machine a round can only lose time to other work, never gain it.
+    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users, best of "
+              "%d rounds):\n",
+              users, rounds);
     for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
                                       Algorithm::SlidingWindow, Algorithm::SlidingLog}) {
         const Policy policy = benchPolicy("bench-" + algorithmCode(algorithm), algorithm);
-        command(admin, {"CONFIG", "RESETSTAT"});
-        const HitLoadFigures t =
-            runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
-        const ServerFigures ts = serverFigures(admin);
-        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit%s\n",
-                  algorithmName(algorithm).constData(), ts.evalshaUsecPerCall, t.opsPerSecond(),
-                  t.cpuMicrosPerHit(), t.denied > 0 ? "  (some denied)" : "");
+        HitLoadFigures best;
+        ServerFigures bestServer;
+        QStringList all;
+        for (int round = 0; round < rounds; ++round) {
+            command(admin, {"CONFIG", "RESETSTAT"});
+            HitLoadFigures t = runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
+            const ServerFigures ts = serverFigures(admin);
+            all << QString::number(ts.evalshaUsecPerCall, 'f', 1);
+            if (round == 0 || ts.evalshaUsecPerCall < bestServer.evalshaUsecPerCall) {
+                best = std::move(t);
+                bestServer = ts;
+            }
+        }
+        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s\n",
+                  algorithmName(algorithm).constData(), bestServer.evalshaUsecPerCall,
+                  best.opsPerSecond(), best.cpuMicrosPerHit(),
+                  qPrintable(all.join(QStringLiteral(" / "))),
+                  best.denied > 0 ? "  (some denied)" : "");
     }
 
     command(admin, {"CONFIG", "RESETSTAT"});
