@@ -88,8 +88,6 @@ do
   repeat
     local A, K = ARGV, KEYS
     local user_ban, action_ban = K[1], K[2]
-    local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
-      or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
     if #A == 5 and #K == 3 then
       -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
       -- find checks all three keys and both numbers. With the lengths below, the keys must be
@@ -112,35 +110,38 @@ do
       cost, limit, warn = cost_s + 0, limit_s + 0, 0
       if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
     else
-    if #K ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
-    local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
-    window, cost_s, limit_s = A[14], c, l
-    if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
-      or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
-      or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
-      break
-    end
-    cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
-    local user, action = A[9], A[10]
-    local user_len, action_len = #user, #action
-    -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
-    if cost < 1 or limit < 1 or limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) or user_len < 1
-      or user_len > MAX_ID or action_len < 1 or action_len > MAX_ID
-      or not (user .. action):find('^[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]*$') then
-      break
-    end
-    -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
-    -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
-    local audit, global = K[3], K[4]
-    local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
-    local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
-    key = K[5]
-    if not code or not prefix or not prefix:find('^[^{]*:$')
-      or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
-      or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
-      or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
-      break
-    end
+      -- The full form: the ids as they are, the keys built from them.
+      if #K ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+      local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
+      window, cost_s, limit_s = A[14], c, l
+      if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
+        or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
+        or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
+        break
+      end
+      cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
+      local user, action = A[9], A[10]
+      local user_len, action_len = #user, #action
+      -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
+      if cost < 1 or limit < 1 or limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) or user_len < 1
+        or user_len > MAX_ID or action_len < 1 or action_len > MAX_ID
+        or not (user .. action):find('^[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]*$') then
+        break
+      end
+      -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
+      -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
+      local audit, global = K[3], K[4]
+      local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
+        or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
+      local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
+      local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
+      key = K[5]
+      if not code or not prefix or not prefix:find('^[^{]*:$')
+        or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
+        or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
+        or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
+        break
+      end
     end
     if alg == 'fixed_window' then
       -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
