@@ -88,6 +88,8 @@ do
   repeat
     local A, K = ARGV, KEYS
     local user_ban, action_ban = K[1], K[2]
+    local code = (alg == 'fixed_window' and 'fw') or (alg == 'token_bucket' and 'tb')
+      or (alg == 'sliding_window' and 'sw') or (alg == 'sliding_log' and 'sl') or nil
     if #A == 5 and #K == 3 then
       -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
       -- find checks all three keys and both numbers. With the lengths below, the keys must be
@@ -95,15 +97,11 @@ do
       -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below;
       -- the user id's length from the two positions around it).
       cost_s, limit_s, window, key = A[3], A[4], A[5], K[3]
-      -- (one literal per algorithm: a constant of the script, made once when it is loaded)
-      local pattern = (alg == 'fixed_window' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:fw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'token_bucket' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:tb:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'sliding_window' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:sw:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-        or (alg == 'sliding_log' and '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:sl:([1-9]%d*) [1-9]%d* [1-9]%d*$')
-      if A[1] ~= 'hit' or not pattern or #cost_s > 9 or #limit_s > 10 then break end
-      local found, _, head, user_at, user_end, action, w =
-        (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(pattern)
-      if not found or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
+      if A[1] ~= 'hit' or #cost_s > 9 or #limit_s > 10 then break end
+      local found, _, head, user_at, user_end, action, kind, w =
+        (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
+          '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      if not found or kind ~= code or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
         or #key ~= #head + #action + 4 + #w or user_end - user_at > MAX_ID or #action > MAX_ID then
         break
       end
@@ -131,14 +129,12 @@ do
       -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
       -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
       local audit, global = K[3], K[4]
-      local code = (alg == 'fixed_window' and ':fw:') or (alg == 'token_bucket' and ':tb:')
-        or (alg == 'sliding_window' and ':sw:') or (alg == 'sliding_log' and ':sl:') or nil
       local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
       local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
       key = K[5]
       if not code or not prefix or not prefix:find('^[^{]*:$')
         or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
-        or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. code .. window
+        or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. ':' .. code .. ':' .. window
         or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
         break
       end
