@@ -9,7 +9,7 @@
 // statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark.
 //
-//   bench_hit [--seconds 3] [--rounds 2] [--users 1000] [--fifo]
+//   bench_hit [--seconds 3] [--rounds 2] [--users 1000] [--log-window 1000] [--fifo]
 //
 // --fifo (root) runs the server under SCHED_FIFO, as bench/bench_hit_lua.sh --fifo does: usec_per_call
 // is wall time inside the command, so on a 2-core machine it also counts the moments the client's
@@ -153,7 +153,7 @@ BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const 
     return run;
 }
 
-Policy benchPolicy(const QByteArray& action, Algorithm algorithm)
+Policy benchPolicy(const QByteArray& action, Algorithm algorithm, qint64 logWindowMs = 1000)
 {
     Policy policy;
     policy.action = action;
@@ -161,9 +161,25 @@ Policy benchPolicy(const QByteArray& action, Algorithm algorithm)
     // Huge limits: every hit takes the common allowed path. The sliding log keeps one member
     // per hit, so its window is short instead.
     policy.windows = {algorithm == Algorithm::SlidingLog
-                          ? WindowLimit{Policy::kMaxSlidingLogLimit, 1000}
+                          ? WindowLimit{Policy::kMaxSlidingLogLimit, logWindowMs}
                           : WindowLimit{Policy::kMaxLimit, 3'600'000}};
     return policy;
+}
+
+// Members per sliding log, averaged over the first (up to) 200 users, read right after a run:
+// a sliding log's hit walks its log (a listpack below 129 members), so its cost is quoted with
+// its length, which is hits per second per user times the window.
+double meanLogLength(Client& admin, const KeySchema& schema, const Policy& policy, qint64 users)
+{
+    const qint64 sampled = std::min<qint64>(users, 200);
+    qint64 members = 0;
+    for (qint64 i = 0; i < sampled; ++i) {
+        const QByteArray user = QByteArrayLiteral("bench-") + QByteArray::number(i);
+        const QByteArray key = schema.stateKey(user, policy.action, policy.algorithm,
+                                               policy.windows.front().windowMs);
+        members += command(admin, {"ZCARD", key}).toInteger().value_or(0);
+    }
+    return double(members) / double(sampled);
 }
 
 template <typename... Values> void printLine(const char* format, Values... values)
@@ -190,6 +206,10 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
                       QStringLiteral("n"), QStringLiteral("1000")});
+    parser.addOption({QStringLiteral("log-window"),
+                      QStringLiteral("The sliding log's window in ms (1000): with the hit rate, "
+                                     "it sets the log's length."),
+                      QStringLiteral("ms"), QStringLiteral("1000")});
     parser.addOption({QStringLiteral("fifo"),
                       QStringLiteral("Run the server under SCHED_FIFO (root): usec_per_call then "
                                      "counts no preemption by the client.")});
@@ -198,6 +218,8 @@ int main(int argc, char** argv)
         std::chrono::seconds(std::max(1, parser.value(QStringLiteral("seconds")).toInt()));
     const qint64 users = std::max(1, parser.value(QStringLiteral("users")).toInt());
     const int rounds = std::max(1, parser.value(QStringLiteral("rounds")).toInt());
+    const qint64 logWindowMs =
+        std::max<qint64>(1, parser.value(QStringLiteral("log-window")).toLongLong());
 
     DemoServer server;
     if (Status started = server.start(); !started) {
@@ -290,10 +312,12 @@ int main(int argc, char** argv)
               users, rounds);
     for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
                                       Algorithm::SlidingWindow, Algorithm::SlidingLog}) {
-        const Policy policy = benchPolicy("bench-" + algorithmCode(algorithm), algorithm);
+        const Policy policy =
+            benchPolicy("bench-" + algorithmCode(algorithm), algorithm, logWindowMs);
         HitLoadFigures best;
         ServerFigures bestServer;
         QStringList all;
+        double logLength = 0;
         for (int round = 0; round < rounds; ++round) {
             command(admin, {"CONFIG", "RESETSTAT"});
             HitLoadFigures t = runHitLoad(*options, schema, policy, {8, 16, seconds, users, false});
@@ -302,13 +326,22 @@ int main(int argc, char** argv)
             if (round == 0 || ts.evalshaUsecPerCall < bestServer.evalshaUsecPerCall) {
                 best = std::move(t);
                 bestServer = ts;
+                if (algorithm == Algorithm::SlidingLog)
+                    logLength = meanLogLength(admin, schema, policy, users);
             }
         }
-        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s\n",
+        const QByteArray logNote =
+            algorithm == Algorithm::SlidingLog
+                ? QStringLiteral("  [%1 ms window: %2 members per log]")
+                      .arg(logWindowMs)
+                      .arg(logLength, 0, 'f', 1)
+                      .toLatin1()
+                : QByteArray();
+        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s%s\n",
                   algorithmName(algorithm).constData(), bestServer.evalshaUsecPerCall,
                   best.opsPerSecond(), best.cpuMicrosPerHit(),
                   qPrintable(all.join(QStringLiteral(" / "))),
-                  best.denied > 0 ? "  (some denied)" : "");
+                  best.denied > 0 ? "  (some denied)" : "", logNote.constData());
     }
 
     command(admin, {"CONFIG", "RESETSTAT"});
