@@ -305,16 +305,24 @@ do
     cur = cur + cost
     local format = string.format
     local ttl = format('%d', 2 * W)
-    if not redis.acl_check_cmd('PEXPIRE', key, ttl) then break end
-    -- HSET is checked by running it: refused, it writes nothing (cheaper than asking first)
-    local written
+    -- Each write is checked by running it (refused, it writes nothing; cheaper than asking).
     if start_s then
-      written = redis.pcall('HSET', key, 'cur', format('%d', cur))
+      -- Within one window: a refused PEXPIRE has HSET put cur's old digits back, so the hash is
+      -- as it was (as the fixed window's INCRBY -cost does).
+      if type(redis.pcall('HSET', key, 'cur', format('%d', cur))) ~= 'number' then break end
+      if type(redis.pcall('PEXPIRE', key, ttl)) ~= 'number' then
+        redis.call('HSET', key, 'cur', cur_s)
+        break
+      end
     else
-      written = redis.pcall('HSET', key, 'start', format('%d', start), 'cur', format('%d', cur), 'prev', prev_s or '0')
+      -- A new window writes three fields, on a hash that may not exist yet (undone only by a
+      -- DEL the ACL user may not run): PEXPIRE is asked about first.
+      if not redis.acl_check_cmd('PEXPIRE', key, ttl)
+        or type(redis.pcall('HSET', key, 'start', format('%d', start), 'cur', format('%d', cur), 'prev', prev_s or '0')) ~= 'number' then
+        break
+      end
+      redis.call('PEXPIRE', key, ttl)
     end
-    if type(written) ~= 'number' then break end
-    redis.call('PEXPIRE', key, ttl)
     return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, 2 * W - elapsed, 0 }
   until true
 

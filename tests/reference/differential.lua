@@ -20,10 +20,10 @@
 -- serialized). <path> says which way the candidate's hit (or hit_short) went: "fast" when a fast path of
 -- lua/hit.lua answered (one EXISTS, as a fast path that gives up leaves the general path to run its
 -- own, and the state read or written before any PTTL, as the general path asks the TTL first),
--- else "slow"; then the fixed window's branches, each after a ':': "undo" (an INCRBY taken back),
--- "zero" (INCRBY found a counter holding 0), "ttlless" (the fast path gave a counter its TTL); and
--- the sliding log's fast branches: "head" (the base looked for from the head), "base" (asked for
--- after all), "trim" (older members removed).
+-- else "slow"; then the branches, each after a ':': "undo" (the fixed window's INCRBY taken back,
+-- or the sliding window's cur written back), "zero" (INCRBY found a counter holding 0), "ttlless"
+-- (the fast path gave a counter its TTL); and the sliding log's fast branches: "head" (the base
+-- looked for from the head), "base" (asked for after all), "trim" (older members removed).
 
 local real = redis
 local frozen = real.call('TIME')
@@ -35,6 +35,11 @@ local function seam(run)
     local name, args = string.upper(cmd), { ... }
     if trace then trace[#trace + 1] = name end
     if name == 'TIME' then return { frozen[1], frozen[2] } end
+    if name == 'HSET' and trace then                  -- a hash written twice: a write taken back
+      trace.hsets = trace.hsets or {}
+      trace.hsets[args[1]] = (trace.hsets[args[1]] or 0) + 1
+      if trace.hsets[args[1]] > 1 then trace.rewritten = true end
+    end
     if name == 'INCRBY' and trace then
       local reply = run(name, unpack(args))
       if reply == tonumber(args[2]) and reply > 0 then trace.zero = true end
@@ -125,7 +130,7 @@ local function path_of(commands)
   end
   local fast = exists == 1 and state ~= nil and (ttl == nil or state < ttl)
   local path = fast and 'fast' or 'slow'
-  if incrby > 1 then path = path .. ':undo' end
+  if incrby > 1 or commands.rewritten then path = path .. ':undo' end
   if commands.zero then path = path .. ':zero' end
   if fast and incrby > 0 and pexpire then path = path .. ':ttlless' end
   if fast and seen.ZRANGEBYSCORE then path = path .. ':head' end
