@@ -41,7 +41,7 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT ... LT).
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
-  TG_NOPERM (the ACL user may not run one of the writes this hit needs: nothing is written).
+  TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
 The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
