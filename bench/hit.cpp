@@ -167,8 +167,8 @@ Policy benchPolicy(const QByteArray& action, Algorithm algorithm, qint64 logWind
 }
 
 // Members per sliding log, averaged over the first (up to) 200 users, read right after a run:
-// a sliding log's hit walks its log (a listpack below 129 members), so its cost is quoted with
-// its length, which is hits per second per user times the window.
+// the figure is quoted with the length it was measured at (hits per second per user times the
+// window), although the length moves it little (README, "2026-11-26, afternoon").
 double meanLogLength(Client& admin, const KeySchema& schema, const Policy& policy, qint64 users)
 {
     const qint64 sampled = std::min<qint64>(users, 200);
