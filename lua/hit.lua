@@ -305,10 +305,10 @@ do
     cur = cur + cost
     local format = string.format
     local ttl = format('%d', 2 * W)
-    -- Each write is checked by running it (refused, it writes nothing; cheaper than asking).
     if start_s then
-      -- Within one window: a refused PEXPIRE has HSET put cur's old digits back, so the hash is
-      -- as it was (as the fixed window's INCRBY -cost does).
+      -- Within one window each write is checked by running it (refused, it writes nothing;
+      -- cheaper than asking first): a refused PEXPIRE has HSET put cur's old digits back, so the
+      -- hash is as it was (as the fixed window's INCRBY -cost does).
       if type(redis.pcall('HSET', key, 'cur', format('%d', cur))) ~= 'number' then break end
       if type(redis.pcall('PEXPIRE', key, ttl)) ~= 'number' then
         redis.call('HSET', key, 'cur', cur_s)
