@@ -117,16 +117,9 @@ void HitDifferentialTest::initTestCase()
     TOLLGATE_REQUIRE(m_redis, start());
     const QByteArray failure = m_scripts.load(m_redis);
     QVERIFY2(failure.isEmpty(), failure.constData());
-
     // Users whose ACL refuses one kind of write: TG_NOPERM must name the same command.
-    const QList<QPair<QByteArray, QList<QByteArray>>> refusing{
-        {"noset", {"-set"}}, {"noxadd", {"-xadd"}}, {"nopexpire", {"-pexpire", "-pexpireat"}},
-        {"nohset", {"-hset"}}};
-    for (const auto& [name, refused] : refusing) {
-        const QList<QByteArray> acl =
-            QList<QByteArray>{"ACL", "SETUSER", name, "on", ">pw", "~*", "&*", "+@all"} + refused;
-        QCOMPARE(m_redis.command(acl), QByteArray("+OK\r\n"));
-    }
+    const QByteArray users = tollgate::test::addRefusingUsers(m_redis);
+    QVERIFY2(users.isEmpty(), users.constData());
 }
 
 QByteArray HitDifferentialTest::userKey(int user, const QByteArray& suffix) const
@@ -365,7 +358,7 @@ void HitDifferentialTest::randomSequencesAgree()
 
         const bool restricted = chance(4);
         if (restricted)
-            m_redis.setAuth("pw", aclUsers[pick(aclUsers.size())]);
+            m_redis.setAuth(tollgate::test::kRefusingPassword, aclUsers[pick(aclUsers.size())]);
         const QByteArray difference = run(step, compared);
         if (restricted)
             m_redis.setAuth({}, {});
@@ -516,11 +509,6 @@ void HitDifferentialTest::slidingLogBranchesAgree()
     QFETCH(qint64, limit);
     QFETCH(QByteArray, aclUser);
     QFETCH(QByteArray, path);
-    for (const QByteArray& name : {QByteArray("nozadd"), QByteArray("nozrem")}) {
-        const QByteArray refused = name == "nozadd" ? "-zadd" : "-zremrangebyscore";
-        QCOMPARE(m_redis.command({"ACL", "SETUSER", name, "on", ">pw", "~*", "&*", "+@all", refused}),
-                 QByteArray("+OK\r\n"));
-    }
     const QByteArray log = actionKey(0, 0, ":sl:60000");
     const QList<QByteArray> compared{log, actionKey(0, 0, ":ban"), userKey(0, ":audit"), userKey(0, ":ban")};
     Step clear{compared, "raw", {"DEL"}};
@@ -553,7 +541,7 @@ void HitDifferentialTest::hitAgrees(const Policy& policy, const QByteArray& cost
     hit.args[0] = "hit";
     hit.args[2] = cost;
     if (!aclUser.isEmpty())
-        m_redis.setAuth("pw", aclUser);
+        m_redis.setAuth(tollgate::test::kRefusingPassword, aclUser);
     const QByteArray difference = run(hit, compared);
     m_redis.setAuth({}, {});
     QVERIFY2(difference.isEmpty(), difference.constData());

@@ -51,12 +51,8 @@ void SlidingWindowBranchesTest::initTestCase()
     TOLLGATE_REQUIRE(m_redis, start());
     const QByteArray failure = m_scripts.load(m_redis);
     QVERIFY2(failure.isEmpty(), failure.constData());
-    for (const auto& [name, refused] : QList<QPair<QByteArray, QList<QByteArray>>>{
-             {"nopexpire", {"-pexpire", "-pexpireat"}}, {"nohset", {"-hset"}}}) {
-        const QList<QByteArray> acl =
-            QList<QByteArray>{"ACL", "SETUSER", name, "on", ">pw", "~*", "&*", "+@all"} + refused;
-        QCOMPARE(m_redis.command(acl), QByteArray("+OK\r\n"));
-    }
+    const QByteArray users = tollgate::test::addRefusingUsers(m_redis);
+    QVERIFY2(users.isEmpty(), users.constData());
 }
 
 QByteArray SlidingWindowBranchesTest::onBoth(const QList<QByteArray>& command)
@@ -112,7 +108,7 @@ void SlidingWindowBranchesTest::branchesAgree()
                        {"hit", "sliding_window", "2", "0", "0", "0", "", "0", "u", "a", "",
                         "first_hit", "10", num(kWindow)}};
         if (!aclUser.isEmpty())
-            m_redis.setAuth("pw", aclUser);
+            m_redis.setAuth(tollgate::test::kRefusingPassword, aclUser);
         const DifferentialOutcome outcome = m_scripts.run(m_redis, hit, kCompared);
         m_redis.setAuth({}, {});
         QVERIFY2(outcome.difference.isEmpty(), QByteArray(form + ": " + outcome.difference).constData());

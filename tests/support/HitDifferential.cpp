@@ -27,6 +27,22 @@ QByteArray loadScript(RedisServer& redis, const QByteArray& source, QByteArray* 
 
 } // namespace
 
+QByteArray addRefusingUsers(RedisServer& redis)
+{
+    const QList<QPair<QByteArray, QList<QByteArray>>> refusing{
+        {"noset", {"-set"}},   {"noxadd", {"-xadd"}}, {"nopexpire", {"-pexpire", "-pexpireat"}},
+        {"nohset", {"-hset"}}, {"nozadd", {"-zadd"}}, {"nozrem", {"-zremrangebyscore"}}};
+    for (const auto& [name, refused] : refusing) {
+        const QByteArray reply = redis.command(QList<QByteArray>{"ACL", "SETUSER", name, "on",
+                                                                 ">" + kRefusingPassword, "~*", "&*",
+                                                                 "+@all"} +
+                                               refused);
+        if (reply != "+OK\r\n")
+            return "ACL SETUSER " + name + " failed: " + reply;
+    }
+    return {};
+}
+
 QByteArray DifferentialStep::description() const
 {
     return operation + " KEYS " + keys.join(' ') + " ARGV " + args.join(' ');

@@ -17,6 +17,12 @@ inline const QList<QByteArray> kHitAlgorithms{"fixed_window", "sliding_log", "sl
                                                "token_bucket"};
 inline const QList<QByteArray> kHitCodes{"fw", "sl", "sw", "tb"};
 
+// ACL users that may run every command on every key but one kind of write, each refused the
+// way TG_NOPERM must name it, all with this password: noset, noxadd, nopexpire (PEXPIRE and
+// PEXPIREAT), nohset, nozadd, nozrem (ZREMRANGEBYSCORE). An error message, or empty.
+inline const QByteArray kRefusingPassword = "pw";
+QByteArray addRefusingUsers(RedisServer& redis);
+
 // One wrapper call: the operation's keys (as "tgR:" keys), what it is, its arguments.
 struct DifferentialStep
 {
