@@ -1,5 +1,7 @@
 #include "core/redis/IoThreads.h"
 
+#include "core/redis/EpollDispatcher.h"
+
 #include <QMutex>
 #include <algorithm>
 #include <memory>
@@ -36,6 +38,11 @@ int IoThreads::limit()
     return ok && configured >= 1 ? configured : std::max(1, QThread::idealThreadCount());
 }
 
+bool IoThreads::useEpoll()
+{
+    return qEnvironmentVariable("TOLLGATE_EVENT_LOOP") != QLatin1String("qt");
+}
+
 QThread* IoThreads::acquire()
 {
     QMutexLocker lock(&poolMutex());
@@ -47,6 +54,11 @@ QThread* IoThreads::acquire()
         Slot slot;
         slot.thread = std::make_unique<QThread>();
         slot.thread->setObjectName(QStringLiteral("redis-io-%1").arg(slots.size()));
+        if (useEpoll()) {
+            auto dispatcher = std::make_unique<EpollDispatcher>();
+            if (dispatcher->isValid())
+                slot.thread->setEventDispatcher(dispatcher.release()); // the thread owns it
+        }
         slot.thread->start();
         slots.push_back(std::move(slot));
         least = slots.end() - 1;

@@ -15,6 +15,9 @@ public:
     static void release(QThread* thread);
     /// Threads at most: QThread::idealThreadCount(), or TOLLGATE_IO_THREADS when set (>= 1).
     static int limit();
+    /// Whether the threads run EpollDispatcher (the default) or Qt's own loop
+    /// (TOLLGATE_EVENT_LOOP=qt: to compare, or to rule the dispatcher out).
+    static bool useEpoll();
 };
 
 } // namespace tollgate
