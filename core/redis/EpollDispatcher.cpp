@@ -57,8 +57,7 @@ EpollDispatcher::~EpollDispatcher()
 bool EpollDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 {
     m_interrupted.storeRelaxed(0);
-    // Whatever is posted from here on wakes the wait below (wakeUp sets the flag again).
-    m_wakeUps.storeRelease(0);
+    m_wokenHere = false; // what this thread posts from here on keeps the wait below short
     Q_EMIT awake();
     QCoreApplication::sendPostedEvents();
 
@@ -90,7 +89,7 @@ bool EpollDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 
 int EpollDispatcher::waitMs(bool mayBlock) const
 {
-    if (!mayBlock || m_wakeUps.loadAcquire() || m_interrupted.loadRelaxed())
+    if (!mayBlock || m_wokenHere || m_interrupted.loadRelaxed())
         return 0;
     if (m_timers.empty())
         return -1;
@@ -109,16 +108,20 @@ void EpollDispatcher::drainWakeUps()
 {
     eventfd_t count = 0;
     (void)::eventfd_read(m_wakeFd, &count);
+    // Only now: while the flag is set, a write is pending, so a wakeUp that skips its own
+    // write still ends the next wait. What was posted before this runs at the next turn.
+    m_wakeUps.storeRelease(0);
 }
 
 void EpollDispatcher::wakeUp()
 {
-    if (!m_wakeUps.testAndSetAcquire(0, 1))
-        return; // already on its way
-    // On its own thread the loop is not waiting: the flag alone keeps its next wait short.
-    if (QThread::currentThread() == thread())
+    // On its own thread the loop is running, not waiting: no system call needed.
+    if (QThread::currentThread() == thread()) {
+        m_wokenHere = true;
         return;
-    (void)::eventfd_write(m_wakeFd, 1);
+    }
+    if (m_wakeUps.testAndSetAcquire(0, 1))
+        (void)::eventfd_write(m_wakeFd, 1); // else one is pending already
 }
 
 void EpollDispatcher::interrupt()

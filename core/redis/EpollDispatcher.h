@@ -72,7 +72,8 @@ private:
 
     int m_epoll = -1;
     int m_wakeFd = -1;
-    QAtomicInt m_wakeUps = 0;     // an eventfd write is on its way (the first wakeUp writes)
+    QAtomicInt m_wakeUps = 0;     // set: an eventfd write is pending (other threads' wakeUp)
+    bool m_wokenHere = false;     // this thread posted during the turn (its own wakeUp)
     QAtomicInt m_interrupted = 0; // interrupt(): the current processEvents returns
     std::unordered_map<int, Watched> m_watched;
     std::vector<Timer> m_timers; // a handful per thread: a list is the cheapest to walk
