@@ -10,6 +10,7 @@
 #include <climits>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <poll.h>
 #include <unistd.h>
 
 namespace tollgate {
@@ -61,30 +62,47 @@ bool EpollDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     Q_EMIT awake();
     QCoreApplication::sendPostedEvents();
 
-    const int timeout = waitMs(flags.testFlag(QEventLoop::WaitForMoreEvents));
-    if (timeout != 0)
+    const bool mayBlock = flags.testFlag(QEventLoop::WaitForMoreEvents);
+    const bool blocking = waitMs(mayBlock) != 0;
+    if (blocking)
         Q_EMIT aboutToBlock();
+    // Asked again after aboutToBlock: a handler may have posted (on this thread that sets only
+    // m_wokenHere) or started a timer.
+    const int timeout = blocking ? waitMs(mayBlock) : 0;
     epoll_event events[kMaxEventsPerTurn];
-    int ready = ::epoll_wait(m_epoll, events, kMaxEventsPerTurn, timeout);
-    if (ready < 0)
-        ready = 0; // EINTR: a signal; the caller turns again
-    if (timeout != 0)
+    const int ready = wait(events, kMaxEventsPerTurn, timeout,
+                           flags.testFlag(QEventLoop::ExcludeSocketNotifiers));
+    if (blocking)
         Q_EMIT awake();
 
     bool handled = false;
     for (int i = 0; i < ready && !m_interrupted.loadRelaxed(); ++i) {
         const int fd = events[i].data.fd;
-        if (fd == m_wakeFd) {
+        if (fd == m_wakeFd)
             drainWakeUps();
-            handled = true;
-        } else if (!flags.testFlag(QEventLoop::ExcludeSocketNotifiers)) {
+        else
             activateNotifiers(fd, events[i].events);
-            handled = true;
-        }
+        handled = true;
     }
     if (!m_interrupted.loadRelaxed())
         handled = activateTimers() || handled;
     return handled;
+}
+
+int EpollDispatcher::wait(epoll_event* events, int capacity, int timeout, bool wakeUpsOnly)
+{
+    if (wakeUpsOnly) {
+        // Sockets left out of the wait, not only of the dispatch: a ready one would end every
+        // wait of the epoll set at once (a nested loop that excludes them would spin).
+        pollfd wake{m_wakeFd, POLLIN, 0};
+        if (::poll(&wake, 1, timeout) <= 0)
+            return 0;
+        events[0].events = EPOLLIN;
+        events[0].data.fd = m_wakeFd;
+        return 1;
+    }
+    const int ready = ::epoll_wait(m_epoll, events, capacity, timeout);
+    return ready < 0 ? 0 : ready; // EINTR: a signal; the caller turns again
 }
 
 int EpollDispatcher::waitMs(bool mayBlock) const

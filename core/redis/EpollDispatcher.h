@@ -4,6 +4,7 @@
 #include <QAtomicInt>
 
 #include <chrono>
+#include <sys/epoll.h>
 #include <unordered_map>
 #include <vector>
 
@@ -64,6 +65,7 @@ private:
         quint64 serial; // Qt reuses the ids of killed timers: this one is never reused
     };
 
+    int wait(::epoll_event* events, int capacity, int timeout, bool wakeUpsOnly);
     void updateWatch(int fd, Watched& watched);
     void activateNotifiers(int fd, quint32 events);
     bool activateTimers();
