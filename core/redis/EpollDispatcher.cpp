@@ -40,7 +40,7 @@ EpollDispatcher::EpollDispatcher(QObject* parent)
         return;
     epoll_event event{};
     event.events = EPOLLIN;
-    event.data.fd = m_wakeFd;
+    event.data.u64 = quint32(m_wakeFd);
     if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_wakeFd, &event) != 0) {
         ::close(m_wakeFd);
         m_wakeFd = -1;
@@ -77,11 +77,11 @@ bool EpollDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 
     bool handled = false;
     for (int i = 0; i < ready && !m_interrupted.loadRelaxed(); ++i) {
-        const int fd = events[i].data.fd;
+        const int fd = int(quint32(events[i].data.u64));
         if (fd == m_wakeFd)
             drainWakeUps();
         else
-            activateNotifiers(fd, events[i].events);
+            activateNotifiers(fd, quint32(events[i].data.u64 >> 32), events[i].events);
         handled = true;
     }
     if (!m_interrupted.loadRelaxed())
@@ -98,7 +98,7 @@ int EpollDispatcher::wait(epoll_event* events, int capacity, int timeout, bool w
         if (::poll(&wake, 1, timeout) <= 0)
             return 0;
         events[0].events = EPOLLIN;
-        events[0].data.fd = m_wakeFd;
+        events[0].data.u64 = quint32(m_wakeFd);
         return 1;
     }
     const int ready = ::epoll_wait(m_epoll, events, capacity, timeout);
@@ -109,11 +109,12 @@ int EpollDispatcher::waitMs(bool mayBlock) const
 {
     if (!mayBlock || m_wokenHere || m_interrupted.loadRelaxed())
         return 0;
-    if (m_timers.empty())
-        return -1;
-    Clock::time_point next = m_timers.front().due;
+    Clock::time_point next = Clock::time_point::max();
     for (const Timer& timer : m_timers)
-        next = std::min(next, timer.due);
+        if (!timer.firing) // a nested loop in its handler waits for the others only
+            next = std::min(next, timer.due);
+    if (next == Clock::time_point::max())
+        return -1;
     const auto left = next - Clock::now();
     if (left <= Clock::duration::zero())
         return 0;
@@ -128,7 +129,8 @@ void EpollDispatcher::drainWakeUps()
     (void)::eventfd_read(m_wakeFd, &count);
     // Only now: while the flag is set, a write is pending, so a wakeUp that skips its own
     // write still ends the next wait. What was posted before this runs at the next turn.
-    m_wakeUps.storeRelease(0);
+    (void)m_wakeUps.fetchAndStoreOrdered(0); // a full barrier, as Qt's testAndSetRelease(1, 0) is
+                                             // on x86: the loads of `exit` below come after it
 }
 
 void EpollDispatcher::wakeUp()
@@ -191,27 +193,35 @@ void EpollDispatcher::updateWatch(int fd, Watched& watched)
     }
     epoll_event event{};
     event.events = wanted;
-    event.data.fd = fd;
-    if (::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &event) != 0 &&
-        (errno != ENOENT || ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &event) != 0)) {
-        qWarning("EpollDispatcher: cannot watch descriptor %d (errno %d)", fd, errno);
-        watched.events = 0;
-        return;
+    event.data.u64 = (quint64(watched.generation) << 32) | quint32(fd);
+    if (::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &event) != 0) {
+        // Not in the set: a new descriptor under this number (or the first notifier). A new
+        // generation: events of the one it replaces, still in this turn's batch, are stale.
+        if (++m_generation == 0)
+            ++m_generation; // 0 is the eventfd's
+        watched.generation = m_generation;
+        event.data.u64 = (quint64(watched.generation) << 32) | quint32(fd);
+        if (errno != ENOENT || ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &event) != 0) {
+            qWarning("EpollDispatcher: cannot watch descriptor %d (errno %d)", fd, errno);
+            watched.events = 0;
+            return;
+        }
     }
     watched.events = wanted;
 }
 
-void EpollDispatcher::activateNotifiers(int fd, quint32 events)
+void EpollDispatcher::activateNotifiers(int fd, quint32 generation, quint32 events)
 {
     // Looked up before each one: the one before may have disabled or deleted the next.
     static constexpr quint32 kWakes[3] = {EPOLLIN | EPOLLHUP | EPOLLERR,
-                                          EPOLLOUT | EPOLLHUP | EPOLLERR, EPOLLPRI};
+                                          EPOLLOUT | EPOLLHUP | EPOLLERR,
+                                          EPOLLPRI | EPOLLHUP | EPOLLERR};
     for (int type = 0; type < 3; ++type) {
         if (!(events & kWakes[type]))
             continue;
         const auto it = m_watched.find(fd);
-        if (it == m_watched.end())
-            return;
+        if (it == m_watched.end() || it->second.generation != generation)
+            return; // gone, or the number now names another descriptor: the event is stale
         if (QSocketNotifier* notifier = it->second.notifiers[type])
             activate(notifier);
     }
@@ -275,7 +285,7 @@ bool EpollDispatcher::activateTimers()
     // them (even with interval 0) waits for the next turn, as in Qt's loops.
     std::vector<std::pair<Clock::time_point, quint64>> due;
     for (const Timer& t : m_timers)
-        if (t.due <= now)
+        if (t.due <= now && !t.firing)
             due.emplace_back(t.due, t.serial);
     std::sort(due.begin(), due.end());
     for (const auto& [when, serial] : due) {
@@ -292,8 +302,14 @@ bool EpollDispatcher::activateTimers()
         if (it->due < now || (interval.count() > 0 && it->due == now))
             it->due = now + interval;
         QObject* object = it->object;
+        it->firing = true;
         QTimerEvent event(id);
         QCoreApplication::sendEvent(object, &event);
+        // Looked up again: the handler may have killed it, or added timers (the vector moved).
+        const auto after = std::find_if(m_timers.begin(), m_timers.end(),
+                                        [serial = serial](const Timer& t) { return t.serial == serial; });
+        if (after != m_timers.end())
+            after->firing = false;
         if (m_interrupted.loadRelaxed())
             break;
     }

@@ -18,8 +18,10 @@ namespace tollgate {
 ///
 /// Everything Qt needs of a thread's loop works: QSocketNotifier (read, write, exception;
 /// level-triggered, like Qt's), QObject timers (every type kept to the millisecond, never
-/// early), posted events and deleteLater, QThread::quit, and moving objects (with their
-/// timers) between threads. Not for a GUI thread: there are no window system events.
+/// early, never again while their handler runs), posted events and deleteLater, QThread::quit,
+/// and moving objects (with their timers) between threads. Not for a GUI thread: there are no
+/// window system events. Descriptors are those epoll takes (sockets, pipes, eventfds): a
+/// notifier on a regular file logs a warning and never fires, where Qt's poll() calls it ready.
 class EpollDispatcher : public QAbstractEventDispatcher
 {
     Q_OBJECT
@@ -52,7 +54,8 @@ private:
     struct Watched
     {
         QSocketNotifier* notifiers[3] = {nullptr, nullptr, nullptr};
-        quint32 events = 0; // what epoll watches for it now
+        quint32 events = 0;     // what epoll watches for it now
+        quint32 generation = 0; // in epoll_event.data: an event of a closed, reused number is stale
     };
 
     struct Timer
@@ -63,11 +66,12 @@ private:
         QObject* object;
         Clock::time_point due;
         quint64 serial; // Qt reuses the ids of killed timers: this one is never reused
+        bool firing = false; // its handler runs: not again in a nested loop (Qt's activateRef)
     };
 
     int wait(::epoll_event* events, int capacity, int timeout, bool wakeUpsOnly);
     void updateWatch(int fd, Watched& watched);
-    void activateNotifiers(int fd, quint32 events);
+    void activateNotifiers(int fd, quint32 generation, quint32 events);
     bool activateTimers();
     int waitMs(bool mayBlock) const;
     void drainWakeUps();
@@ -78,6 +82,7 @@ private:
     bool m_wokenHere = false;     // this thread posted during the turn (its own wakeUp)
     QAtomicInt m_interrupted = 0; // interrupt(): the current processEvents returns
     std::unordered_map<int, Watched> m_watched;
+    quint32 m_generation = 0;
     std::vector<Timer> m_timers; // a handful per thread: a list is the cheapest to walk
     quint64 m_timerSerial = 0;
 };
