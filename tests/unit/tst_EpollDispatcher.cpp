@@ -1,28 +1,25 @@
 // core/redis/EpollDispatcher, the event loop of the library's I/O threads (IoThreads), on a real
-// QThread given it before start() as IoThreads does: what Qt code on that thread relies on.
-// Posted events and queued calls wake it (from other threads, many at once, from itself);
-// QThread::quit ends exec() from anywhere; deleteLater deletes; QTimer fires, never early, and
-// survives being stopped, restarted or moved between threads; QSocketNotifier is level-triggered
-// without a busy loop, per type, and one deleted by another is never activated; QTcpSocket talks.
-// A bug here stalls or crashes every Redis connection of the process. No latency is measured:
-// timers are checked to be "not early", everything else to happen "eventually".
+// QThread given it before start() as IoThreads does (tests/support/EpollThread): what Qt code on
+// that thread relies on, descriptors aside (those are tst_EpollNotifiers). Posted events and
+// queued calls wake it (from other threads, many at once, from itself); QThread::quit ends exec()
+// from anywhere; deleteLater deletes; QTimer fires, never early, never again while its own
+// handler runs (a nested loop in it), and survives being stopped, restarted or moved between
+// threads. A bug here stalls or crashes every Redis connection of the process. No latency is
+// measured: timers are checked to be "not early", everything else to happen "eventually".
 
-#include "core/redis/EpollDispatcher.h"
+#include "tests/support/EpollThread.h"
 
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QPointer>
-#include <QSocketNotifier>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <thread>
 #include <vector>
 
-#include <sys/socket.h>
-#include <unistd.h>
-
-using tollgate::EpollDispatcher;
+using namespace tollgate::test;
 
 class EpollDispatcherTest : public QObject
 {
@@ -42,125 +39,14 @@ private Q_SLOTS:
     void timerRestartedUnderItsIdByAnotherTimerWaitsItsInterval();
     void remainingTimeIsSane();
     void timerMovesWithItsObjectToAnotherThreadAndBack();
-    void readNotifierIsLevelTriggeredWithoutBusyLoopAndSeesHangUp();
-    void writeNotifierFiresWhenWritable();
-    void readAndWriteNotifiersOnOneDescriptorAreEnabledIndependently();
-    void notifierDeletedByAnotherOnTheSameDescriptorIsNotActivated();
-    void tcpSocketTalksToAServerOnTheMainThread();
-    void tcpClientAndServerOnTheThreadEchoMegabytes();
+    void timerIsNotFiredAgainWhileItsHandlerRuns_data();
+    void timerIsNotFiredAgainWhileItsHandlerRuns();
 };
 
 namespace {
 
 // Where quitEndsExec calls QThread::quit from.
 constexpr int kFromAnotherThread = 0, kFromQueuedCall = 1, kFromTimer = 2, kFromNotifier = 3;
-
-/// Reads what is there, up to `max` bytes; returns how many (0 also when nothing was there).
-qint64 readFrom(int fd, qint64 max = std::numeric_limits<qint64>::max())
-{
-    char buffer[4096];
-    qint64 total = 0, n = 0;
-    while (total < max && (n = ::read(fd, buffer, size_t(std::min<qint64>(4096, max - total)))) > 0)
-        total += n;
-    return total;
-}
-
-/// A non-blocking AF_UNIX stream socketpair: end 0 is watched on the thread, end 1 is the peer.
-struct SocketPair
-{
-    int fd[2] = {-1, -1};
-    SocketPair() { (void)::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fd); }
-    ~SocketPair() { closeEnd(0), closeEnd(1); }
-    void closeEnd(int end) { (void)(fd[end] >= 0 && ::close(fd[end])), fd[end] = -1; }
-    /// The peer writes `bytes` bytes in one go.
-    bool send(int bytes = 1) const
-    {
-        return ::write(fd[1], QByteArray(bytes, 'x').constData(), size_t(bytes)) == bytes;
-    }
-};
-
-/// A QThread running EpollDispatcher, set before start() as IoThreads does, with a socketpair
-/// for the test; quit and joined at scope exit. Objects made on it are parented to `home` and
-/// deleted on it when it finishes: declare what their handlers touch before the EpollThread.
-class EpollThread
-{
-public:
-    EpollThread()
-    {
-        auto* dispatcher = new EpollDispatcher;
-        if (dispatcher->isValid())
-            thread.setEventDispatcher(dispatcher);
-        else
-            delete dispatcher; // then the thread runs Qt's loop, and isValid() says so
-        home->moveToThread(&thread);
-        QObject::connect(&thread, &QThread::finished, home, &QObject::deleteLater);
-        thread.start();
-        // The way out when a quit() is lost: a byte on the kick pair ends the loop's wait.
-        run([this] {
-            watch(
-                QSocketNotifier::Read, [this] { readFrom(m_kick.fd[0]); }, m_kick.fd[0]);
-        });
-    }
-    ~EpollThread() { (void)(thread.isFinished() || quit()); }
-
-    /// The thread runs an EpollDispatcher that made its epoll set and eventfd; the pair is open.
-    bool isValid() const { return qobject_cast<EpollDispatcher*>(dispatcher()) && pair.fd[1] >= 0; }
-    QAbstractEventDispatcher* dispatcher() const { return thread.eventDispatcher(); }
-
-    /// Runs `f` on the thread, waits for it and returns its result.
-    template <typename F> auto run(F f) -> decltype(f())
-    {
-        if constexpr (std::is_void_v<decltype(f())>) {
-            QMetaObject::invokeMethod(home, f, Qt::BlockingQueuedConnection);
-        } else {
-            decltype(f()) result{};
-            QMetaObject::invokeMethod(
-                home, [&] { result = f(); }, Qt::BlockingQueuedConnection);
-            return result;
-        }
-    }
-    /// Queues `f` to the thread (from any thread, the thread itself included).
-    template <typename F> void post(F f)
-    {
-        QMetaObject::invokeMethod(home, f, Qt::QueuedConnection);
-    }
-    /// A notifier calling `slot`, on the test's end of the pair unless told; call on the thread.
-    QSocketNotifier* watch(QSocketNotifier::Type type, std::function<void()> slot, int fd = -1)
-    {
-        auto* notifier = new QSocketNotifier(fd >= 0 ? fd : pair.fd[0], type, home);
-        QObject::connect(notifier, &QSocketNotifier::activated, std::move(slot));
-        return notifier;
-    }
-
-    /// Whether the thread ends (by itself) within 10 s.
-    bool ends() { return thread.wait(QDeadlineTimer(10000)); }
-    /// QThread::quit() from here: whether that ended the thread (if not, it is kicked out).
-    bool quit()
-    {
-        thread.quit();
-        return ends() || ((void)::write(m_kick.fd[1], "k", 1), thread.wait(), false);
-    }
-
-private:
-    SocketPair m_kick;
-
-public:
-    SocketPair pair;
-    QThread thread;
-    QObject* const home = new QObject;
-};
-
-/// A started timer on the current thread calling `slot`.
-QTimer* timerOn(QObject* parent, int interval, std::function<void()> slot,
-                Qt::TimerType type = Qt::PreciseTimer, bool singleShot = false)
-{
-    auto* timer = new QTimer(parent);
-    timer->setTimerType(type);
-    timer->setSingleShot(singleShot);
-    QObject::connect(timer, &QTimer::timeout, std::move(slot));
-    timer->start(interval);
-    return timer;
-}
 
 } // namespace
 
@@ -439,159 +325,44 @@ void EpollDispatcherTest::timerMovesWithItsObjectToAnotherThreadAndBack()
     QCOMPARE(worker.run([&] { return worker.dispatcher()->registeredTimers(timer).size(); }), 1);
     worker.run([&] { delete timer; });
 }
-
-// ---------------------------------------------------------------- socket notifiers
-
-void EpollDispatcherTest::readNotifierIsLevelTriggeredWithoutBusyLoopAndSeesHangUp()
+void EpollDispatcherTest::timerIsNotFiredAgainWhileItsHandlerRuns_data()
 {
-    std::atomic<int> bytes{0}, empty{0};
-    std::atomic<bool> sawEnd{false};
-    QSocketNotifier* notifier = nullptr;
+    QTest::addColumn<int>("interval");
+    QTest::newRow("10 ms") << 10;
+    QTest::newRow("0 ms") << 0;
+}
+
+void EpollDispatcherTest::timerIsNotFiredAgainWhileItsHandlerRuns()
+{
+    QFETCH(int, interval);
+    constexpr int kNestedMs = 100;
+    std::atomic<int> fired{0}, depth{0}, deepest{0}, nestedTurns{-1};
     EpollThread worker;
     QVERIFY(worker.isValid());
-    // One byte per activation: what is left must activate it again.
+    // Its first timeout runs a nested loop (a modal wait) for 100 ms. Qt's loops leave a timer
+    // out while its handler runs (activateRef), its wait too, and deliver the rest: here a 0 ms
+    // timer used to fire inside its own handler, again and again, until the stack ran out.
     worker.run([&] {
-        notifier = worker.watch(QSocketNotifier::Read, [&] {
-            char byte;
-            const ssize_t n = ::read(worker.pair.fd[0], &byte, 1);
-            ++(n == 1 ? bytes : empty);
-            if (n == 0) // the end: off, or the hang-up keeps activating it
-                sawEnd = true, notifier->setEnabled(false);
+        timerOn(worker.home, interval, [&] {
+            const int level = ++depth;
+            deepest = std::max(deepest.load(), level);
+            if (++fired == 1) {
+                QEventLoop loop;
+                QTimer::singleShot(kNestedMs, &loop, &QEventLoop::quit);
+                const int turns = worker.turns();
+                loop.exec();
+                nestedTurns = worker.turns() - turns;
+            }
+            --depth;
         });
     });
-    QTest::qWait(100);
-    QCOMPARE(bytes.load() + empty.load(), 0);
-    QVERIFY(worker.pair.send(5));
-    QTRY_COMPARE(bytes.load(), 5);
-    QTest::qWait(100); // drained: quiet (a busy loop would count thousands here)
-    QCOMPARE(bytes.load(), 5);
-    QVERIFY2(empty.load() <= 2, QByteArray::number(empty.load()));
-    worker.pair.closeEnd(1);
-    QTRY_VERIFY(sawEnd.load());
-}
-
-void EpollDispatcherTest::writeNotifierFiresWhenWritable()
-{
-    std::atomic<int> activations{0};
-    QSocketNotifier* notifier = nullptr;
-    EpollThread worker;
-    QVERIFY(worker.isValid());
-    worker.run([&] {
-        notifier = worker.watch(QSocketNotifier::Write,
-                                [&] { ++activations, notifier->setEnabled(false); });
-    });
-    QTRY_COMPARE(activations.load(), 1); // writable from the start
-    const char chunk[4096] = {};
-    while (::write(worker.pair.fd[0], chunk, sizeof chunk) > 0) {
-    }
-    worker.run([&] { notifier->setEnabled(true); });
-    QTest::qWait(100);
-    QCOMPARE(activations.load(), 1); // full: not writable
-    readFrom(worker.pair.fd[1]);     // the peer reads it all
-    QTRY_COMPARE(activations.load(), 2);
-}
-
-void EpollDispatcherTest::readAndWriteNotifiersOnOneDescriptorAreEnabledIndependently()
-{
-    std::atomic<int> reads{0}, writes{0};
-    QSocketNotifier *reader = nullptr, *writer = nullptr;
-    EpollThread worker;
-    QVERIFY(worker.isValid());
-    worker.run([&] {
-        reader = worker.watch(QSocketNotifier::Read, [&] { ++reads, readFrom(worker.pair.fd[0]); });
-        writer = worker.watch(QSocketNotifier::Write, [&] { ++writes, writer->setEnabled(false); });
-    });
-    QTRY_COMPARE(writes.load(), 1);
-    QCOMPARE(reads.load(), 0);
-    QVERIFY(worker.pair.send());
-    QTRY_COMPARE(reads.load(), 1);
-    // Read off, write on: the byte waits unread while the write notifier fires.
-    worker.run([&] { reader->setEnabled(false), writer->setEnabled(true); });
-    QVERIFY(worker.pair.send());
-    QTRY_COMPARE(writes.load(), 2);
-    QTest::qWait(100);
-    QCOMPARE(reads.load(), 1);
-    worker.run([&] { reader->setEnabled(true); });
-    QTRY_COMPARE(reads.load(), 2);
-    QCOMPARE(writes.load(), 2);
-}
-
-void EpollDispatcherTest::notifierDeletedByAnotherOnTheSameDescriptorIsNotActivated()
-{
-    std::atomic<int> readerRan{0}, writerRan{0};
-    QPointer<QSocketNotifier> reader, writer; // used on the thread only
-    EpollThread worker;
-    QVERIFY(worker.isValid());
-    QVERIFY(worker.pair.send()); // readable and writable: one epoll event names both
-    // Whichever comes first deletes the other (valgrind sees any later touch of it).
-    worker.run([&] {
-        reader = worker.watch(QSocketNotifier::Read, [&] {
-            ++readerRan, delete writer.data(), readFrom(worker.pair.fd[0]);
-        });
-        writer = worker.watch(QSocketNotifier::Write, [&] {
-            ++writerRan, delete reader.data(), writer->setEnabled(false);
-        });
-    });
-    QTRY_VERIFY(readerRan.load() + writerRan.load() >= 1);
-    QTest::qWait(100);
-    QCOMPARE(int(readerRan.load() > 0) + int(writerRan.load() > 0), 1);
-    QVERIFY(worker.run([&] { return reader.isNull() != writer.isNull(); }));
-}
-
-// ---------------------------------------------------------------- QTcpSocket
-
-void EpollDispatcherTest::tcpSocketTalksToAServerOnTheMainThread()
-{
-    QTcpServer server;
-    QVERIFY(server.listen(QHostAddress::LocalHost));
-    QObject::connect(&server, &QTcpServer::newConnection, &server, [&server] {
-        QTcpSocket* peer = server.nextPendingConnection();
-        QObject::connect(peer, &QTcpSocket::readyRead,
-                         [peer] { peer->write(peer->readAll().toUpper()); });
-    });
-    const quint16 port = server.serverPort();
-    QByteArray received; // used on the thread only
-    std::atomic<bool> closed{false};
-    QTcpSocket* client = nullptr;
-    EpollThread worker;
-    QVERIFY(worker.isValid());
-    worker.run([&] {
-        client = new QTcpSocket(worker.home);
-        QObject::connect(client, &QTcpSocket::connected, [&] { client->write("hit from io"); });
-        QObject::connect(client, &QTcpSocket::readyRead, [&] { received += client->readAll(); });
-        QObject::connect(client, &QTcpSocket::disconnected, [&] { closed = true; });
-        client->connectToHost(QHostAddress::LocalHost, port);
-    });
-    QTRY_COMPARE(worker.run([&] { return received; }), QByteArray("HIT FROM IO"));
-    worker.run([&] { client->disconnectFromHost(); });
-    QTRY_VERIFY(closed.load());
-}
-
-void EpollDispatcherTest::tcpClientAndServerOnTheThreadEchoMegabytes()
-{
-    constexpr qint64 kBytes = 4 << 20;
-    std::atomic<qint64> echoed{0};
-    EpollThread worker;
-    QVERIFY(worker.isValid());
-    // Megabytes each way: both sockets fill their kernel buffers and wait on write notifiers.
-    QVERIFY(worker.run([&] {
-        auto* server = new QTcpServer(worker.home);
-        auto* client = new QTcpSocket(worker.home);
-        QObject::connect(server, &QTcpServer::newConnection, [server] {
-            QTcpSocket* peer = server->nextPendingConnection();
-            QObject::connect(peer, &QTcpSocket::readyRead,
-                             [peer] { peer->write(peer->readAll()); });
-        });
-        QObject::connect(client, &QTcpSocket::connected,
-                         [client] { client->write(QByteArray(kBytes, 'e')); });
-        QObject::connect(client, &QTcpSocket::readyRead,
-                         [&echoed, client] { echoed += client->readAll().size(); });
-        if (!server->listen(QHostAddress::LocalHost))
-            return false;
-        client->connectToHost(QHostAddress::LocalHost, server->serverPort());
-        return true;
-    }));
-    QTRY_COMPARE_WITH_TIMEOUT(echoed.load(), kBytes, 60000);
+    QTRY_VERIFY(nestedTurns.load() >= 0);
+    QCOMPARE(deepest.load(), 1);
+    // The nested loop slept until the one timer it had: a busy loop counts thousands of turns.
+    QVERIFY2(nestedTurns.load() < 50, QByteArray::number(nestedTurns.load()));
+    // And the timer goes on once its handler has returned.
+    const int sofar = fired;
+    QTRY_VERIFY(fired.load() >= sofar + 3);
 }
 
 QTEST_GUILESS_MAIN(EpollDispatcherTest)
