@@ -1,6 +1,7 @@
 #include "core/redis/EpollDispatcher.h"
 
 #include <QCoreApplication>
+#include <QMetaMethod>
 #include <QSocketNotifier>
 #include <QThread>
 #include <QTimerEvent>
@@ -24,6 +25,13 @@ int typeIndex(QSocketNotifier::Type type)
     return type == QSocketNotifier::Read ? 0 : type == QSocketNotifier::Write ? 1 : 2;
 }
 
+// What epoll hands back with an event: the descriptor, and the generation of the descriptor
+// that had that number when it was watched (0: the eventfd).
+quint64 epollData(int fd, quint32 generation)
+{
+    return (quint64(generation) << 32) | quint32(fd);
+}
+
 void activate(QSocketNotifier* notifier)
 {
     QEvent event(QEvent::SockAct);
@@ -40,7 +48,7 @@ EpollDispatcher::EpollDispatcher(QObject* parent)
         return;
     epoll_event event{};
     event.events = EPOLLIN;
-    event.data.u64 = quint32(m_wakeFd);
+    event.data.u64 = epollData(m_wakeFd, 0);
     if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_wakeFd, &event) != 0) {
         ::close(m_wakeFd);
         m_wakeFd = -1;
@@ -63,12 +71,16 @@ bool EpollDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     QCoreApplication::sendPostedEvents();
 
     const bool mayBlock = flags.testFlag(QEventLoop::WaitForMoreEvents);
-    const bool blocking = waitMs(mayBlock) != 0;
-    if (blocking)
+    int timeout = waitMs(mayBlock);
+    const bool blocking = timeout != 0;
+    static const QMetaMethod aboutToBlockSignal =
+        QMetaMethod::fromSignal(&QAbstractEventDispatcher::aboutToBlock);
+    if (blocking && isSignalConnected(aboutToBlockSignal)) {
         Q_EMIT aboutToBlock();
-    // Asked again after aboutToBlock: a handler may have posted (on this thread that sets only
-    // m_wokenHere) or started a timer.
-    const int timeout = blocking ? waitMs(mayBlock) : 0;
+        // Asked again: a handler may have posted (on this thread that sets only m_wokenHere)
+        // or started a timer.
+        timeout = waitMs(mayBlock);
+    }
     epoll_event events[kMaxEventsPerTurn];
     const int ready = wait(events, kMaxEventsPerTurn, timeout,
                            flags.testFlag(QEventLoop::ExcludeSocketNotifiers));
@@ -98,7 +110,7 @@ int EpollDispatcher::wait(epoll_event* events, int capacity, int timeout, bool w
         if (::poll(&wake, 1, timeout) <= 0)
             return 0;
         events[0].events = EPOLLIN;
-        events[0].data.u64 = quint32(m_wakeFd);
+        events[0].data.u64 = epollData(m_wakeFd, 0);
         return 1;
     }
     const int ready = ::epoll_wait(m_epoll, events, capacity, timeout);
@@ -193,14 +205,14 @@ void EpollDispatcher::updateWatch(int fd, Watched& watched)
     }
     epoll_event event{};
     event.events = wanted;
-    event.data.u64 = (quint64(watched.generation) << 32) | quint32(fd);
+    event.data.u64 = epollData(fd, watched.generation);
     if (::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &event) != 0) {
         // Not in the set: a new descriptor under this number (or the first notifier). A new
         // generation: events of the one it replaces, still in this turn's batch, are stale.
         if (++m_generation == 0)
             ++m_generation; // 0 is the eventfd's
         watched.generation = m_generation;
-        event.data.u64 = (quint64(watched.generation) << 32) | quint32(fd);
+        event.data.u64 = epollData(fd, watched.generation);
         if (errno != ENOENT || ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &event) != 0) {
             qWarning("EpollDispatcher: cannot watch descriptor %d (errno %d)", fd, errno);
             watched.events = 0;
@@ -276,6 +288,13 @@ int EpollDispatcher::remainingTime(int timerId)
     return -1;
 }
 
+EpollDispatcher::Timer* EpollDispatcher::timerWithSerial(quint64 serial)
+{
+    const auto it = std::find_if(m_timers.begin(), m_timers.end(),
+                                 [serial](const Timer& t) { return t.serial == serial; });
+    return it == m_timers.end() ? nullptr : &*it;
+}
+
 bool EpollDispatcher::activateTimers()
 {
     if (m_timers.empty())
@@ -290,9 +309,8 @@ bool EpollDispatcher::activateTimers()
     std::sort(due.begin(), due.end());
     for (const auto& [when, serial] : due) {
         // Still there (a handler may kill any timer, and start another under the same id).
-        const auto it = std::find_if(m_timers.begin(), m_timers.end(),
-                                     [serial = serial](const Timer& t) { return t.serial == serial; });
-        if (it == m_timers.end())
+        Timer* it = timerWithSerial(serial);
+        if (!it)
             continue;
         const int id = it->id;
         // The next one a whole interval after this one was due, or after now when late: a
@@ -306,9 +324,7 @@ bool EpollDispatcher::activateTimers()
         QTimerEvent event(id);
         QCoreApplication::sendEvent(object, &event);
         // Looked up again: the handler may have killed it, or added timers (the vector moved).
-        const auto after = std::find_if(m_timers.begin(), m_timers.end(),
-                                        [serial = serial](const Timer& t) { return t.serial == serial; });
-        if (after != m_timers.end())
+        if (Timer* after = timerWithSerial(serial))
             after->firing = false;
         if (m_interrupted.loadRelaxed())
             break;

@@ -72,6 +72,7 @@ private:
     int wait(::epoll_event* events, int capacity, int timeout, bool wakeUpsOnly);
     void updateWatch(int fd, Watched& watched);
     void activateNotifiers(int fd, quint32 generation, quint32 events);
+    Timer* timerWithSerial(quint64 serial);
     bool activateTimers();
     int waitMs(bool mayBlock) const;
     void drainWakeUps();

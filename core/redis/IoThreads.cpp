@@ -29,6 +29,12 @@ std::vector<Slot>& pool()
     return slots;
 }
 
+// EpollDispatcher unless TOLLGATE_EVENT_LOOP=qt (Qt's own loop: to compare, or to rule it out).
+bool useEpoll()
+{
+    return qEnvironmentVariable("TOLLGATE_EVENT_LOOP") != QLatin1String("qt");
+}
+
 } // namespace
 
 int IoThreads::limit()
@@ -36,11 +42,6 @@ int IoThreads::limit()
     bool ok = false;
     const int configured = qEnvironmentVariableIntValue("TOLLGATE_IO_THREADS", &ok);
     return ok && configured >= 1 ? configured : std::max(1, QThread::idealThreadCount());
-}
-
-bool IoThreads::useEpoll()
-{
-    return qEnvironmentVariable("TOLLGATE_EVENT_LOOP") != QLatin1String("qt");
 }
 
 QThread* IoThreads::acquire()

@@ -7,7 +7,8 @@ namespace tollgate {
 /// The worker threads Clients run their connections on, shared: at most one per core, each
 /// carrying the connections of several clients (a thread per connection costs a context
 /// switch per reply on a busy machine). A client takes the least loaded thread; a thread is
-/// started on first use and stopped when its last client is gone. Thread-safe.
+/// started on first use and stopped when its last client is gone. Thread-safe. The threads run
+/// EpollDispatcher (TOLLGATE_EVENT_LOOP=qt: Qt's own loop instead).
 class IoThreads
 {
 public:
@@ -15,9 +16,6 @@ public:
     static void release(QThread* thread);
     /// Threads at most: QThread::idealThreadCount(), or TOLLGATE_IO_THREADS when set (>= 1).
     static int limit();
-    /// Whether the threads run EpollDispatcher (the default) or Qt's own loop
-    /// (TOLLGATE_EVENT_LOOP=qt: to compare, or to rule the dispatcher out).
-    static bool useEpoll();
 };
 
 } // namespace tollgate

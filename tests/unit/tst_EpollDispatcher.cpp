@@ -325,6 +325,7 @@ void EpollDispatcherTest::timerMovesWithItsObjectToAnotherThreadAndBack()
     QCOMPARE(worker.run([&] { return worker.dispatcher()->registeredTimers(timer).size(); }), 1);
     worker.run([&] { delete timer; });
 }
+
 void EpollDispatcherTest::timerIsNotFiredAgainWhileItsHandlerRuns_data()
 {
     QTest::addColumn<int>("interval");
