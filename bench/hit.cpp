@@ -4,6 +4,7 @@
 //   * redis-benchmark running the very same EVALSHA (keys and arguments taken from the command
 //     the Limiter sends), a policy with a huge limit so every hit takes the common allowed path;
 //   * bare INCR with redis-benchmark;
+//   * at 1x1, a bare client (bench/floor) sending the same command: the floor of a round trip;
 // at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
 // algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) and the cost of
 // statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
@@ -11,11 +12,12 @@
 //
 //   bench_hit [--seconds 3] [--rounds 2] [--users 1000] [--log-window 1000] [--fifo]
 //
-// --fifo (root) runs the server under SCHED_FIFO, as bench/bench_hit_lua.sh --fifo does: usec_per_call
-// is wall time inside the command, so on a 2-core machine it also counts the moments the client's
-// threads preempt the server in the middle of a call; under FIFO nothing does.
+// --fifo (root) runs the server under SCHED_FIFO, as bench/bench_hit_lua.sh --fifo does:
+// usec_per_call is wall time inside the command, so on a 2-core machine it also counts the moments
+// the client's threads preempt the server in the middle of a call; under FIFO nothing does.
 //
 // Prints figures; asserts nothing (goals are read from here, never from timed tests).
+#include "bench/floor/RoundTripFloor.h"
 #include "core/demo/DemoServer.h"
 #include "core/limits/HitLoad.h"
 #include "core/limits/PreparedHit.h"
@@ -42,16 +44,6 @@ struct Concurrency
 };
 
 const Concurrency kConcurrencies[] = {{1, 1}, {8, 1}, {1, 16}, {8, 16}};
-
-double childrenCpuSeconds()
-{
-    rusage usage{};
-    getrusage(RUSAGE_CHILDREN, &usage);
-    const auto seconds = [](const timeval& t) {
-        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
-    };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 // The arguments of an encoded command (a RESP array of bulk strings), to hand redis-benchmark
 // exactly what the Limiter sends.
@@ -135,7 +127,7 @@ BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const 
         std::exit(3);
     }
     QProcess process;
-    const double cpuBefore = childrenCpuSeconds();
+    const double cpuBefore = cpuSeconds(RUSAGE_CHILDREN);
     process.start(program,
                   QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"),
                               QStringLiteral("-p"), QString::number(port), QStringLiteral("-c"),
@@ -145,7 +137,7 @@ BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const 
                       args);
     process.waitForFinished(-1);
     BenchmarkRun run;
-    run.cpuMicrosPerOp = (childrenCpuSeconds() - cpuBefore) * 1e6 / double(requests);
+    run.cpuMicrosPerOp = (cpuSeconds(RUSAGE_CHILDREN) - cpuBefore) * 1e6 / double(requests);
     const QList<QByteArray> lines = process.readAllStandardOutput().trimmed().split('\n');
     const QList<QByteArray> fields = lines.last().split(',');
     if (fields.size() > 1)
@@ -175,8 +167,8 @@ double meanLogLength(Client& admin, const KeySchema& schema, const Policy& polic
     qint64 members = 0;
     for (qint64 i = 0; i < sampled; ++i) {
         const QByteArray user = QByteArrayLiteral("bench-") + QByteArray::number(i);
-        const QByteArray key = schema.stateKey(user, policy.action, policy.algorithm,
-                                               policy.windows.front().windowMs);
+        const QByteArray key =
+            schema.stateKey(user, policy.action, policy.algorithm, policy.windows.front().windowMs);
         members += command(admin, {"ZCARD", key}).toInteger().value_or(0);
     }
     return double(members) / double(sampled);
@@ -199,9 +191,8 @@ int main(int argc, char** argv)
                       QStringLiteral("n"), QStringLiteral("3")});
     parser.addOption(
         {QStringLiteral("rounds"),
-         QStringLiteral(
-             "Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
-             "algorithm, best kept (2)."),
+         QStringLiteral("Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
+                        "algorithm, best kept (2)."),
          QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
@@ -233,9 +224,9 @@ int main(int argc, char** argv)
         const QByteArray info = command(admin, {"INFO", "server"}).toBytes();
         const qsizetype at = info.indexOf("process_id:") + 11;
         const QByteArray pid = info.mid(at, info.indexOf('\r', at) - at);
-        if (QProcess::execute(QStringLiteral("chrt"), {QStringLiteral("-f"), QStringLiteral("-p"),
-                                                       QStringLiteral("10"),
-                                                       QString::fromLatin1(pid)}) != 0) {
+        if (QProcess::execute(QStringLiteral("chrt"),
+                              {QStringLiteral("-f"), QStringLiteral("-p"), QStringLiteral("10"),
+                               QString::fromLatin1(pid)}) != 0) {
             std::fprintf(stderr, "chrt -f -p 10 %s failed (root needed)\n", pid.constData());
             return 3;
         }
@@ -247,16 +238,20 @@ int main(int argc, char** argv)
     const Policy fixed = benchPolicy("bench", Algorithm::FixedWindow);
     // The exact EVALSHA the Limiter sends for the one user of the concurrency table.
     const auto prepared = PreparedHit::prepare(fixed, schema);
-    const QStringList evalsha = decodeArguments((*prepared)->command(false, "bench-0", 0)->bytes());
+    const QByteArray encodedHit = (*prepared)->command(false, "bench-0", 0)->bytes();
+    const QStringList evalsha = decodeArguments(encodedHit);
 
     printLine("bench_hit: one private redis-server %s%s, %lld s per Tollgate run, best of %d "
               "rounds, user bench-0\n",
-              qPrintable(server.url()),
-              parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "", qint64(seconds.count()),
-              rounds);
+              qPrintable(server.url()), parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "",
+              qint64(seconds.count()), rounds);
     printLine("%-6s %12s %12s %6s %12s %16s %18s\n", "c x p", "tollgate/s", "redis-b/s", "ratio",
               "INCR/s", "srv us/call t|rb", "cli CPU us t|rb");
     double fixedTotalUsecPerHit = 0;
+    // At 1x1 the rounds also run a bare client (bench/floor) with the same command: the floor
+    // of a round trip here, plain and with redis-benchmark's epoll_ctl habit.
+    bench::FloorRun floorPlain, floorTouched;
+    double tollgate1x1 = 0, redisBenchmark1x1 = 0;
     for (const Concurrency c : kConcurrencies) {
         // Rounds alternate Tollgate and redis-benchmark; the best of each is kept, so a burst
         // of load from elsewhere on the machine hurts neither side alone.
@@ -281,6 +276,21 @@ int main(int argc, char** argv)
                 rb = rbTried;
                 rbs = serverFigures(admin);
             }
+            if (c.connections == 1 && c.pipeline == 1) {
+                for (const bool touch : {false, true}) {
+                    bench::FloorRun& best = touch ? floorTouched : floorPlain;
+                    const bench::FloorRun tried =
+                        bench::runRoundTripFloor(server.port(), encodedHit, requests, {touch});
+                    if (!tried.error.isEmpty())
+                        std::fprintf(stderr, "floor client: %s\n", qPrintable(tried.error));
+                    if (tried.opsPerSecond > best.opsPerSecond)
+                        best = tried;
+                }
+            }
+        }
+        if (c.connections == 1 && c.pipeline == 1) {
+            tollgate1x1 = t.opsPerSecond();
+            redisBenchmark1x1 = rb.opsPerSecond;
         }
         if (c.connections == 8 && c.pipeline == 16)
             fixedTotalUsecPerHit = ts.totalUsec / double(std::max<qint64>(1, t.hits));
@@ -293,6 +303,15 @@ int main(int argc, char** argv)
                   incr.opsPerSecond, ts.evalshaUsecPerCall, rbs.evalshaUsecPerCall,
                   t.cpuMicrosPerHit(), rb.cpuMicrosPerOp);
     }
+
+    printLine("\n1x1 floor, a bare client with the same command (send, epoll_wait, read; no other "
+              "work):\n"
+              "  plain                                   %8.0f/s = %.2f of redis-benchmark; "
+              "Tollgate = %.2f of it; client CPU %.2f us\n"
+              "  + epoll_ctl ADD/DEL of a pipe per send  %8.0f/s = %.2f of redis-benchmark\n",
+              floorPlain.opsPerSecond, floorPlain.opsPerSecond / redisBenchmark1x1,
+              tollgate1x1 / floorPlain.opsPerSecond, floorPlain.cpuMicrosPerOp,
+              floorTouched.opsPerSecond, floorTouched.opsPerSecond / redisBenchmark1x1);
 
     // The floor: what Redis spends on any EVALSHA of that size (the keys and arguments set up,
     // the reply converted), measured the same way, on this machine, now.
@@ -324,7 +343,10 @@ int main(int argc, char** argv)
     for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
                                       Algorithm::SlidingWindow, Algorithm::SlidingLog})
         runs.push_back({benchPolicy("bench-" + algorithmCode(algorithm), algorithm, logWindowMs),
-                        {}, {}, {}, 0});
+                        {},
+                        {},
+                        {},
+                        0});
     for (int round = 0; round < rounds; ++round) {
         for (AlgorithmRuns& r : runs) {
             command(admin, {"CONFIG", "RESETSTAT"});
@@ -341,13 +363,12 @@ int main(int argc, char** argv)
         }
     }
     for (const AlgorithmRuns& r : runs) {
-        const QByteArray logNote =
-            r.policy.algorithm == Algorithm::SlidingLog
-                ? QStringLiteral("  [%1 ms window: %2 members per log]")
-                      .arg(logWindowMs)
-                      .arg(r.logLength, 0, 'f', 1)
-                      .toLatin1()
-                : QByteArray();
+        const QByteArray logNote = r.policy.algorithm == Algorithm::SlidingLog
+                                       ? QStringLiteral("  [%1 ms window: %2 members per log]")
+                                             .arg(logWindowMs)
+                                             .arg(r.logLength, 0, 'f', 1)
+                                             .toLatin1()
+                                       : QByteArray();
         printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s%s\n",
                   algorithmName(r.policy.algorithm).constData(), r.bestServer.evalshaUsecPerCall,
                   r.best.opsPerSecond(), r.best.cpuMicrosPerHit(),

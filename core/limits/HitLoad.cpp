@@ -79,14 +79,19 @@ double HitLoadFigures::percentileMs(double p) const
     return latenciesMs[std::min(index, latenciesMs.size() - 1)];
 }
 
-double processCpuSeconds()
+double cpuSeconds(int who)
 {
     rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
+    getrusage(who, &usage);
     const auto seconds = [](const timeval& t) {
         return double(t.tv_sec) + double(t.tv_usec) / 1e6;
     };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double processCpuSeconds()
+{
+    return cpuSeconds(RUSAGE_SELF);
 }
 
 HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,

@@ -44,7 +44,10 @@ struct HitLoadFigures
 HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
                           const Policy& policy, const HitLoadOptions& load);
 
-/// Process CPU time (user + system) so far, in seconds (getrusage).
+/// CPU time (user + system) so far, in seconds: getrusage's RUSAGE_SELF (this process),
+/// RUSAGE_THREAD (this thread) or RUSAGE_CHILDREN (reaped children).
+double cpuSeconds(int who);
+/// cpuSeconds(RUSAGE_SELF).
 double processCpuSeconds();
 
 } // namespace tollgate
