@@ -168,8 +168,8 @@ double meanLogLength(Client& admin, const KeySchema& schema, const Policy& polic
     qint64 members = 0;
     for (qint64 i = 0; i < sampled; ++i) {
         const QByteArray user = QByteArrayLiteral("bench-") + QByteArray::number(i);
-        const QByteArray key =
-            schema.stateKey(user, policy.action, policy.algorithm, policy.windows.front().windowMs);
+        const QByteArray key = schema.stateKey(user, policy.action, policy.algorithm,
+                                               policy.windows.front().windowMs);
         members += command(admin, {"ZCARD", key}).toInteger().value_or(0);
     }
     return double(members) / double(sampled);
@@ -226,8 +226,9 @@ int main(int argc, char** argv)
                       QStringLiteral("n"), QStringLiteral("3")});
     parser.addOption(
         {QStringLiteral("rounds"),
-         QStringLiteral("Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
-                        "algorithm, best kept (2)."),
+         QStringLiteral(
+             "Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
+             "algorithm, best kept (2)."),
          QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
@@ -259,9 +260,9 @@ int main(int argc, char** argv)
         const QByteArray info = command(admin, {"INFO", "server"}).toBytes();
         const qsizetype at = info.indexOf("process_id:") + 11;
         const QByteArray pid = info.mid(at, info.indexOf('\r', at) - at);
-        if (QProcess::execute(QStringLiteral("chrt"),
-                              {QStringLiteral("-f"), QStringLiteral("-p"), QStringLiteral("10"),
-                               QString::fromLatin1(pid)}) != 0) {
+        if (QProcess::execute(QStringLiteral("chrt"), {QStringLiteral("-f"), QStringLiteral("-p"),
+                                                       QStringLiteral("10"),
+                                                       QString::fromLatin1(pid)}) != 0) {
             std::fprintf(stderr, "chrt -f -p 10 %s failed (root needed)\n", pid.constData());
             return 3;
         }
@@ -278,8 +279,9 @@ int main(int argc, char** argv)
 
     printLine("bench_hit: one private redis-server %s%s, %lld s per Tollgate run, best of %d "
               "rounds, user bench-0\n",
-              qPrintable(server.url()), parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "",
-              qint64(seconds.count()), rounds);
+              qPrintable(server.url()),
+              parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "", qint64(seconds.count()),
+              rounds);
     printLine("%-6s %12s %12s %6s %12s %16s %18s\n", "c x p", "tollgate/s", "redis-b/s", "ratio",
               "INCR/s", "srv us/call t|rb", "cli CPU us t|rb");
     double fixedTotalUsecPerHit = 0;
@@ -288,6 +290,7 @@ int main(int argc, char** argv)
     bench::FloorRun floorPlain, floorTouched;
     double tollgate1x1 = 0, redisBenchmark1x1 = 0;
     for (const Concurrency c : kConcurrencies) {
+        const bool oneByOne = c.connections == 1 && c.pipeline == 1;
         // Rounds alternate Tollgate and redis-benchmark; the best of each is kept, so a burst
         // of load from elsewhere on the machine hurts neither side alone.
         HitLoadFigures t;
@@ -311,10 +314,10 @@ int main(int argc, char** argv)
                 rb = rbTried;
                 rbs = serverFigures(admin);
             }
-            if (c.connections == 1 && c.pipeline == 1)
+            if (oneByOne)
                 runFloorRound(server.port(), encodedHit, requests, round, floorPlain, floorTouched);
         }
-        if (c.connections == 1 && c.pipeline == 1) {
+        if (oneByOne) {
             tollgate1x1 = t.opsPerSecond();
             redisBenchmark1x1 = rb.opsPerSecond;
         }
@@ -362,10 +365,7 @@ int main(int argc, char** argv)
     for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
                                       Algorithm::SlidingWindow, Algorithm::SlidingLog})
         runs.push_back({benchPolicy("bench-" + algorithmCode(algorithm), algorithm, logWindowMs),
-                        {},
-                        {},
-                        {},
-                        0});
+                        {}, {}, {}, 0});
     for (int round = 0; round < rounds; ++round) {
         for (AlgorithmRuns& r : runs) {
             command(admin, {"CONFIG", "RESETSTAT"});
@@ -382,12 +382,13 @@ int main(int argc, char** argv)
         }
     }
     for (const AlgorithmRuns& r : runs) {
-        const QByteArray logNote = r.policy.algorithm == Algorithm::SlidingLog
-                                       ? QStringLiteral("  [%1 ms window: %2 members per log]")
-                                             .arg(logWindowMs)
-                                             .arg(r.logLength, 0, 'f', 1)
-                                             .toLatin1()
-                                       : QByteArray();
+        const QByteArray logNote =
+            r.policy.algorithm == Algorithm::SlidingLog
+                ? QStringLiteral("  [%1 ms window: %2 members per log]")
+                      .arg(logWindowMs)
+                      .arg(r.logLength, 0, 'f', 1)
+                      .toLatin1()
+                : QByteArray();
         printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s%s\n",
                   algorithmName(r.policy.algorithm).constData(), r.bestServer.evalshaUsecPerCall,
                   r.best.opsPerSecond(), r.best.cpuMicrosPerHit(),

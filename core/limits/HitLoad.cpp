@@ -89,11 +89,6 @@ double cpuSeconds(int who)
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-double processCpuSeconds()
-{
-    return cpuSeconds(RUSAGE_SELF);
-}
-
 HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
                           const Policy& policy, const HitLoadOptions& load)
 {
@@ -122,7 +117,7 @@ HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& sch
         workers.push_back(std::move(worker));
     }
 
-    const double cpuBefore = processCpuSeconds();
+    const double cpuBefore = cpuSeconds(RUSAGE_SELF);
     const auto started = Clock::now();
     shared.inFlight = load.connections * load.pipeline;
     for (auto& worker : workers)
@@ -135,7 +130,7 @@ HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& sch
         shared.drained.wait(lock, [&] { return shared.inFlight == 0; });
     }
     figures.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    figures.cpuSeconds = processCpuSeconds() - cpuBefore;
+    figures.cpuSeconds = cpuSeconds(RUSAGE_SELF) - cpuBefore;
 
     for (const auto& worker : workers) {
         figures.hits += worker->hits;

@@ -47,7 +47,5 @@ HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& sch
 /// CPU time (user + system) so far, in seconds: getrusage's RUSAGE_SELF (this process),
 /// RUSAGE_THREAD (this thread) or RUSAGE_CHILDREN (reaped children).
 double cpuSeconds(int who);
-/// cpuSeconds(RUSAGE_SELF).
-double processCpuSeconds();
 
 } // namespace tollgate
