@@ -1,7 +1,7 @@
-// The ACL roles of README "ACL roles", taken from the README itself: each user is created on a
-// real server and drives the real tollgatectl. What a role may do succeeds (with its audit
-// entries); what it may not do exits 3 with nothing written. Also the users of issue 6: one
-// with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
+// The ACL roles of docs/operators.md "ACL roles", taken from that file itself: each user is
+// created on a real server and drives the real tollgatectl. What a role may do succeeds (with its
+// audit entries); what it may not do exits 3 with nothing written. Also the users of issue 6:
+// one with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
 
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
@@ -60,7 +60,7 @@ private Q_SLOTS:
     void refusedUsersWriteNothing();
 
 private:
-    // tollgatectl as `user` (password "<user>-password", as in the README).
+    // tollgatectl as `user` (password "<user>-password", as in docs/operators.md).
     Run ctl(const QByteArray& user, const QStringList& args);
     void expectRefused(const QByteArray& user, const QStringList& args);
     // Every key with its DUMP and whether it has a TTL.
@@ -78,7 +78,7 @@ void AclRolesTest::initTestCase()
 {
     m_binary = tollgate::test::tollgatectlPath();
     QVERIFY2(QFileInfo(m_binary).isExecutable(), qPrintable(m_binary));
-    QFile readme(tollgate::test::sourcePath(QStringLiteral("README.md")));
+    QFile readme(tollgate::test::sourcePath(QStringLiteral("docs/operators.md")));
     QVERIFY(readme.open(QIODevice::ReadOnly));
     for (const QByteArray& line : readme.readAll().split('\n')) {
         if (!line.startsWith("ACL SETUSER "))

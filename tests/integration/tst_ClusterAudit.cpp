@@ -1,4 +1,4 @@
-// The audit contract on a Redis Cluster (README "Audit on a Redis Cluster"), on a real one-node
+// The audit contract on a Redis Cluster (docs/cluster.md "Audit on a cluster"), on a real one-node
 // cluster owning every slot: a script may only touch one slot, so passing <p>:audit with a
 // user's keys is refused as CROSSSLOT, and so is an empty key name (slot 0); passing the call's
 // first key again turns the global mirror off and every write still lands with its own entry.

@@ -1,7 +1,7 @@
 // The real C++ services on a real Redis Cluster (three primaries), through one plain Client
-// given the seed: every write touches one slot (README "Redis Cluster": the global mirror is
-// the call's own stream, the policies live under "{:}") and lands with its audit entry, for
-// users spread over all three primaries.
+// given the seed: every write touches one slot (docs/cluster.md "Audit on a cluster": the
+// global mirror is the call's own stream, the policies live under "{:}") and lands with its
+// audit entry, for users spread over all three primaries.
 
 #include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"

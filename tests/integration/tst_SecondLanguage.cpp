@@ -1,4 +1,4 @@
-// A client in another language, written from README.md and lua/README.md alone
+// A client in another language, written from lua/README.md alone
 // (tests/python/second_client.py, standard library only), against tollgatectl on one server:
 // it reads the stored policy, addresses every id the CLI addresses (invalid UTF-8 included: the
 // CLI keeps argv's bytes) and gets TG_INVALID for the ids the contract refuses.

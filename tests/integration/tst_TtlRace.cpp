@@ -1,5 +1,6 @@
-// The problem Tollgate is built around (DESIGN.md): a rate-limit counter written with two
-// commands can be left without a TTL when the key expires between them, and then never expires.
+// The problem Tollgate is built around (README.md "The failure it prevents"): a rate-limit
+// counter written with two commands can be left without a TTL when the key expires between them,
+// and then never expires.
 // Both halves are asserted under the same load: the naive two-command client does leave such
 // keys (so the test can fail), hit.lua never does.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second-language client written from README.md and lua/README.md alone (standard library
+"""A second-language client written from lua/README.md alone (standard library
 only): it reads a stored policy, builds the keys with the documented escaping, and calls hit.lua
 over a raw socket. tests/integration/tst_SecondLanguage.cpp runs it against a private
 redis-server, next to tollgatectl, and checks that both land on the same keys.
@@ -15,7 +15,7 @@ PLAIN = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@
 
 
 def escape(raw: bytes) -> bytes:
-    """lua/README.md "Keys": plain ASCII and well-formed UTF-8 stay, every other byte is %XX."""
+    """lua/README.md "Conventions": plain ASCII and well-formed UTF-8 stay, every other byte is %XX."""
     out, i = bytearray(), 0
     while i < len(raw):
         c, length = raw[i], 0
