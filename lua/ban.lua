@@ -19,7 +19,12 @@ permanent); appends an audit entry "ban" to the user's stream and to the global 
 Reply: { until_ms, created_ms }
 Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local MAX_BAN_MS = 3153600000000         -- 100 years
 local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31

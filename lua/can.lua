@@ -11,7 +11,12 @@ The console asks this for every command and key its writes run (the script call 
 commands inside the scripts) so it can disable what the server would refuse. Read-only
 (EVALSHA_RO): any user allowed to run scripts may ask, including one who may not run
 ACL DRYRUN. Keys travel in ARGV: they are only checked, never read.
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local replies, i = {}, 1
 while i <= #ARGV do

@@ -17,7 +17,12 @@ nothing. Deleting the global audit stream itself leaves it holding just this ent
 Reply: 1 if the key existed, 0 if it was already gone (the entry is written either way).
 Errors: TG_INVALID (bad argument), TG_CORRUPT (the audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 -- Every write is allowed to this ACL user, or none runs (as in the other write scripts).
 local function apply(writes)

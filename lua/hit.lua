@@ -41,11 +41,15 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT ... LT).
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
+  TG_CONTRACT (the KEYS/ARGV layout of an earlier script contract),
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
 The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
-with the same answers; see lua/README.md, "What a hit costs the server".
+with the same answers; see lua/README.md, "Fast paths and the general path".
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
 
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
@@ -448,6 +452,7 @@ end
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
 local short = #ARGV == 2 * #KEYS - 1
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 -- Every check raises a "TG_..." string; the guard at the bottom turns it into an error reply.
 local function fail(code, msg) error(code .. ' ' .. msg, 0) end
@@ -580,6 +585,12 @@ end
 
 local function main()
   ---------------------------------------------------------------- arguments
+  -- Contract 1's full form: the two bans, the user's audit stream, then the state keys at once.
+  if #KEYS >= 4 and #ARGV == 2 * #KEYS + 6 and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban'
+    and KEYS[3]:sub(-7) == '}:audit' and KEYS[4]:find(':%l%l:%d+$') then
+    fail('TG_CONTRACT', 'this call has the layout of script contract 1 (3 keys before the state keys); '
+      .. 'these scripts follow contract 2, where KEYS[4] is the global audit stream (lua/README.md, "Contract version")')
+  end
   if short then KEYS, ARGV = full_form(KEYS, ARGV) end
   local n = #KEYS - FIXED_KEYS
   if n < 1 then

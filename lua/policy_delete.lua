@@ -18,7 +18,12 @@ Reply: 1 if a policy was deleted, 0 if there was none (expected revision 0).
 Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited revision M",
         TG_CORRUPT (revision is not an integer, the audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local function int(x) return string.format('%d', x) end
 

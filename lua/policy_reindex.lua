@@ -9,7 +9,12 @@ each one that does not is removed from it. The marker "*" is always added: an in
 the marker means "no policies", a missing index means "rebuild me".
 Reply: the number of policies in the index afterwards (without the marker).
 Errors: TG_INVALID (no index key), TG_CORRUPT (the index is not a set), TG_NOPERM.
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 if #KEYS < 1 then return redis.error_reply('TG_INVALID policy_reindex needs the index key') end
 local index = KEYS[1]

@@ -11,12 +11,12 @@ ARGV[2]   actor, required
 ARGV[3]   events channel, "" = do not publish
 ARGV[4]   summary for the audit entry's reason (e.g. "10 per 10s, ban 1h"), may be empty
 ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are the client's, except
-          revision, updated_by and updated_ms: the script owns those and refuses them.
+          revision, updated_by, updated_ms and contract: the script owns those and refuses them.
 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time; <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
+time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
 the global stream and "policy\n0\n<action>" is published (<action> as it appears in the key).
 All of it or nothing.
 Reply: the new revision.
@@ -24,7 +24,12 @@ Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited re
         TG_CORRUPT (revision is not an integer, the audit key is not a stream, the index is
                     not a set),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local function int(x) return string.format('%d', x) end
 
@@ -65,7 +70,7 @@ end
 ---------------------------------------------------------------- arguments
 local key, global, index = KEYS[1], KEYS[2], KEYS[3]
 local action = (key or ''):match('([^:]*)$')
-local owned = { revision = true, updated_by = true, updated_ms = true }
+local owned = { revision = true, updated_by = true, updated_ms = true, contract = true }
 
 -- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
 if #KEYS ~= 3 or #ARGV < 6 or #ARGV % 2 ~= 0 or #ARGV > 4 + 2 * 64 then
@@ -101,7 +106,7 @@ local revision = int(current + 1)
 local writes = {
   { 'DEL', key },
   { 'HSET', key, unpack(ARGV, 5) },
-  { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms) },
+  { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms), 'contract', '2' },
 }
 if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
   writes[#writes + 1] = { 'SADD', index, action, '*' }

@@ -30,7 +30,12 @@ KEYS[1] and KEYS[2], in the same script as the fixes: both or nothing.
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (an audit key is not a stream), TG_NOPERM
         (fix: the ACL user may not run one of the fixes or audit writes; nothing is written).
         The dry run writes nothing: call it with EVALSHA_RO.
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local AUDIT_TTL_MS = 7776000000
 local GLOBAL_AUDIT_LEN = 100000

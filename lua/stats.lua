@@ -15,7 +15,12 @@ so the hash stays bounded; the key expires an hour after the last hit.
 Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its user's slot).
 A client that adds its outcomes up and calls this at most once a second per action (as the
 C++ Limiter does) keeps the statistics off the hot path: the hits land in the second of the call.
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local function count(text, max)
   local n = text and text:match('^%d+$') and #text <= 15 and tonumber(text)

@@ -16,7 +16,12 @@ All of it or nothing.
 Reply: number of ban keys deleted.
 Errors: TG_INVALID (bad argument), TG_CORRUPT (an audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
+
+Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 2 and does nothing else.
 ]]
+
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
 
 local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (scripts/setup.sh), then configures and builds into build/ with Ninja,
-# RelWithDebInfo. Warnings are errors when CI=true. Extra CMake arguments: TOLLGATE_CMAKE_ARGS.
+# RelWithDebInfo: everything, or only the targets named as arguments (`build.sh tollgate`).
+# Warnings are errors when CI=true. Extra CMake arguments: TOLLGATE_CMAKE_ARGS.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -22,4 +23,8 @@ fi
 configure+=(${TOLLGATE_CMAKE_ARGS:-})
 
 cmake "${configure[@]}"
-cmake --build build -j2
+targets=()
+for target in "$@"; do
+    targets+=(--target "$target")
+done
+cmake --build build -j2 "${targets[@]}"

@@ -11,5 +11,6 @@ if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
     exit 1
 fi
 
-bash scripts/build.sh
+# Only the console: the tests and benchmarks are scripts/test.sh's.
+bash scripts/build.sh tollgate
 exec "$root/build/app/tollgate" --demo "$@"

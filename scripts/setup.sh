@@ -20,6 +20,9 @@ packages=(
     python3 tzdata
     # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
     xvfb xauth fonts-dejavu-core
+    # Debian packages (scripts/package.sh, integration.Packages): dpkg-shlibdeps, file for
+    # CPack's stripping, lintian for the check.
+    dpkg-dev file lintian
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

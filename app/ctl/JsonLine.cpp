@@ -1,5 +1,7 @@
 #include "app/ctl/JsonLine.h"
 
+#include "core/limits/IdText.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -78,13 +80,13 @@ JsonLine& JsonLine::idField(const char* name, const QByteArray& id)
 {
     this->name(name);
     // ASCII ids (nearly all) are their own UTF-8; anything else goes through QString, which
-    // turns bytes that are no UTF-8 into U+FFFD exactly as the other outputs do.
+    // turns bytes that are no UTF-8 into U+FFFD exactly as the other outputs do (U+FEFF kept).
     const bool ascii = std::all_of(id.begin(), id.end(),
                                    [](char c) { return static_cast<unsigned char>(c) < 0x80; });
     if (ascii)
         string(id);
     else
-        string(QString::fromUtf8(id).toUtf8());
+        string(idToDisplayText(id).toUtf8());
     return *this;
 }
 

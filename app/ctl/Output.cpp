@@ -1,6 +1,7 @@
 #include "app/ctl/Output.h"
 
 #include "core/limits/Duration.h"
+#include "core/limits/IdText.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -149,7 +150,7 @@ QString humanMs(qint64 ms)
 
 QString text(const QByteArray& id)
 {
-    return QString::fromUtf8(id);
+    return idToDisplayText(id);
 }
 
 void writeFields(JsonLine& out, const HitResult& hit)

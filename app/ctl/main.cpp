@@ -2,6 +2,7 @@
 // line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/Version.h"
 #include "core/limits/IdText.h"
 
 #include <QCoreApplication>
@@ -43,6 +44,7 @@ Global options (anywhere on the line):
   --no-auth-warning  no warning about a password in --url
                   (the password may also come from $TOLLGATE_PASSWORD or $REDISCLI_AUTH)
   <command> --help  the command's own options
+  --version       the version of this build and the script contract it follows
 
 Exit codes: 0 success/allowed, 1 denied, 2 usage or invalid input, 3 connection or server error.
 )";
@@ -100,6 +102,7 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("tollgatectl"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(kVersion));
 
     Cli cli;
     cli.url = qEnvironmentVariable("TOLLGATE_URL", QStringLiteral("redis://127.0.0.1:6379"));
@@ -168,6 +171,10 @@ int main(int argc, char** argv)
     if (command == QLatin1String("help") || command == QLatin1String("--help") ||
         command == QLatin1String("-h")) {
         std::fputs(kUsage, stdout);
+        return ExitOk;
+    }
+    if (command == QLatin1String("--version") || command == QLatin1String("version")) {
+        std::printf("tollgatectl %s (script contract %d)\n", kVersion, kScriptContract);
         return ExitOk;
     }
 

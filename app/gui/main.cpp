@@ -1,5 +1,6 @@
 // tollgate: the console. Parses the command line, sets up the demo when asked, and hands
 // a session to the main window; everything else lives in ui/.
+#include "app/gui/ConsoleOptions.h"
 #include "core/demo/DemoCluster.h"
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
@@ -12,7 +13,6 @@
 #include "ui/shell/ScreenshotTour.h"
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QMessageBox>
 #include <QStyle>
 #include <cstdio>
@@ -35,42 +35,18 @@ int fail(const QString& message)
 
 int main(int argc, char* argv[])
 {
+    if (const std::optional<int> answered = console::answerWithoutDisplay(argc, argv))
+        return *answered;
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("tollgate"));
-    QApplication::setOrganizationName(QStringLiteral("Tollgate"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    console::setApplicationIdentity();
     QApplication::setDesktopFileName(QStringLiteral("tollgate"));
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Tollgate console: rate limits on Redis"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption demo(QStringLiteral("demo"),
-                                  QStringLiteral("Start a private redis-server with example "
-                                                 "policies and simulated traffic."));
-    const QCommandLineOption cluster(
-        QStringLiteral("cluster"),
-        QStringLiteral("With --demo: a private Redis Cluster (three primaries, a replica each) "
-                       "instead of one server."));
-    const QCommandLineOption url(QStringLiteral("url"), QStringLiteral("Connect to URL."),
-                                 QStringLiteral("URL"));
-    const QCommandLineOption profile(QStringLiteral("profile"),
-                                     QStringLiteral("Connect with the saved profile NAME."),
-                                     QStringLiteral("NAME"));
-    const QCommandLineOption readOnly(QStringLiteral("read-only"),
-                                      QStringLiteral("Disable every write."));
-    const QCommandLineOption prefix(QStringLiteral("prefix"),
-                                    QStringLiteral("Key prefix (default tg)."), QStringLiteral("P"));
-    const QCommandLineOption screenshots(
-        QStringLiteral("screenshots"),
-        QStringLiteral("Save a picture of every page to DIR after ~8 s, then quit."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption palette(
-        QStringLiteral("palette"),
-        QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
-                       "desktop's (also TOLLGATE_PALETTE)."),
-        QStringLiteral("NAME"));
-    parser.addOptions({demo, cluster, url, profile, readOnly, prefix, screenshots, palette});
+    console::ConsoleOptions options;
+    QCommandLineParser& parser = options.parser;
+    const QCommandLineOption &demo = options.demo, &cluster = options.cluster, &url = options.url,
+                             &profile = options.profile, &readOnly = options.readOnly,
+                             &prefix = options.prefix, &screenshots = options.screenshots,
+                             &palette = options.palette;
     parser.process(app);
 
     const QString paletteName =

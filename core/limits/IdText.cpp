@@ -1,10 +1,29 @@
 #include "core/limits/IdText.h"
 
+#include <QStringDecoder>
+
 namespace tollgate {
 
 namespace {
 
 constexpr char16_t kEscapeBase = 0xDC00; // U+DC80..U+DCFF carry the bytes 0x80..0xFF
+
+// Appends the code point of one well-formed sequence, decoded by hand: QString::fromUtf8() or
+// fromUcs4() on a lone sequence would drop U+FEFF as a byte-order mark ("m<U+FEFF>m" == "mm").
+void appendCodePoint(QString& text, const QByteArray& bytes, qsizetype i, int length)
+{
+    const auto byte = [&bytes, i](int k) { return static_cast<unsigned char>(bytes[i + k]); };
+    static constexpr unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    char32_t codePoint = byte(0) & kLeadMask[length];
+    for (int k = 1; k < length; ++k)
+        codePoint = (codePoint << 6) | (byte(k) & 0x3F);
+    if (QChar::requiresSurrogates(codePoint)) {
+        text += QChar(QChar::highSurrogate(codePoint));
+        text += QChar(QChar::lowSurrogate(codePoint));
+    } else {
+        text += QChar(char16_t(codePoint));
+    }
+}
 
 } // namespace
 
@@ -50,11 +69,17 @@ QString idToText(const QByteArray& id)
             text += QChar(char16_t(kEscapeBase + static_cast<unsigned char>(id[i])));
             ++i;
         } else {
-            text += QString::fromUtf8(id.constData() + i, length);
+            appendCodePoint(text, id, i, length);
             i += length;
         }
     }
     return text;
+}
+
+QString idToDisplayText(const QByteArray& id)
+{
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+    return decoder(id);
 }
 
 QByteArray idFromText(const QString& text)

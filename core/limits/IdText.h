@@ -18,4 +18,9 @@ QString idToText(const QByteArray& id);
 /// The inverse of idToText(): U+DC80..U+DCFF become the bytes 0x80..0xFF, the rest UTF-8.
 QByteArray idFromText(const QString& text);
 
+/// For output that must be valid UTF-8 (JSON, a terminal): decoded as QString::fromUtf8() does
+/// (what is not well-formed UTF-8 becomes U+FFFD), except that a leading U+FEFF is kept as the
+/// character of the id it is, not dropped as a byte-order mark.
+QString idToDisplayText(const QByteArray& id);
+
 } // namespace tollgate

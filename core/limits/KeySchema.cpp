@@ -145,11 +145,16 @@ Status KeySchema::validatePrefix(const QByteArray& prefix)
 {
     if (prefix.isEmpty() || prefix.size() > 64)
         return Error{ErrorKind::InvalidInput, QStringLiteral("key prefix must be 1 to 64 bytes")};
+    // The scripts only need a prefix without '{'. Clients also find keys with SCAN MATCH
+    // "<prefix>:{*" (so no glob characters, no '%', the escape byte of ids), and a ':' would let
+    // prefixes alias: "a:policy:audit" is prefix "a:policy"'s audit stream and prefix "a"'s
+    // policy hash of the action "audit".
     for (char c : prefix) {
-        if (QByteArrayView("*?[]{}:\\%").contains(c) || static_cast<unsigned char>(c) <= ' ')
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte >= 0x7F || QByteArrayView("*?[]\\{}%:").contains(c))
             return Error{ErrorKind::InvalidInput,
-                         QStringLiteral("key prefix '%1' may not contain glob characters, braces, "
-                                        "':', '%%', '\\' or whitespace")
+                         QStringLiteral("key prefix '%1' may hold only printable ASCII other than "
+                                        ": * ? [ ] \\ { } % (a ':' would let two prefixes alias)")
                              .arg(QString::fromUtf8(prefix))};
     }
     return Unit{};

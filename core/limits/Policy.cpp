@@ -1,4 +1,5 @@
 #include "core/limits/Policy.h"
+#include "core/Version.h"
 
 #include "core/limits/Duration.h"
 #include "core/limits/KeySchema.h"
@@ -172,6 +173,17 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
             policy.timeZone = QTimeZone(int(*offset / 1000)).id();
         } else if (field == "updated_by") {
             policy.updatedBy = QString::fromUtf8(value);
+        } else if (field == "contract") {
+            // Written by policy_set.lua; absent in hashes saved before contracts had numbers,
+            // whose policy fields are contract 2's.
+            if (value != QByteArray::number(kScriptContract))
+                return Error{ErrorKind::Contract,
+                             QStringLiteral("it was written under script contract %1, and this "
+                                            "Tollgate (%2) follows contract %3: upgrade Tollgate "
+                                            "to read it (lua/README.md, \"Contract version\")")
+                                 .arg(QString::fromUtf8(value.left(20)),
+                                      QString::fromLatin1(kVersion))
+                                 .arg(kScriptContract)};
         } else if (field == "count_denied") {
             policy.countDenied = value == "1";
         } else {

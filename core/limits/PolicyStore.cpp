@@ -22,7 +22,8 @@ Result<Policy> storedPolicy(const KeyLayout& layout, const QByteArray& action,
     auto policy = Policy::fromFields(action, fields);
     const Status valid = policy ? policy->validate() : Status(policy.error());
     if (!valid)
-        return Error{ErrorKind::WrongType,
+        return Error{valid.error().kind == ErrorKind::Contract ? ErrorKind::Contract
+                                                               : ErrorKind::WrongType,
                      QStringLiteral("policy %1 is invalid: %2")
                          .arg(QString::fromUtf8(layout.policyKey(action)), valid.error().message)};
     return policy;

@@ -25,6 +25,7 @@ QString errorKindName(ErrorKind kind)
     case ErrorKind::InvalidInput: return QStringLiteral("invalid");
     case ErrorKind::Conflict: return QStringLiteral("conflict");
     case ErrorKind::NotFound: return QStringLiteral("notfound");
+    case ErrorKind::Contract: return QStringLiteral("contract");
     }
     return QStringLiteral("unknown");
 }
@@ -41,6 +42,8 @@ Error classifyErrorReply(const QByteArray& text)
         return {ErrorKind::InvalidInput, QString::fromUtf8(rest)};
     if (code == "TG_CONFLICT")
         return {ErrorKind::Conflict, QString::fromUtf8(rest)};
+    if (code == "TG_CONTRACT")
+        return {ErrorKind::Contract, QString::fromUtf8(rest)};
     if (code == "TG_CORRUPT")
         return {ErrorKind::WrongType, QString::fromUtf8(rest)};
     // A script found before writing anything that the ACL user may not run one of its writes.

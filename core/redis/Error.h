@@ -22,6 +22,7 @@ enum class ErrorKind {
     InvalidInput, // rejected before (or by the script before) anything was written
     Conflict,     // compare-and-set lost: someone else saved first
     NotFound,     // the thing asked for does not exist
+    Contract,     // data or scripts of another script contract (lua/README.md, "Contract version")
 };
 
 struct Error

@@ -71,6 +71,7 @@ ScriptInfo ScriptLibrary::describe(const QString& name, const QByteArray& source
 
     static const QRegularExpression keyLine(QStringLiteral("^KEYS\\[[^\\]]+\\]"));
     static const QRegularExpression argLine(QStringLiteral("^ARGV\\[[^\\]]+\\]"));
+    static const QRegularExpression contractLine(QStringLiteral("^Contract: (\\d+)"));
     QStringList header;
     QStringList* continued = nullptr;
     for (const QString& raw : headerLines(source)) {
@@ -89,6 +90,9 @@ ScriptInfo ScriptLibrary::describe(const QString& name, const QByteArray& source
         } else if (argLine.match(text).hasMatch()) {
             info.args << text.simplified();
             continued = &info.args;
+        } else if (const auto contract = contractLine.match(text); contract.hasMatch()) {
+            info.contract = contract.captured(1).toInt();
+            continued = nullptr;
         } else if (text.startsWith(QStringLiteral("Reply"), Qt::CaseInsensitive)) {
             replyLines.clear();
             replyLines << text;

@@ -18,6 +18,7 @@ struct ScriptInfo
     QStringList args;   // "ARGV[1] ..." lines of the header, in order
     QString reply;      // the header's reply description
     QString header;     // the whole leading comment, for display
+    int contract = 0;   // the header's "Contract: N" line (lua/README.md, "Contract version")
 };
 
 /// The scripts shipped with this build (or those of the folder TOLLGATE_LUA_DIR names, for

@@ -2,12 +2,14 @@
 // before anything is typed, Enter submits once the input is valid, Alt mnemonics never clash,
 // Tab leaves a table, and F1 lists the shortcuts.
 
+#include "core/Version.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/AboutDialog.h"
 #include "ui/shell/ShortcutsDialog.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/ReasonDialog.h"
@@ -97,6 +99,7 @@ private Q_SLOTS:
     void mnemonicsDoNotClash();
     void tabLeavesTables();
     void f1ListsShortcuts();
+    void aboutShowsTheBuildVersion();
     void actorDefaultsToUserAtHost();
 
 private:
@@ -260,6 +263,25 @@ void DialogsTest::f1ListsShortcuts()
              qPrintable(all));
     QVERIFY2(all.contains(QStringLiteral("F1=Help \u203a Keyboard shortcuts")), qPrintable(all));
     QVERIFY2(all.contains(QStringLiteral("Ctrl+Shift+O")), qPrintable(all));
+    dialog->close();
+}
+
+void DialogsTest::aboutShowsTheBuildVersion()
+{
+    MainWindow window(nullptr);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    auto* action = window.findChild<QAction*>(QStringLiteral("aboutAction"));
+    QVERIFY(action);
+    action->trigger();
+    shell::AboutDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<shell::AboutDialog*>()) != nullptr);
+    QVERIFY2(dialog->versionLabel()->text().contains(QString::fromLatin1(kVersion)),
+             qPrintable(dialog->versionLabel()->text()));
+    auto* details = dialog->findChild<QLabel*>(QStringLiteral("aboutDetailsLabel"));
+    QVERIFY(details);
+    QVERIFY2(details->text().contains(QStringLiteral("Script contract %1").arg(kScriptContract)),
+             qPrintable(details->text()));
     dialog->close();
 }
 

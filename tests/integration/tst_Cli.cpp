@@ -55,6 +55,7 @@ private Q_SLOTS:
     void resetCounters();
     void subjects();
     void subjectsJsonEscapes();
+    void byteOrderMarkIsPartOfTheId();
     void repairDryRunThenFix();
     void scripts();
     void bench();
@@ -452,6 +453,40 @@ void tst_Cli::subjectsJsonEscapes()
     QCOMPARE(ban[QStringLiteral("permanent")].toBool(), false);
     QVERIFY(byUser[users[0]][QStringLiteral("user_ban")].isNull());
     QCOMPARE(byUser[QString(QChar(0xFFFD))][QStringLiteral("count")].toInteger(), 3);
+}
+
+void tst_Cli::byteOrderMarkIsPartOfTheId()
+{
+    // U+FEFF anywhere in an id is a character of it: "m<FEFF>m" and "mm" are two users, and an
+    // id that is only U+FEFF is not empty. The JSON output shows each as it is.
+    setPolicy({QStringLiteral("like"), QStringLiteral("--limit"), QStringLiteral("10"), QStringLiteral("--window"), QStringLiteral("10s")});
+    const QString bom(QChar(0xFEFF));
+    const QStringList users{QStringLiteral("m") + bom + QStringLiteral("m"), QStringLiteral("mm"), bom,
+                            bom + QStringLiteral("x")};
+    for (const QString& user : users) {
+        const Run hit = ctl({QStringLiteral("hit"), QStringLiteral("like"), user, QStringLiteral("--json")});
+        QVERIFY2(hit.code == 0, qPrintable(hit.describe()));
+        QCOMPARE(hit.object()[QStringLiteral("count")].toInteger(), 1);
+    }
+    const QByteArray bomBytes("\xef\xbb\xbf");
+    QCOMPARE(m_redis.command({"GET", "tg:{m" + bomBytes + "m}:like:fw:10000"}), QByteArray("$1\r\n1\r\n"));
+    QCOMPARE(m_redis.command({"GET", "tg:{mm}:like:fw:10000"}), QByteArray("$1\r\n1\r\n"));
+    QCOMPARE(m_redis.command({"GET", "tg:{" + bomBytes + "}:like:fw:10000"}), QByteArray("$1\r\n1\r\n"));
+
+    // Read as bytes: Qt's JSON parser itself drops a U+FEFF that starts a string.
+    const Run run = ctl({QStringLiteral("subjects"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    QByteArrayList shown;
+    for (const QByteArray& line : run.out.split('\n')) {
+        if (line.startsWith("{\"user\":\""))
+            shown << line.mid(9, line.indexOf("\",\"action\"") - 9);
+    }
+    std::sort(shown.begin(), shown.end());
+    QByteArrayList expected;
+    for (const QString& user : users)
+        expected << user.toUtf8();
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(shown, expected);
 }
 
 void tst_Cli::repairDryRunThenFix()

@@ -123,6 +123,10 @@ private Q_SLOTS:
         QTest::newRow("hash tag") << QByteArray("t{g}") << false;
         QTest::newRow("colon") << QByteArray("a:b") << false;
         QTest::newRow("space") << QByteArray("t g") << false;
+        QTest::newRow("percent") << QByteArray("t%g") << false;
+        QTest::newRow("non-ascii") << QByteArray("t\xc3\xa9") << false;
+        QTest::newRow("64 bytes") << QByteArray(64, 'p') << true;
+        QTest::newRow("65 bytes") << QByteArray(65, 'p') << false;
         QTest::newRow("empty") << QByteArray() << false;
     }
 

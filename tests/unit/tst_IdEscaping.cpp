@@ -89,6 +89,17 @@ void IdEscapingTest::textRoundTripKeepsBytes()
     QVERIFY(idToText("\xff") != idToText("\xfe"));
     QVERIFY(idToText("\xff") != idToText("\xef\xbf\xbd"));
     QCOMPARE(idFromText(QStringLiteral("plain")), QByteArray("plain"));
+    // U+FEFF is a character of the id wherever it stands, never a byte-order mark to drop.
+    const QByteArray bom("\xef\xbb\xbf");
+    for (const QByteArray& id : {QByteArray("m" + bom + "m"), bom, QByteArray(bom + "x"),
+                                 QByteArray("x" + bom), QByteArray(bom + bom)}) {
+        QCOMPARE(idToText(id).size(), id.size() - 2 * id.count(bom)); // one QChar for 3 bytes
+        QCOMPARE(idFromText(idToText(id)), id);
+    }
+    QVERIFY(idToText("m" + bom + "m") != idToText("mm"));
+    // Output text keeps a leading U+FEFF too (QString::fromUtf8 would drop it).
+    QCOMPARE(idToDisplayText(bom + "x"), QString(QChar(0xFEFF)) + QLatin1Char('x'));
+    QCOMPARE(idToDisplayText("a\xff"), QStringLiteral("a\ufffd"));
 }
 
 void IdEscapingTest::plainIdIsSharedNotCopied()

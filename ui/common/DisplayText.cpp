@@ -1,7 +1,8 @@
 #include "ui/common/DisplayText.h"
 
+#include "core/limits/IdText.h"
+
 #include <QDateTime>
-#include <QStringDecoder>
 #include <algorithm>
 
 namespace tollgate::ui {
@@ -45,25 +46,19 @@ QString displayId(const QByteArray& id)
         return QString::fromLatin1(id);
     QString out;
     out.reserve(id.size());
-    // Decode one code point at a time so an invalid byte is shown as \xNN, not as U+FFFD.
+    // One code point at a time so an invalid byte is shown as \xNN, not as U+FFFD (and U+FEFF
+    // as \u{feff}, not dropped as a byte-order mark).
     qsizetype i = 0;
     while (i < id.size()) {
-        const uchar lead = uchar(id[i]);
-        int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3
-                                     : (lead >> 3) == 0x1e ? 4 : 0;
-        if (length > 0 && i + length <= id.size()) {
-            const QByteArray piece = id.mid(i, length);
-            QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-            const QString decoded = decoder(piece);
-            if (!decoder.hasError() && !decoded.isEmpty()) {
-                for (char32_t c : decoded.toUcs4())
-                    appendSafe(out, c);
-                i += length;
-                continue;
-            }
+        const int length = utf8SequenceLength(id, i);
+        if (length == 0) {
+            out += hexByte(uchar(id[i]));
+            ++i;
+            continue;
         }
-        out += hexByte(lead);
-        ++i;
+        for (char32_t c : idToText(id.mid(i, length)).toUcs4())
+            appendSafe(out, c);
+        i += length;
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
+#include "ui/shell/AboutDialog.h"
 #include "ui/shell/ShortcutsDialog.h"
 #include "ui/shell/TableTabFilter.h"
 #include "ui/shell/WriteActions.h"
@@ -130,6 +131,8 @@ void MainWindow::buildMenus()
         help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
     shortcuts->setObjectName(QStringLiteral("shortcutsAction"));
     shortcuts->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Tollgate"), this, &MainWindow::showAbout)
+        ->setObjectName(QStringLiteral("aboutAction"));
 
     QToolBar* toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -267,6 +270,13 @@ void MainWindow::showConnectionDialog()
 void MainWindow::showShortcuts()
 {
     auto* dialog = new shell::ShortcutsDialog(this, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void MainWindow::showAbout()
+{
+    auto* dialog = new shell::AboutDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }

@@ -48,6 +48,8 @@ public:
     void showConnectionDialog();
     /// Help › Keyboard shortcuts (F1).
     void showShortcuts();
+    /// Help › About Tollgate: version and script contract.
+    void showAbout();
 
 Q_SIGNALS:
     void sessionChanged(tollgate::ui::Session* session);

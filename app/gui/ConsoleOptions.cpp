@@ -1,0 +1,62 @@
+#include "app/gui/ConsoleOptions.h"
+
+#include "core/Version.h"
+
+#include <QCoreApplication>
+#include <cstring>
+
+namespace tollgate::console {
+
+ConsoleOptions::ConsoleOptions()
+    : demo(QStringLiteral("demo"),
+           QStringLiteral("Start a private redis-server with example policies and simulated "
+                          "traffic.")),
+      cluster(QStringLiteral("cluster"),
+              QStringLiteral("With --demo: a private Redis Cluster (three primaries, a replica "
+                             "each) instead of one server.")),
+      url(QStringLiteral("url"), QStringLiteral("Connect to URL."), QStringLiteral("URL")),
+      profile(QStringLiteral("profile"), QStringLiteral("Connect with the saved profile NAME."),
+              QStringLiteral("NAME")),
+      readOnly(QStringLiteral("read-only"), QStringLiteral("Disable every write.")),
+      prefix(QStringLiteral("prefix"), QStringLiteral("Key prefix (default tg)."),
+             QStringLiteral("P")),
+      screenshots(QStringLiteral("screenshots"),
+                  QStringLiteral("Save a picture of every page to DIR after ~8 s, then quit."),
+                  QStringLiteral("DIR")),
+      palette(QStringLiteral("palette"),
+              QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
+                             "desktop's (also TOLLGATE_PALETTE)."),
+              QStringLiteral("NAME"))
+{
+    parser.setApplicationDescription(QStringLiteral("Tollgate console: rate limits on Redis"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({demo, cluster, url, profile, readOnly, prefix, screenshots, palette});
+}
+
+void setApplicationIdentity()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("tollgate"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Tollgate"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("%1 (script contract %2)")
+                                                .arg(QString::fromLatin1(kVersion))
+                                                .arg(kScriptContract));
+}
+
+std::optional<int> answerWithoutDisplay(int argc, char* argv[])
+{
+    bool asked = false;
+    for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+        for (const char* flag : {"-h", "-?", "--help", "--help-all", "-v", "--version"})
+            asked = asked || std::strcmp(argv[i], flag) == 0;
+    }
+    if (!asked)
+        return std::nullopt;
+    QCoreApplication app(argc, argv);
+    setApplicationIdentity();
+    ConsoleOptions options;
+    options.parser.process(app); // prints the help or the version and exits
+    return 0;
+}
+
+} // namespace tollgate::console

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the Debian packages into dist/: tollgate (the console), tollgatectl (the CLI) and
+# libtollgate-dev (headers, static library, CMake package, Lua scripts), then checks them with
+# lintian. Install them with `sudo apt install ./dist/*.deb`. A Release build of its own
+# (build-package/), without tests or benchmarks.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/setup.sh
+
+configure=(-S . -B build-package -DCMAKE_BUILD_TYPE=Release
+           -DTOLLGATE_BUILD_TESTS=OFF -DTOLLGATE_BUILD_BENCH=OFF)
+if [[ ! -f build-package/CMakeCache.txt ]]; then
+    configure+=(-G Ninja)
+fi
+cmake "${configure[@]}"
+cmake --build build-package -j2
+
+rm -rf dist
+mkdir -p dist
+(cd build-package && cpack -G DEB -B "$root/dist/cpack" >/dev/null)
+mv dist/cpack/*.deb dist/
+rm -rf dist/cpack
+
+# lintian: errors fail the build; the warnings left are listed in docs/packaging.md.
+status=0
+for deb in dist/*.deb; do
+    echo "package.sh: $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version) -> $deb"
+    lintian --fail-on error "$deb" || status=1
+done
+exit $status
