@@ -26,7 +26,7 @@ foreach(component_package IN ITEMS console:tollgate cli:tollgatectl dev:libtollg
     list(GET pair 1 package)
     install(FILES ${CMAKE_SOURCE_DIR}/resources/debian/copyright
                   ${TOLLGATE_GENERATED_DIR}/debian/changelog.gz
-            DESTINATION ${CMAKE_INSTALL_DOCDIR}/../${package} COMPONENT ${component})
+            DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
 endforeach()
 
 # Man pages (resources/man/*.1, written in roff).
@@ -64,6 +64,11 @@ install(FILES ${CMAKE_SOURCE_DIR}/resources/completions/_tollgatectl
 install(TARGETS ${TOLLGATE_CORE_EXPORT_TARGETS} EXPORT TollgateTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/tollgate COMPONENT dev)
+# Debug information stays out of the package, as Debian's own static libraries do (executables
+# are stripped by CPack).
+install(CODE "execute_process(COMMAND ${CMAKE_STRIP} --strip-debug
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libtollgate_core.a\")"
+    COMPONENT dev)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/core
         COMPONENT dev FILES_MATCHING PATTERN "*.h")
 install(FILES ${TOLLGATE_GENERATED_DIR}/core/Version.h

@@ -6,6 +6,9 @@ set(CPACK_PACKAGE_NAME tollgate)
 set(CPACK_PACKAGE_VENDOR "The Tollgate authors")
 set(CPACK_PACKAGE_CONTACT "Tollgate maintainers <maintainers@tollgate.invalid>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+# Each package's own description starts with its one-line summary (below); an empty common
+# summary keeps CPack from putting the project's in front of it.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 set(CPACK_RESOURCE_FILE_LICENSE ${CMAKE_SOURCE_DIR}/LICENSE)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
@@ -24,35 +27,35 @@ set(CPACK_DEBIAN_CONSOLE_PACKAGE_NAME tollgate)
 set(CPACK_DEBIAN_CONSOLE_PACKAGE_SECTION net)
 # `tollgate --demo` starts a private redis-server.
 set(CPACK_DEBIAN_CONSOLE_PACKAGE_RECOMMENDS "redis-server, tollgatectl")
-set(CPACK_COMPONENT_CONSOLE_DESCRIPTION
+set(CPACK_DEBIAN_CONSOLE_DESCRIPTION
 "desktop console for rate limits on Redis
- Tollgate counts what users do (comments, likes, uploads, API calls) in Redis
- with atomic Lua scripts, so a counter can never be left without its expiry.
- The console shows operators counters, bans and charts live, lets support
- staff find a user, see why they are blocked and unban them with an audited
- reason, and lets developers inspect keys and TTLs, repair keys that lost
- their TTL and run the scripts by hand. It works with a single redis-server
- and with a Redis Cluster.")
+Tollgate counts what users do (comments, likes, uploads, API calls) in Redis
+with atomic Lua scripts, so a counter can never be left without its expiry.
+The console shows operators counters, bans and charts live, lets support
+staff find a user, see why they are blocked and unban them with an audited
+reason, and lets developers inspect keys and TTLs, repair keys that lost
+their TTL and run the scripts by hand. It works with a single redis-server
+and with a Redis Cluster.")
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME tollgatectl)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION net)
-set(CPACK_COMPONENT_CLI_DESCRIPTION
+set(CPACK_DEBIAN_CLI_DESCRIPTION
 "command-line tool for rate limits on Redis
- tollgatectl manages Tollgate's rate-limit policies, counts and inspects hits,
- bans and unbans users with an audited reason, lists subjects, repairs keys
- that lost their TTL and reads the audit trail, against a single redis-server
- or a Redis Cluster. Its output can be JSON for scripts.")
+tollgatectl manages Tollgate's rate-limit policies, counts and inspects hits,
+bans and unbans users with an audited reason, lists subjects, repairs keys
+that lost their TTL and reads the audit trail, against a single redis-server
+or a Redis Cluster. Its output can be JSON for scripts.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtollgate-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "qt6-base-dev (>= 6.4), libhiredis-dev, pkg-config")
-set(CPACK_COMPONENT_DEV_DESCRIPTION
+set(CPACK_DEBIAN_DEV_DESCRIPTION
 "C++ library and Lua scripts for rate limits on Redis
- The Tollgate library counts hits against rate-limit policies (fixed window,
- sliding log, sliding window, token bucket) with one atomic Lua script per
- operation, and manages policies, bans and the audit trail. This package holds
- the headers, the static library and its CMake package (find_package(Tollgate)
- gives Tollgate::core), and the Lua scripts in /usr/share/tollgate/lua for
- clients in other languages.")
+The Tollgate library counts hits against rate-limit policies (fixed window,
+sliding log, sliding window, token bucket) with one atomic Lua script per
+operation, and manages policies, bans and the audit trail. This package holds
+the headers, the static library and its CMake package (find_package(Tollgate)
+gives Tollgate::core), and the Lua scripts in /usr/share/tollgate/lua for
+clients in other languages.")
 
 include(CPack)

@@ -9,7 +9,7 @@ cd "$root"
 
 bash scripts/setup.sh
 
-configure=(-S . -B build-package -DCMAKE_BUILD_TYPE=Release
+configure=(-S . -B build-package -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr
            -DTOLLGATE_BUILD_TESTS=OFF -DTOLLGATE_BUILD_BENCH=OFF)
 if [[ ! -f build-package/CMakeCache.txt ]]; then
     configure+=(-G Ninja)
