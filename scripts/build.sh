@@ -13,7 +13,10 @@ if [[ "${CI:-}" == "true" ]]; then
     werror=ON
 fi
 
-configure=(-S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOLLGATE_WERROR="$werror")
+# Line tables only (-g1): backtraces keep their file and line, and the build is a quarter faster.
+# For full debug information: TOLLGATE_CMAKE_ARGS=-DTOLLGATE_LINE_TABLES_ONLY=OFF.
+configure=(-S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOLLGATE_WERROR="$werror"
+           -DTOLLGATE_LINE_TABLES_ONLY=ON)
 # The generator is fixed at the first configure; naming it again on an existing tree made with
 # another one would be an error, so only a fresh tree gets -G Ninja.
 if [[ ! -f build/CMakeCache.txt ]]; then
