@@ -17,6 +17,12 @@ MetricsExporter::MetricsExporter(Client* client, KeySchema schema, ExporterOptio
       m_collector(new ScrapeCollector(client, schema, this)),
       m_census(new KeyCensus(client, std::move(schema), options.census, this))
 {
+    // Every kind from the start at 0: a counter that appears only with its first error hides
+    // that error from rate() and increase().
+    for (int kind = 0; kind <= static_cast<int>(ErrorKind::NotFound); ++kind)
+        m_errors[errorKindName(static_cast<ErrorKind>(kind))] = 0;
+    for (const char* kind : {"corrupt_stats", "invalid_policy", "client_gone"})
+        m_errors[QString::fromLatin1(kind)] = 0;
     connect(m_census, &KeyCensus::passFailed, this, [this](const Error& error) {
         count(errorKindName(error.kind), QStringLiteral("background scan: ") + error.message);
     });

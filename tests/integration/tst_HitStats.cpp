@@ -53,6 +53,8 @@ private:
         const std::map<QByteArray, QByteArray> values(pairs.begin(), pairs.end());
         for (const auto& [field, value] : pairs) {
             const qint64 n = value.toLongLong();
+            if (field.startsWith("total:"))
+                continue; // the exporter's running totals, not a slot of the ring
             if (field.endsWith(":h")) {
                 t.hits += n;
                 t.seconds += n > 0 ? 1 : 0;
