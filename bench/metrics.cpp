@@ -172,7 +172,7 @@ int main(int argc, char** argv)
                     static_cast<long long>(c.keysWithoutTtl));
     }
 
-    // Scrapes over HTTP, with the census idle (its next pass an hour away).
+    // Scrapes over HTTP once its first census pass is over (the next is an hour away).
     ExporterOptions exporterOptions;
     exporterOptions.port = 0;
     exporterOptions.census.interval = std::chrono::hours(1);
@@ -180,7 +180,7 @@ int main(int argc, char** argv)
     if (const Status started = exporter.start(); !started)
         return fail(started.error().message);
     QByteArray last;
-    for (int i = 0; i < 200 && gauge(last, "tollgate_census_passes_total") < 1; ++i) {
+    for (int i = 0; i < 3000 && gauge(last, "tollgate_census_passes_total") < 1; ++i) {
         QEventLoop wait;
         QTimer::singleShot(100, &wait, &QEventLoop::quit);
         wait.exec();
