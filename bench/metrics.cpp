@@ -46,9 +46,8 @@ QByteArray scrape(quint16 port)
     QTcpSocket socket;
     QByteArray answer;
     QEventLoop loop;
-    QObject::connect(&socket, &QTcpSocket::connected, [&] {
-        socket.write("GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n");
-    });
+    QObject::connect(&socket, &QTcpSocket::connected,
+                     [&] { socket.write("GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n"); });
     QObject::connect(&socket, &QTcpSocket::readyRead, [&] { answer += socket.readAll(); });
     QObject::connect(&socket, &QTcpSocket::disconnected, &loop, &QEventLoop::quit);
     QTimer::singleShot(60'000, &loop, &QEventLoop::quit);
@@ -73,13 +72,18 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.addHelpOption();
     parser.addOptions({
-        {QStringLiteral("url"), QStringLiteral("Redis URL (default: private server)"), QStringLiteral("url")},
-        {QStringLiteral("subjects"), QStringLiteral("Subjects to seed"), QStringLiteral("n"), QStringLiteral("1000000")},
-        {QStringLiteral("actions"), QStringLiteral("Actions (policies)"), QStringLiteral("n"), QStringLiteral("50")},
-        {QStringLiteral("scrapes"), QStringLiteral("Scrapes to time"), QStringLiteral("n"), QStringLiteral("50")},
+        {QStringLiteral("url"), QStringLiteral("Redis URL (default: private server)"),
+         QStringLiteral("url")},
+        {QStringLiteral("subjects"), QStringLiteral("Subjects to seed"), QStringLiteral("n"),
+         QStringLiteral("1000000")},
+        {QStringLiteral("actions"), QStringLiteral("Actions (policies)"), QStringLiteral("n"),
+         QStringLiteral("50")},
+        {QStringLiteral("scrapes"), QStringLiteral("Scrapes to time"), QStringLiteral("n"),
+         QStringLiteral("50")},
     });
     parser.process(app);
-    const qint64 subjects = std::max<qint64>(1, parser.value(QStringLiteral("subjects")).toLongLong());
+    const qint64 subjects =
+        std::max<qint64>(1, parser.value(QStringLiteral("subjects")).toLongLong());
     const int actions = std::max(1, parser.value(QStringLiteral("actions")).toInt());
     const int scrapes = std::max(1, parser.value(QStringLiteral("scrapes")).toInt());
 
@@ -108,9 +112,11 @@ int main(int argc, char** argv)
         Policy policy;
         policy.action = "action-" + QByteArray::number(a);
         policy.windows = {{1000, 3'600'000}};
-        auto existing = waitFor<Policy>([&](auto done) { policies.get(policy.action, nullptr, done); });
+        auto existing =
+            waitFor<Policy>([&](auto done) { policies.get(policy.action, nullptr, done); });
         policy.revision = existing ? existing->revision : 0;
-        auto saved = waitFor<qint64>([&](auto done) { policies.save(policy, QStringLiteral("bench"), nullptr, done); });
+        auto saved = waitFor<qint64>(
+            [&](auto done) { policies.save(policy, QStringLiteral("bench"), nullptr, done); });
         if (!saved)
             return fail(saved.error().message);
         auto totals = client.executeSync({"HSET", schema.statsKey(policy.action), "total:h", "1000",
@@ -126,7 +132,8 @@ int main(int argc, char** argv)
             const QByteArray key = schema.stateKey("user-" + QByteArray::number(i),
                                                    "action-" + QByteArray::number(i % actions),
                                                    Algorithm::FixedWindow, 3'600'000);
-            sets.push_back(i < 100 ? Command{"SET", key, "1"} : Command{"SET", key, "1", "PX", "3600000"});
+            sets.push_back(i < 100 ? Command{"SET", key, "1"}
+                                   : Command{"SET", key, "1", "PX", "3600000"});
         }
         auto written = waitFor<std::vector<Result<Reply>>>([&](auto done) {
             client.executeBatch(std::move(sets), nullptr,
@@ -195,11 +202,13 @@ int main(int argc, char** argv)
     }
     const double commands = double(commandsProcessed(probe) - before - 1) / scrapes;
     std::sort(ms.begin(), ms.end());
-    std::printf("| scrape over HTTP: p50 / max | %.2f ms / %.2f ms |\n", ms[ms.size() / 2], ms.back());
-    std::printf("| scrape: Redis time inside it (tollgate_exporter_scrape_duration_seconds) | %.2f ms |\n",
-                gauge(last, "tollgate_exporter_scrape_duration_seconds") * 1000);
-    std::printf("| scrape: Redis commands (server's count / exporter's own) | %.1f / %.0f |\n", commands,
-                gauge(last, "tollgate_exporter_scrape_redis_commands"));
+    std::printf("| scrape over HTTP: p50 / max | %.2f ms / %.2f ms |\n", ms[ms.size() / 2],
+                ms.back());
+    std::printf(
+        "| scrape: Redis time inside it (tollgate_exporter_scrape_duration_seconds) | %.2f ms |\n",
+        gauge(last, "tollgate_exporter_scrape_duration_seconds") * 1000);
+    std::printf("| scrape: Redis commands (server's count / exporter's own) | %.1f / %.0f |\n",
+                commands, gauge(last, "tollgate_exporter_scrape_redis_commands"));
     std::printf("| scrape: exposition size | %lld bytes |\n", static_cast<long long>(last.size()));
     return 0;
 }

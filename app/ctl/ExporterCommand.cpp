@@ -23,12 +23,13 @@ Result<std::pair<QHostAddress, quint16>> parseListen(const QString& text)
     QString host = colon < 0 ? QString() : text.left(colon);
     if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
         host = host.mid(1, host.size() - 2);
-    const QHostAddress address = host.isEmpty() ? QHostAddress(QHostAddress::Any)
-                                                : QHostAddress(host);
+    const QHostAddress address =
+        host.isEmpty() ? QHostAddress(QHostAddress::Any) : QHostAddress(host);
     if (!ok || port > 65535 || address.isNull())
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("--listen wants host:port with a numeric address, e.g. "
-                                    "127.0.0.1:9464, not '%1'").arg(text)};
+                                    "127.0.0.1:9464, not '%1'")
+                         .arg(text)};
     return std::make_pair(address, static_cast<quint16>(port));
 }
 
@@ -37,8 +38,8 @@ Result<std::chrono::milliseconds> durationOption(const QCommandLineParser& parse
 {
     auto ms = parseDuration(parser.value(name));
     if (!ms)
-        return Error{ErrorKind::InvalidInput, QStringLiteral("--") + name + QStringLiteral(": ") +
-                                                  ms.error().message};
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("--") + name + QStringLiteral(": ") + ms.error().message};
     return std::chrono::milliseconds(*ms);
 }
 

@@ -31,8 +31,9 @@ const WindowLimit* bindingWindow(const Policy& policy, const HitResult& hit)
 QByteArray rateLimitPolicyName(const QByteArray& action, qint64 windowMs)
 {
     // An sf-string holds printable ASCII only: other bytes (and '%') are percent-escaped.
-    const QByteArray raw = action.toPercentEncoding(QByteArray(" !\"#$&'()*+,/:;<=>?@[\\]^`{|}"), {}) +
-                           '-' + formatDuration(windowMs).toLatin1();
+    const QByteArray raw =
+        action.toPercentEncoding(QByteArray(" !\"#$&'()*+,/:;<=>?@[\\]^`{|}"), {}) + '-' +
+        formatDuration(windowMs).toLatin1();
     QByteArray quoted = "\"";
     for (const char c : raw) {
         if (c == '"' || c == '\\')
@@ -51,16 +52,17 @@ RateLimitHeaders rateLimitHeaders(const Policy& policy, const HitResult& hit,
         if (!headers.policy.isEmpty())
             headers.policy += ", ";
         // w is whole seconds: a window under a second is announced as one.
-        headers.policy += rateLimitPolicyName(policy.action, window.windowMs) +
-                          ";q=" + QByteArray::number(window.limit) +
-                          ";w=" + QByteArray::number(std::max<qint64>(1, ceilSeconds(window.windowMs))) + pk;
+        headers.policy +=
+            rateLimitPolicyName(policy.action, window.windowMs) +
+            ";q=" + QByteArray::number(window.limit) +
+            ";w=" + QByteArray::number(std::max<qint64>(1, ceilSeconds(window.windowMs))) + pk;
     }
     if (const WindowLimit* window = bindingWindow(policy, hit)) {
         // A ban refuses everything until it ends: nothing remains, whatever the window holds,
         // and the quota comes back when the ban (or the longer wait of a denial) is over.
         const qint64 remaining = hit.tier == Tier::Banned ? 0 : std::max<qint64>(0, hit.remaining);
-        const qint64 resetMs = !hit.allowed && hit.retryAfterMs > hit.resetMs ? hit.retryAfterMs
-                                                                            : hit.resetMs;
+        const qint64 resetMs =
+            !hit.allowed && hit.retryAfterMs > hit.resetMs ? hit.retryAfterMs : hit.resetMs;
         headers.rateLimit = rateLimitPolicyName(policy.action, window->windowMs) +
                             ";r=" + QByteArray::number(remaining) +
                             ";t=" + QByteArray::number(ceilSeconds(resetMs)) + pk;

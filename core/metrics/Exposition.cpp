@@ -8,7 +8,12 @@ namespace tollgate {
 
 namespace {
 
-enum class Type { Counter, Gauge, Info };
+enum class Type
+{
+    Counter,
+    Gauge,
+    Info
+};
 
 using Labels = std::vector<std::pair<const char*, QByteArray>>;
 
@@ -84,7 +89,7 @@ public:
         if (!labels.empty()) {
             m_out += '{';
             for (size_t i = 0; i < labels.size(); ++i) {
-                m_out += (i ? ",": "") + QByteArray(labels[i].first) + "=\"" +
+                m_out += (i ? "," : "") + QByteArray(labels[i].first) + "=\"" +
                          escapeLabel(labels[i].second) + '"';
             }
             m_out += '}';
@@ -186,7 +191,7 @@ void writeCensus(Writer& w, const MetricsSnapshot& s)
 ExpositionFormat negotiateFormat(const QByteArray& acceptHeader)
 {
     return acceptHeader.contains("application/openmetrics-text") ? ExpositionFormat::OpenMetrics
-                                                                  : ExpositionFormat::Prometheus004;
+                                                                 : ExpositionFormat::Prometheus004;
 }
 
 QByteArray contentType(ExpositionFormat format)

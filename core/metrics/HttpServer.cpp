@@ -14,13 +14,20 @@ constexpr int kReadTimeoutMs = 10'000;
 QByteArray reason(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Error";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Error";
     }
 }
 
@@ -33,8 +40,8 @@ std::optional<HttpRequest> parseHead(const QByteArray& head)
         return std::nullopt;
     HttpRequest request;
     request.method = first[0];
-    request.path = first[1].left(first[1].indexOf('?') < 0 ? first[1].size()
-                                                            : first[1].indexOf('?'));
+    request.path =
+        first[1].left(first[1].indexOf('?') < 0 ? first[1].size() : first[1].indexOf('?'));
     for (qsizetype i = 1; i < lines.size(); ++i) {
         const QByteArray line = lines[i].trimmed();
         const qsizetype colon = line.indexOf(':');

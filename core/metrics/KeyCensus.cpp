@@ -132,8 +132,8 @@ void KeyCensus::runPass()
     // Runs once on the worker thread; the result goes back to this object's thread.
     tally->complete = [this, self, tally] {
         const Result<qint64>& total = *tally->scanned;
-        Result<CensusResult> result = total ? Result<CensusResult>(tally->result)
-                                            : Result<CensusResult>(total.error());
+        Result<CensusResult> result =
+            total ? Result<CensusResult>(tally->result) : Result<CensusResult>(total.error());
         if (total && tally->error)
             result = *tally->error;
         if (result) {

@@ -11,9 +11,9 @@ const QByteArray kText = QByteArrayLiteral("text/plain; charset=utf-8");
 MetricsExporter::MetricsExporter(Client* client, KeySchema schema, ExporterOptions options,
                                  QObject* parent)
     : QObject(parent), m_client(client), m_options(options),
-      m_http(new HttpServer(
-          [this](const HttpRequest& request, HttpResponder responder) { serve(request, responder); },
-          this)),
+      m_http(new HttpServer([this](const HttpRequest& request,
+                                   HttpResponder responder) { serve(request, responder); },
+                            this)),
       m_collector(new ScrapeCollector(client, schema, this)),
       m_census(new KeyCensus(client, std::move(schema), options.census, this))
 {
@@ -65,20 +65,20 @@ void MetricsExporter::serve(const HttpRequest& request, const HttpResponder& res
 void MetricsExporter::serveMetrics(const HttpRequest& request, const HttpResponder& responder)
 {
     const ExpositionFormat format = negotiateFormat(request.accept);
-    m_collector->collect([this, format, responder](MetricsSnapshot snapshot,
-                                                   std::vector<ScrapeProblem> problems) {
-        for (const ScrapeProblem& p : problems)
-            count(p.kind, QStringLiteral("scrape: ") + p.message);
-        snapshot.census = m_census->last();
-        snapshot.censusPasses = m_census->passes();
-        snapshot.errors = m_errors;
-        if (responder.clientGone()) {
-            count(QStringLiteral("client_gone"),
-                  QStringLiteral("scrape: the client hung up before the answer"));
-            return;
-        }
-        responder.send(200, contentType(format), renderMetrics(snapshot, format));
-    });
+    m_collector->collect(
+        [this, format, responder](MetricsSnapshot snapshot, std::vector<ScrapeProblem> problems) {
+            for (const ScrapeProblem& p : problems)
+                count(p.kind, QStringLiteral("scrape: ") + p.message);
+            snapshot.census = m_census->last();
+            snapshot.censusPasses = m_census->passes();
+            snapshot.errors = m_errors;
+            if (responder.clientGone()) {
+                count(QStringLiteral("client_gone"),
+                      QStringLiteral("scrape: the client hung up before the answer"));
+                return;
+            }
+            responder.send(200, contentType(format), renderMetrics(snapshot, format));
+        });
 }
 
 void MetricsExporter::serveReady(const HttpResponder& responder)
@@ -87,7 +87,8 @@ void MetricsExporter::serveReady(const HttpResponder& responder)
         if (time)
             responder.send(200, kText, "Tollgate exporter is Ready.\n");
         else
-            responder.send(503, kText, "Redis does not answer: " + time.error().message.toUtf8() + '\n');
+            responder.send(503, kText,
+                           "Redis does not answer: " + time.error().message.toUtf8() + '\n');
     });
 }
 

@@ -14,7 +14,7 @@ namespace tollgate {
 /// client that records statistics has written, so every exporter reads the same numbers.
 struct ActionTotals
 {
-    QByteArray action; // "*": user-wide bans only
+    QByteArray action;                                             // "*": user-wide bans only
     qint64 hits = 0, cost = 0, warned = 0, denied = 0, banned = 0; // denied: deny + banned
     qint64 autoBans = 0, manualBans = 0;
 
@@ -25,10 +25,10 @@ struct ActionTotals
 struct CensusResult
 {
     qint64 keysScanned = 0;
-    qint64 keysWithoutTtl = 0;                  // keys of ours that need a TTL and have none
-    std::map<QByteArray, qint64> subjects;      // per action: distinct users with state or a ban
+    qint64 keysWithoutTtl = 0;             // keys of ours that need a TTL and have none
+    std::map<QByteArray, qint64> subjects; // per action: distinct users with state or a ban
     std::map<std::pair<QByteArray, QByteArray>, qint64> activeBans; // (action, scope) -> bans
-    qint64 finishedMs = 0;                      // epoch ms at the end of the pass
+    qint64 finishedMs = 0; // epoch ms at the end of the pass
     double durationSeconds = 0;
 };
 

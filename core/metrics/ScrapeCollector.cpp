@@ -33,7 +33,7 @@ ScrapeCollector::ScrapeCollector(Client* client, KeySchema schema, QObject* pare
 
 const QList<QByteArray>& ScrapeCollector::totalFields()
 {
-    static const QList<QByteArray> fields{"total:h", "total:c", "total:w", "total:d",
+    static const QList<QByteArray> fields{"total:h", "total:c",  "total:w", "total:d",
                                           "total:b", "total:ab", "total:mb"};
     return fields;
 }
@@ -82,48 +82,52 @@ void ScrapeCollector::readTotals(std::shared_ptr<Run> run)
         reads.push_back(std::move(hmget));
     }
     run->snapshot.scrapeCommands += static_cast<qint64>(reads.size());
-    m_client->executeBatch(std::move(reads), this, [this, run, actions](std::vector<Result<Reply>> replies) {
-        for (size_t i = 0; i < replies.size(); ++i) {
-            const QByteArray& action = actions[static_cast<qsizetype>(i)];
-            const QByteArray key = m_schema.statsKey(action);
-            if (!replies[i]) {
-                const bool corrupt = replies[i].error().kind == ErrorKind::WrongType;
-                run->problems.push_back(
-                    {corrupt ? QStringLiteral("corrupt_stats") : errorKindName(replies[i].error().kind),
-                     QString::fromUtf8(key) + QStringLiteral(": ") + replies[i].error().message});
-                continue;
+    m_client->executeBatch(
+        std::move(reads), this, [this, run, actions](std::vector<Result<Reply>> replies) {
+            for (size_t i = 0; i < replies.size(); ++i) {
+                const QByteArray& action = actions[static_cast<qsizetype>(i)];
+                const QByteArray key = m_schema.statsKey(action);
+                if (!replies[i]) {
+                    const bool corrupt = replies[i].error().kind == ErrorKind::WrongType;
+                    run->problems.push_back({corrupt ? QStringLiteral("corrupt_stats")
+                                                     : errorKindName(replies[i].error().kind),
+                                             QString::fromUtf8(key) + QStringLiteral(": ") +
+                                                 replies[i].error().message});
+                    continue;
+                }
+                std::vector<qint64> values;
+                bool valid =
+                    replies[i]->elements.size() == static_cast<size_t>(totalFields().size());
+                for (const Reply& field : replies[i]->elements) {
+                    bool ok = true;
+                    const qint64 n = field.isNil() ? 0 : field.toBytes().toLongLong(&ok);
+                    valid = valid && ok && n >= 0;
+                    values.push_back(n);
+                }
+                // The outcomes are parts of the hits: anything else was not written by stats.lua.
+                valid = valid && values[2] + values[3] <= values[0] && values[4] <= values[3];
+                if (!valid) {
+                    run->problems.push_back(
+                        {QStringLiteral("corrupt_stats"),
+                         QString::fromUtf8(key) +
+                             QStringLiteral(": the total:* fields are not counts that add up")});
+                    continue;
+                }
+                if (action == "*" && values[5] == 0 && values[6] == 0)
+                    continue; // no user-wide ban ever: no series for it
+                ActionTotals t;
+                t.action = action;
+                t.hits = values[0];
+                t.cost = values[1];
+                t.warned = values[2];
+                t.denied = values[3];
+                t.banned = values[4];
+                t.autoBans = values[5];
+                t.manualBans = values[6];
+                run->snapshot.totals.push_back(t);
             }
-            std::vector<qint64> values;
-            bool valid = replies[i]->elements.size() == static_cast<size_t>(totalFields().size());
-            for (const Reply& field : replies[i]->elements) {
-                bool ok = true;
-                const qint64 n = field.isNil() ? 0 : field.toBytes().toLongLong(&ok);
-                valid = valid && ok && n >= 0;
-                values.push_back(n);
-            }
-            // The outcomes are parts of the hits: anything else was not written by stats.lua.
-            valid = valid && values[2] + values[3] <= values[0] && values[4] <= values[3];
-            if (!valid) {
-                run->problems.push_back(
-                    {QStringLiteral("corrupt_stats"),
-                     QString::fromUtf8(key) + QStringLiteral(": the total:* fields are not counts that add up")});
-                continue;
-            }
-            if (action == "*" && values[5] == 0 && values[6] == 0)
-                continue; // no user-wide ban ever: no series for it
-            ActionTotals t;
-            t.action = action;
-            t.hits = values[0];
-            t.cost = values[1];
-            t.warned = values[2];
-            t.denied = values[3];
-            t.banned = values[4];
-            t.autoBans = values[5];
-            t.manualBans = values[6];
-            run->snapshot.totals.push_back(t);
-        }
-        run->finish();
-    });
+            run->finish();
+        });
 }
 
 } // namespace tollgate

@@ -1,8 +1,8 @@
 // tollgatectl exporter under bad input: an unreachable Redis, corrupted stats keys, a port in
 // use, clients that hang up mid-request, a read-only ACL user, and SIGTERM. Each gets a clear
 // error on /metrics or stderr, and the exporter keeps serving.
-#include "tests/support/CoreFixture.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/CoreFixture.h"
 #include "tests/support/ExporterProcess.h"
 #include "tests/support/PrometheusServer.h"
 
@@ -66,10 +66,10 @@ void ExporterFailuresTest::unreachableRedis()
         QCOMPARE(value(metrics.body, "tollgate_redis_up"), 0.0);
         QVERIFY(!metrics.body.contains("tollgate_hits_total{"));
     }
-    QVERIFY(value(exporter.get("/metrics").body,
-                  "tollgate_exporter_errors_total{kind=\"io\"}") +
+    QVERIFY(value(exporter.get("/metrics").body, "tollgate_exporter_errors_total{kind=\"io\"}") +
                 value(exporter.get("/metrics").body,
-                      "tollgate_exporter_errors_total{kind=\"closed\"}") >= 3);
+                      "tollgate_exporter_errors_total{kind=\"closed\"}") >=
+            3);
     const auto ready = exporter.get("/-/ready");
     QCOMPARE(ready.status, 503);
     QVERIFY2(ready.body.startsWith("Redis does not answer: "), ready.body.constData());
@@ -81,8 +81,9 @@ void ExporterFailuresTest::corruptedStatsKeys()
 {
     // like's stats key is a string; post's totals do not add up. Neither stops the scrape.
     QVERIFY(m_core.inspect({"SET", m_core.schema().statsKey("like"), "garbage"}).ok());
-    QVERIFY(m_core.inspect({"HSET", m_core.schema().statsKey("post"), "total:h", "1", "total:d",
-                            "7"}).ok());
+    QVERIFY(
+        m_core.inspect({"HSET", m_core.schema().statsKey("post"), "total:h", "1", "total:d", "7"})
+            .ok());
     ExporterProcess exporter;
     QVERIFY2(exporter.start(m_core.server().url()), qPrintable(exporter.errorString()));
     const auto metrics = exporter.get("/metrics");
@@ -95,8 +96,9 @@ void ExporterFailuresTest::corruptedStatsKeys()
     QTRY_VERIFY(exporter.stderrText().contains(m_core.schema().statsKey("like")));
     QTRY_VERIFY(exporter.stderrText().contains(m_core.schema().statsKey("post")));
     // Repaired by hand: the next scrape is clean again.
-    QVERIFY(m_core.inspect({"DEL", m_core.schema().statsKey("like"),
-                            m_core.schema().statsKey("post")}).ok());
+    QVERIFY(
+        m_core.inspect({"DEL", m_core.schema().statsKey("like"), m_core.schema().statsKey("post")})
+            .ok());
     const auto clean = exporter.get("/metrics");
     QCOMPARE(value(clean.body, "tollgate_hits_total{action=\"like\",outcome=\"allowed\"}"), 0.0);
     QCOMPARE(value(clean.body, "tollgate_exporter_errors_total{kind=\"corrupt_stats\"}"), 2.0);
@@ -110,7 +112,8 @@ void ExporterFailuresTest::portInUse()
                               {QStringLiteral("exporter"), QStringLiteral("--listen"),
                                QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())});
     QCOMPARE(run.code, 3);
-    QVERIFY2(run.err.contains(QByteArray("cannot listen on 127.0.0.1:" + QByteArray::number(taken.serverPort()))),
+    QVERIFY2(run.err.contains(QByteArray("cannot listen on 127.0.0.1:" +
+                                         QByteArray::number(taken.serverPort()))),
              qPrintable(run.describe()));
 }
 

@@ -20,8 +20,9 @@ private:
     CliRun hit(const QStringList& extra = {})
     {
         return runCli(tollgatectlPath(), m_core.server().url(),
-                      QStringList{QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("42"),
-                                  QStringLiteral("--headers")} + extra);
+                      QStringList{QStringLiteral("hit"), QStringLiteral("like"),
+                                  QStringLiteral("42"), QStringLiteral("--headers")} +
+                          extra);
     }
     CoreFixture m_core;
 };
@@ -38,7 +39,8 @@ void HeadersCliTest::initTestCase()
 
 void HeadersCliTest::textAndJson()
 {
-    const QByteArray policyLine = "RateLimit-Policy: \"like-1m\";q=2;w=60, \"like-1h\";q=100;w=3600";
+    const QByteArray policyLine =
+        "RateLimit-Policy: \"like-1m\";q=2;w=60, \"like-1h\";q=100;w=3600";
     CliRun first = hit();
     QCOMPARE(first.code, 0);
     QVERIFY2(first.out.contains(QByteArray(policyLine + '\n')), qPrintable(first.describe()));
@@ -56,7 +58,8 @@ void HeadersCliTest::textAndJson()
     // The denial that bans for 10 minutes: the quota is back when the ban ends.
     CliRun denied = hit();
     QCOMPARE(denied.code, 1);
-    QVERIFY2(denied.out.contains("RateLimit: \"like-1m\";r=0;t=600\n"), qPrintable(denied.describe()));
+    QVERIFY2(denied.out.contains("RateLimit: \"like-1m\";r=0;t=600\n"),
+             qPrintable(denied.describe()));
     QVERIFY2(denied.out.contains("Retry-After: 600\n"), qPrintable(denied.describe()));
     CliRun banned = hit();
     QCOMPARE(banned.code, 1);

@@ -81,26 +81,30 @@ void PrometheusExportTest::initTestCase()
     QCOMPARE(hit(post, "carol"), Tier::Deny);
     // Manual bans: dave from like, eve from everything.
     for (const QByteArray& action : {QByteArray("like"), QByteArray()}) {
-        BanRequest ban{action.isEmpty() ? "eve" : "dave", action, QStringLiteral("test"),
-                       QStringLiteral("metrics"), 3'600'000, 0};
+        BanRequest ban{action.isEmpty() ? "eve" : "dave", action,    QStringLiteral("test"),
+                       QStringLiteral("metrics"),         3'600'000, 0};
         QVERIFY(await<BanInfo>([&](QObject* c, Callback<BanInfo> done) {
                     m_core.moderation().ban(ban, c, std::move(done));
                 }).ok());
     }
 
-    QVERIFY2(m_exporter.start(m_core.server().url(), {QStringLiteral("--interval"), QStringLiteral("1s")}),
+    QVERIFY2(m_exporter.start(m_core.server().url(),
+                              {QStringLiteral("--interval"), QStringLiteral("1s")}),
              qPrintable(m_exporter.errorString()));
-    QVERIFY2(m_prometheus.start({m_exporter.address()},
-                                {sourcePath(QStringLiteral("resources/prometheus/tollgate-rules.yml"))}),
-             qPrintable(m_prometheus.errorString()));
-    QTRY_COMPARE_WITH_TIMEOUT(m_prometheus.scalar(QStringLiteral("up{job=\"tollgate\"}")), 1.0, 30000);
+    QVERIFY2(
+        m_prometheus.start({m_exporter.address()},
+                           {sourcePath(QStringLiteral("resources/prometheus/tollgate-rules.yml"))}),
+        qPrintable(m_prometheus.errorString()));
+    QTRY_COMPARE_WITH_TIMEOUT(m_prometheus.scalar(QStringLiteral("up{job=\"tollgate\"}")), 1.0,
+                              30000);
 }
 
 void PrometheusExportTest::hitsReachPrometheus()
 {
     const auto hits = [&](QLatin1String action, QLatin1String outcome) {
         return m_prometheus.scalar(
-            QStringLiteral("tollgate_hits_total{action=\"%1\",outcome=\"%2\"}").arg(action, outcome));
+            QStringLiteral("tollgate_hits_total{action=\"%1\",outcome=\"%2\"}")
+                .arg(action, outcome));
     };
     QTRY_COMPARE_WITH_TIMEOUT(m_prometheus.scalar(QStringLiteral("sum(tollgate_hits_total)")),
                               double(m_hitsSent), 30000);
@@ -113,24 +117,29 @@ void PrometheusExportTest::hitsReachPrometheus()
     QCOMPARE(hits(QLatin1String("post"), QLatin1String("denied")), 1.0);
     QCOMPARE(m_prometheus.scalar(QStringLiteral("tollgate_redis_up")), 1.0);
     // Never a user id as a label: no series carries alice or a "user" label.
-    QCOMPARE(m_prometheus.query(QStringLiteral("{__name__=~\"tollgate_.+\",user!=\"\"}")).size(), 0);
+    QCOMPARE(m_prometheus.query(QStringLiteral("{__name__=~\"tollgate_.+\",user!=\"\"}")).size(),
+             0);
 }
 
 void PrometheusExportTest::bansReachPrometheus()
 {
     const auto created = [&](QLatin1String action, QLatin1String source) {
         return m_prometheus.scalar(
-            QStringLiteral("tollgate_bans_created_total{action=\"%1\",source=\"%2\"}").arg(action, source));
+            QStringLiteral("tollgate_bans_created_total{action=\"%1\",source=\"%2\"}")
+                .arg(action, source));
     };
-    QTRY_COMPARE_WITH_TIMEOUT(created(QLatin1String("like"), QLatin1String("automatic")), 1.0, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(created(QLatin1String("like"), QLatin1String("automatic")), 1.0,
+                              30000);
     QCOMPARE(created(QLatin1String("like"), QLatin1String("manual")), 1.0);
     QCOMPARE(created(QLatin1String("*"), QLatin1String("manual")), 1.0);
     QCOMPARE(created(QLatin1String("post"), QLatin1String("automatic")), 0.0); // post does not ban
     // From the background scan: alice (automatic) and dave (manual) from like, eve from all.
-    QTRY_COMPARE_WITH_TIMEOUT(
-        m_prometheus.scalar(QStringLiteral("tollgate_bans_active{action=\"like\",scope=\"action\"}")),
-        2.0, 30000);
-    QCOMPARE(m_prometheus.scalar(QStringLiteral("tollgate_bans_active{action=\"*\",scope=\"user\"}")), 1.0);
+    QTRY_COMPARE_WITH_TIMEOUT(m_prometheus.scalar(QStringLiteral(
+                                  "tollgate_bans_active{action=\"like\",scope=\"action\"}")),
+                              2.0, 30000);
+    QCOMPARE(
+        m_prometheus.scalar(QStringLiteral("tollgate_bans_active{action=\"*\",scope=\"user\"}")),
+        1.0);
     QCOMPARE(m_prometheus.scalar(QStringLiteral("tollgate_subjects{action=\"like\"}")), 3.0);
     QCOMPARE(m_prometheus.scalar(QStringLiteral("tollgate_subjects{action=\"post\"}")), 1.0);
     QCOMPARE(m_prometheus.scalar(QStringLiteral("tollgate_keys_without_ttl")), 0.0);
@@ -162,13 +171,14 @@ void PrometheusExportTest::promtoolAcceptsTheExposition()
     const auto response = m_exporter.get("/metrics");
     QCOMPARE(response.status, 200);
     QVERIFY(response.contentType.startsWith("text/plain; version=0.0.4"));
-    const ToolRun check = runTool(QStringLiteral("promtool"), {QStringLiteral("check"),
-                                                               QStringLiteral("metrics")},
-                                  response.body);
+    const ToolRun check =
+        runTool(QStringLiteral("promtool"), {QStringLiteral("check"), QStringLiteral("metrics")},
+                response.body);
     QVERIFY2(check.code == 0, check.output.constData());
     QVERIFY2(check.output.trimmed().isEmpty(), check.output.constData()); // no lint warnings
     for (const QByteArray user : {"alice", "bob", "carol", "dave", "eve"})
-        QVERIFY2(!response.body.contains(QByteArray('"' + user + '"')), user.constData()); // no user id
+        QVERIFY2(!response.body.contains(QByteArray('"' + user + '"')),
+                 user.constData()); // no user id
 }
 
 void PrometheusExportTest::openMetricsWhenAsked()
@@ -211,11 +221,13 @@ void PrometheusExportTest::checkExpressions(const QStringList& exprs, const QStr
     QSet<QString> served;
     for (const QByteArray& line : m_exporter.get("/metrics").body.split('\n'))
         if (line.startsWith("tollgate_"))
-            served.insert(QString::fromUtf8(line.left(line.indexOf(line.contains('{') ? '{' : ' '))));
+            served.insert(
+                QString::fromUtf8(line.left(line.indexOf(line.contains('{') ? '{' : ' '))));
     for (const QString& expr : exprs) {
         for (const QString& name : ourMetricNames(expr))
-            QVERIFY2(served.contains(name),
-                     qPrintable(where + QStringLiteral(": %1 is not served, in: %2").arg(name, expr)));
+            QVERIFY2(
+                served.contains(name),
+                qPrintable(where + QStringLiteral(": %1 is not served, in: %2").arg(name, expr)));
         QString error;
         m_prometheus.query(expr, &error);
         QVERIFY2(error.isEmpty(), qPrintable(where + QStringLiteral(": %1: %2").arg(expr, error)));
@@ -245,11 +257,15 @@ void PrometheusExportTest::rulesQueriesRun()
     // Loaded by the test Prometheus: each group evaluated without error.
     QJsonObject rules;
     QTRY_VERIFY_WITH_TIMEOUT(
-        (rules = m_prometheus.api(QStringLiteral("rules")),
-         !rules.value(QStringLiteral("data")).toObject().value(QStringLiteral("groups")).toArray().isEmpty()),
+        (rules = m_prometheus.api(QStringLiteral("rules")), !rules.value(QStringLiteral("data"))
+                                                                 .toObject()
+                                                                 .value(QStringLiteral("groups"))
+                                                                 .toArray()
+                                                                 .isEmpty()),
         30000);
     QStringList exprs;
-    for (const QJsonValue& group : rules.value(QStringLiteral("data")).toObject().value(QStringLiteral("groups")).toArray())
+    for (const QJsonValue& group :
+         rules.value(QStringLiteral("data")).toObject().value(QStringLiteral("groups")).toArray())
         for (const QJsonValue& rule : group.toObject().value(QStringLiteral("rules")).toArray()) {
             const QJsonObject r = rule.toObject();
             QVERIFY2(r.value(QStringLiteral("health")).toString() != QLatin1String("err"),

@@ -22,7 +22,8 @@ private Q_SLOTS:
 
 private:
     const QString m_rules = sourcePath(QStringLiteral("resources/prometheus/tollgate-rules.yml"));
-    const QString m_tests = sourcePath(QStringLiteral("resources/prometheus/tollgate-rules.test.yml"));
+    const QString m_tests =
+        sourcePath(QStringLiteral("resources/prometheus/tollgate-rules.test.yml"));
 };
 
 void PrometheusRulesTest::initTestCase()
@@ -33,16 +34,16 @@ void PrometheusRulesTest::initTestCase()
 
 void PrometheusRulesTest::checkRules()
 {
-    const ToolRun run = runTool(QStringLiteral("promtool"), {QStringLiteral("check"),
-                                                             QStringLiteral("rules"), m_rules});
+    const ToolRun run = runTool(QStringLiteral("promtool"),
+                                {QStringLiteral("check"), QStringLiteral("rules"), m_rules});
     QVERIFY2(run.code == 0, run.output.constData());
     QVERIFY2(run.output.contains("SUCCESS: 8 rules found"), run.output.constData());
 }
 
 void PrometheusRulesTest::unitTests()
 {
-    const ToolRun run = runTool(QStringLiteral("promtool"), {QStringLiteral("test"),
-                                                             QStringLiteral("rules"), m_tests});
+    const ToolRun run = runTool(QStringLiteral("promtool"),
+                                {QStringLiteral("test"), QStringLiteral("rules"), m_tests});
     QVERIFY2(run.code == 0, run.output.constData());
     QVERIFY2(run.output.contains("SUCCESS"), run.output.constData());
 }

@@ -55,8 +55,7 @@ bool ExporterProcess::stop()
     m_process->terminate();
     const bool exited = m_process->waitForFinished(10000);
     m_stderr += m_process->readAllStandardError();
-    return exited && m_process->exitStatus() == QProcess::NormalExit &&
-           m_process->exitCode() == 0;
+    return exited && m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0;
 }
 
 QString ExporterProcess::address() const

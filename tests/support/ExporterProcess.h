@@ -23,7 +23,7 @@ public:
     bool stop();
     quint16 port() const { return m_port; }
     QString address() const; // "127.0.0.1:<port>"
-    QByteArray stderrText();  // everything it wrote on stderr so far
+    QByteArray stderrText(); // everything it wrote on stderr so far
     QString errorString() const { return m_error; }
 
     // GET http://127.0.0.1:<port><path> (blocking, 10 s): status (0 = no answer) and body.

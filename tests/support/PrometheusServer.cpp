@@ -78,11 +78,12 @@ bool PrometheusServer::start(const QStringList& targets, const QStringList& rule
         m_port = RedisServer::freePort();
         m_process = std::make_unique<QProcess>();
         m_process->setProcessChannelMode(QProcess::MergedChannels);
-        m_process->start(QStringLiteral("prometheus"),
-                         {QStringLiteral("--config.file=") + file.fileName(),
-                          QStringLiteral("--storage.tsdb.path=") + m_dir->filePath(QStringLiteral("data")),
-                          QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port),
-                          QStringLiteral("--log.level=warn")});
+        m_process->start(
+            QStringLiteral("prometheus"),
+            {QStringLiteral("--config.file=") + file.fileName(),
+             QStringLiteral("--storage.tsdb.path=") + m_dir->filePath(QStringLiteral("data")),
+             QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port),
+             QStringLiteral("--log.level=warn")});
         QDeadlineTimer deadline(30000);
         while (!deadline.hasExpired() && m_process->state() != QProcess::NotRunning) {
             const QUrl ready(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(m_port));
@@ -109,8 +110,8 @@ QJsonObject PrometheusServer::api(const QString& endpoint,
     const QJsonDocument document = QJsonDocument::fromJson(body);
     if (!document.isObject())
         return {{QStringLiteral("status"), QStringLiteral("error")},
-                {QStringLiteral("error"), QStringLiteral("HTTP %1: %2").arg(status).arg(
-                                              QString::fromUtf8(body))}};
+                {QStringLiteral("error"),
+                 QStringLiteral("HTTP %1: %2").arg(status).arg(QString::fromUtf8(body))}};
     return document.object();
 }
 
@@ -122,7 +123,10 @@ QJsonArray PrometheusServer::query(const QString& expr, QString* error) const
             *error = answer.value(QStringLiteral("error")).toString();
         return {};
     }
-    return answer.value(QStringLiteral("data")).toObject().value(QStringLiteral("result")).toArray();
+    return answer.value(QStringLiteral("data"))
+        .toObject()
+        .value(QStringLiteral("result"))
+        .toArray();
 }
 
 double PrometheusServer::scalar(const QString& expr) const

@@ -28,7 +28,8 @@ public:
 
     // GET /api/v1/<endpoint>?<query> (blocking, 10 s): the decoded JSON answer, or an object
     // with "status":"error" and "error" when there was none.
-    QJsonObject api(const QString& endpoint, const QList<QPair<QString, QString>>& query = {}) const;
+    QJsonObject api(const QString& endpoint,
+                    const QList<QPair<QString, QString>>& query = {}) const;
     // An instant query's result vector ("data"."result"); `error` set when the query failed.
     QJsonArray query(const QString& expr, QString* error = nullptr) const;
     // The value of a query that gives exactly one sample, NaN otherwise.

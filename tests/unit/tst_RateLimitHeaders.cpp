@@ -47,9 +47,9 @@ private:
     // byte sequences.
     static bool isStructuredList(const QByteArray& field)
     {
-        static const QRegularExpression item(QStringLiteral(
-            "^\"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\"\\\\])*\""
-            "(?:;[a-z*][a-z0-9_.*-]*=(?:-?[0-9]{1,15}|:[A-Za-z0-9+/=]*:))*$"));
+        static const QRegularExpression item(
+            QStringLiteral("^\"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\"\\\\])*\""
+                           "(?:;[a-z*][a-z0-9_.*-]*=(?:-?[0-9]{1,15}|:[A-Za-z0-9+/=]*:))*$"));
         for (const QByteArray& member : field.split(','))
             if (!item.match(QString::fromLatin1(member.trimmed())).hasMatch())
                 return false;
@@ -60,7 +60,8 @@ private:
 void RateLimitHeadersTest::oneWindow()
 {
     // The draft's first example: a quota of 100 per 10 s, 50 left, reset in 30 s.
-    const auto h = rateLimitHeaders(policy("default", {{100, 10'000}}), result(true, 100, 50, 30'000));
+    const auto h =
+        rateLimitHeaders(policy("default", {{100, 10'000}}), result(true, 100, 50, 30'000));
     QCOMPARE(h.policy, QByteArray("\"default-10s\";q=100;w=10"));
     QCOMPARE(h.rateLimit, QByteArray("\"default-10s\";r=50;t=30"));
     QVERIFY(h.retryAfter.isEmpty());
@@ -81,8 +82,8 @@ void RateLimitHeadersTest::severalWindows()
 void RateLimitHeadersTest::denialHasRetryAfter()
 {
     // Seconds are rounded up: a client never retries too early.
-    const auto h = rateLimitHeaders(policy("like", {{10, 60'000}}),
-                                    result(false, 10, 0, 42'300, 42'300));
+    const auto h =
+        rateLimitHeaders(policy("like", {{10, 60'000}}), result(false, 10, 0, 42'300, 42'300));
     QCOMPARE(h.rateLimit, QByteArray("\"like-1m\";r=0;t=43"));
     QCOMPARE(h.retryAfter, QByteArray("43"));
 }
@@ -116,10 +117,12 @@ void RateLimitHeadersTest::namesAreStructuredStrings_data()
     QTest::addColumn<qint64>("windowMs");
     QTest::addColumn<QByteArray>("name");
     QTest::newRow("plain") << QByteArray("like") << qint64(60'000) << QByteArray("\"like-1m\"");
-    QTest::newRow("mixed units") << QByteArray("like") << qint64(5'400'000) << QByteArray("\"like-1h30m\"");
-    QTest::newRow("sub-second") << QByteArray("like") << qint64(500) << QByteArray("\"like-500ms\"");
-    QTest::newRow("quote and backslash") << QByteArray("a\"b\\c") << qint64(1000)
-                                         << QByteArray("\"a\\\"b\\\\c-1s\"");
+    QTest::newRow("mixed units") << QByteArray("like") << qint64(5'400'000)
+                                 << QByteArray("\"like-1h30m\"");
+    QTest::newRow("sub-second") << QByteArray("like") << qint64(500)
+                                << QByteArray("\"like-500ms\"");
+    QTest::newRow("quote and backslash")
+        << QByteArray("a\"b\\c") << qint64(1000) << QByteArray("\"a\\\"b\\\\c-1s\"");
     QTest::newRow("not ASCII") << QByteArray("caf\xc3\xa9") << qint64(1000)
                                << QByteArray("\"caf%C3%A9-1s\"");
 }
@@ -132,13 +135,15 @@ void RateLimitHeadersTest::namesAreStructuredStrings()
     QCOMPARE(rateLimitPolicyName(action, windowMs), name);
     const auto h = rateLimitHeaders(policy(action, {{5, windowMs}}), result(true, 5, 4, windowMs));
     QVERIFY2(isStructuredList(h.policy), h.policy.constData());
-    QVERIFY2(h.policy.endsWith(QByteArray(";w=" + QByteArray::number(std::max<qint64>(1, (windowMs + 999) / 1000)))),
+    QVERIFY2(h.policy.endsWith(QByteArray(
+                 ";w=" + QByteArray::number(std::max<qint64>(1, (windowMs + 999) / 1000)))),
              h.policy.constData());
 }
 
 void RateLimitHeadersTest::httpLines()
 {
-    const auto h = rateLimitHeaders(policy("like", {{10, 60'000}}), result(false, 10, 0, 30'000, 30'000));
+    const auto h =
+        rateLimitHeaders(policy("like", {{10, 60'000}}), result(false, 10, 0, 30'000, 30'000));
     QCOMPARE(h.toHttp(), QByteArray("RateLimit-Policy: \"like-1m\";q=10;w=60\r\n"
                                     "RateLimit: \"like-1m\";r=0;t=30\r\nRetry-After: 30"));
 }
