@@ -18,10 +18,10 @@ packages=(
     redis-server redis-tools openssl
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
-    # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
-    xvfb xauth fonts-dejavu-core
     # metrics: the exporter's tests run a private prometheus and promtool; chromium screenshots it
     prometheus chromium
+    # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
+    xvfb xauth fonts-dejavu-core
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
