@@ -5,13 +5,19 @@ ARGV      one hit:  ARGV[1] tier "ok" | "warn" | "deny" | "banned" (hit.lua's re
                     ARGV[2] cost, integer >= 1
           or added up by the client: ARGV[1] "counts", then ARGV[2] hits, ARGV[3] cost,
                     ARGV[4] warn, ARGV[5] denied (deny + banned), ARGV[6] banned,
-                    integers >= 0 with warn + denied <= hits and banned <= denied
+                    optional ARGV[7] automatic bans created, ARGV[8] manual bans created,
+                    integers >= 0 with warn + denied <= hits, banned <= denied and
+                    automatic bans <= denied - banned (each one came with a deny)
 
 Reply: the server time in seconds the hits were counted under.
 Layout: a ring of 120 one-second slots, fields "<slot>:t" (the second the slot holds),
 "<slot>:h" hits, "<slot>:c" cost, "<slot>:w" warn, "<slot>:d" denied (deny + banned),
 "<slot>:b" banned, with slot = second % 120. A slot is cleared when a new second claims it,
 so the hash stays bounded; the key expires an hour after the last hit.
+Totals since the key was made, for the metrics exporter (counters a scrape reads in one HMGET,
+the same whichever exporter asks): "total:h", "total:c", "total:w", "total:d", "total:b" as above,
+"total:ab" automatic and "total:mb" manual bans created. A call with no hits (bans only) leaves
+the ring alone.
 Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its user's slot).
 A client that adds its outcomes up and calls this at most once a second per action (as the
 C++ Limiter does) keeps the statistics off the hot path: the hits land in the second of the call.
@@ -28,13 +34,17 @@ local function count(text, max)
 end
 
 local hits, cost, warn, denied, banned
+local auto_bans, manual_bans = 0, 0
 local tier = ARGV[1]
 if tier == 'counts' then
   hits, cost = count(ARGV[2], 1e12), count(ARGV[3], 1e15)
   warn, denied, banned = count(ARGV[4], 1e12), count(ARGV[5], 1e12), count(ARGV[6], 1e12)
-  if not (hits and cost and warn and denied and banned) or warn + denied > hits or banned > denied then
-    return redis.error_reply('TG_INVALID counts needs hits cost warn denied banned: integers >= 0, ' ..
-                             'warn + denied <= hits, banned <= denied')
+  auto_bans, manual_bans = count(ARGV[7] or '0', 1e12), count(ARGV[8] or '0', 1e12)
+  if not (hits and cost and warn and denied and banned and auto_bans and manual_bans)
+     or warn + denied > hits or banned > denied or auto_bans > denied - banned then
+    return redis.error_reply('TG_INVALID counts needs hits cost warn denied banned ' ..
+                             '[auto_bans manual_bans]: integers >= 0, warn + denied <= hits, ' ..
+                             'banned <= denied, auto_bans <= denied - banned')
   end
 else
   if tier ~= 'ok' and tier ~= 'warn' and tier ~= 'deny' and tier ~= 'banned' then
@@ -54,14 +64,26 @@ local now = redis.call('TIME')
 local second = tonumber(now[1])
 local slot = tostring(second % 120)
 
-if redis.call('HGET', KEYS[1], slot .. ':t') ~= tostring(second) then
-  redis.call('HSET', KEYS[1], slot .. ':t', second, slot .. ':h', 0, slot .. ':c', 0,
-             slot .. ':w', 0, slot .. ':d', 0, slot .. ':b', 0)
+-- The ring slot and the running total of each figure, skipping zeros.
+local function add(suffix, n)
+  if n > 0 then
+    redis.call('HINCRBY', KEYS[1], slot .. suffix, n)
+    redis.call('HINCRBY', KEYS[1], 'total' .. suffix, n)
+  end
 end
-redis.call('HINCRBY', KEYS[1], slot .. ':h', hits)
-redis.call('HINCRBY', KEYS[1], slot .. ':c', cost)
-if warn > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':w', warn) end
-if denied > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':d', denied) end
-if banned > 0 then redis.call('HINCRBY', KEYS[1], slot .. ':b', banned) end
+
+if hits > 0 then
+  if redis.call('HGET', KEYS[1], slot .. ':t') ~= tostring(second) then
+    redis.call('HSET', KEYS[1], slot .. ':t', second, slot .. ':h', 0, slot .. ':c', 0,
+               slot .. ':w', 0, slot .. ':d', 0, slot .. ':b', 0)
+  end
+  add(':h', hits)
+  add(':c', cost)
+  add(':w', warn)
+  add(':d', denied)
+  add(':b', banned)
+end
+if auto_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:ab', auto_bans) end
+if manual_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:mb', manual_bans) end
 redis.call('PEXPIRE', KEYS[1], 3600000)
 return second

@@ -18,6 +18,8 @@ packages=(
     redis-server redis-tools openssl
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
+    # metrics: the exporter's tests run a private prometheus and promtool; chromium screenshots it
+    prometheus chromium
     # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
     xvfb xauth fonts-dejavu-core
     # Debian packages (scripts/package.sh, integration.Packages): dpkg-shlibdeps, file for
@@ -55,6 +57,19 @@ fi
 
 echo "setup.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# Daemons that packages would start (prometheus on :9090) are never used: the tests start their
+# own on free ports. policy-rc.d exit 101 tells the maintainer scripts not to start them.
+policy_rc=/usr/sbin/policy-rc.d
+made_policy_rc=false
+if [[ ! -e $policy_rc ]]; then
+    "${as_root[@]}" sh -c "printf '#!/bin/sh\\nexit 101\\n' > $policy_rc && chmod 755 $policy_rc"
+    made_policy_rc=true
+    trap '[[ $made_policy_rc == true ]] && "${as_root[@]}" rm -f "$policy_rc"' EXIT
+fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# ... nor at the next boot.
+if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet prometheus 2>/dev/null; then
+    "${as_root[@]}" systemctl disable --now prometheus
+fi

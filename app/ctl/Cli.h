@@ -58,5 +58,6 @@ int scriptsCommand(Cli& cli, const QStringList& args);
 int benchCommand(Cli& cli, const QStringList& args);
 int simulateCommand(Cli& cli, const QStringList& args);
 int clusterCommand(Cli& cli, const QStringList& args);
+int exporterCommand(Cli& cli, const QStringList& args);
 
 } // namespace tollgate::ctl

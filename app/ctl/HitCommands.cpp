@@ -1,6 +1,7 @@
 // hit and peek: one hit.lua call against the action's stored policy.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/http/RateLimitHeaders.h"
 #include "core/limits/IdText.h"
 
 #include "core/limits/Limiter.h"
@@ -23,6 +24,10 @@ int run(Cli& cli, const QStringList& args, bool count)
         QStringLiteral("When Redis cannot answer (unreachable, timeout): allow or deny, saying so "
                        "(default: the policy's on_error, else exit 3)."),
         QStringLiteral("allow|deny")));
+    parser.addOption(QCommandLineOption(
+        QStringLiteral("headers"),
+        QStringLiteral("Also print the HTTP RateLimit-Policy, RateLimit and Retry-After fields "
+                       "(draft-ietf-httpapi-ratelimit-headers) for this result.")));
     if (auto exit = parseArguments(parser, args, 2, 2))
         return *exit;
     std::optional<FailureMode> onError;
@@ -72,8 +77,19 @@ int run(Cli& cli, const QStringList& args, bool count)
     if (hit->decidedBy != DecidedBy::Redis)
         warn(QStringLiteral("Redis did not answer (%1); decided by %2")
                  .arg(hit->redisError, decidedByName(hit->decidedBy)));
+    // Only a policy Redis answered with has windows to announce.
+    const bool headers = parser.isSet(QStringLiteral("headers")) && policy;
+    const RateLimitHeaders fields = headers ? rateLimitHeaders(*policy, *hit) : RateLimitHeaders{};
     if (cli.json) {
-        printJson(toJson(*hit));
+        QJsonObject object = toJson(*hit);
+        if (headers) {
+            QJsonObject values{{QStringLiteral("RateLimit-Policy"), QString::fromLatin1(fields.policy)},
+                               {QStringLiteral("RateLimit"), QString::fromLatin1(fields.rateLimit)}};
+            if (!fields.retryAfter.isEmpty())
+                values.insert(QStringLiteral("Retry-After"), QString::fromLatin1(fields.retryAfter));
+            object.insert(QStringLiteral("headers"), values);
+        }
+        printJson(object);
     } else {
         QString line = QStringLiteral("%1  tier %2  %3/%4  remaining %5  reset in %6")
                            .arg(hit->allowed ? QStringLiteral("allowed") : QStringLiteral("denied"),
@@ -89,6 +105,9 @@ int run(Cli& cli, const QStringList& args, bool count)
         printLine(line);
         if (!hit->allowed && !hit->message.isEmpty())
             printLine(hit->message);
+        if (headers)
+            for (const QByteArray& field : fields.toHttp().split('\n'))
+                printLine(QString::fromLatin1(field.trimmed()));
     }
     return hit->allowed ? ExitOk : ExitDenied;
 }

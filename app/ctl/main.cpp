@@ -33,6 +33,7 @@ Commands:
   cluster                               standalone, or every cluster node: role, slots, INFO
   bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]
   simulate [--seconds N] [--users N] [--rate N]   demo traffic: example policies, abusers
+  exporter [--listen HOST:PORT] [--interval D]    OpenMetrics for Prometheus (docs/metrics.md)
 
 Global options (anywhere on the line):
   --url URL       redis://[user:pass@]host:port/db, rediss://..., unix:///path
@@ -185,7 +186,7 @@ int main(int argc, char** argv)
         {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
         {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
-        {QStringLiteral("cluster"), clusterCommand},
+        {QStringLiteral("cluster"), clusterCommand}, {QStringLiteral("exporter"), exporterCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

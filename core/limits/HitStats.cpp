@@ -24,7 +24,7 @@ std::chrono::milliseconds HitStats::untilMidSecond(qint64 nowMs)
     return std::chrono::milliseconds(wait == 0 ? kInterval.count() : wait);
 }
 
-void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
+void HitStats::record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan)
 {
     QMutexLocker lock(&m_mutex);
     if (m_closed)
@@ -35,6 +35,7 @@ void HitStats::record(const QByteArray& action, Tier tier, qint64 cost)
     counts.warn += tier == Tier::Warn ? 1 : 0;
     counts.denied += tier == Tier::Deny || tier == Tier::Banned ? 1 : 0;
     counts.banned += tier == Tier::Banned ? 1 : 0;
+    counts.autoBans += autoBan && tier == Tier::Deny ? 1 : 0;
     if (m_armed)
         return;
     // The first outcome after a flush arms the next one, in the middle of the next second of
@@ -70,7 +71,8 @@ void HitStats::flush()
         runScript(m_client, QStringLiteral("stats"), {m_schema.statsKey(it.key())},
                   {QByteArrayLiteral("counts"), QByteArray::number(c.hits),
                    QByteArray::number(c.cost), QByteArray::number(c.warn),
-                   QByteArray::number(c.denied), QByteArray::number(c.banned)},
+                   QByteArray::number(c.denied), QByteArray::number(c.banned),
+                   QByteArray::number(c.autoBans)},
                   nullptr, [](const Result<Reply>&) {});
     }
 }

@@ -26,8 +26,9 @@ public:
 
     HitStats(Client* client, KeySchema schema);
 
-    /// Adds one hit decided by Redis. Thread-safe, never waits on the network.
-    void record(const QByteArray& action, Tier tier, qint64 cost);
+    /// Adds one hit decided by Redis; `autoBan`: a deny of it created an automatic ban (the
+    /// policy bans). Thread-safe, never waits on the network.
+    void record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan = false);
     /// Writes what was added up so far now (one stats.lua call per action).
     void flush();
     /// Flushes sent so far (each one write of every pending action), for tests.
@@ -41,6 +42,7 @@ private:
     struct Counts
     {
         qint64 hits = 0, cost = 0, warn = 0, denied = 0, banned = 0;
+        qint64 autoBans = 0; // for the metrics exporter's tollgate_bans_created_total
     };
 
     Client* m_client;

@@ -130,7 +130,9 @@ struct HitReplyHandler
             if (!hit->allowed)
                 hit->message = policy.message;
             if (stats)
-                stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost);
+                // hit.lua bans on every deny of a policy that bans (lua/README.md).
+                stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost,
+                              policy.hasBan());
         }
         if (!done)
             return;

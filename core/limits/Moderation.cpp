@@ -61,8 +61,11 @@ void runCountingWrite(Client* client, const KeySchema& schema, const CountingWri
 
 // ban.lua: KEYS = the ban hash, the user's audit stream, the global mirror.
 void sendBan(Client* client, const BanRequest& request, const Command& keys,
-             const QByteArray& channel, Context context, Callback<BanInfo> done)
+             const KeySchema& schema, Context context, Callback<BanInfo> done)
 {
+    const QByteArray channel = schema.eventsChannel();
+    const QByteArray statsKey = schema.statsKey(request.action.isEmpty() ? QByteArrayLiteral("*")
+                                                                         : request.action);
     runScript(client, QStringLiteral("ban"), keys,
               {request.user, request.action, request.actor.toUtf8(), request.reason.toUtf8(),
                QByteArray::number(request.durationMs), QByteArray::number(request.untilMs),
@@ -82,7 +85,14 @@ void sendBan(Client* client, const BanRequest& request, const Command& keys,
                       ban.untilMs = reply->elements[0].toInteger().value_or(0);
                       ban.createdMs = reply->elements[1].toInteger().value_or(0);
                   }
-                  deliver(context, done, Result<BanInfo>(ban));
+                  // Counted in Redis for the metrics exporter (lua/stats.lua) before the ban
+                  // is reported, so a one-shot CLI does not exit with the count unsent. A
+                  // user who may ban but not write statistics still bans.
+                  const Command counts{"counts", "0", "0", "0", "0", "0", "0", "1"};
+                  runScript(client, QStringLiteral("stats"), {statsKey}, counts, nullptr,
+                            [=](const Result<Reply>&) {
+                                deliver(context, done, Result<BanInfo>(ban));
+                            });
               });
 }
 
@@ -132,8 +142,8 @@ void Moderation::ban(const BanRequest& request, Context context, Callback<BanInf
     KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) {
         const KeySchema& schema = layout.schema();
         const QByteArray stream = schema.userAuditKey(request.user);
-        sendBan(client, request, {banKey, stream, layout.auditMirror(stream)},
-                schema.eventsChannel(), context, done);
+        sendBan(client, request, {banKey, stream, layout.auditMirror(stream)}, schema, context,
+                done);
     });
 }
 
