@@ -58,6 +58,10 @@ install(FILES ${CMAKE_SOURCE_DIR}/resources/completions/tollgatectl.bash
         RENAME tollgatectl COMPONENT cli)
 install(FILES ${CMAKE_SOURCE_DIR}/resources/completions/_tollgatectl
         DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions COMPONENT cli)
+# The exporter as a service, not enabled: `systemctl enable --now tollgate-exporter`. Debian 12
+# keeps units in /lib/systemd/system.
+install(FILES ${CMAKE_SOURCE_DIR}/resources/systemd/tollgate-exporter.service
+        DESTINATION /lib/systemd/system COMPONENT cli)
 
 # The library for other C++ projects: headers, the static library, the CMake package, and the
 # Lua scripts for clients in other languages.

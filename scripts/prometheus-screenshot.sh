@@ -2,11 +2,12 @@
 # Makes docs/screenshots/prometheus.png: a private redis-server with `tollgatectl simulate`
 # traffic, `tollgatectl exporter`, a private Prometheus scraping it every 2 s with the rules of
 # resources/prometheus, and headless Chromium on Prometheus' graph page. Needs a build
-# (scripts/build.sh) and the packages of scripts/setup.sh. Everything runs on loopback, on
+# (scripts/build.sh); installs chromium when it is missing. Everything runs on loopback, on
 # ports the kernel picks, in a temporary directory removed at the end.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ctl="$root/build/app/tollgatectl"
+bash "$root/scripts/setup.sh" chromium # only this script needs a browser
 out="$root/docs/screenshots/prometheus.png"
 work=$(mktemp -d)
 pids=()

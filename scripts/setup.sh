@@ -18,14 +18,16 @@ packages=(
     redis-server redis-tools openssl
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
-    # metrics: the exporter's tests run a private prometheus and promtool; chromium screenshots it
-    prometheus chromium
+    # metrics: the exporter's tests run a private prometheus and promtool
+    prometheus
     # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
     xvfb xauth fonts-dejavu-core
     # Debian packages (scripts/package.sh, integration.Packages): dpkg-shlibdeps, file for
     # CPack's stripping, lintian for the check.
     dpkg-dev file lintian
 )
+# Extra packages a caller needs besides these (scripts/prometheus-screenshot.sh: chromium).
+packages+=("$@")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "setup.sh: not a Debian/Ubuntu system; install the equivalents of:" >&2

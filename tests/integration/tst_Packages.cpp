@@ -153,6 +153,7 @@ void PackagesTest::unpackedProgramsAnswerWithoutDisplay()
     QVERIFY(QFile::exists(m_root + QStringLiteral("/usr/share/icons/hicolor/scalable/apps/tollgate.svg")));
     QVERIFY(QFile::exists(m_root + QStringLiteral("/usr/share/bash-completion/completions/tollgatectl")));
     QVERIFY(QFile::exists(m_root + QStringLiteral("/usr/share/zsh/vendor-completions/_tollgatectl")));
+    QVERIFY(QFile::exists(m_root + QStringLiteral("/lib/systemd/system/tollgate-exporter.service")));
     QVERIFY(QFile::exists(m_root + QStringLiteral("/usr/share/tollgate/lua/hit.lua")));
 }
 

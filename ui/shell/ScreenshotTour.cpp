@@ -1,5 +1,6 @@
 #include "ui/shell/ScreenshotTour.h"
 
+#include "ui/shell/AboutDialog.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QDir>
@@ -14,6 +15,7 @@ namespace {
 
 constexpr int kSettleMs = 1500; // a page's first refresh, a chart's first points
 const QString kUserStep = QStringLiteral("user");
+const QString kAboutStep = QStringLiteral("about");
 
 } // namespace
 
@@ -35,6 +37,7 @@ void ScreenshotTour::start(int warmUpMs)
     }
     if (!m_steps.contains(kUserStep))
         m_steps << kUserStep;
+    m_steps << kAboutStep;
     // Show the first page during the warm-up, so it has data when we get there.
     if (!m_steps.isEmpty() && m_steps.first() != kUserStep)
         m_window->showPage(m_steps.first());
@@ -60,6 +63,17 @@ void ScreenshotTour::next()
             capture(m_userDialog, kUserStep);
             if (m_userDialog)
                 m_userDialog->close();
+            QTimer::singleShot(200, this, &ScreenshotTour::next);
+        });
+        return;
+    }
+    if (step == kAboutStep) {
+        m_window->showAbout();
+        QTimer::singleShot(500, this, [this] {
+            auto* about = m_window->findChild<shell::AboutDialog*>();
+            capture(about, kAboutStep);
+            if (about)
+                about->close();
             QTimer::singleShot(200, this, &ScreenshotTour::next);
         });
         return;
