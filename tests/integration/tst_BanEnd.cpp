@@ -15,7 +15,8 @@ using tollgate::test::RawHitReply;
 
 namespace {
 
-const QList<QByteArray> kAlgorithms{"fixed_window", "sliding_log", "sliding_window", "token_bucket"};
+const QList<QByteArray> kAlgorithms{"fixed_window", "sliding_log", "sliding_window",
+                                    "token_bucket"};
 
 } // namespace
 
@@ -52,7 +53,8 @@ void BanEndTest::init()
 
 RawHitReply BanEndTest::hit(const RawHit& call, tollgate::Client* as)
 {
-    const auto reply = tollgate::test::runRawHit(as ? *as : *m_core.client(), m_core.layout(), call);
+    const auto reply =
+        tollgate::test::runRawHit(as ? *as : *m_core.client(), m_core.layout(), call);
     if (!reply)
         qWarning() << reply.error().toString();
     return reply ? *reply : RawHitReply{};
@@ -66,11 +68,12 @@ void BanEndTest::resetEndsWithTheBan_data()
     QTest::addColumn<QByteArray>("algorithm");
     QTest::addColumn<QByteArray>("situation");
     for (const QByteArray& algorithm : kAlgorithms) {
-        for (const char* situation : {"deny creates a ban", "peek at a denial that would ban",
-                                      "first refusal under a manual ban", "banned after an automatic ban",
-                                      "banned, the window without TTL", "cost above the limit",
-                                      "permanent manual ban"})
-            QTest::addRow("%s: %s", algorithm.constData(), situation) << algorithm << QByteArray(situation);
+        for (const char* situation :
+             {"deny creates a ban", "peek at a denial that would ban",
+              "first refusal under a manual ban", "banned after an automatic ban",
+              "banned, the window without TTL", "cost above the limit", "permanent manual ban"})
+            QTest::addRow("%s: %s", algorithm.constData(), situation)
+                << algorithm << QByteArray(situation);
     }
 }
 
@@ -99,7 +102,8 @@ void BanEndTest::resetEndsWithTheBan()
         QCOMPARE(m_core.integer({"EXISTS", ban}), qint64(0)); // peek wrote nothing
     } else if (situation.contains("manual")) {
         banMs = situation.startsWith("permanent") ? 0 : 2000;
-        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action, banMs));
+        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action,
+                                          banMs));
         reply = hit(call);
         QCOMPARE(reply.tier, QByteArray("banned"));
     } else if (situation == "cost above the limit") {
@@ -108,12 +112,14 @@ void BanEndTest::resetEndsWithTheBan()
         QCOMPARE(reply.tier, QByteArray("deny"));
         // It can never pass: -1, though a ban was made (lua/README.md, "The end of a ban")
         QCOMPARE(reply.retryAfterMs, qint64(-1));
-        QVERIFY2(reply.resetMs > 0 && reply.resetMs <= 1000, qPrintable(QString::number(reply.resetMs)));
+        QVERIFY2(reply.resetMs > 0 && reply.resetMs <= 1000,
+                 qPrintable(QString::number(reply.resetMs)));
         QCOMPARE(expiresAt(state), expiresAt(ban));
         // under the ban, the ban refuses first: its end, whatever the cost
         const RawHitReply banned = hit(call);
         QCOMPARE(banned.tier, QByteArray("banned"));
-        QVERIFY2(banned.retryAfterMs > 0 && banned.retryAfterMs <= 1000, qPrintable(QString::number(banned.retryAfterMs)));
+        QVERIFY2(banned.retryAfterMs > 0 && banned.retryAfterMs <= 1000,
+                 qPrintable(QString::number(banned.retryAfterMs)));
         QCOMPARE(banned.resetMs, banned.retryAfterMs);
         return;
     } else {
@@ -129,7 +135,8 @@ void BanEndTest::resetEndsWithTheBan()
         QVERIFY2(reply.resetMs > 9000, qPrintable(QString::number(reply.resetMs)));
         return;
     }
-    QVERIFY2(reply.retryAfterMs > 0 && reply.retryAfterMs <= banMs, qPrintable(QString::number(reply.retryAfterMs)));
+    QVERIFY2(reply.retryAfterMs > 0 && reply.retryAfterMs <= banMs,
+             qPrintable(QString::number(reply.retryAfterMs)));
     QCOMPARE(reply.resetMs, reply.retryAfterMs);
     if (call.mode == "hit")
         QCOMPARE(expiresAt(state), expiresAt(ban));
@@ -159,7 +166,8 @@ void BanEndTest::bannedHitEndsWindowsAtTheBanEnd()
     for (int round = 0; round < 3; ++round) {
         QVERIFY(m_core.flush());
         QVERIFY(hit(call).allowed);
-        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action, 5000));
+        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action,
+                                          5000));
         QCOMPARE(hit(call, slow.get()).tier, QByteArray("banned"));
         QCOMPARE(expiresAt(state), expiresAt(ban));
     }
@@ -175,13 +183,15 @@ void BanEndTest::banInItsLastMillisecondIsOver()
     const QByteArray ban = m_core.schema().actionBanKey(call.user, call.action);
     bool seen = false;
     for (int attempt = 0; attempt < 40 && !seen; ++attempt) {
-        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action, 20));
+        QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user, call.action,
+                                          20));
         const qint64 end = expiresAt(ban);
         for (qint64 before = 0; before <= end;) {
             before = m_core.serverNowMs();
             const RawHitReply reply = hit(call);
             const qint64 after = m_core.serverNowMs();
-            QVERIFY2(reply.tier != "banned" || reply.retryAfterMs >= 1, "a banned reply with nothing left");
+            QVERIFY2(reply.tier != "banned" || reply.retryAfterMs >= 1,
+                     "a banned reply with nothing left");
             if (before == end && after == end) {
                 QCOMPARE(reply.tier, QByteArray("ok"));
                 seen = true;

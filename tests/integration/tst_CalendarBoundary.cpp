@@ -79,11 +79,14 @@ void CalendarBoundaryTest::counterExpiresAtTheBoundary()
         if (ttlLost)
             QVERIFY(m_core.inspect({"SET", key, "1"}));
         const auto reply = tollgate::test::runRawHit(*slow, m_core.layout(), call);
-        QVERIFY2(reply && reply->allowed, reply ? reply->tier.constData() : qPrintable(reply.error().toString()));
+        QVERIFY2(reply && reply->allowed,
+                 reply ? reply->tier.constData() : qPrintable(reply.error().toString()));
         const qint64 at = expiresAt(key);
         // the boundary: a multiple of the window in local time (days and shorter; no DST here)
         QVERIFY2((at + offset) % window == 0,
-                 qPrintable(QStringLiteral("expires at %1, %2 ms past the boundary").arg(at).arg((at + offset) % window)));
+                 qPrintable(QStringLiteral("expires at %1, %2 ms past the boundary")
+                                .arg(at)
+                                .arg((at + offset) % window)));
         QVERIFY(at > m_core.serverNowMs() && at - m_core.serverNowMs() <= window);
     }
 }
@@ -100,7 +103,8 @@ void CalendarBoundaryTest::boundaryMillisecondStartsTheNextWindow()
         call.align = "calendar";
         call.windows = {{1, kMinute}};
         const qint64 now = m_core.serverNowMs();
-        const qint64 offset = (kMinute - (now + 300) % kMinute) % kMinute; // (now + 300 + offset) % minute == 0
+        const qint64 offset =
+            (kMinute - (now + 300) % kMinute) % kMinute; // (now + 300 + offset) % minute == 0
         call.offsets = QByteArray::number(offset);
         const QByteArray key = call.stateKey(m_core.schema());
         const auto first = tollgate::test::runRawHit(*m_core.client(), m_core.layout(), call);

@@ -82,8 +82,10 @@ void SlidingLogDeniedTest::deniedHitJoinsTheNewestMemberAtNow()
     QCOMPARE(after.size(), 2);
     QCOMPARE(after[0], before[0]);
     QCOMPARE(after[1].first, QByteArray("0000000000000003"));
-    QVERIFY2(after[1].second >= deniedAtUs, qPrintable(QStringLiteral("newest at %1, the denied hit at %2")
-                                                           .arg(after[1].second).arg(deniedAtUs)));
+    QVERIFY2(after[1].second >= deniedAtUs,
+             qPrintable(QStringLiteral("newest at %1, the denied hit at %2")
+                            .arg(after[1].second)
+                            .arg(deniedAtUs)));
     // so the window empties a window after the denied hit, not after the second allowed one
     QVERIFY2(denied.resetMs >= 59'000, qPrintable(QString::number(denied.resetMs)));
 }

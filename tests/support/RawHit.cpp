@@ -31,11 +31,12 @@ Result<RawHitReply> runRawHit(Client& client, const KeyLayout& layout, const Raw
     const KeySchema& s = layout.schema();
     Command keys{s.userBanKey(hit.user), s.actionBanKey(hit.user, hit.action),
                  s.userAuditKey(hit.user), layout.auditMirror(s.userAuditKey(hit.user))};
-    Command args{hit.mode,    hit.algorithm, hit.cost,   hit.countDenied, "0",       hit.banMs, "",
-                 hit.offsets, hit.user,      hit.action, "",              hit.align};
+    Command args{hit.mode, hit.algorithm, hit.cost, hit.countDenied, "0", hit.banMs,
+                 "",       hit.offsets,   hit.user, hit.action,      "",  hit.align};
     for (int i = 0; i < hit.windows.size(); ++i) {
         keys << hit.stateKey(s, i);
-        args << QByteArray::number(hit.windows[i].first) << QByteArray::number(hit.windows[i].second);
+        args << QByteArray::number(hit.windows[i].first)
+             << QByteArray::number(hit.windows[i].second);
     }
     const auto reply =
         client.executeSync(Command{"EVALSHA", *sha, QByteArray::number(keys.size())} + keys + args);
