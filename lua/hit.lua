@@ -701,8 +701,9 @@ local function main()
     end
 
   elseif alg == 'sliding_log' then
-    -- A zset with one member per allowed hit, scored by its time in µs. The member is the total
-    -- counted so far (cost included), zero-padded so rank order is total order even within one µs:
+    -- A zset with one member per allowed hit (and per counted denial that finds no member in the
+    -- window to join), scored by its time in µs. The member is the total counted so far (cost
+    -- included), zero-padded so rank order is total order even within one µs:
     -- the count in the window is newest total - total of the newest member at or before the cut.
     -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
     -- its cost, and totals never collide.

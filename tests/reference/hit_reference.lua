@@ -333,7 +333,7 @@ local function main()
     if added > 0 then
       if w.replace then later('DEL', w.key) end
       if w.base_us then later('ZREMRANGEBYSCORE', w.key, '-inf', '(' .. int(w.base_us)) end
-      -- a denied hit joins the newest entry: at most one member per allowed hit
+      -- a denied hit joins the newest member in the window, which moves to now (lua/README.md)
       if merged then later('ZREM', w.key, sl_member(w.newest_total)) end
       later('ZADD', w.key, ts, sl_member(w.newest_total + added))
       w.count = w.count + added
