@@ -35,11 +35,13 @@ what escaping them gives; replies, errors and writes are the full form's.
 Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining, reset_ms, retry_after_ms }
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
   with the longest retry_after; otherwise (and when banned) the window with the smallest remaining.
-  reset_ms: ms until that window holds nothing any more (0 if it holds nothing).
+  reset_ms: ms until that window holds nothing any more (0 if it holds nothing); never after the
+  end of a timed ban in force or just created.
   retry_after_ms: 0 when allowed; when denied, ms until a hit of this cost could pass; when a ban is
-  in force or was just created, exactly the ms until it ends (-1 = never: permanent ban, cost > limit).
+  in force or was just created, exactly the ms until it ends (-1 = never: permanent ban, or a deny
+  whose cost > limit, even one that creates a ban). A ban whose PTTL is 0 is over.
   The end of a ban is a fresh start: every window of the action that was counting when the user
-  ran into the ban expires with the ban (PEXPIREAT ... LT).
+  ran into the ban expires with the ban (PEXPIREAT <the ban key's expiry> LT).
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
   TG_CONTRACT (the KEYS/ARGV layout of an earlier script contract),
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
@@ -60,7 +62,7 @@ local MAX_ID = 1024
 local MAX_WINDOW_MS = 31536000000
 local MAX_COUNT = 1000000000
 local MAX_STORED = 2 ^ 50       -- counters saturate here, so every product below stays exact
-local MAX_LOG = 100000          -- a sliding log keeps at most one zset member per allowed hit
+local MAX_LOG = 100000          -- a sliding log keeps at most one zset member per unit in its window
 local MAX_BAN_MS = 3153600000000
 local MAX_OFFSET_MS = 64800000
 local AUDIT_TTL_MS = 7776000000 -- a user's audit stream expires 90 days after its last entry
@@ -682,20 +684,26 @@ local function main()
     function plan(w, counted)
       local fresh = w.ttl == -2 or w.ttl == 0
       -- ms until the window ends: from the first hit, or at the next local calendar boundary
-      local length = calendar and local_boundary(zone, clock(), w.window_ms) - now_ms or w.window_ms
+      local boundary = calendar and local_boundary(zone, clock(), w.window_ms)
+      local length = boundary and boundary - now_ms or w.window_ms
+      -- A calendar counter expires at the boundary itself: a TTL counted from this script's clock
+      -- would end a millisecond late whenever the server's clock ticks before the write runs.
+      local px, at, pexpire = 'PX', length, 'PEXPIRE'
+      if boundary then px, at, pexpire = 'PXAT', boundary, 'PEXPIREAT' end
       w.reset_ms = fresh and 0 or max(w.ttl, 0)
       if counted then
         w.count = min(w.count + cost, MAX_STORED)
-        if fresh then later('SET', w.key, w.count, 'PX', length) else later('SET', w.key, w.count, 'KEEPTTL') end
+        if fresh then later('SET', w.key, w.count, px, at) else later('SET', w.key, w.count, 'KEEPTTL') end
       end
-      if w.ttl == -1 then later('PEXPIRE', w.key, length) end    -- a counter that lost its TTL
+      if w.ttl == -1 then later(pexpire, w.key, at) end          -- a counter that lost its TTL
       if w.ttl == -1 or (counted and fresh) then w.reset_ms = length end
       w.retry_ms = max(w.reset_ms, 1)
     end
 
   elseif alg == 'sliding_log' then
-    -- A zset with one member per allowed hit, scored by its time in µs. The member is the total
-    -- counted so far (cost included), zero-padded so rank order is total order even within one µs:
+    -- A zset with one member per allowed hit (and per counted denial that finds no member in the
+    -- window to join), scored by its time in µs. The member is the total counted so far (cost
+    -- included), zero-padded so rank order is total order even within one µs:
     -- the count in the window is newest total - total of the newest member at or before the cut.
     -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
     -- its cost, and totals never collide.
@@ -733,7 +741,8 @@ local function main()
       if added > 0 then
         if w.replace then later('DEL', w.key) end
         if trim then later('ZREMRANGEBYSCORE', w.key, '-inf', trim) end
-        -- a denied hit joins the newest entry: at most one member per allowed hit
+        -- a denied hit joins the newest member in the window, which moves to now (a member of
+        -- its own when there is none): members in the window never outnumber its units
         if merged then later('ZREM', w.key, sl_member(w.newest_total)) end
         later('ZADD', w.key, ts, sl_member(w.newest_total + added))
         w.count = w.count + added
@@ -873,15 +882,17 @@ local function main()
   end
 
   ---------------------------------------------------------------- bans
-  -- ms left of a ban (-1 = permanent), or nil when the key holds no ban in force.
+  -- ms left of a ban (-1 = permanent) and, when timed, its end in epoch ms; nil when the key
+  -- holds no ban in force. The end is the key's own expiry, not now + ms left: the clock may tick
+  -- between the two reads, and the windows must end with the ban, not a millisecond after it.
   local function ban_left(key)
     local ttl = redis.call('PTTL', key)
     if ttl == -2 or ttl == 0 then return nil end     -- 0: it ends within this millisecond
-    if ttl > 0 then return ttl end
+    if ttl > 0 then return ttl, redis.call('PEXPIRETIME', key) end
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL
-    return until_ms > clock() and until_ms - now_ms or nil
+    if until_ms > clock() then return until_ms - now_ms, until_ms end
   end
 
   local function longer(a, b)                       -- -1 (never) is the longest, nil none
@@ -889,8 +900,12 @@ local function main()
     return (a == -1 or b == -1) and -1 or max(a, b)
   end
 
-  local banned
-  if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2])) end
+  local banned, ban_end                             -- the longer ban: ms left, the later end
+  if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
+    local user_left, user_end = ban_left(KEYS[1])
+    local action_left, action_end = ban_left(KEYS[2])
+    banned, ban_end = longer(user_left, action_left), max(user_end or 0, action_end or 0)
+  end
 
   -- One read per window; a wrong type fails it, and only then does TYPE name the key, in the
   -- order of the windows, before any value is judged (as a TYPE per window did).
@@ -916,9 +931,13 @@ local function main()
     end
   end
 
-  -- The end of a ban is a fresh start: no window of this action outlives it.
-  local function end_windows_at(until_ms)
-    for _, w in ipairs(windows) do later('PEXPIREAT', w.key, until_ms, 'LT') end
+  -- The end of a ban is a fresh start: no window of this action outlives it, so none reports a
+  -- reset later than the ban's end (left: ms from now until then).
+  local function end_windows_at(until_ms, left)
+    for _, w in ipairs(windows) do
+      later('PEXPIREAT', w.key, until_ms, 'LT')
+      w.reset_ms = min(w.reset_ms, left)
+    end
   end
 
   local function reply(w, allowed, tier, retry)
@@ -936,7 +955,7 @@ local function main()
   if banned then
     -- Nothing counts during a ban (not even with count_denied); the reply's retry is the ban's end.
     plan_all(false)
-    if banned > 0 then end_windows_at(clock() + banned) end
+    if banned > 0 then end_windows_at(ban_end, banned) end
     return reply(smallest_remaining(), false, 'banned', banned)
   end
 
@@ -989,8 +1008,9 @@ local function main()
     later('PEXPIREAT', KEYS[2], until_ms)
     audit('auto_ban', reason, until_ms, true)
     if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
-    end_windows_at(until_ms)
-    -- the windows end with the ban, so the ban's end is exactly when a hit passes again
+    end_windows_at(until_ms, until_ms - now_ms)
+    -- the windows end with the ban, so the ban's end is exactly when a hit passes again (a hit
+    -- whose cost exceeds a limit never passes: -1 stays)
     if retry ~= -1 then retry = until_ms - now_ms end
   end
   return reply(binding, false, 'deny', retry)

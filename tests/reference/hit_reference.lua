@@ -1,5 +1,7 @@
 -- REFERENCE ONLY, never loaded by Tollgate: a frozen copy of lua/hit.lua as it was before the
--- fast path of issue 8 (main at 3d9065f). tst_HitDifferential runs it side by side with
+-- fast path of issue 8 (main at 3d9065f), with the behaviour changes made since applied to it
+-- (tests/reference/README.md): a ban cuts reset_ms and ends the windows at its own expiry; a
+-- calendar counter expires at its boundary (PXAT). tst_HitDifferential runs it side by side with
 -- lua/hit.lua on random sequences; every reply and every resulting key must agree. Do not edit
 -- it to make that test pass: a difference is a change of behaviour in lua/hit.lua.
 --[[ hit.lua: count one hit of an action (mode "hit") or report what a hit would get ("peek").
@@ -283,9 +285,12 @@ local function main()
     w.reset_ms = fresh and 0 or max(w.ttl, 0)
     if counted then
       w.count = min(w.count + cost, MAX_STORED)
-      if fresh then later('SET', w.key, w.count, 'PX', length) else later('SET', w.key, w.count, 'KEEPTTL') end
+      if fresh and calendar then later('SET', w.key, w.count, 'PXAT', now_ms + length)  -- the boundary itself
+      elseif fresh then later('SET', w.key, w.count, 'PX', length)
+      else later('SET', w.key, w.count, 'KEEPTTL') end
     end
-    if w.ttl == -1 then later('PEXPIRE', w.key, length) end    -- a counter that lost its TTL
+    if w.ttl == -1 and calendar then later('PEXPIREAT', w.key, now_ms + length)      -- a counter that lost its TTL
+    elseif w.ttl == -1 then later('PEXPIRE', w.key, length) end
     if w.ttl == -1 or (counted and fresh) then w.reset_ms = length end
     w.retry_ms = max(w.reset_ms, 1)
   end
@@ -328,7 +333,7 @@ local function main()
     if added > 0 then
       if w.replace then later('DEL', w.key) end
       if w.base_us then later('ZREMRANGEBYSCORE', w.key, '-inf', '(' .. int(w.base_us)) end
-      -- a denied hit joins the newest entry: at most one member per allowed hit
+      -- a denied hit joins the newest member in the window, which moves to now (lua/README.md)
       if merged then later('ZREM', w.key, sl_member(w.newest_total)) end
       later('ZADD', w.key, ts, sl_member(w.newest_total + added))
       w.count = w.count + added
@@ -478,15 +483,17 @@ local function main()
   end
 
   ---------------------------------------------------------------- bans
-  -- ms left of a ban (-1 = permanent), or nil when the key holds no ban in force.
+  -- ms left of a ban (-1 = permanent) and, when timed, its end (the key's expiry), or nil when
+  -- the key holds no ban in force.
   local function ban_left(key)
     local ttl = redis.call('PTTL', key)
     if ttl == -2 or ttl == 0 then return nil end     -- 0: it ends within this millisecond
-    if ttl > 0 then return ttl end
+    if ttl > 0 then return ttl, redis.call('PEXPIRETIME', key) end
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL
-    return until_ms > now_ms and until_ms - now_ms or nil
+    if until_ms > now_ms then return until_ms - now_ms, until_ms end
+    return nil
   end
 
   local function longer(a, b)                       -- -1 (never) is the longest, nil none
@@ -494,12 +501,18 @@ local function main()
     return (a == -1 or b == -1) and -1 or max(a, b)
   end
 
-  -- The end of a ban is a fresh start: no window of this action outlives it.
-  local function end_windows_at(until_ms)
-    for _, w in ipairs(windows) do later('PEXPIREAT', w.key, until_ms, 'LT') end
+  -- The end of a ban is a fresh start: no window of this action outlives it, nor reports a reset
+  -- after it (left: ms until the ban's end).
+  local function end_windows_at(until_ms, left)
+    for _, w in ipairs(windows) do
+      later('PEXPIREAT', w.key, until_ms, 'LT')
+      w.reset_ms = min(w.reset_ms, left)
+    end
   end
 
-  local banned = longer(ban_left(KEYS[1]), ban_left(KEYS[2]))
+  local user_left, user_end = ban_left(KEYS[1])
+  local action_left, action_end = ban_left(KEYS[2])
+  local banned, ban_end = longer(user_left, action_left), max(user_end or 0, action_end or 0)
 
   local expected = ({ fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' })[alg]
   for _, w in ipairs(windows) do
@@ -523,7 +536,7 @@ local function main()
   if banned then
     -- Nothing counts during a ban (not even with count_denied); the reply's retry is the ban's end.
     plan_all(false)
-    if banned > 0 then end_windows_at(now_ms + banned) end
+    if banned > 0 then end_windows_at(ban_end, banned) end
     return reply(smallest_remaining(), false, 'banned', banned)
   end
 
@@ -576,7 +589,7 @@ local function main()
     later('PEXPIREAT', KEYS[2], until_ms)
     audit('auto_ban', reason, until_ms, true)
     if channel ~= '' then later('PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action) end
-    end_windows_at(until_ms)
+    end_windows_at(until_ms, until_ms - now_ms)
     -- the windows end with the ban, so the ban's end is exactly when a hit passes again
     if retry ~= -1 then retry = until_ms - now_ms end
   end

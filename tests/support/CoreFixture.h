@@ -93,6 +93,8 @@ public:
     qint64 pttl(const QByteArray& key) { return integer({"PTTL", key}); }
     // FLUSHALL between test functions (test set-up only: core never flushes), on every primary.
     bool flush();
+    // `args` on every primary (the one server when standalone), blocking; empty on error.
+    std::vector<Result<Reply>> onEveryPrimary(const Command& args);
 
     // Awaited shorthands over the services.
     Result<qint64> save(const Policy& policy, const QString& actor = QStringLiteral("test"));
@@ -101,9 +103,6 @@ public:
     Result<std::vector<AuditEntry>> userAudit(const QByteArray& user, int count = 100);
 
 private:
-    // `args` on every primary (the one server when standalone), blocking; empty on error.
-    std::vector<Result<Reply>> onEveryPrimary(const Command& args);
-
     const bool m_onCluster;
     RedisServer m_server;
     RedisCluster m_cluster;
