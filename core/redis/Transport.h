@@ -22,11 +22,11 @@ enum class TcpStreamKind
 /// What a connection reads and writes through right now.
 enum class SocketKind
 {
-    None,      ///< no connection (not opened, or between attempts)
-    RawTcp,    ///< plain TCP through TcpStream
-    QtTcp,     ///< plain TCP through QTcpSocket
-    QtTls,     ///< QSslSocket
-    QtLocal    ///< a unix socket through QLocalSocket
+    None,   ///< no connection (not opened, or between attempts)
+    RawTcp, ///< plain TCP through TcpStream
+    QtTcp,  ///< plain TCP through QTcpSocket
+    QtTls,  ///< QSslSocket
+    QtLocal ///< a unix socket through QLocalSocket
 };
 
 /// The two switches of the transport, read once per process on the first call (thread-safe):

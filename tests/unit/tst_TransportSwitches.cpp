@@ -51,11 +51,12 @@ void TransportSwitchesTest::eventLoopValues_data()
     QTest::newRow("qt") << QByteArray("qt") << true << QString();
     QTest::newRow("Qt") << QByteArray("Qt") << true << QString();
     QTest::newRow("glib") << QByteArray("glib") << !linuxIoBuilt()
-                          << QStringLiteral("TOLLGATE_EVENT_LOOP=glib: not one of epoll, qt; using ")
+                          << QStringLiteral(
+                                 "TOLLGATE_EVENT_LOOP=glib: not one of epoll, qt; using ")
                                  .append(fallback);
-    QTest::newRow("1") << QByteArray("1") << !linuxIoBuilt()
-                       << QStringLiteral("TOLLGATE_EVENT_LOOP=1: not one of epoll, qt; using ")
-                              .append(fallback);
+    QTest::newRow("1")
+        << QByteArray("1") << !linuxIoBuilt()
+        << QStringLiteral("TOLLGATE_EVENT_LOOP=1: not one of epoll, qt; using ").append(fallback);
 }
 
 void TransportSwitchesTest::eventLoopValues()
@@ -82,7 +83,8 @@ void TransportSwitchesTest::tcpStreamValues_data()
     QTest::newRow("RAW") << QByteArray("RAW") << !linuxIoBuilt() << ownOnly;
     QTest::newRow("qt") << QByteArray("qt") << true << QString();
     QTest::newRow("epoll") << QByteArray("epoll") << !linuxIoBuilt()
-                           << QStringLiteral("TOLLGATE_TCP_STREAM=epoll: not one of raw, qt; using ")
+                           << QStringLiteral(
+                                  "TOLLGATE_TCP_STREAM=epoll: not one of raw, qt; using ")
                                   .append(tcpStreamName(ownStream()));
 }
 
@@ -101,10 +103,10 @@ void TransportSwitchesTest::environmentIsReadOnceAndWarnsOnce()
     // Nothing in this process has read them yet: set here, they are what the first read sees.
     qputenv("TOLLGATE_EVENT_LOOP", "kqueue");
     qputenv("TOLLGATE_TCP_STREAM", "qt");
-    QTest::ignoreMessage(QtWarningMsg, qPrintable(QStringLiteral(
-                                           "TOLLGATE_EVENT_LOOP=kqueue: not one of epoll, qt; "
-                                           "using %1")
-                                                      .arg(eventLoopName(ownLoop()))));
+    QTest::ignoreMessage(
+        QtWarningMsg, qPrintable(QStringLiteral("TOLLGATE_EVENT_LOOP=kqueue: not one of epoll, qt; "
+                                                "using %1")
+                                     .arg(eventLoopName(ownLoop()))));
     const TransportSwitches& first = TransportSwitches::fromEnvironment();
     QCOMPARE(first.eventLoop, ownLoop());
     QCOMPARE(first.tcpStream, TcpStreamKind::Qt);
