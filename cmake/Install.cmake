@@ -73,8 +73,13 @@ install(TARGETS ${TOLLGATE_CORE_EXPORT_TARGETS} EXPORT TollgateTargets
 install(CODE "execute_process(COMMAND ${CMAKE_STRIP} --strip-debug
     \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libtollgate_core.a\")"
     COMPONENT dev)
+# Headers of what this build left out (the Linux-only I/O parts) are not installed either.
+set(TOLLGATE_HEADERS_LEFT_OUT)
+if(NOT TOLLGATE_LINUX_IO)
+    set(TOLLGATE_HEADERS_LEFT_OUT PATTERN "EpollDispatcher.h" EXCLUDE PATTERN "TcpStream.h" EXCLUDE)
+endif()
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/core
-        COMPONENT dev FILES_MATCHING PATTERN "*.h")
+        COMPONENT dev FILES_MATCHING PATTERN "*.h" ${TOLLGATE_HEADERS_LEFT_OUT})
 install(FILES ${TOLLGATE_GENERATED_DIR}/core/Version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/core COMPONENT dev)
 file(GLOB TOLLGATE_LUA_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lua/*.lua)

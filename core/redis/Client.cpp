@@ -103,6 +103,16 @@ Error Client::lastError() const
     return m_lastError;
 }
 
+EventLoop Client::eventLoop() const
+{
+    return IoThreads::eventLoopOf(m_thread);
+}
+
+SocketKind Client::socketKind() const
+{
+    return m_connection->socketKind();
+}
+
 void Client::runLater(std::chrono::milliseconds delay, std::function<void()> call)
 {
     Connection* connection = m_connection;

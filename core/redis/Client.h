@@ -4,6 +4,7 @@
 #include "core/redis/ConnectionState.h"
 #include "core/redis/Context.h"
 #include "core/redis/RespCodec.h"
+#include "core/redis/Transport.h"
 
 #include <QMutex>
 #include <QObject>
@@ -61,6 +62,11 @@ public:
 
     ConnectionState state() const { return m_state.load(); }
     Error lastError() const;
+
+    /// The event loop of this client's worker thread, and what its own connection (the seed's on
+    /// a cluster) reads and writes through now: what the switches of TransportSwitches gave.
+    EventLoop eventLoop() const;
+    SocketKind socketKind() const;
 
     /// Whether the server is a Redis Cluster node: commands then go to the node owning their
     /// keys, SCAN (scanKeys) runs on every primary, and a script call must touch one slot, so

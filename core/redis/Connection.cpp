@@ -1,6 +1,8 @@
 #include "core/redis/Connection.h"
 
+#ifdef TOLLGATE_LINUX_IO
 #include "core/redis/TcpStream.h"
+#endif
 
 #include <QFile>
 #include <QLocalSocket>
@@ -182,6 +184,7 @@ Status Connection::createDevice()
     if (m_options.transport == ConnectionOptions::Transport::Unix) {
         auto* socket = new QLocalSocket;
         m_device.reset(socket);
+        m_socketKind.store(SocketKind::QtLocal, std::memory_order_relaxed);
         connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
         connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
             onTransportError({ErrorKind::Io,
@@ -212,6 +215,8 @@ Status Connection::createDevice()
         connect(socket, &QTcpSocket::connected, this, &Connection::onTransportReady);
     }
     m_device.reset(socket);
+    m_socketKind.store(m_options.tls.enabled ? SocketKind::QtTls : SocketKind::QtTcp,
+                       std::memory_order_relaxed);
     connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket] {
         QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
         if (!m_tlsErrors.isEmpty())
@@ -248,7 +253,8 @@ void Connection::onTransportReady()
     if (auto* tcp = qobject_cast<QTcpSocket*>(m_device.get())) {
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         tcp->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
-        if (!qobject_cast<QSslSocket*>(tcp))
+        if (!qobject_cast<QSslSocket*>(tcp) &&
+            TransportSwitches::fromEnvironment().tcpStream == TcpStreamKind::Raw)
             adoptPlainSocket(tcp);
     }
     sendHandshake();
@@ -256,6 +262,7 @@ void Connection::onTransportReady()
 
 void Connection::adoptPlainSocket(QTcpSocket* socket)
 {
+#ifdef TOLLGATE_LINUX_IO
     TcpStream* stream = TcpStream::adopt(socket);
     if (!stream)
         return; // the QTcpSocket goes on: slower, not wrong
@@ -263,10 +270,14 @@ void Connection::adoptPlainSocket(QTcpSocket* socket)
     socket->abort(); // closes Qt's descriptor only: the connection lives on in the stream's
     m_device.release()->deleteLater();
     m_device.reset(stream);
+    m_socketKind.store(SocketKind::RawTcp, std::memory_order_relaxed);
     connect(stream, &TcpStream::readyRead, this, &Connection::onReadyRead);
     connect(stream, &TcpStream::failed, this, [this](const QString& reason) {
         onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") + reason});
     });
+#else
+    Q_UNUSED(socket) // TcpStreamKind::Raw is never chosen in this build
+#endif
 }
 
 void Connection::sendHandshake()
@@ -508,6 +519,7 @@ void Connection::dropConnection(const Error& error)
             m_device->close(); // a TcpStream: its descriptor goes now
         // Never delete a socket inside its own signal handler.
         m_device.release()->deleteLater();
+        m_socketKind.store(SocketKind::None, std::memory_order_relaxed);
     }
     // State first: callbacks below may submit again and must see "not connected".
     if (m_options.autoReconnect) {

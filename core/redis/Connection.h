@@ -3,10 +3,12 @@
 #include "core/redis/ConnectionOptions.h"
 #include "core/redis/ConnectionState.h"
 #include "core/redis/RespCodec.h"
+#include "core/redis/Transport.h"
 
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
+#include <atomic>
 #include <deque>
 #include <memory>
 
@@ -37,6 +39,9 @@ public:
     {
         return m_state == ConnectionState::Connected || m_state == ConnectionState::Connecting;
     }
+
+    /// What the connection reads and writes through now. Any thread (for tests and tools).
+    SocketKind socketKind() const { return m_socketKind.load(std::memory_order_relaxed); }
 
     /// Holds the writes of the commands submitted while it lives; one write at its end.
     class WriteBatch
@@ -103,6 +108,7 @@ private:
     ConnectionOptions m_options;
     ConnectionState m_state = ConnectionState::Disconnected;
     std::unique_ptr<QIODevice> m_device;
+    std::atomic<SocketKind> m_socketKind{SocketKind::None}; // follows m_device
     RespParser m_parser;
     QByteArray m_output;    // encoded commands not yet handed to the socket
     QByteArray m_readChunk; // what one read of the socket lands in

@@ -1,6 +1,9 @@
 #include "core/redis/IoThreads.h"
 
+#include "core/redis/Transport.h"
+#ifdef TOLLGATE_LINUX_IO
 #include "core/redis/EpollDispatcher.h"
+#endif
 
 #include <QMutex>
 #include <algorithm>
@@ -29,12 +32,6 @@ std::vector<Slot>& pool()
     return slots;
 }
 
-// EpollDispatcher unless TOLLGATE_EVENT_LOOP=qt (Qt's own loop: to compare, or to rule it out).
-bool useEpoll()
-{
-    return qEnvironmentVariable("TOLLGATE_EVENT_LOOP") != QLatin1String("qt");
-}
-
 } // namespace
 
 int IoThreads::limit()
@@ -55,17 +52,33 @@ QThread* IoThreads::acquire()
         Slot slot;
         slot.thread = std::make_unique<QThread>();
         slot.thread->setObjectName(QStringLiteral("redis-io-%1").arg(slots.size()));
-        if (useEpoll()) {
+#ifdef TOLLGATE_LINUX_IO
+        // Else (TOLLGATE_EVENT_LOOP=qt, or no epoll set) the thread makes Qt's loop at start.
+        if (TransportSwitches::fromEnvironment().eventLoop == EventLoop::Epoll) {
             auto dispatcher = std::make_unique<EpollDispatcher>();
             if (dispatcher->isValid())
                 slot.thread->setEventDispatcher(dispatcher.release()); // the thread owns it
         }
+#endif
         slot.thread->start();
         slots.push_back(std::move(slot));
         least = slots.end() - 1;
     }
     ++least->clients;
     return least->thread.get();
+}
+
+EventLoop IoThreads::eventLoopOf(QThread* thread)
+{
+#ifdef TOLLGATE_LINUX_IO
+    // What the thread runs, not what was asked: an EpollDispatcher that could not be made
+    // leaves the thread on Qt's loop.
+    if (qobject_cast<EpollDispatcher*>(thread->eventDispatcher()))
+        return EventLoop::Epoll;
+#else
+    Q_UNUSED(thread)
+#endif
+    return EventLoop::Qt;
 }
 
 void IoThreads::release(QThread* thread)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/redis/Transport.h"
+
 #include <QThread>
 
 namespace tollgate {
@@ -8,7 +10,7 @@ namespace tollgate {
 /// carrying the connections of several clients (a thread per connection costs a context
 /// switch per reply on a busy machine). A client takes the least loaded thread; a thread is
 /// started on first use and stopped when its last client is gone. Thread-safe. The threads run
-/// EpollDispatcher (TOLLGATE_EVENT_LOOP=qt: Qt's own loop instead).
+/// EpollDispatcher (TOLLGATE_EVENT_LOOP=qt, or a build without it: Qt's own loop instead).
 class IoThreads
 {
 public:
@@ -16,6 +18,8 @@ public:
     static void release(QThread* thread);
     /// Threads at most: QThread::idealThreadCount(), or TOLLGATE_IO_THREADS when set (>= 1).
     static int limit();
+    /// The loop `thread` (one of these, started) runs.
+    static EventLoop eventLoopOf(QThread* thread);
 };
 
 } // namespace tollgate

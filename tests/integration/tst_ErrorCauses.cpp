@@ -3,6 +3,7 @@
 // header with a Protocol error instead of making the reader reserve gigabytes.
 #include "tests/support/CoreFixture.h"
 #include "tests/support/FakeRespServer.h"
+#include "tests/support/TransportCheck.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -128,6 +129,7 @@ void tst_ErrorCauses::largeButSaneRepliesPass()
     auto client = connectTo(server.url());
     const Result<Reply> value = run(client.get(), {"GET", "k"});
     QVERIFY2(value, qPrintable(value ? QString() : value.error().toString()));
+    QCOMPARE(tollgate::test::transportMismatch(*client), QString()); // read the way asked for
     QCOMPARE(value->string.size(), big.size());
     const Result<Reply> members = run(client.get(), {"ZRANGE", "k", "0", "-1"});
     QVERIFY2(members, qPrintable(members ? QString() : members.error().toString()));

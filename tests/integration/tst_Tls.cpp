@@ -4,6 +4,7 @@
 
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TlsCertificates.h"
+#include "tests/support/TransportCheck.h"
 
 #include <QtTest>
 
@@ -73,6 +74,8 @@ void TlsTest::rightCaWorks()
     auto client = open(m_server.url() + QStringLiteral("?ca=") + m_certs.files().caCert);
     QVERIFY(client);
     QCOMPARE(client->state(), ConnectionState::Connected);
+    QCOMPARE(client->socketKind(), SocketKind::QtTls);
+    QCOMPARE(tollgate::test::transportMismatch(*client), QString()); // the loop asked for
     const auto pong = ping(client.get());
     QVERIFY2(pong.ok(), pong ? "" : qPrintable(pong.error().toString()));
     QCOMPARE(pong->toBytes(), QByteArray("PONG"));

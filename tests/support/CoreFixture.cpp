@@ -1,5 +1,7 @@
 #include "tests/support/CoreFixture.h"
 
+#include "tests/support/TransportCheck.h"
+
 #include <QElapsedTimer>
 #include <future>
 
@@ -41,6 +43,12 @@ std::unique_ptr<Client> CoreFixture::connect(const ConnectionOptions& options, i
     if (client->state() != ConnectionState::Connected) {
         m_error = QStringLiteral("client did not connect to %1: %2")
                       .arg(options.endpoint(), client->lastError().toString());
+        return nullptr;
+    }
+    // Every suite on the fixture runs on the loop and stream asked for, or not at all.
+    const QString mismatch = transportMismatch(*client);
+    if (!mismatch.isEmpty()) {
+        m_error = mismatch;
         return nullptr;
     }
     return client;

@@ -64,7 +64,8 @@ public:
 
     // Starts the server (extra redis-server arguments allowed) and connects both clients.
     bool start(const QStringList& extraArgs = {});
-    // A new client for `options` (or the server's URL), opened, waited for until Connected.
+    // A new client for `options` (or the server's URL), opened, waited for until Connected, on
+    // the event loop and TCP stream the environment asks for (TransportCheck); else null.
     std::unique_ptr<Client> connect(const ConnectionOptions& options, int timeoutMs = 10000);
     ConnectionOptions options() const;
 

@@ -1,0 +1,32 @@
+#include "tests/support/TransportCheck.h"
+
+namespace tollgate::test {
+
+namespace {
+
+// Qt's when asked for it, or when the build has nothing else; else the project's own part.
+bool asksForQt(const char* variable)
+{
+    return qgetenv(variable).toLower() == "qt" || !linuxIoBuilt();
+}
+
+} // namespace
+
+QString transportMismatch(const Client& client)
+{
+    const EventLoop loop = asksForQt("TOLLGATE_EVENT_LOOP") ? EventLoop::Qt : EventLoop::Epoll;
+    if (client.eventLoop() != loop)
+        return QStringLiteral("the client's thread runs the %1 loop, the environment asks for %2")
+            .arg(eventLoopName(client.eventLoop()), eventLoopName(loop));
+    const ConnectionOptions& options = client.options();
+    if (options.transport != ConnectionOptions::Transport::Tcp || options.tls.enabled)
+        return {}; // Qt's sockets either way
+    const SocketKind socket =
+        asksForQt("TOLLGATE_TCP_STREAM") ? SocketKind::QtTcp : SocketKind::RawTcp;
+    if (client.socketKind() != socket)
+        return QStringLiteral("the client's connection is %1, the environment asks for %2")
+            .arg(socketKindName(client.socketKind()), socketKindName(socket));
+    return {};
+}
+
+} // namespace tollgate::test
