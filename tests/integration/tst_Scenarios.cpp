@@ -1,4 +1,4 @@
-// The scenarios of DESIGN.md, end to end: a policy saved through PolicyStore, read back, and
+// The seed scenarios, end to end: a policy saved through PolicyStore, read back, and
 // enforced by Limiter (hit.lua) on a real redis-server.
 
 #include "core/limits/Duration.h"
