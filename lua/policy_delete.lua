@@ -31,8 +31,7 @@ if #KEYS ~= 3 or #ARGV ~= 3 then return redis.error_reply('TG_INVALID policy_del
 local actor, channel = ARGV[2], ARGV[3]
 local expected, bad = edited_revision()
 if bad then return bad end
-local current
-current, bad = current_revision(expected)
+bad = select(2, current_revision(expected))      -- the stored revision must be the one edited
 if bad then return bad end
 
 ---------------------------------------------------------------- the writes
