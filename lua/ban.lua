@@ -25,6 +25,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 ]]
 
 --@include "includes/write_prologue.lua"
+--@include "includes/ban_record.lua"
 
 local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31
 
@@ -57,13 +58,8 @@ bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
 if bad then return bad end
 
 ---------------------------------------------------------------- the writes
-local scope = action == '' and 'user' or 'action'
-local writes = {
-  { 'DEL', ban },                        -- a new ban replaces the old one, TTL included
-  { 'HSET', ban, 'reason', reason, 'actor', actor, 'created_ms', int(now_ms), 'until_ms', int(until_ms),
-    'scope', scope, 'action', action, 'source', 'manual' },
-}
-if until_ms > 0 then writes[#writes + 1] = { 'PEXPIREAT', ban, int(until_ms) } end
+local writes = {}
+ban_writes(writes, ban, action, reason, actor, 'manual', now_ms, until_ms)
 audit(writes, user_stream, global, { 'event', 'ban', 'user', user, 'action', action, 'actor', actor,
   'reason', reason, 'until_ms', int(until_ms) })
 publish(writes, channel, 'ban', user, action)

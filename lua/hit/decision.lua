@@ -14,6 +14,7 @@
 
 --@include "includes/audit.lua"
 --@include "includes/events.lua"
+--@include "includes/ban_record.lua"
 
   -- An entry by "tollgate" in the user's stream and, when global, in KEYS[4] too (the stream the
   -- console follows, unless it is off), each stream checked like every key of ours.
@@ -48,10 +49,7 @@
     local reason = string.format('limit exceeded: %d/%d per %d ms',
       binding.count + (counted and 0 or cost), binding.limit, binding.window_ms)
     expect_type(KEYS[2], 'hash', 'a ban hash')
-    later('DEL', KEYS[2])
-    later('HSET', KEYS[2], 'reason', reason, 'actor', 'tollgate', 'created_ms', now_ms, 'until_ms', until_ms,
-      'scope', 'action', 'action', action, 'source', 'auto')
-    later('PEXPIREAT', KEYS[2], until_ms)
+    ban_writes(writes, KEYS[2], action, reason, 'tollgate', 'auto', now_ms, until_ms)
     audit_hit('auto_ban', reason, until_ms, true)
     publish(writes, channel, 'ban', user, action)
     end_windows_at(until_ms, until_ms - now_ms)
