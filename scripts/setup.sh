@@ -28,6 +28,8 @@ demo_packages=(
     libqt6opengl6-dev libgl-dev
     libhiredis-dev qtkeychain-qt6-dev
     redis-server redis-tools openssl
+    # tollgatectl's policy files (policy export / apply); CMake configures every target
+    libyaml-cpp-dev
 )
 # Building and running everything else: the CLI, the tests and the benchmarks.
 packages=(
