@@ -39,9 +39,12 @@ struct ClusterNodeRow
     NodeStats stats; // zero figures when it did not answer
     NodeLink link = NodeLink::Connected;
     QString linkDetail; // why it is not connected
+    qint64 lagBytes = -1;   // a replica: its primary's replication offset minus its own
+    qint64 lagSeconds = -1; // a replica: since it last heard from its primary
 
     /// Rows for a snapshot: each primary (by address) followed by its replicas, then any node
-    /// the topology names without a shard (a failed primary that lost its slots).
+    /// the topology names without a shard (a failed primary that lost its slots). On a
+    /// Sentinel deployment: the primary, its replicas with their lag, then the sentinels.
     static std::vector<ClusterNodeRow> fromSnapshot(const ClusterSnapshot& snapshot);
 };
 
@@ -64,6 +67,7 @@ public:
         OpsColumn,
         MemoryColumn,
         ClientsColumn,
+        LagColumn,
         LinkColumn,
         ColumnCount
     };
