@@ -13,6 +13,7 @@
 using namespace tollgate;
 using tollgate::test::CliRun;
 using tollgate::test::RedisSentinelGroup;
+using tollgate::test::RedisServer;
 
 class SentinelCliTest : public QObject
 {

@@ -1,7 +1,7 @@
 #include "tests/support/RedisSentinelGroup.h"
 
 #include <QDeadlineTimer>
-#include <QThread>
+#include <QtTest>
 
 namespace tollgate::test {
 
@@ -83,7 +83,7 @@ bool RedisSentinelGroup::waitUntilWatched()
         }
         if (ready)
             return true;
-        QThread::msleep(200);
+        QTest::qWait(200); // the test thread's events (a load of hits) go on
     }
     m_error = QStringLiteral("the sentinels did not see the replica and each other within %1 s")
                   .arg(kReadyTimeoutMs / 1000);
@@ -115,7 +115,7 @@ int RedisSentinelGroup::primaryIndex()
         const QByteArray reply = sentinel->command(
             {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName().toUtf8()}, 2000);
         for (size_t i = 0; i < m_servers.size(); ++i)
-            if (reply.endsWith("\r\n" + QByteArray::number(m_servers[i]->port()) + "\r\n"))
+            if (reply.endsWith(QByteArray("\r\n" + QByteArray::number(m_servers[i]->port()) + "\r\n")))
                 return int(i);
     }
     return -1;
@@ -140,13 +140,13 @@ bool RedisSentinelGroup::waitForPrimaryOtherThan(int oldPrimary, bool replicaSyn
             agreed = agreed && (!sentinel->isRunning() ||
                                 sentinel->command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME",
                                                    masterName().toUtf8()}, 2000)
-                                    .endsWith(QByteArray::number(server(now).port()) + "\r\n"));
+                                    .endsWith(QByteArray(QByteArray::number(server(now).port()) + "\r\n")));
         if (agreed && replicaSynced && server(oldPrimary).isRunning())
             agreed = server(oldPrimary).command({"INFO", "replication"})
                          .contains("master_link_status:up");
         if (agreed)
             return true;
-        QThread::msleep(100);
+        QTest::qWait(100);
     }
     m_error = QStringLiteral("no new primary within %1 s").arg(kReadyTimeoutMs / 1000);
     return false;
