@@ -27,7 +27,7 @@ enum class NodeLink
     Unreachable
 };
 
-/// One row of the Cluster page: what the topology says of a node and what its INFO said.
+/// One row of the Topology page: what the topology says of a node and what its INFO said.
 struct ClusterNodeRow
 {
     QString address;
@@ -48,7 +48,7 @@ struct ClusterNodeRow
     static std::vector<ClusterNodeRow> fromSnapshot(const ClusterSnapshot& snapshot);
 };
 
-/// The nodes of the Cluster page. Rows are replaced whole on every sample (a cluster has a
+/// The nodes of the Topology page. Rows are replaced whole on every sample (a cluster has a
 /// handful of nodes): one dataChanged when the same nodes come back, a reset otherwise, so a
 /// selection survives the refresh.
 class ClusterNodesModel : public QAbstractTableModel
