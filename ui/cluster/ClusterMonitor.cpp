@@ -80,7 +80,7 @@ void ClusterMonitor::sampleCluster(SlotMap map)
                             finish(stats.error());
                             return;
                         }
-                        finish(ClusterSnapshot{false, *shared, std::move(*stats)});
+                        finish(ClusterSnapshot{false, *shared, std::move(*stats), std::nullopt});
                     });
 }
 

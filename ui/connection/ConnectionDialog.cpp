@@ -153,6 +153,7 @@ void ConnectionDialog::buildForm()
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
     connect(m_sentinel, &SentinelBox::changed, this, &ConnectionDialog::revalidate);
+    connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate); // a replica needs it
     connect(m_list, &QListWidget::currentTextChanged, this, [this](const QString& name) {
         if (!m_loading && !name.isEmpty())
             selectProfile(name);
