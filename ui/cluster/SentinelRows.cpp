@@ -1,5 +1,7 @@
 #include "ui/cluster/SentinelRows.h"
 
+#include "ui/common/DisplayText.h"
+
 #include <QHash>
 #include <QLocale>
 #include <QObject>
@@ -55,7 +57,6 @@ std::vector<ClusterNodeRow> sentinelRows(const ClusterSnapshot& snapshot,
         ClusterNodeRow row;
         row.address = sentinel.address.text();
         row.role = QStringLiteral("sentinel");
-        row.primary = topology.primary.text();
         if (!sentinel.answered) {
             row.link = NodeLink::Unreachable;
             row.linkDetail = sentinel.error;
@@ -82,10 +83,10 @@ QString sentinelSummaryText(const ClusterSnapshot& snapshot, const std::vector<C
     *bad = topology.primaryFlags.contains("down") || answering < topology.quorum;
     const QLocale locale;
     const NodeStats& total = snapshot.stats.primariesTotal;
-    return QObject::tr("Sentinel: primary of '%1' at %2 \u00b7 %3 replica(s) \u00b7 %4 of %5 "
+    return QObject::tr("Sentinel: primary of '%1' at %2 \u00b7 %3 \u00b7 %4 of %5 "
                        "sentinels answer (quorum %6) \u00b7 %7 ops/s, %8 used")
-        .arg(topology.masterName, topology.primary.text())
-        .arg(replicas)
+        .arg(topology.masterName, topology.primary.text(),
+             countText(replicas, QObject::tr("replica"), QObject::tr("replicas")))
         .arg(answering)
         .arg(sentinels)
         .arg(topology.quorum)

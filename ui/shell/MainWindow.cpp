@@ -324,14 +324,16 @@ void MainWindow::refreshStatus()
     }
     m_session->client()->execute(
         {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, m_serverLabel,
-        [this, endpoint = serverText(*m_session->client())](Result<Reply> reply) {
+        [this, endpoint = serverText(*m_session->client()),
+         sentinel = settings.connection.sentinel.enabled()](Result<Reply> reply) {
             QString version = tr("unknown version");
             QString mode;
             if (reply) {
                 for (const QByteArray& line : reply->toBytes().split('\n')) {
                     if (line.startsWith("redis_version:"))
                         version = QString::fromUtf8(line.mid(14).trimmed());
-                    else if (line.startsWith("redis_mode:"))
+                    // "standalone" would contradict "primary of ... (Sentinel)"
+                    else if (line.startsWith("redis_mode:") && !sentinel)
                         mode = QString::fromUtf8(line.mid(11).trimmed());
                 }
             }
