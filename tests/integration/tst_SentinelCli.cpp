@@ -55,6 +55,11 @@ void SentinelCliTest::operatorSession()
     run = ctl(words("hit like alice"));
     QVERIFY2(run.code == 1, qPrintable(run.describe())); // denied
     QCOMPARE(ctl(words("peek like bob")).code, 0);
+    // --url on the command line wins over TOLLGATE_URL (here a server that is not there).
+    run = ctl(QStringLiteral("redis://127.0.0.1:1"),
+              {QStringLiteral("--url"), m_group.url(), QStringLiteral("peek"), QStringLiteral("like"),
+               QStringLiteral("bob")});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
     run = ctl(QStringList{QStringLiteral("ban"), QStringLiteral("mallory"), QStringLiteral("--for"),
                           QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("spam")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
