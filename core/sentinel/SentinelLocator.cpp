@@ -89,7 +89,10 @@ void SentinelLocator::ask(const std::shared_ptr<Search>& search, size_t index)
                 return;
             }
             const Error& error = server.error();
-            search->errors << sentinel.text() + QStringLiteral(": ") + error.toString();
+            // Named once: a connection error names its address itself.
+            search->errors << (error.message.contains(sentinel.text())
+                                   ? error.toString()
+                                   : sentinel.text() + QStringLiteral(": ") + error.toString());
             search->allNotFound = search->allNotFound && error.kind == ErrorKind::NotFound;
             if (!search->kind && !isUnreachable(error) && error.kind != ErrorKind::NotFound)
                 search->kind = error.kind;

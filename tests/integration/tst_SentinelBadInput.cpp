@@ -48,6 +48,7 @@ private Q_SLOTS:
     void allSentinelsDown();
     void lyingSentinel();
     void liarAmongHonestSentinels();
+    void credentialsForBoth();
 
 private:
     // A hit through a fresh client for `url`; the client is kept in m_client.
@@ -172,6 +173,40 @@ void SentinelBadInputTest::liarAmongHonestSentinels()
     // Counted once: the failed first hit never reached a primary.
     QCOMPARE(hit->count, 1);
     QCOMPARE(m_primary.command({"GET", "tg:{u4}:like:fw:60000"}), "$1\r\n1\r\n");
+}
+
+void SentinelBadInputTest::credentialsForBoth()
+{
+    // A sentinel with a password of its own, and an ACL user on the primary.
+    RedisServer locked;
+    TOLLGATE_REQUIRE(locked, startSentinel("requirepass open-sesame\nsentinel monitor tollgate 127.0.0.1 " +
+                                           QByteArray::number(m_primary.port()) + " 1\n"));
+    QCOMPARE(m_primary.command({"ACL", "SETUSER", "app", "on", ">app-secret", "~*", "+@all"}),
+             "+OK\r\n");
+    const auto base = [&](const QString& password) {
+        return QStringLiteral("redis+sentinel://app:%1@127.0.0.1:%2/tollgate?timeout=1000")
+            .arg(password)
+            .arg(locked.port());
+    };
+    // Without the sentinel's password: refused by the sentinel, said so, no password shown.
+    auto hit = hitThrough(base(QStringLiteral("app-secret")), "u5");
+    QVERIFY(!hit);
+    QVERIFY2(hit.error().message.contains(QStringLiteral("auth")), qPrintable(hit.error().message));
+    QVERIFY2(!hit.error().message.contains(QStringLiteral("secret")), qPrintable(hit.error().message));
+    // The sentinel's password right, the server's wrong: refused by the server.
+    hit = hitThrough(base(QStringLiteral("wrong-secret")) +
+                         QStringLiteral("&sentinel_password=open-sesame"),
+                     "u5");
+    QVERIFY(!hit);
+    QVERIFY2(hit.error().message.contains(QStringLiteral("WRONGPASS")), qPrintable(hit.error().message));
+    QVERIFY2(!hit.error().message.contains(QStringLiteral("sesame")), qPrintable(hit.error().message));
+    // Both right.
+    hit = hitThrough(base(QStringLiteral("app-secret")) +
+                         QStringLiteral("&sentinel_password=open-sesame"),
+                     "u5");
+    QVERIFY2(hit, qPrintable(hit ? QString() : hit.error().toString()));
+    QCOMPARE(hit->count, 1);
+    QVERIFY(m_primary.command({"CLIENT", "LIST"}).contains("user=app"));
 }
 
 QTEST_GUILESS_MAIN(SentinelBadInputTest)
