@@ -18,9 +18,8 @@ QString resultText(bool penalty, const QByteArray& user, const RefundResult& res
     if (!result.changed)
         line = QStringLiteral("nothing to refund for %1 (its windows are empty)").arg(text(user));
     else
-        line = QStringLiteral("%1 %2").arg(penalty ? QStringLiteral("penalized")
-                                                   : QStringLiteral("refunded"),
-                                           text(user));
+        line = QStringLiteral("%1 %2").arg(
+            penalty ? QStringLiteral("penalized") : QStringLiteral("refunded"), text(user));
     line += QStringLiteral("  %1/%2  remaining %3  reset in %4")
                 .arg(result.count)
                 .arg(result.limit)
@@ -67,8 +66,9 @@ int run(Cli& cli, const QStringList& args, bool penalty)
     Client* client = cli.client();
     if (!client)
         return ExitUsage;
-    auto policy = waitFor<Policy>(
-        [&](Callback<Policy> done) { PolicyStore(client, cli.schema()).get(action, nullptr, done); });
+    auto policy = waitFor<Policy>([&](Callback<Policy> done) {
+        PolicyStore(client, cli.schema()).get(action, nullptr, done);
+    });
     if (!policy)
         return fail(policy.error());
     const Refunds refunds(client, cli.schema());

@@ -61,8 +61,8 @@ void Refunds::penalize(const Policy& policy, const QByteArray& user, qint64 cost
     run("penalize", policy, user, cost, actor, reason, std::move(context), std::move(done));
 }
 
-void Refunds::run(const QByteArray& mode, const Policy& policy, const QByteArray& user,
-                  qint64 cost, const QString& actor, const QString& reason, Context context,
+void Refunds::run(const QByteArray& mode, const Policy& policy, const QByteArray& user, qint64 cost,
+                  const QString& actor, const QString& reason, Context context,
                   Callback<RefundResult> done) const
 {
     if (Status valid = validate(policy, user, cost); !valid) {
@@ -103,12 +103,10 @@ void Refunds::run(const QByteArray& mode, const Policy& policy, const QByteArray
             keys << schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
             args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
         }
-        runScript(client, QStringLiteral("refund"), keys, args, nullptr,
-                  [=](Result<Reply> reply) {
-                      deliver(context, done,
-                              reply ? RefundResult::fromReply(*reply)
-                                    : Result<RefundResult>(reply.error()));
-                  });
+        runScript(client, QStringLiteral("refund"), keys, args, nullptr, [=](Result<Reply> reply) {
+            deliver(context, done,
+                    reply ? RefundResult::fromReply(*reply) : Result<RefundResult>(reply.error()));
+        });
     });
 }
 

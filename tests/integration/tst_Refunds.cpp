@@ -9,6 +9,7 @@
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 
+#include <QRandomGenerator>
 #include <QtTest>
 
 using namespace tollgate;
@@ -59,6 +60,8 @@ private Q_SLOTS:
     void penaltyCountsPastTheLimitAndBans_data() { algorithmRows(); }
     void penaltyCountsPastTheLimitAndBans();
     void penaltyWithoutBanPolicyOnlyCounts();
+    void hitsRefundsAndPenaltiesMatchTheModel_data() { algorithmRows(); }
+    void hitsRefundsAndPenaltiesMatchTheModel();
     void oddUserIdsStayInTheirSlot_data();
     void oddUserIdsStayInTheirSlot();
     void scriptRefusesBadInput_data();
@@ -116,8 +119,10 @@ QList<QByteArray> RefundsTest::snapshot(const Policy& policy, const QByteArray& 
 {
     const KeySchema& s = m_core.schema();
     QList<QByteArray> state;
-    for (const QByteArray& key : stateKeys(policy, user) + QList<QByteArray>{
-             s.userBanKey(user), s.actionBanKey(user, policy.action), s.userAuditKey(user)})
+    for (const QByteArray& key :
+         stateKeys(policy, user) + QList<QByteArray>{s.userBanKey(user),
+                                                     s.actionBanKey(user, policy.action),
+                                                     s.userAuditKey(user)})
         state << key + ' ' + m_core.bytes({"DUMP", key}).toHex() + ' ' +
                      QByteArray::number(m_core.pttl(key) == -1);
     return state;
@@ -125,8 +130,7 @@ QList<QByteArray> RefundsTest::snapshot(const Policy& policy, const QByteArray& 
 
 test::CliRun RefundsTest::ctl(const QStringList& args, const QString& url)
 {
-    return test::runCli(test::tollgatectlPath(), url.isEmpty() ? m_core.server().url() : url,
-                        args);
+    return test::runCli(test::tollgatectlPath(), url.isEmpty() ? m_core.server().url() : url, args);
 }
 
 void RefundsTest::refundNeverBelowEmptyNorLongerTtl()
@@ -165,7 +169,9 @@ void RefundsTest::refundNeverBelowEmptyNorLongerTtl()
         // gone, or still expiring no later than before (time only shortens it)
         QVERIFY2(after == -2 || (after > 0 && after <= before[i]),
                  qPrintable(QStringLiteral("%1: PTTL %2 before, %3 after")
-                                .arg(QString::fromUtf8(keys[i])).arg(before[i]).arg(after)));
+                                .arg(QString::fromUtf8(keys[i]))
+                                .arg(before[i])
+                                .arg(after)));
     }
     // Hits count from empty again: the whole limit fits.
     auto hit = m_core.hit(policy, "ann", 10);
@@ -238,6 +244,62 @@ void RefundsTest::penaltyWithoutBanPolicyOnlyCounts()
     QVERIFY(!taken && taken.error().kind == ErrorKind::InvalidInput);
 }
 
+// A model of every algorithm while no window turns over (hours and days, a run of milliseconds):
+// a hit of c counts c in every window when all fit, else nothing; a refund takes min(c, count)
+// off each window; a penalty adds c to each. 300 random steps, the same for every algorithm.
+void RefundsTest::hitsRefundsAndPenaltiesMatchTheModel()
+{
+    QFETCH(Algorithm, algorithm);
+    const Policy policy = twoWindows(algorithm, false);
+    QRandomGenerator random(24);
+    std::vector<qint64> model(policy.windows.size(), 0);
+    for (int step = 0; step < 300; ++step) {
+        const qint64 cost = 1 + random.bounded(6);
+        const int kind = random.bounded(3);
+        qint64 count = 0, remaining = 0;
+        if (kind == 0) {
+            bool fits = true;
+            for (size_t i = 0; i < model.size(); ++i)
+                fits = fits && model[i] + cost <= policy.windows[i].limit;
+            auto hit = m_core.hit(policy, "gil", cost);
+            QVERIFY(hit);
+            QCOMPARE(hit->allowed, fits);
+            if (!fits)
+                continue; // a denial reports the denying window: not compared here
+            for (qint64& c : model)
+                c += cost;
+            count = hit->count;
+            remaining = hit->remaining;
+        } else {
+            auto result = kind == 1 ? refund(policy, "gil", cost) : penalize(policy, "gil", cost);
+            QVERIFY2(result, qPrintable(result ? QString() : result.error().toString()));
+            for (qint64& c : model)
+                c = kind == 1 ? std::max<qint64>(c - cost, 0) : c + cost;
+            count = result->count;
+            remaining = result->remaining;
+        }
+        // The reply's window: the smallest remaining, the first of equals.
+        size_t binding = 0;
+        for (size_t i = 1; i < model.size(); ++i)
+            if (policy.windows[i].limit - model[i] < policy.windows[binding].limit - model[binding])
+                binding = i;
+        QVERIFY2(count == model[binding],
+                 qPrintable(QStringLiteral("step %1 (kind %2, cost %3): count %4, model %5")
+                                .arg(step)
+                                .arg(kind)
+                                .arg(cost)
+                                .arg(count)
+                                .arg(model[binding])));
+        QCOMPARE(remaining, std::max<qint64>(policy.windows[binding].limit - model[binding], 0));
+        if (model[0] > 30) { // back near the limit, where it matters
+            const qint64 back = model[0] - 5;
+            QVERIFY(refund(policy, "gil", back));
+            for (qint64& c : model)
+                c = std::max<qint64>(c - back, 0);
+        }
+    }
+}
+
 void RefundsTest::oddUserIdsStayInTheirSlot_data()
 {
     QTest::addColumn<QByteArray>("user");
@@ -298,9 +360,15 @@ void RefundsTest::scriptRefusesBadInput()
     Command keys{s.userBanKey("dee"), s.actionBanKey("dee", "ocr"), stream,
                  m_core.layout().auditMirror(stream)};
     keys << stateKeys(policy, "dee");
-    const Command args{mode, "fixed_window", cost, "0", "0", "3600000", "", "0", "dee", "ocr", "",
-                       "first_hit", actor, actor.isEmpty() ? QByteArray() : "why",
-                       "10", "3600000", "20", "86400000"};
+    const Command args{mode,  "fixed_window",
+                       cost,  "0",
+                       "0",   "3600000",
+                       "",    "0",
+                       "dee", "ocr",
+                       "",    "first_hit",
+                       actor, actor.isEmpty() ? QByteArray() : "why",
+                       "10",  "3600000",
+                       "20",  "86400000"};
     auto reply = m_core.inspect(Command{"EVAL", script->source, QByteArray::number(keys.size())} +
                                 keys + args);
     QVERIFY(!reply);
@@ -316,8 +384,8 @@ void RefundsTest::refusedAclUserWritesNothing()
     QVERIFY(m_core.save(policy));
     QVERIFY(m_core.hit(policy, "eve", 4));
     // May run the script on every key, but not SET (the token bucket's write).
-    for (const auto& set : m_core.onEveryPrimary(
-             {"ACL", "SETUSER", "reader", "reset", "on", ">reader-pw", "~*", "&*", "+@all", "-set"}))
+    for (const auto& set : m_core.onEveryPrimary({"ACL", "SETUSER", "reader", "reset", "on",
+                                                  ">reader-pw", "~*", "&*", "+@all", "-set"}))
         QVERIFY(set);
     ConnectionOptions options = m_core.options();
     options.user = QStringLiteral("reader");
@@ -336,11 +404,11 @@ void RefundsTest::refusedAclUserWritesNothing()
     QVERIFY(!taken && taken.error().kind == ErrorKind::NoPerm);
     QCOMPARE(snapshot(policy, "eve"), before);
 
-    const test::CliRun run = ctl({QStringLiteral("penalize"), QStringLiteral("ocr"),
-                                  QStringLiteral("eve"), QStringLiteral("--cost"),
-                                  QStringLiteral("50"), QStringLiteral("--reason"),
-                                  QStringLiteral("x")},
-                                 options.toUrl(true));
+    const test::CliRun run =
+        ctl({QStringLiteral("penalize"), QStringLiteral("ocr"), QStringLiteral("eve"),
+             QStringLiteral("--cost"), QStringLiteral("50"), QStringLiteral("--reason"),
+             QStringLiteral("x")},
+            options.toUrl(true));
     QVERIFY2(run.code == 3 && run.err.contains("nothing was written"), qPrintable(run.describe()));
     QCOMPARE(snapshot(policy, "eve"), before);
 }
@@ -382,7 +450,8 @@ void RefundsTest::cli()
     };
     for (const QStringList& args : refused) {
         run = ctl(args);
-        QVERIFY2(run.code == 2, qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
+        QVERIFY2(run.code == 2,
+                 qPrintable(args.join(u' ') + QStringLiteral(": ") + run.describe()));
     }
     run = ctl({QStringLiteral("refund"), QStringLiteral("no-such-action"), QStringLiteral("fay")});
     QVERIFY2(run.code == 3, qPrintable(run.describe()));
