@@ -16,6 +16,7 @@ using namespace tollgate;
 using tollgate::test::CoreFixture;
 
 Q_DECLARE_METATYPE(tollgate::Algorithm)
+Q_DECLARE_METATYPE(tollgate::ErrorKind)
 
 namespace {
 
@@ -67,6 +68,8 @@ private Q_SLOTS:
     void scriptRefusesBadInput_data();
     void scriptRefusesBadInput();
     void refusedAclUserWritesNothing();
+    void penaltyBanIsAtomicWithItsAudit_data();
+    void penaltyBanIsAtomicWithItsAudit();
     void cli();
 
 private:
@@ -411,6 +414,56 @@ void RefundsTest::refusedAclUserWritesNothing()
             options.toUrl(true));
     QVERIFY2(run.code == 3 && run.err.contains("nothing was written"), qPrintable(run.describe()));
     QCOMPARE(snapshot(policy, "eve"), before);
+}
+
+void RefundsTest::penaltyBanIsAtomicWithItsAudit_data()
+{
+    QTest::addColumn<QList<QByteArray>>("rules"); // ACL rules; empty = the default user
+    QTest::addColumn<bool>("stringAudit");        // the user's audit stream holds a string
+    QTest::addColumn<ErrorKind>("kind");
+    QTest::newRow("+@all -xadd") << QList<QByteArray>{"~*", "&*", "+@all", "-xadd"} << false
+                                 << ErrorKind::NoPerm;
+    QTest::newRow("may not publish")
+        << QList<QByteArray>{"~*", "resetchannels", "+@all"} << false << ErrorKind::NoPerm;
+    QTest::newRow("audit stream holds a string")
+        << QList<QByteArray>{} << true << ErrorKind::WrongType;
+}
+
+// A penalty that would ban writes the counters, the ban, both audit entries and the event, or
+// none of them.
+void RefundsTest::penaltyBanIsAtomicWithItsAudit()
+{
+    QFETCH(QList<QByteArray>, rules);
+    QFETCH(bool, stringAudit);
+    QFETCH(ErrorKind, kind);
+    const Policy policy = twoWindows(Algorithm::SlidingWindow, true);
+    QVERIFY(m_core.hit(policy, "hal", 8));
+    if (stringAudit)
+        QVERIFY(m_core.inspect({"SET", m_core.schema().userAuditKey("hal"), "x"}));
+    std::unique_ptr<Client> limited;
+    if (!rules.isEmpty()) {
+        for (const auto& set : m_core.onEveryPrimary(
+                 Command{"ACL", "SETUSER", "limited", "reset", "on", ">limited-pw"} + rules))
+            QVERIFY(set);
+        ConnectionOptions options = m_core.options();
+        options.user = QStringLiteral("limited");
+        options.password = QStringLiteral("limited-pw");
+        limited = m_core.connect(options);
+        QVERIFY(limited);
+    }
+    const QList<QByteArray> before = snapshot(policy, "hal");
+    const Refunds refunds(limited ? limited.get() : m_core.client(), m_core.schema());
+    auto taken = test::await<RefundResult>([&](QObject* context, auto done) {
+        refunds.penalize(policy, "hal", 5, QStringLiteral("ops"), QStringLiteral("x"), context,
+                         done);
+    });
+    QVERIFY(!taken);
+    QCOMPARE(taken.error().kind, kind);
+    if (stringAudit)
+        QVERIFY2(
+            taken.error().message.contains(QString::fromUtf8(m_core.schema().userAuditKey("hal"))),
+            qPrintable(taken.error().message));
+    QCOMPARE(snapshot(policy, "hal"), before);
 }
 
 void RefundsTest::cli()
