@@ -61,6 +61,7 @@ private Q_SLOTS:
     void penaltyCountsPastTheLimitAndBans_data() { algorithmRows(); }
     void penaltyCountsPastTheLimitAndBans();
     void penaltyWithoutBanPolicyOnlyCounts();
+    void calendarPenaltyEndsAtTheBoundaryAndBansUntilMidnight();
     void hitsRefundsAndPenaltiesMatchTheModel_data() { algorithmRows(); }
     void hitsRefundsAndPenaltiesMatchTheModel();
     void oddUserIdsStayInTheirSlot_data();
@@ -250,6 +251,30 @@ void RefundsTest::penaltyWithoutBanPolicyOnlyCounts()
 // A model of every algorithm while no window turns over (hours and days, a run of milliseconds):
 // a hit of c counts c in every window when all fit, else nothing; a refund takes min(c, count)
 // off each window; a penalty adds c to each. 300 random steps, the same for every algorithm.
+// Local time through refund.lua too: a new calendar counter ends on the hour, a ban "until
+// midnight" at the next midnight (UTC here, whole hours from the epoch).
+void RefundsTest::calendarPenaltyEndsAtTheBoundaryAndBansUntilMidnight()
+{
+    Policy policy;
+    policy.action = "ocr";
+    policy.windows = {{10, kHour}};
+    policy.calendarAligned = true;
+    policy.banUntilMidnight = true;
+    const qint64 now = m_core.serverNowMs();
+    auto taken = penalize(policy, "ida", 4);
+    QVERIFY2(taken, qPrintable(taken ? QString() : taken.error().toString()));
+    const QByteArray key = stateKeys(policy, "ida").front();
+    const qint64 hourEnd = m_core.integer({"PEXPIRETIME", key});
+    QVERIFY2(hourEnd % kHour == 0 && hourEnd > now && hourEnd <= now + kHour + 1000,
+             qPrintable(QString::number(hourEnd)));
+    QVERIFY(!taken->banCreated);
+    taken = penalize(policy, "ida", 7);
+    QVERIFY(taken && taken->banCreated);
+    QVERIFY2(taken->banUntilMs % kDay == 0 && taken->banUntilMs > now,
+             qPrintable(QString::number(taken->banUntilMs)));
+    QCOMPARE(m_core.integer({"PEXPIRETIME", key}), hourEnd); // (LT: the earlier end stays)
+}
+
 void RefundsTest::hitsRefundsAndPenaltiesMatchTheModel()
 {
     QFETCH(Algorithm, algorithm);
