@@ -100,7 +100,7 @@ end
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
 local short = #ARGV == 2 * #KEYS - 1
-local MODES = { hit = true, peek = true, text = 'hit or peek', script = 'hit' }
+local SCRIPT, MODE_A, MODE_B = 'hit', 'hit', 'peek'   -- for hit/arguments.lua (refund.lua has its own)
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
 

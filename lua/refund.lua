@@ -42,7 +42,7 @@ do
 end
 
 local short, full_form = false, nil
-local MODES = { refund = true, penalize = true, text = 'refund or penalize', script = 'refund' }
+local SCRIPT, MODE_A, MODE_B = 'refund', 'refund', 'penalize'
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
 --@include "hit/escape.lua"
