@@ -280,10 +280,10 @@ void AclRolesTest::application()
     const Run refund =
         ctl("application", {QStringLiteral("refund"), QStringLiteral("like"), QStringLiteral("8")});
     QVERIFY2(refund.code == 0, qPrintable(refund.describe()));
-    const Run penalty = ctl("application", {QStringLiteral("penalize"), QStringLiteral("like"),
-                                            QStringLiteral("9"), QStringLiteral("--cost"),
-                                            QStringLiteral("3"), QStringLiteral("--reason"),
-                                            QStringLiteral("abuse")});
+    const Run penalty =
+        ctl("application", {QStringLiteral("penalize"), QStringLiteral("like"), QStringLiteral("9"),
+                            QStringLiteral("--cost"), QStringLiteral("3"),
+                            QStringLiteral("--reason"), QStringLiteral("abuse")});
     QVERIFY2(penalty.code == 0, qPrintable(penalty.describe()));
     QCOMPARE(integer({"EXISTS", "tg:{9}:like:ban"}), qint64(1));
     QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(4));
