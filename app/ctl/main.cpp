@@ -187,22 +187,14 @@ int main(int argc, char** argv)
     }
 
     const std::map<QString, int (*)(Cli&, const QStringList&)> commands{
-        {QStringLiteral("policy"), policyCommand},
-        {QStringLiteral("hit"), hitCommand},
-        {QStringLiteral("peek"), peekCommand},
-        {QStringLiteral("ban"), banCommand},
-        {QStringLiteral("refund"), refundCommand},
-        {QStringLiteral("penalize"), penalizeCommand},
-        {QStringLiteral("unban"), unbanCommand},
-        {QStringLiteral("reset"), resetCommand},
-        {QStringLiteral("subjects"), subjectsCommand},
-        {QStringLiteral("repair"), repairCommand},
-        {QStringLiteral("audit"), auditCommand},
-        {QStringLiteral("scripts"), scriptsCommand},
-        {QStringLiteral("bench"), benchCommand},
-        {QStringLiteral("simulate"), simulateCommand},
-        {QStringLiteral("cluster"), clusterCommand},
-        {QStringLiteral("exporter"), exporterCommand},
+        {QStringLiteral("policy"), policyCommand},   {QStringLiteral("hit"), hitCommand},
+        {QStringLiteral("peek"), peekCommand},       {QStringLiteral("ban"), banCommand},
+        {QStringLiteral("refund"), refundCommand},   {QStringLiteral("penalize"), penalizeCommand},
+        {QStringLiteral("unban"), unbanCommand},     {QStringLiteral("reset"), resetCommand},
+        {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
+        {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
+        {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
+        {QStringLiteral("cluster"), clusterCommand}, {QStringLiteral("exporter"), exporterCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())
