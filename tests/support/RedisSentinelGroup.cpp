@@ -44,22 +44,27 @@ QByteArray RedisSentinelGroup::sentinelConfig(quint16 primaryPort) const
            "sentinel parallel-syncs " + name + " 1\n";
 }
 
-bool RedisSentinelGroup::start()
+bool RedisSentinelGroup::start(const TlsFiles* tls)
 {
     for (int i = 0; i < 2; ++i) {
         m_servers.push_back(std::make_unique<RedisServer>());
-        const QStringList args =
-            i == 0 ? QStringList{}
-                   : QStringList{QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"),
-                                 QString::number(m_servers[0]->port())};
-        if (!m_servers.back()->start(args)) {
+        QStringList args;
+        if (i == 1)
+            args << QStringLiteral("--replicaof") << QStringLiteral("127.0.0.1")
+                 << QString::number(m_servers[0]->port());
+        if (tls) // a replica dials its primary as a TLS client
+            args << QStringLiteral("--tls-replication") << QStringLiteral("yes")
+                 << QStringLiteral("--tls-client-cert-file") << tls->clientCert
+                 << QStringLiteral("--tls-client-key-file") << tls->clientKey;
+        if (!(tls ? m_servers.back()->startTls(*tls, args) : m_servers.back()->start(args))) {
             m_error = QStringLiteral("server %1: ").arg(i) + m_servers.back()->errorString();
             return false;
         }
     }
+    m_caFile = tls ? tls->caCert : QString();
     for (int i = 0; i < kSentinels; ++i) {
         m_sentinels.push_back(std::make_unique<RedisServer>());
-        if (!m_sentinels.back()->startSentinel(sentinelConfig(m_servers[0]->port()))) {
+        if (!m_sentinels.back()->startSentinel(sentinelConfig(m_servers[0]->port()), tls)) {
             m_error = QStringLiteral("sentinel %1: ").arg(i) + m_sentinels.back()->errorString();
             return false;
         }
@@ -85,8 +90,11 @@ bool RedisSentinelGroup::waitUntilWatched()
             return true;
         QTest::qWait(200); // the test thread's events (a load of hits) go on
     }
-    m_error = QStringLiteral("the sentinels did not see the replica and each other within %1 s")
-                  .arg(kReadyTimeoutMs / 1000);
+    m_error = QStringLiteral("the sentinels did not see the replica and each other within %1 s; "
+                             "the first says: %2\n--- its log ---\n%3")
+                  .arg(kReadyTimeoutMs / 1000)
+                  .arg(QString::fromUtf8(sentinel(0).command({"SENTINEL", "MASTER", name}, 2000)),
+                       QString::fromUtf8(sentinel(0).log().right(2000)));
     return false;
 }
 
@@ -103,6 +111,9 @@ QString RedisSentinelGroup::url(const QString& query) const
     QStringList addresses;
     for (const auto& sentinel : m_sentinels)
         addresses << sentinel->host() + QLatin1Char(':') + QString::number(sentinel->port());
+    if (!m_caFile.isEmpty())
+        return QStringLiteral("rediss+sentinel://") + addresses.join(QLatin1Char(',')) +
+               QLatin1Char('/') + masterName() + QStringLiteral("?ca=") + m_caFile + query;
     return QStringLiteral("redis+sentinel://") + addresses.join(QLatin1Char(',')) +
            QLatin1Char('/') + masterName() + query;
 }
