@@ -39,9 +39,14 @@ QByteArray RedisSentinelGroup::sentinelConfig(quint16 primaryPort) const
     const QByteArray name = masterName().toUtf8();
     return "sentinel monitor " + name + " 127.0.0.1 " + QByteArray::number(primaryPort) +
            " 2\n"
-           "sentinel down-after-milliseconds " + name + " 1000\n"
-           "sentinel failover-timeout " + name + " 3000\n"
-           "sentinel parallel-syncs " + name + " 1\n";
+           "sentinel down-after-milliseconds " +
+           name +
+           " 1000\n"
+           "sentinel failover-timeout " +
+           name +
+           " 3000\n"
+           "sentinel parallel-syncs " +
+           name + " 1\n";
 }
 
 bool RedisSentinelGroup::start(const TlsFiles* tls)
@@ -77,8 +82,7 @@ bool RedisSentinelGroup::waitUntilWatched()
     const QByteArray name = masterName().toUtf8();
     const QDeadlineTimer deadline(kReadyTimeoutMs);
     while (!deadline.hasExpired()) {
-        bool ready =
-            server(1).command({"INFO", "replication"}).contains("master_link_status:up");
+        bool ready = server(1).command({"INFO", "replication"}).contains("master_link_status:up");
         for (auto& sentinel : m_sentinels) {
             const QByteArray master = sentinel->command({"SENTINEL", "MASTER", name}, 2000);
             ready = ready && fieldOf(master, "num-slaves") == 1 &&
@@ -123,10 +127,11 @@ int RedisSentinelGroup::primaryIndex()
     for (auto& sentinel : m_sentinels) {
         if (!sentinel->isRunning())
             continue;
-        const QByteArray reply = sentinel->command(
-            {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName().toUtf8()}, 2000);
+        const QByteArray reply =
+            sentinel->command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName().toUtf8()}, 2000);
         for (size_t i = 0; i < m_servers.size(); ++i)
-            if (reply.endsWith(QByteArray("\r\n" + QByteArray::number(m_servers[i]->port()) + "\r\n")))
+            if (reply.endsWith(
+                    QByteArray("\r\n" + QByteArray::number(m_servers[i]->port()) + "\r\n")))
                 return int(i);
     }
     return -1;
@@ -148,12 +153,15 @@ bool RedisSentinelGroup::waitForPrimaryOtherThan(int oldPrimary, bool replicaSyn
         const int now = primaryIndex();
         bool agreed = now >= 0 && now != oldPrimary && roleOf(server(now)) == "master";
         for (auto& sentinel : m_sentinels)
-            agreed = agreed && (!sentinel->isRunning() ||
-                                sentinel->command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME",
-                                                   masterName().toUtf8()}, 2000)
-                                    .endsWith(QByteArray(QByteArray::number(server(now).port()) + "\r\n")));
+            agreed =
+                agreed &&
+                (!sentinel->isRunning() ||
+                 sentinel
+                     ->command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName().toUtf8()}, 2000)
+                     .endsWith(QByteArray(QByteArray::number(server(now).port()) + "\r\n")));
         if (agreed && replicaSynced && server(oldPrimary).isRunning())
-            agreed = server(oldPrimary).command({"INFO", "replication"})
+            agreed = server(oldPrimary)
+                         .command({"INFO", "replication"})
                          .contains("master_link_status:up");
         if (agreed)
             return true;

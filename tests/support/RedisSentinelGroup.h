@@ -38,9 +38,9 @@ public:
     int primaryIndex();
     // SENTINEL FAILOVER through a sentinel; true when it accepted.
     bool failover();
-    // Waits (30 s at most, spinning the test thread's event loop) until every sentinel names another server than `oldPrimary` and that
-    // one says it is a master; with `replicaSynced` also until its replica (if running) is
-    // connected to it again.
+    // Waits (30 s at most, spinning the test thread's event loop) until every sentinel names
+    // another server than `oldPrimary` and that one says it is a master; with `replicaSynced` also
+    // until its replica (if running) is connected to it again.
     bool waitForPrimaryOtherThan(int oldPrimary, bool replicaSynced = false);
     QString errorString() const { return m_error; }
 
