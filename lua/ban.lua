@@ -24,54 +24,18 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/write_prologue.lua"
+--@include "includes/ban_record.lua"
 
-local MAX_BAN_MS = 3153600000000         -- 100 years
 local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31
-local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
-
-local function int(x) return string.format('%d', x) end
-
-local function to_int(s)
-  if #s <= 17 and s:match('^%d+$') then return tonumber(s) end
-  return nil
-end
-
----------------------------------------------------------------- the write prologue (same in every write script)
-local function expect_type(key, wanted)
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'none' and kind ~= wanted then
-    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
-  end
-end
-
--- The audit entry, in the user's stream and (unless off) the global one.
-local function audit(writes, user_stream, global, entry)
-  writes[#writes + 1] = { 'XADD', user_stream, 'MAXLEN', '~', '1000', '*', unpack(entry) }
-  writes[#writes + 1] = { 'PEXPIRE', user_stream, int(AUDIT_TTL_MS) }
-  if global ~= '' and global ~= user_stream then
-    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
-  end
-end
-
--- Every write is allowed to this ACL user, or none runs.
-local function apply(writes)
-  for _, cmd in ipairs(writes) do
-    if not redis.acl_check_cmd(unpack(cmd)) then
-      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-        '; nothing was written')
-    end
-  end
-  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-end
 
 ---------------------------------------------------------------- arguments
 if #KEYS ~= 3 or #ARGV ~= 7 then return redis.error_reply('TG_INVALID ban takes 3 keys and 7 arguments') end
 local ban, user_stream, global = KEYS[1], KEYS[2], KEYS[3]
 local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[7]
-local duration_ms, until_ms = to_int(ARGV[5]), to_int(ARGV[6])
-if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
-if reason == '' then return redis.error_reply('TG_INVALID reason is required') end
+local duration_ms, until_ms = to_int(ARGV[5], 17), to_int(ARGV[6], 17)
+local bad = required('actor', actor, 'reason', reason)
+if bad then return bad end
 if not duration_ms or duration_ms > MAX_BAN_MS then
   return redis.error_reply('TG_INVALID duration_ms must be an integer in [0, ' .. int(MAX_BAN_MS) .. ']')
 end
@@ -89,21 +53,14 @@ if until_ms > 0 and until_ms <= now_ms then
 end
 if duration_ms > 0 then until_ms = now_ms + duration_ms end
 
-local bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
+bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
   or (global ~= '' and expect_type(global, 'stream'))
 if bad then return bad end
 
 ---------------------------------------------------------------- the writes
-local scope = action == '' and 'user' or 'action'
-local writes = {
-  { 'DEL', ban },                        -- a new ban replaces the old one, TTL included
-  { 'HSET', ban, 'reason', reason, 'actor', actor, 'created_ms', int(now_ms), 'until_ms', int(until_ms),
-    'scope', scope, 'action', action, 'source', 'manual' },
-}
-if until_ms > 0 then writes[#writes + 1] = { 'PEXPIREAT', ban, int(until_ms) } end
+local writes = {}
+ban_writes(writes, ban, action, reason, actor, 'manual', now_ms, until_ms)
 audit(writes, user_stream, global, { 'event', 'ban', 'user', user, 'action', action, 'actor', actor,
   'reason', reason, 'until_ms', int(until_ms) })
-if channel ~= '' then
-  writes[#writes + 1] = { 'PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action }
-end
+publish(writes, channel, 'ban', user, action)
 return apply(writes) or { until_ms, now_ms }
