@@ -78,6 +78,17 @@ void SentinelCliTest::operatorSession()
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     run = ctl(words("audit --user mallory"));
     QVERIFY2(run.code == 0 && run.out.contains("appeal"), qPrintable(run.describe()));
+    // What the sentinels say of the deployment.
+    run = ctl(words("--json cluster"));
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    const QJsonObject sentinel = run.object().value(QStringLiteral("sentinel")).toObject();
+    QCOMPARE(sentinel.value(QStringLiteral("primary")).toString(),
+             QStringLiteral("127.0.0.1:%1").arg(primary.port()));
+    QCOMPARE(sentinel.value(QStringLiteral("replicas")).toArray().size(), 1);
+    const QJsonArray sentinels = sentinel.value(QStringLiteral("sentinels")).toArray();
+    QCOMPARE(sentinels.size(), RedisSentinelGroup::kSentinels);
+    for (const QJsonValue& one : sentinels)
+        QVERIFY(one.toObject().value(QStringLiteral("answered")).toBool());
 }
 
 void SentinelCliTest::followsAFailover()
