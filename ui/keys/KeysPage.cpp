@@ -3,6 +3,7 @@
 #include "core/limits/KeyDeletion.h"
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
@@ -95,7 +96,7 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_deleteButton = new QPushButton(tr("Delete…"), this);
     m_deleteButton->setObjectName(QStringLiteral("deleteButton"));
     m_deleteButton->setProperty("tollgateWrite", static_cast<int>(Session::Write::DeleteKey));
-    m_status = new QLabel(this);
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("scanStatusLabel"));
 
     m_model = new KeysModel(this);

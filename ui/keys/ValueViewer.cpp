@@ -107,7 +107,7 @@ ValueViewer::ValueViewer(Session* session, const QByteArray& key, QWidget* paren
     m_ticker->setInterval(250);
     connect(m_ticker, &QTimer::timeout, this, &ValueViewer::tick);
     m_ticker->start();
-    resize(720, 480);
+    fitToScreen(this, QSize(720, 480));
     reload();
 }
 

@@ -72,6 +72,11 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
     m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
+    // Long item texts (time zone ids, failure modes) must not set the form's width.
+    for (QComboBox* combo : findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
     m_message = new QLineEdit(this);
     m_message->setObjectName(QStringLiteral("messageLineEdit"));
     m_message->setPlaceholderText(tr("Shown to the user when denied"));
@@ -92,19 +97,26 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     m_save->setProperty("tollgateWrite", static_cast<int>(Session::Write::EditPolicy));
     m_save->setDefault(true);
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Action"), m_action);
-    form->addRow(tr("Algorithm"), m_algorithm);
-    form->addRow(tr("Limits"), m_windows);
-    form->addRow(QString(), m_addWindow);
-    form->addRow(tr("Windows start"), m_align);
-    form->addRow(tr("Cost per hit"), m_cost);
-    form->addRow(tr("Warn above"), m_warn);
-    form->addRow(tr("On exceeding"), ban);
-    form->addRow(tr("Time zone"), m_timeZone);
-    form->addRow(QString(), m_countDenied);
-    form->addRow(tr("Deny message"), m_message);
-    form->addRow(tr("If Redis cannot answer"), m_onError);
+    // Two columns: what is counted, and what happens then. The form is as wide as the page and
+    // half as tall as one column would be, so the table above keeps its rows on a 700 px screen.
+    auto* counted = new QFormLayout;
+    counted->addRow(tr("Action"), m_action);
+    counted->addRow(tr("Algorithm"), m_algorithm);
+    counted->addRow(tr("Limits"), m_windows);
+    counted->addRow(QString(), m_addWindow);
+    counted->addRow(tr("Windows start"), m_align);
+    counted->addRow(tr("Cost per hit"), m_cost);
+    auto* then = new QFormLayout;
+    then->addRow(tr("Warn above"), m_warn);
+    then->addRow(tr("On exceeding"), ban);
+    then->addRow(tr("Time zone"), m_timeZone);
+    then->addRow(QString(), m_countDenied);
+    then->addRow(tr("Deny message"), m_message);
+    then->addRow(tr("If Redis cannot answer"), m_onError);
+    auto* form = new QHBoxLayout;
+    form->addLayout(counted, 1);
+    form->addSpacing(16);
+    form->addLayout(then, 1);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_revision, 1);
@@ -114,6 +126,7 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     layout->addLayout(form);
     layout->addWidget(m_underneath);
     layout->addWidget(m_error);
+    layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_preview);
     layout->addStretch(1);
     layout->addLayout(buttons);

@@ -1,6 +1,7 @@
 #include "ui/subjects/SubjectsPage.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/subjects/CountBarDelegate.h"
 #include "ui/subjects/SubjectsLoader.h"
 #include "ui/subjects/SubjectsModel.h"
@@ -60,7 +61,7 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
     m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
-    m_status = new QLabel(this);
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("statusLabel"));
     m_status->setTextFormat(Qt::PlainText);
     m_rateLabel = new QLabel(this);
@@ -96,7 +97,7 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->resizeSection(SubjectsModel::Remaining, 90);
     header->resizeSection(SubjectsModel::Ttl, 90);
 
-    m_summary = new QLabel(this);
+    m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
 
     auto* top = new QHBoxLayout;

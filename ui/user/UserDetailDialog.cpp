@@ -1,6 +1,7 @@
 #include "ui/user/UserDetailDialog.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
@@ -48,15 +49,15 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     setObjectName(QStringLiteral("userDetailDialog"));
     setWindowTitle(tr("User %1").arg(displayId(user)));
 
-    m_header = new QLabel(displayId(user), this);
+    // Ids reach 1,024 bytes: elided, never wider than the screen (the title has it whole).
+    m_header = new ElidedLabel(this);
+    m_header->setText(displayId(user));
     m_header->setObjectName(QStringLiteral("userLabel"));
-    m_header->setTextFormat(Qt::PlainText);
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont big = m_header->font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
     big.setBold(true);
     m_header->setFont(big);
-    m_summary = new QLabel(this);
+    m_summary = new ElidedLabel(this);
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("messageLabel"));
@@ -143,7 +144,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
             reload(false);
     });
     m_poll->start();
-    resize(960, 720);
+    fitToScreen(this, QSize(960, 720));
     refresh();
 }
 
