@@ -33,6 +33,17 @@ constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
+// The rows on screen are read again (TTL, type, value) this often, and as soon as a TTL runs out
+// on screen: a sliding log renewed by every hit keeps a TTL under a second, which a countdown
+// from one read would show as gone. Visible rows only, one batch in flight: ~40 rows x 3
+// commands every 2 s, a few hundred commands a second at most, well within the console's budget.
+constexpr qint64 kRereadMs = 2000;
+constexpr int kRereadMax = 100;
+// SCAN batches arrive a few hundred times a second at a million keys: they are gathered and
+// handed to the table at most every kApplyMs, kApplyMax keys at a time, so the GUI thread
+// spends a few ms per slice and the view lays out its rows ten times a second, not 300.
+constexpr int kApplyMs = 100;
+constexpr int kApplyMax = 25'000;
 
 // The command whose reply previews a value of `type`, and how to phrase it.
 Command previewCommand(const QByteArray& type, const QByteArray& key)
@@ -108,6 +119,8 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    // Fixed row heights: the view never measures a million rows.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(KeysModel::KeyColumn, 460);
@@ -159,8 +172,14 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
             return;
         const auto [first, last] = visibleRows();
         m_model->refreshCountdowns(first, last);
+        rereadVisible();
     });
     countdown->start();
+
+    m_applyTimer = new QTimer(this);
+    m_applyTimer->setSingleShot(true);
+    m_applyTimer->setInterval(kApplyMs);
+    connect(m_applyTimer, &QTimer::timeout, this, &KeysPage::applyPending);
 
     m_lazyTimer = new QTimer(this);
     m_lazyTimer->setInterval(100);
@@ -228,6 +247,8 @@ void KeysPage::startScan()
         options.pattern = layout->glob();
     }
     ++m_generation;
+    m_pending.clear();
+    m_applyTimer->stop();
     m_model->clear(layout);
     m_table->setColumnHidden(KeysModel::UserColumn, !layout);
     m_table->setColumnHidden(KeysModel::ActionColumn, !layout);
@@ -241,6 +262,7 @@ void KeysPage::startScan()
     options.pause = std::chrono::milliseconds(2);
     m_session->client()->execute({QByteArrayLiteral("DBSIZE")}, this, [this](Result<Reply> size) {
         m_totalKeys = size ? size->integer : 0;
+        m_model->reserve(m_totalKeys); // once, before the rows come: no rehash at a million
     });
     m_status->setText(tr("Scanning…"));
     updateButtons();
@@ -263,6 +285,8 @@ void KeysPage::startScan()
                 if (m_scan != job)
                     return;
                 m_scan.reset();
+                while (!m_pending.isEmpty())
+                    applyPending(); // the last keys are in before the scan says it is done
                 if (!seen)
                     m_status->setText(
                         tr("Scan failed (%1): %2")
@@ -287,11 +311,24 @@ void KeysPage::cancelScan()
 
 void KeysPage::onBatch(const QList<QByteArray>& keys)
 {
-    m_model->append(keys);
-    m_status->setText(m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
-                                              .arg(m_model->rowCount())
-                                              .arg(m_totalKeys)
-                                        : tr("Scanning… %1 keys").arg(m_model->rowCount()));
+    m_pending += keys;
+    if (!m_applyTimer->isActive())
+        m_applyTimer->start(kApplyMs);
+}
+
+void KeysPage::applyPending()
+{
+    const qsizetype take = std::min<qsizetype>(m_pending.size(), kApplyMax);
+    m_model->append(m_pending.first(take));
+    m_pending.remove(0, take);
+    if (!m_pending.isEmpty())
+        m_applyTimer->start(0); // the rest in the next slice, after other events
+    if (m_scan)
+        m_status->setText(m_totalKeys > 0
+                              ? tr("Scanning… %1 matching keys (the database holds %2)")
+                                    .arg(m_model->rowCount())
+                                    .arg(m_totalKeys)
+                              : tr("Scanning… %1 keys").arg(m_model->rowCount()));
     fetchVisible();
     if (!m_lazyTimer->isActive())
         m_lazyTimer->start();
@@ -314,6 +351,16 @@ void KeysPage::fetchVisible()
         fetchDetails(keys);
 }
 
+void KeysPage::rereadVisible()
+{
+    if (m_rereadsInFlight > 0 || m_session->state() != ConnectionState::Connected)
+        return;
+    const auto [first, last] = visibleRows();
+    const QList<QByteArray> keys = m_model->staleKeys(first, last, kRereadMs, kRereadMax);
+    if (!keys.isEmpty())
+        fetchDetails(keys, &m_rereadsInFlight);
+}
+
 void KeysPage::fetchMore()
 {
     if (m_detailsInFlight > 0)
@@ -332,8 +379,10 @@ void KeysPage::fetchMore()
 }
 
 // TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
-void KeysPage::fetchDetails(const QList<QByteArray>& keys)
+void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
 {
+    if (!inFlight)
+        inFlight = &m_detailsInFlight;
     struct Fetch
     {
         QList<KeysModel::Row> rows;
@@ -341,12 +390,12 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     };
     auto fetch = std::make_shared<Fetch>();
     const quint64 generation = m_generation;
-    ++m_detailsInFlight;
+    ++*inFlight;
     Client* client = m_session->client();
-    auto finishOne = [this, fetch, generation] {
+    auto finishOne = [this, fetch, generation, inFlight] {
         if (--fetch->pending > 0)
             return;
-        --m_detailsInFlight;
+        --*inFlight;
         if (generation == m_generation)
             m_model->setDetails(fetch->rows);
     };
