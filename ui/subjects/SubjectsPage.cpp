@@ -180,7 +180,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                 if (scanned == 0 && total > 0)
                     m_model->reserve(total);
                 m_passDone = done;
-                m_progress = done        ? QString()
+                // The paced sweep after the first pass is upkeep, not loading: say nothing.
+                m_progress = done || m_loader->firstPassDone() ? QString()
                              : total > 0 ? tr("loading: %1 % of the keys scanned")
                                                .arg(qMin<qint64>(99, scanned * 100 / total))
                                          : tr("loading: %1 keys scanned").arg(number(scanned));
