@@ -212,14 +212,17 @@ void PolicyStore::writeIndex(const KeyLayout& layout, const QList<QByteArray>& f
 }
 
 void PolicyStore::save(const Policy& policy, const QString& actor, Context context,
-                       Callback<qint64> done) const
+                       Callback<qint64> done, const QString& auditReason) const
 {
     const Status valid = policy.validate();
     if (rejected(valid, context, done))
         return;
     // policy_set.lua writes the global audit entry with the change; the summary is its reason.
-    const QString summary = policy.windowsText() +
-                            (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
+    const QString summary =
+        !auditReason.isEmpty()
+            ? auditReason
+            : policy.windowsText() +
+                  (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
     Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel(),
                  summary.toUtf8()};
     for (const auto& [field, value] : policy.toFields())

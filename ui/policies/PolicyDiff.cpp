@@ -60,6 +60,28 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
     };
 }
 
+QStringList policyChanges(const std::optional<Policy>& before, const Policy& after)
+{
+    QStringList changes;
+    for (const PolicyField& field : comparePolicies(before.value_or(after), after)) {
+        if (!before)
+            changes << QStringLiteral("%1: %2").arg(field.name, field.mine);
+        else if (field.differs())
+            changes << QStringLiteral("%1: %2 \u2192 %3").arg(field.name, field.theirs, field.mine);
+    }
+    return changes;
+}
+
+QString policyAuditReason(const QString& reason, const std::optional<Policy>& before,
+                          const Policy& after)
+{
+    const QStringList changes = policyChanges(before, after);
+    const QString what = changes.isEmpty() ? tr("no field changed")
+                                           : (before ? QString() : tr("new: ")) +
+                                                 changes.join(QStringLiteral("; "));
+    return reason + QStringLiteral(" \u2014 ") + what;
+}
+
 QString policyDifferenceText(const Policy& theirs, const Policy& mine)
 {
     QStringList lines;

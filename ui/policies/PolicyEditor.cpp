@@ -2,6 +2,7 @@
 
 #include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
+#include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
 #include "ui/policies/CountSpinBox.h"
@@ -50,7 +51,9 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     m_windows = new WindowRows(this);
     m_addWindow = new QPushButton(tr("Add window"), this);
     m_addWindow->setObjectName(QStringLiteral("addWindowButton"));
-    m_addWindow->setToolTip(tr("Several windows at once (all-or-nothing) need fixed_window"));
+    m_addWindow->setToolTip(tr("Several windows at once, all-or-nothing: a hit passes only if "
+                               "every window has room (up to %1)")
+                                .arg(Policy::kMaxWindows));
 
     m_cost = makeCountSpinBox(0, this);
     m_cost->setObjectName(QStringLiteral("costSpinBox"));
@@ -69,14 +72,14 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     ban->addWidget(m_banDuration, 1);
 
     buildTimeAndFailureFields();
-
-    m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
-    m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
     // Long item texts (time zone ids, failure modes) must not set the form's width.
     for (QComboBox* combo : findChildren<QComboBox*>()) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(10);
     }
+
+    m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
+    m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
     m_message = new QLineEdit(this);
     m_message->setObjectName(QStringLiteral("messageLineEdit"));
     m_message->setPlaceholderText(tr("Shown to the user when denied"));
@@ -123,10 +126,10 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     buttons->addWidget(m_save);
 
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(form);
     layout->addWidget(m_underneath);
     layout->addWidget(m_error);
-    layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_preview);
     layout->addStretch(1);
     layout->addLayout(buttons);
@@ -343,7 +346,8 @@ void PolicyEditor::onEdited()
 void PolicyEditor::revalidate()
 {
     const bool fixed = Algorithm(m_algorithm->currentData().toInt()) == Algorithm::FixedWindow;
-    m_addWindow->setEnabled(fixed && m_windows->count() < Policy::kMaxWindows);
+    // Every algorithm takes several windows, as hit.lua and tollgatectl do.
+    m_addWindow->setEnabled(m_windows->count() < Policy::kMaxWindows);
     m_banDuration->setEnabled(m_banMode->currentIndex() == BanForDuration);
     m_align->setEnabled(fixed || m_align->currentIndex() != 0); // so a wrong choice can be undone
     // The zone only matters for midnight bans and calendar windows.
@@ -378,15 +382,36 @@ void PolicyEditor::save()
     auto policy = editedPolicy();
     if (!policy || m_saving || !m_session->canWrite(Session::Write::EditPolicy))
         return;
+    // Every save says why, and what it changes: both go into the audit entry.
+    const std::optional<Policy> before =
+        m_loaded.revision > 0 ? std::optional<Policy>(m_loaded) : std::nullopt;
+    const QStringList changes = policyChanges(before, *policy);
+    const QString action = QString::fromUtf8(policy->action);
+    ReasonPrompt::ask(
+        this, tr("Save policy"),
+        (before ? tr("Save the policy of \"%1\" (revision %2)? What changes:")
+                      .arg(action)
+                      .arg(before->revision)
+                : tr("Create the policy of \"%1\"?").arg(action)) +
+            QStringLiteral("\n\n") +
+            (changes.isEmpty() ? tr("(no field changes)") : changes.join(QLatin1Char('\n'))),
+        tr("Save"), [this, edited = *policy](const QString& reason) {
+            m_saveReason = reason;
+            checkPreviewThenSave(edited);
+        });
+}
+
+void PolicyEditor::checkPreviewThenSave(const Policy& policy)
+{
     // Ask first when the new limits deny subjects right now; the count is the preview's, so
     // wait for a preview of exactly this policy.
-    m_saveAfterPreview = *policy;
+    m_saveAfterPreview = policy;
     m_previewTimer->stop();
-    if (m_lastPreview && samePolicy(m_lastPreview->policy, *policy))
+    if (m_lastPreview && samePolicy(m_lastPreview->policy, policy))
         onPreviewCounted(m_lastPreview->policy, m_lastPreview->denied, m_lastPreview->subjects);
     else {
         m_preview->setText(tr("Preview: counting current subjects…"));
-        m_previewer->compute(*policy);
+        m_previewer->compute(policy);
     }
 }
 
@@ -414,12 +439,15 @@ void PolicyEditor::onPreviewCounted(const Policy& policy, int denied, int subjec
                  [this, toSave] { saveWithRevision(toSave); });
 }
 
-void PolicyEditor::saveWithRevision(Policy policy)
+void PolicyEditor::saveWithRevision(Policy policy, std::optional<Policy> replaced)
 {
     m_saving = true;
     updateSaveButton();
+    if (!replaced && m_loaded.revision > 0 && m_loaded.action == policy.action)
+        replaced = m_loaded;
     m_session->policies().save(
-        policy, m_session->actor(), this, [this, policy](Result<qint64> revision) {
+        policy, m_session->actor(), this,
+        [this, policy](Result<qint64> revision) {
             m_saving = false;
             if (!revision) {
                 updateSaveButton();
@@ -439,7 +467,8 @@ void PolicyEditor::saveWithRevision(Policy policy)
             stored.updatedMs = QDateTime::currentMSecsSinceEpoch();
             load(stored);
             Q_EMIT saved(stored.action, stored.revision);
-        });
+        },
+        policyAuditReason(m_saveReason, replaced, policy));
 }
 
 void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
@@ -481,7 +510,7 @@ void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
                         } else if (answer == 1) {
                             Policy overwrite = mine;
                             overwrite.revision = current ? current->revision : 0;
-                            saveWithRevision(overwrite);
+                            saveWithRevision(overwrite, current); // theirs is what it replaces
                             return;
                         }
                         updateSaveButton();

@@ -52,7 +52,10 @@ private:
     void onEdited();
     void revalidate();
     void updateSaveButton();
-    void saveWithRevision(Policy policy);
+    /// After the reason: waits for the preview of `policy`, asks if it denies subjects now.
+    void checkPreviewThenSave(const Policy& policy);
+    /// `replaced`: the stored version the save overwrites (the loaded one when not given).
+    void saveWithRevision(Policy policy, std::optional<Policy> replaced = std::nullopt);
     void resolveConflict(const Policy& mine, const Error& error);
     void fillForm(const Policy& policy);
     /// After a policy event for the loaded action: reloads an untouched form, or says that
@@ -74,6 +77,7 @@ private:
     bool m_valid = false;
     bool m_saving = false;
     bool m_filling = false;
+    QString m_saveReason; // the operator's reason for the save under way
 
     QLineEdit* m_action;
     QComboBox* m_algorithm;
