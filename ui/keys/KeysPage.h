@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/redis/Result.h"
+
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -57,6 +59,8 @@ private:
     void onBatch(const QList<QByteArray>& keys);
     /// Hands the gathered keys to the table, at most kApplyMax at a time.
     void applyPending();
+    /// The scan's end, once its last keys are in the table.
+    void finishScan();
     void fetchVisible();
     QPair<int, int> visibleRows() const;
     void fetchMore();
@@ -77,6 +81,7 @@ private:
     QTimer* m_lazyTimer;
     QTimer* m_applyTimer;
     QList<QByteArray> m_pending; // keys SCAN found, not in the table yet
+    std::optional<Result<qint64>> m_scanEnd; // the SCAN is over; its keys may still be pending
     NoTtlPanel* m_noTtl;
     std::shared_ptr<ScanJob> m_scan;
     quint64 m_generation = 0;
