@@ -82,8 +82,8 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     splitter->setObjectName(QStringLiteral("policiesSplitter"));
     splitter->addWidget(left);
     splitter->addWidget(form);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(0, 1); // the form keeps its height, the table takes the rest
+    splitter->setStretchFactor(1, 0);
     splitter->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
