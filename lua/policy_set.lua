@@ -16,7 +16,10 @@ ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
+time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N", then
+"; <field>: <old> -> <new>" for each client field the save changes when the policy existed: a
+field it adds is "(none) -> <new>", one it drops "<old> -> (none)", values over 200 bytes cut
+with "...") is appended to
 the global stream and "policy\n0\n<action>" is published (<action> as it appears in the key).
 All of it or nothing.
 Reply: the new revision.
@@ -29,7 +32,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/contract_query.lua"
 
 local function int(x) return string.format('%d', x) end
 
@@ -41,32 +44,9 @@ end
 -- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
 local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
 
----------------------------------------------------------------- the write prologue (same in every write script)
-local function expect_type(key, wanted)
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'none' and kind ~= wanted then
-    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
-  end
-end
-
--- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
-local function audit(writes, global, entry)
-  if global ~= '' and global ~= KEYS[1] then
-    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
-  end
-end
-
--- Every write is allowed to this ACL user, or none runs.
-local function apply(writes)
-  for _, cmd in ipairs(writes) do
-    if not redis.acl_check_cmd(unpack(cmd)) then
-      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-        '; nothing was written')
-    end
-  end
-  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-end
-
+--@include "includes/expect_type.lua"
+--@include "includes/audit_global.lua"
+--@include "includes/apply.lua"
 ---------------------------------------------------------------- arguments
 local key, global, index = KEYS[1], KEYS[2], KEYS[3]
 local action = (key or ''):match('([^:]*)$')
@@ -101,6 +81,29 @@ end
 local t = redis.call('TIME')
 local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
+---------------------------------------------------------------- what changes: the audit keeps old and new
+local function shown(value)
+  if value == nil then return '(none)' end
+  return #value > 200 and value:sub(1, 200) .. '...' or value
+end
+local changes = {}
+if current > 0 then
+  local flat = redis.call('HGETALL', key)
+  local old, given = {}, {}
+  for i = 1, #flat, 2 do old[flat[i]] = flat[i + 1] end
+  for i = 5, #ARGV, 2 do
+    given[ARGV[i]] = true
+    if old[ARGV[i]] ~= ARGV[i + 1] then
+      changes[#changes + 1] = ARGV[i] .. ': ' .. shown(old[ARGV[i]]) .. ' -> ' .. shown(ARGV[i + 1])
+    end
+  end
+  for i = 1, #flat, 2 do
+    if not given[flat[i]] and not owned[flat[i]] then
+      changes[#changes + 1] = flat[i] .. ': ' .. shown(flat[i + 1]) .. ' -> (none)'
+    end
+  end
+end
+
 ---------------------------------------------------------------- the writes
 local revision = int(current + 1)
 local writes = {
@@ -112,6 +115,7 @@ if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, n
   writes[#writes + 1] = { 'SADD', index, action, '*' }
 end
 audit(writes, global, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
-  'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
+  'reason', summary, 'until_ms', '0',
+  'detail', 'revision=' .. revision .. (#changes > 0 and '; ' .. table.concat(changes, '; ') or '') })
 if channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end
 return apply(writes) or current + 1

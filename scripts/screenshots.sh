@@ -9,7 +9,8 @@
 #   TOLLGATE_SCREENSHOT_SIZE=1024x700 TOLLGATE_PALETTE=dark bash scripts/screenshots.sh /tmp/shots
 # Every size and palette the console must fit, one folder each (<dir>/1024x700-light, ...):
 #   bash scripts/screenshots.sh --check /tmp/shots
-# SCREENSHOTS_CLUSTER=0 skips the cluster tour.
+# SCREENSHOTS_CLUSTER=0 skips the cluster tour. Then scripts/sentinel-screenshot.sh: the Topology
+# page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -52,6 +53,11 @@ if [[ "${SCREENSHOTS_CLUSTER:-1}" != "0" ]]; then
         cp "$cluster_out/dashboard.png" docs/cluster-demo.png
     fi
     echo "screenshots.sh: the --demo --cluster tour is in $cluster_out"
+fi
+
+# The Topology page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
+if [[ "${SCREENSHOTS_SENTINEL:-1}" != "0" ]]; then
+    bash scripts/sentinel-screenshot.sh "$out"
 fi
 
 echo "screenshots.sh: wrote $(find "$out" -name '*.png' | wc -l) pictures to $out:"

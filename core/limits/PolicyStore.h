@@ -44,11 +44,12 @@ public:
     /// policies indexed.
     void reindex(Context context, Callback<qint64> done) const;
     /// Validates, then saves if the stored revision is still policy.revision (0 = new).
-    /// Delivers the new revision. Mirrors the change into the global audit stream, with
-    /// `auditReason` as the entry's reason (policy_set.lua ARGV[4]; empty: the new limits and
-    /// ban, e.g. "10 per 10s, ban 1h").
-    void save(const Policy& policy, const QString& actor, Context context, Callback<qint64> done,
-              const QString& auditReason = QString()) const;
+    /// Delivers the new revision. Mirrors the change into the global audit stream.
+    void save(const Policy& policy, const QString& actor, Context context,
+              Callback<qint64> done) const;
+    /// The same with the operator's reason, written into the audit entry before the summary.
+    void save(const Policy& policy, const QString& actor, const QString& reason, Context context,
+              Callback<qint64> done) const;
     /// Deletes the policy if it is still at `revision`.
     void remove(const QByteArray& action, qint64 revision, const QString& actor, Context context,
                 Callback<Unit> done) const;

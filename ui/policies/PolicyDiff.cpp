@@ -72,16 +72,6 @@ QStringList policyChanges(const std::optional<Policy>& before, const Policy& aft
     return changes;
 }
 
-QString policyAuditReason(const QString& reason, const std::optional<Policy>& before,
-                          const Policy& after)
-{
-    const QStringList changes = policyChanges(before, after);
-    const QString what = changes.isEmpty() ? tr("no field changed")
-                                           : (before ? QString() : tr("new: ")) +
-                                                 changes.join(QStringLiteral("; "));
-    return reason + QStringLiteral(" \u2014 ") + what;
-}
-
 QString policyDifferenceText(const Policy& theirs, const Policy& mine)
 {
     QStringList lines;

@@ -31,9 +31,4 @@ QString policyDifferenceText(const Policy& theirs, const Policy& mine);
 /// `before` (every field, "Limits: 10 per 1m", for a new policy: no `before`).
 QStringList policyChanges(const std::optional<Policy>& before, const Policy& after);
 
-/// The reason of a save's audit entry: the operator's reason, then old and new values of what
-/// changed ("raise for the campaign — Limits: 100 per 1d → 120 per 1d").
-QString policyAuditReason(const QString& reason, const std::optional<Policy>& before,
-                          const Policy& after);
-
 } // namespace tollgate::ui

@@ -439,14 +439,13 @@ void PolicyEditor::onPreviewCounted(const Policy& policy, int denied, int subjec
                  [this, toSave] { saveWithRevision(toSave); });
 }
 
-void PolicyEditor::saveWithRevision(Policy policy, std::optional<Policy> replaced)
+void PolicyEditor::saveWithRevision(Policy policy)
 {
     m_saving = true;
     updateSaveButton();
-    if (!replaced && m_loaded.revision > 0 && m_loaded.action == policy.action)
-        replaced = m_loaded;
+    // The reason goes into the audit entry; policy_set.lua adds the old and new values.
     m_session->policies().save(
-        policy, m_session->actor(), this,
+        policy, m_session->actor(), m_saveReason, this,
         [this, policy](Result<qint64> revision) {
             m_saving = false;
             if (!revision) {
@@ -467,8 +466,7 @@ void PolicyEditor::saveWithRevision(Policy policy, std::optional<Policy> replace
             stored.updatedMs = QDateTime::currentMSecsSinceEpoch();
             load(stored);
             Q_EMIT saved(stored.action, stored.revision);
-        },
-        policyAuditReason(m_saveReason, replaced, policy));
+        });
 }
 
 void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
@@ -510,7 +508,7 @@ void PolicyEditor::resolveConflict(const Policy& mine, const Error& error)
                         } else if (answer == 1) {
                             Policy overwrite = mine;
                             overwrite.revision = current ? current->revision : 0;
-                            saveWithRevision(overwrite, current); // theirs is what it replaces
+                            saveWithRevision(overwrite);
                             return;
                         }
                         updateSaveButton();

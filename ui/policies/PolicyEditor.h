@@ -54,8 +54,7 @@ private:
     void updateSaveButton();
     /// After the reason: waits for the preview of `policy`, asks if it denies subjects now.
     void checkPreviewThenSave(const Policy& policy);
-    /// `replaced`: the stored version the save overwrites (the loaded one when not given).
-    void saveWithRevision(Policy policy, std::optional<Policy> replaced = std::nullopt);
+    void saveWithRevision(Policy policy);
     void resolveConflict(const Policy& mine, const Error& error);
     void fillForm(const Policy& policy);
     /// After a policy event for the loaded action: reloads an untouched form, or says that
