@@ -41,7 +41,12 @@ qint64 residentPeakMb()
         return -1;
     const QByteArray text = status.readAll();
     const qsizetype at = text.indexOf("VmHWM:");
-    return at < 0 ? -1 : text.mid(at + 6, text.indexOf('\n', at) - at - 6).trimmed().split(' ')[0].toLongLong() / 1024;
+    return at < 0 ? -1
+                  : text.mid(at + 6, text.indexOf('\n', at) - at - 6)
+                            .trimmed()
+                            .split(' ')[0]
+                            .toLongLong() /
+                        1024;
 }
 
 void line(const char* figure, const QString& value, const char* goal)
@@ -78,7 +83,8 @@ int main(int argc, char** argv)
         for (qint64 first = 0; first < n; first += 1000) {
             Command mset{"MSET"};
             for (qint64 i = first; i < qMin(n, first + 1000); ++i)
-                mset << "tg:{u" + QByteArray::number(i) + "}:like:fw:3600000" << "3";
+                mset << "tg:{u" + QByteArray::number(i) + "}:like:fw:3600000"
+                     << "3";
             if (!seeder.executeSync(mset)) {
                 std::fprintf(stderr, "bench_keys: seeding failed\n");
                 return 3;
@@ -89,9 +95,10 @@ int main(int argc, char** argv)
     QElapsedTimer cliClock;
     cliClock.start();
     QProcess cli;
-    cli.start(QStringLiteral("bash"),
-              {QStringLiteral("-c"),
-               QStringLiteral("redis-cli -p %1 --scan --pattern 'tg:*' | wc -l").arg(server.port())});
+    cli.start(
+        QStringLiteral("bash"),
+        {QStringLiteral("-c"),
+         QStringLiteral("redis-cli -p %1 --scan --pattern 'tg:*' | wc -l").arg(server.port())});
     cli.waitForFinished(-1);
     const qint64 cliMs = cliClock.elapsed();
 
@@ -135,13 +142,19 @@ int main(int argc, char** argv)
                 QByteArray(50, '-').constData(), QByteArray(32, '-').constData(),
                 QByteArray(12, '-').constData());
     line("longest GUI stall, first 3 s of the scan",
-         QStringLiteral("%1 ms (%2 over 50 ms; %3 rows)").arg(firstStall).arg(firstOver50).arg(rowsAt3s),
+         QStringLiteral("%1 ms (%2 over 50 ms; %3 rows)")
+             .arg(firstStall)
+             .arg(firstOver50)
+             .arg(rowsAt3s),
          "<= 50 ms");
     line("longest GUI stall, rest of the scan",
          QStringLiteral("%1 ms (%2 over 50 ms)").arg(restStall).arg(restOver50), "<= 50 ms");
     line("whole scan in the page vs redis-cli --scan",
-         QStringLiteral("%1 s vs %2 s").arg(double(scanMs) / 1000, 0, 'f', 1).arg(double(cliMs) / 1000, 0, 'f', 1),
+         QStringLiteral("%1 s vs %2 s")
+             .arg(double(scanMs) / 1000, 0, 'f', 1)
+             .arg(double(cliMs) / 1000, 0, 'f', 1),
          "");
-    line("peak RSS of the console (bench process)", QStringLiteral("%1 MB").arg(residentPeakMb()), "");
+    line("peak RSS of the console (bench process)", QStringLiteral("%1 MB").arg(residentPeakMb()),
+         "");
     return 0;
 }

@@ -62,8 +62,9 @@ void KeysRereadTest::renewEvery200ms()
 {
     m_redis.command({"PEXPIRE", kKey, "900"});
     m_renew.setInterval(200);
-    connect(&m_renew, &QTimer::timeout, this,
-            [this] { m_redis.command({"PEXPIRE", kKey, "900"}); });
+    connect(&m_renew, &QTimer::timeout, this, [this] {
+        m_redis.command({"PEXPIRE", kKey, "900"});
+    });
     m_renew.start();
 }
 

@@ -112,8 +112,8 @@ void PolicyEditingTest::select(const QByteArray& action)
     QCOMPARE(m_page->editor()->loadedAction(), action);
 }
 
-void PolicyEditingTest::editLimitUntilAsked(const QByteArray& action, qint64 windowMs,
-                                            qint64 limit, qint64 newLimit)
+void PolicyEditingTest::editLimitUntilAsked(const QByteArray& action, qint64 windowMs, qint64 limit,
+                                            qint64 newLimit)
 {
     Policy policy;
     policy.action = action;
@@ -130,7 +130,8 @@ void PolicyEditingTest::saveAsksWhyAndShowsOldAndNew()
 {
     editLimitUntilAsked("upload", 86'400'000, 100, 120);
     const QString shown = answerReasonPrompt(m_page.get(), QStringLiteral("campaign week"));
-    QVERIFY2(shown.contains(QStringLiteral("Limits: 100 per 1d \u2192 120 per 1d")), qPrintable(shown));
+    QVERIFY2(shown.contains(QStringLiteral("Limits: 100 per 1d \u2192 120 per 1d")),
+             qPrintable(shown));
     QVERIFY2(!shown.contains(QStringLiteral("Ban:")), qPrintable(shown)); // unchanged: not listed
 
     QTRY_COMPARE(stored("upload")->revision, qint64(2));

@@ -51,7 +51,8 @@ QString widestChild(QWidget* root)
             widest = child;
     }
     return widest ? QStringLiteral("%1 (%2) wants %3")
-                        .arg(widest->objectName(), QString::fromLatin1(widest->metaObject()->className()),
+                        .arg(widest->objectName(),
+                             QString::fromLatin1(widest->metaObject()->className()),
                              describe(widest->minimumSizeHint()))
                   : QString();
 }
@@ -113,8 +114,13 @@ void ScreenFitTest::initTestCase()
 
     Policy like = policy("like", {{10, 10'000}});
     like.banMs = 3'600'000;
-    Policy search = policy("search", {{10, 1'000}, {20, 10'000}, {60, 60'000}, {100, 600'000},
-                                      {500, 3'600'000}, {1000, 21'600'000}, {2000, 86'400'000},
+    Policy search = policy("search", {{10, 1'000},
+                                      {20, 10'000},
+                                      {60, 60'000},
+                                      {100, 600'000},
+                                      {500, 3'600'000},
+                                      {1000, 21'600'000},
+                                      {2000, 86'400'000},
                                       {5000, 604'800'000}});
     search.warn = 8;
     search.cost = 2;
@@ -154,8 +160,8 @@ std::unique_ptr<MainWindow> ScreenFitTest::openWindow(const QSize& size)
     window->setSession(std::make_unique<Session>(m_seeder->settings()));
     window->resize(size);
     window->show();
-    if (!QTest::qWaitFor(
-            [&] { return window->session()->state() == ConnectionState::Connected; }, 5000))
+    if (!QTest::qWaitFor([&] { return window->session()->state() == ConnectionState::Connected; },
+                         5000))
         qWarning("the window did not connect");
     return window;
 }

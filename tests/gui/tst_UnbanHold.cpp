@@ -34,7 +34,8 @@ private:
 
 void UnbanHoldTest::ban(const QByteArray& user)
 {
-    BanRequest request{user, "login", QStringLiteral("tester"), QStringLiteral("abuse"), 600'000, 0};
+    BanRequest request{user,    "login", QStringLiteral("tester"), QStringLiteral("abuse"),
+                       600'000, 0};
     std::optional<bool> banned;
     m_session->moderation().ban(request, this, [&](Result<BanInfo> r) { banned = r.ok(); });
     QTRY_VERIFY(banned.has_value() && *banned);

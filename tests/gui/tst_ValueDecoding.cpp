@@ -121,7 +121,8 @@ void ValueDecodingTest::tokenBucket()
     QVERIFY2(QRegularExpression(QStringLiteral("^3\\d\\.\\ds$")).match(full).hasMatch(),
              qPrintable(full)); // 36 s of TAT ahead, a little less by now
     const QString today = formatTime(QDateTime::currentMSecsSinceEpoch()).left(10);
-    QVERIFY(reading(viewer.get(), QStringLiteral("Theoretical arrival time (TAT)")).startsWith(today));
+    QVERIFY(
+        reading(viewer.get(), QStringLiteral("Theoretical arrival time (TAT)")).startsWith(today));
     QVERIFY(meaning(viewer.get()).contains(QStringLiteral("theoretical arrival time")));
 }
 
@@ -131,7 +132,8 @@ void ValueDecodingTest::slidingLog()
     QTableWidget* table = viewer->table();
     QCOMPARE(table->rowCount(), 3);
     QCOMPARE(table->horizontalHeaderItem(0)->text(), QStringLiteral("Hit time"));
-    const QRegularExpression precise(QStringLiteral("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}$"));
+    const QRegularExpression precise(
+        QStringLiteral("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}$"));
     for (int r = 0; r < 3; ++r)
         QVERIFY2(precise.match(table->item(r, 0)->text()).hasMatch(),
                  qPrintable(table->item(r, 0)->text()));
@@ -172,7 +174,8 @@ void ValueDecodingTest::statisticsRing()
                           table->item(0, 3)->text(), table->item(0, 4)->text(),
                           table->item(0, 5)->text()};
     QCOMPARE(row.join(QLatin1Char(',')), QStringLiteral("7,9,1,2,1"));
-    QVERIFY2(meaning(viewer.get()).contains(QStringLiteral("h 7")), qPrintable(meaning(viewer.get())));
+    QVERIFY2(meaning(viewer.get()).contains(QStringLiteral("h 7")),
+             qPrintable(meaning(viewer.get())));
 }
 
 void ValueDecodingTest::streamOneColumnPerField()

@@ -140,7 +140,8 @@ void KeysModel::reserve(qint64 rows)
     if (rows <= qint64(m_rows.size()))
         return;
     m_rows.reserve(size_t(rows));
-    m_keys.reserve(qsizetype(rows) * (m_rows.empty() ? 32 : m_keys.size() / qsizetype(m_rows.size()) + 1));
+    m_keys.reserve(qsizetype(rows) *
+                   (m_rows.empty() ? 32 : m_keys.size() / qsizetype(m_rows.size()) + 1));
     size_t slots = m_slots.empty() ? 1024 : m_slots.size();
     while (slots < size_t(rows + 1) * 2)
         slots *= 2;

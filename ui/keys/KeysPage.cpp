@@ -298,8 +298,8 @@ void KeysPage::finishScan()
     const Result<qint64> seen = *std::exchange(m_scanEnd, std::nullopt);
     m_scan.reset();
     if (!seen)
-        m_status->setText(tr("Scan failed (%1): %2")
-                              .arg(errorKindName(seen.error().kind), seen.error().message));
+        m_status->setText(
+            tr("Scan failed (%1): %2").arg(errorKindName(seen.error().kind), seen.error().message));
     else
         m_status->setText(tr("%1 keys").arg(m_model->rowCount()));
     updateButtons();
@@ -332,11 +332,10 @@ void KeysPage::applyPending()
     if (!m_pending.isEmpty())
         m_applyTimer->start(0); // the rest in the next slice, after other events
     if (m_scan)
-        m_status->setText(m_totalKeys > 0
-                              ? tr("Scanning… %1 matching keys (the database holds %2)")
-                                    .arg(m_model->rowCount())
-                                    .arg(m_totalKeys)
-                              : tr("Scanning… %1 keys").arg(m_model->rowCount()));
+        m_status->setText(m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
+                                                .arg(m_model->rowCount())
+                                                .arg(m_totalKeys)
+                                          : tr("Scanning… %1 keys").arg(m_model->rowCount()));
     fetchVisible();
     if (!m_lazyTimer->isActive())
         m_lazyTimer->start();

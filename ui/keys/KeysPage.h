@@ -80,7 +80,7 @@ private:
     QTableView* m_table;
     QTimer* m_lazyTimer;
     QTimer* m_applyTimer;
-    QList<QByteArray> m_pending; // keys SCAN found, not in the table yet
+    QList<QByteArray> m_pending;             // keys SCAN found, not in the table yet
     std::optional<Result<qint64>> m_scanEnd; // the SCAN is over; its keys may still be pending
     NoTtlPanel* m_noTtl;
     std::shared_ptr<ScanJob> m_scan;

@@ -71,10 +71,9 @@ DecodedValue decodeTokenBucket(const QByteArray& value, const ValueContext& cont
         return out;
     }
     const qint64 wholeUs = parts.captured(1).toLongLong();
-    const long double tat = (long double)wholeUs +
-                            (parts.hasCaptured(3) ? parts.captured(2).toDouble() /
-                                                        parts.captured(3).toDouble()
-                                                  : 0.0);
+    const long double tat =
+        (long double)wholeUs +
+        (parts.hasCaptured(3) ? parts.captured(2).toDouble() / parts.captured(3).toDouble() : 0.0);
     out.rows << QStringList{tr("Theoretical arrival time (TAT)"),
                             formatPreciseTime(wholeUs / 1000)};
     out.rows << QStringList{tr("Stored value (µs)"), QString::fromLatin1(value)};
@@ -134,9 +133,9 @@ DecodedValue decodeSlidingLog(const QList<QPair<QByteArray, QByteArray>>& member
     const qint64 newest = members.last().first.toLongLong();
     const bool whole = members.size() >= context.size || context.size < 0;
     if (!baseFound && !whole) {
-        out.meaning += QLatin1Char(' ') +
-                       tr("At least %1 units in the window now (more members than shown).")
-                           .arg(newest - members.first().first.toLongLong());
+        out.meaning +=
+            QLatin1Char(' ') + tr("At least %1 units in the window now (more members than shown).")
+                                   .arg(newest - members.first().first.toLongLong());
         return out;
     }
     out.meaning += QLatin1Char(' ') + tr("Units in the window now: %1 (the newest total "
@@ -206,12 +205,13 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
             QStringList& row = slots[slot];
             if (row.isEmpty())
                 row = QStringList(6, QString());
-            row[column] = column == 0 ? formatTime(value.toLongLong() * 1000)
-                                      : QString::fromLatin1(value);
+            row[column] =
+                column == 0 ? formatTime(value.toLongLong() * 1000) : QString::fromLatin1(value);
             if (column == 0)
                 row << QString::fromLatin1(value); // the second, for sorting; dropped below
         } else if (head == "total") {
-            totals << QStringLiteral("%1 %2").arg(QString::fromLatin1(tail), QString::fromLatin1(value));
+            totals << QStringLiteral("%1 %2").arg(QString::fromLatin1(tail),
+                                                  QString::fromLatin1(value));
         } else {
             other << QStringList{QString::fromUtf8(field), QString::fromUtf8(value)};
         }

@@ -113,8 +113,8 @@ Command sizeCommand(const QByteArray& type, const QByteArray& key)
     return {};
 }
 
-Command valueCommand(const QByteArray& type, const QByteArray& key,
-                     const KeySchema::Parsed& place, int maxItems)
+Command valueCommand(const QByteArray& type, const QByteArray& key, const KeySchema::Parsed& place,
+                     int maxItems)
 {
     const QByteArray last = QByteArray::number(maxItems - 1);
     const QByteArray count = QByteArray::number(maxItems);

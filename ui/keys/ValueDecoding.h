@@ -31,8 +31,8 @@ struct ValueContext
 /// (HGETALL: its size is bounded by design), a sliding log's newest members (the count is
 /// reckoned from the newest), other zsets, lists and streams from their start, hashes and sets
 /// by one HSCAN/SSCAN step.
-Command valueCommand(const QByteArray& type, const QByteArray& key,
-                     const KeySchema::Parsed& place, int maxItems);
+Command valueCommand(const QByteArray& type, const QByteArray& key, const KeySchema::Parsed& place,
+                     int maxItems);
 /// Its size: STRLEN, HLEN, ZCARD, XLEN, LLEN or SCARD (empty for an unknown type).
 Command sizeCommand(const QByteArray& type, const QByteArray& key);
 

@@ -265,8 +265,7 @@ void ValueViewer::tick()
         return;
     }
     m_ttl->setText(m_expiresAt == 0 ? tr("No TTL: the key stays until deleted")
-                                    : tr("Expires in %1")
-                                          .arg(formatCountdown(m_expiresAt - now)));
+                                    : tr("Expires in %1").arg(formatCountdown(m_expiresAt - now)));
 }
 
 } // namespace tollgate::ui

@@ -445,8 +445,7 @@ void PolicyEditor::saveWithRevision(Policy policy)
     updateSaveButton();
     // The reason goes into the audit entry; policy_set.lua adds the old and new values.
     m_session->policies().save(
-        policy, m_session->actor(), m_saveReason, this,
-        [this, policy](Result<qint64> revision) {
+        policy, m_session->actor(), m_saveReason, this, [this, policy](Result<qint64> revision) {
             m_saving = false;
             if (!revision) {
                 updateSaveButton();

@@ -123,9 +123,9 @@ QVariant SubjectsModel::display(int storeRow, int column) const
                    : QVariant();
     case Ttl:
         if (ban) // the ban's end, not the counter's
-            return ban->untilMs > 0 ? formatCountdown(ban->untilMs -
-                                                      QDateTime::currentMSecsSinceEpoch())
-                                    : tr("never");
+            return ban->untilMs > 0
+                       ? formatCountdown(ban->untilMs - QDateTime::currentMSecsSinceEpoch())
+                       : tr("never");
         return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
                    ? formatCountdown(row.resetDeadline - now)
                    : QString();

@@ -43,11 +43,11 @@ UnbanOutlook unbanOutlook(const UserActions& actions, const std::vector<AuditEnt
                                  .arg(windowOf(policy, usage));
         if (usage.limit > 0 && usage.count + std::max<qint64>(1, policy.cost) > usage.limit) {
             outlook.wouldNotHold = true;
-            lines << used +
-                         tr(" (for %1 more): unbanned now, the next hit is denied%2.")
-                             .arg(formatCountdown(usage.resetMs),
-                                  policy.hasBan() ? tr(" and bans again (%1)").arg(policy.banText())
-                                                  : QString());
+            lines << used + tr(" (for %1 more): unbanned now, the next hit is denied%2.")
+                                .arg(formatCountdown(usage.resetMs),
+                                     policy.hasBan()
+                                         ? tr(" and bans again (%1)").arg(policy.banText())
+                                         : QString());
         } else if (usage.count > 0) {
             lines << used + tr(": the next hit passes.");
         }
