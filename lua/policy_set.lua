@@ -16,7 +16,11 @@ ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the key, detail "revision=N") is appended to
+time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to
+the index; an audit entry "policy" (action unescaped from the key, detail "revision=N", then
+"; <field>: <old> -> <new>" for each client field the save changes when the policy existed: a
+field it adds is "(none) -> <new>", one it drops "<old> -> (none)", values over 200 bytes cut
+with "...") is appended to
 the global stream and "policy\n0\n<action>" is published (<action> as it appears in the key).
 All of it or nothing.
 Reply: the new revision.
@@ -57,6 +61,29 @@ if bad then return bad end
 local t = redis.call('TIME')
 local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
+---------------------------------------------------------------- what changes: the audit keeps old and new
+local function shown(value)
+  if value == nil then return '(none)' end
+  return #value > 200 and value:sub(1, 200) .. '...' or value
+end
+local changes = {}
+if current > 0 then
+  local flat = redis.call('HGETALL', key)
+  local old, given = {}, {}
+  for i = 1, #flat, 2 do old[flat[i]] = flat[i + 1] end
+  for i = 5, #ARGV, 2 do
+    given[ARGV[i]] = true
+    if old[ARGV[i]] ~= ARGV[i + 1] then
+      changes[#changes + 1] = ARGV[i] .. ': ' .. shown(old[ARGV[i]]) .. ' -> ' .. shown(ARGV[i + 1])
+    end
+  end
+  for i = 1, #flat, 2 do
+    if not given[flat[i]] and not owned[flat[i]] then
+      changes[#changes + 1] = flat[i] .. ': ' .. shown(flat[i + 1]) .. ' -> (none)'
+    end
+  end
+end
+
 ---------------------------------------------------------------- the writes
 local revision = int(current + 1)
 local writes = {
@@ -68,6 +95,7 @@ if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, n
   writes[#writes + 1] = { 'SADD', index, action, '*' }
 end
 audit_policy(writes, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
-  'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
+  'reason', summary, 'until_ms', '0',
+  'detail', 'revision=' .. revision .. (#changes > 0 and '; ' .. table.concat(changes, '; ') or '') })
 publish(writes, channel, 'policy', '', action)
 return apply(writes) or current + 1

@@ -7,19 +7,37 @@
 # docs/cluster-demo.png, and the other pictures stay in a temporary directory, to look at.
 # Other sizes and the dark palette, for checking layouts by eye:
 #   TOLLGATE_SCREENSHOT_SIZE=1024x700 TOLLGATE_PALETTE=dark bash scripts/screenshots.sh /tmp/shots
+# Every size and palette the console must fit, one folder each (<dir>/1024x700-light, ...):
+#   bash scripts/screenshots.sh --check /tmp/shots
 # SCREENSHOTS_CLUSTER=0 skips the cluster tour. Then scripts/sentinel-screenshot.sh: the Topology
 # page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-out="${1:-docs/screenshots}"
-bash scripts/build.sh
-mkdir -p "$out"
-
 # No keychain prompts or message boxes in a headless run; the default style, not the host's.
 export TOLLGATE_NO_DIALOGS=1
 unset QT_QPA_PLATFORM QT_STYLE_OVERRIDE
+
+if [[ "${1:-}" == "--check" ]]; then
+    check="${2:?--check needs a directory}"
+    bash scripts/build.sh tollgate
+    for size in 1024x700 1280x800; do
+        for palette in light dark; do
+            mkdir -p "$check/$size-$palette"
+            # The screen is the window's size: what a user with that screen sees.
+            TOLLGATE_SCREENSHOT_SIZE="$size" TOLLGATE_PALETTE="$palette" \
+                xvfb-run -a -s "-screen 0 ${size}x24" \
+                build/app/tollgate --demo --screenshots "$check/$size-$palette"
+        done
+    done
+    echo "screenshots.sh: wrote $(find "$check" -name '*.png' | wc -l) pictures to $check"
+    exit 0
+fi
+
+out="${1:-docs/screenshots}"
+bash scripts/build.sh
+mkdir -p "$out"
 xvfb-run -a -s "-screen 0 1920x1080x24" build/app/tollgate --demo --screenshots "$out"
 
 if [[ "${SCREENSHOTS_CLUSTER:-1}" != "0" ]]; then

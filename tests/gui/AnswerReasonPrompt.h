@@ -4,6 +4,7 @@
 
 #include <QLabel>
 #include <QLineEdit>
+#include <QTimer>
 #include <QtTest>
 
 namespace tollgate::test {
@@ -35,5 +36,25 @@ inline QString answerReasonPrompt(QWidget* parent, const QString& reason)
     }
     return text;
 }
+
+// While it lives, answers every reason prompt that opens under `parent` with `reason`: for
+// tests of what follows the prompt (the policy editor asks for one on every save).
+class AutoAnswerReasonPrompts : public QObject
+{
+public:
+    AutoAnswerReasonPrompts(QWidget* parent, QString reason)
+        : QObject(parent), m_parent(parent), m_reason(std::move(reason))
+    {
+        m_poll.setInterval(20);
+        connect(&m_poll, &QTimer::timeout, this,
+                [this] { answerReasonPrompt(m_parent, m_reason); });
+        m_poll.start();
+    }
+
+private:
+    QWidget* m_parent;
+    QString m_reason;
+    QTimer m_poll;
+};
 
 } // namespace tollgate::test

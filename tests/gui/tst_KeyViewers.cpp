@@ -4,6 +4,7 @@
 
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
+#include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/DisplayText.h"
@@ -42,6 +43,7 @@ private Q_SLOTS:
 private:
     std::unique_ptr<ValueViewer> open(const QByteArray& key);
     QStringList column(QTableWidget* table, int column);
+    int headerIndex(QTableWidget* table, const QString& header);
 
     test::RedisServer m_redis;
     std::unique_ptr<Session> m_session;
@@ -50,12 +52,7 @@ private:
 void KeyViewersTest::initTestCase()
 {
     TOLLGATE_REQUIRE(m_redis, start());
-    Session::Settings settings;
-    settings.connection = *ConnectionOptions::fromUrl(m_redis.url());
-    settings.actor = QStringLiteral("tester");
-    m_session = std::make_unique<Session>(settings);
-    m_session->open();
-    QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
+    m_session = test::connectedSession(m_redis.url(), QStringLiteral("tester"));
 }
 
 void KeyViewersTest::cleanupTestCase()
@@ -65,12 +62,7 @@ void KeyViewersTest::cleanupTestCase()
 
 std::unique_ptr<ValueViewer> KeyViewersTest::open(const QByteArray& key)
 {
-    auto viewer = std::make_unique<ValueViewer>(m_session.get(), key);
-    QSignalSpy loaded(viewer.get(), &ValueViewer::loaded);
-    viewer->show();
-    if (!loaded.wait(5000))
-        qWarning("the viewer did not load");
-    return viewer;
+    return test::openValueViewer(m_session.get(), key);
 }
 
 QStringList KeyViewersTest::column(QTableWidget* table, int column)
@@ -79,6 +71,14 @@ QStringList KeyViewersTest::column(QTableWidget* table, int column)
     for (int r = 0; r < table->rowCount(); ++r)
         values << (table->item(r, column) ? table->item(r, column)->text() : QString());
     return values;
+}
+
+int KeyViewersTest::headerIndex(QTableWidget* table, const QString& header)
+{
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (table->horizontalHeaderItem(c)->text() == header)
+            return c;
+    return -1;
 }
 
 void KeyViewersTest::hashOfABan()
@@ -122,10 +122,10 @@ void KeyViewersTest::zsetOfASlidingLog()
     auto viewer = open(key);
     QCOMPARE(viewer->type(), QByteArray("zset"));
     QCOMPARE(viewer->table()->rowCount(), 3);
-    QCOMPARE(viewer->table()->horizontalHeaderItem(1)->text(), QStringLiteral("Score"));
+    QCOMPARE(viewer->table()->horizontalHeaderItem(0)->text(), QStringLiteral("Hit time"));
     // The scores are hit times: shown as today's times.
     const QString today = formatTime(QDateTime::currentMSecsSinceEpoch()).left(10);
-    for (const QString& time : column(viewer->table(), 2))
+    for (const QString& time : column(viewer->table(), 0))
         QVERIFY2(time.startsWith(today), qPrintable(time));
 }
 
@@ -136,8 +136,8 @@ void KeyViewersTest::streamOfAnAuditTrail()
     QCOMPARE(viewer->type(), QByteArray("stream"));
     QVERIFY(viewer->table()->rowCount() >= 1);
     QCOMPARE(viewer->table()->horizontalHeaderItem(0)->text(), QStringLiteral("Entry id"));
-    const QString fields = viewer->table()->item(0, 2)->text();
-    QVERIFY2(fields.contains(QStringLiteral("spam wave")), qPrintable(fields));
+    QVERIFY(column(viewer->table(), headerIndex(viewer->table(), QStringLiteral("reason")))
+                .contains(QStringLiteral("spam wave")));
 
     // Bounded: a stream longer than the viewer's cap says it shows a part, newest first.
     for (int i = 0; i < ValueViewer::kMaxItems + 5; ++i)
@@ -148,8 +148,8 @@ void KeyViewersTest::streamOfAnAuditTrail()
     auto* summary = bulk->findChild<QLabel*>(QStringLiteral("summaryLabel"));
     QVERIFY2(summary->text().contains(QStringLiteral("%1 entries").arg(ValueViewer::kMaxItems + 5)),
              qPrintable(summary->text()));
-    QVERIFY(bulk->table()->item(0, 2)->text().contains(
-        QStringLiteral("n=%1").arg(ValueViewer::kMaxItems + 4)));
+    QCOMPARE(bulk->table()->item(0, headerIndex(bulk->table(), QStringLiteral("n")))->text(),
+             QString::number(ValueViewer::kMaxItems + 4));
 }
 
 void KeyViewersTest::wrongTypeIsFlagged()

@@ -3,6 +3,7 @@
 
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
+#include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Ask.h"
@@ -130,6 +131,8 @@ HitResult PoliciesTest::hit(const Policy& policy, const QByteArray& user)
 PoliciesPage* PoliciesTest::openPage(int expectedRows)
 {
     m_page = std::make_unique<PoliciesPage>(m_session.get());
+    new test::AutoAnswerReasonPrompts(m_page.get(),
+                                      QStringLiteral("policy test")); // every save asks
     m_page->resize(1280, 800);
     m_page->show();
     [&] { QTRY_COMPARE(m_page->model()->rowCount(), expectedRows); }();

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void filterNarrowsRows();
     void sortByAnyColumn();
     void banFromCoreShowsAsBanned();
+    void sweepIsNotLoading();
     void stateFilterAndExactFind();
     void enterOpensUser();
     void manySubjectsStreamUncapped();
@@ -229,6 +230,15 @@ void tst_Subjects::banFromCoreShowsAsBanned()
         10000);
     QVERIFY(cell("carol", "search", SubjectsModel::Ban, SubjectsModel::BannedRole).toBool());
     QVERIFY(!cell("bobby", "search", SubjectsModel::Ban, SubjectsModel::BannedRole).toBool());
+    // The ban's story, not the counter's: nothing remains, the countdown is to the ban's end
+    // (10 minutes, not the 30 s window), and since when.
+    QCOMPARE(cell("carol", "search", SubjectsModel::Remaining).toLongLong(), 0);
+    const QString ends = cell("carol", "search", SubjectsModel::Ttl).toString();
+    QVERIFY2(ends.startsWith(QStringLiteral("9m")) || ends.startsWith(QStringLiteral("10m")),
+             qPrintable(ends));
+    QVERIFY2(
+        cell("carol", "search", SubjectsModel::Ban).toString().contains(QStringLiteral("since ")),
+        qPrintable(cell("carol", "search", SubjectsModel::Ban).toString()));
     // Ban text in the palette's own shade: readable on a light and on a dark desktop.
     const QPalette light = QApplication::palette();
     QCOMPARE(cell("carol", "search", SubjectsModel::Count, Qt::ForegroundRole).value<QColor>(),
@@ -241,6 +251,31 @@ void tst_Subjects::banFromCoreShowsAsBanned()
     auto* summary = m_page->findChild<QLabel*>(QStringLiteral("summaryLabel"));
     QVERIFY(summary);
     QTRY_VERIFY(summary->text().contains(QStringLiteral("1 banned")));
+}
+
+void tst_Subjects::sweepIsNotLoading()
+{
+    SubjectsLoader* loader = m_page->loader();
+    QTRY_VERIFY(loader->firstPassDone());
+    // A slow sweep (2 keys a SCAN, paced to 20 commands a second) runs for seconds.
+    SubjectsLoader::Options slow = loader->options();
+    const SubjectsLoader::Options kept = slow;
+    slow.scanCount = 2;
+    slow.steadyCommandsPerSecond = 20;
+    slow.sweepRest = std::chrono::milliseconds(50);
+    loader->setOptions(slow);
+    QSignalSpy progress(loader, &SubjectsLoader::progress);
+    auto* summary = m_page->findChild<QLabel*>(QStringLiteral("summaryLabel"));
+    int sweeping = 0; // samples taken while a sweep was under way
+    for (int i = 0; i < 80 && sweeping < 10; ++i) {
+        QTest::qWait(50);
+        if (!loader->isRunning())
+            continue;
+        ++sweeping;
+        QVERIFY2(!summary->text().contains(QStringLiteral("loading")), qPrintable(summary->text()));
+    }
+    QVERIFY(sweeping >= 10);
+    loader->setOptions(kept);
 }
 
 void tst_Subjects::stateFilterAndExactFind()

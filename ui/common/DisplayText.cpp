@@ -90,4 +90,12 @@ QString formatTime(qint64 epochMs)
     return QDateTime::fromMSecsSinceEpoch(epochMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
+QString formatPreciseTime(qint64 epochMs)
+{
+    if (epochMs <= 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(epochMs).toString(
+        QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+}
+
 } // namespace tollgate::ui

@@ -15,6 +15,8 @@ QString formatCountdown(qint64 ms);
 
 /// An epoch-ms time stamp in local time, "2024-05-01 13:45:10".
 QString formatTime(qint64 epochMs);
+/// The same with milliseconds, "2024-05-01 13:45:10.123", for hit times and the like.
+QString formatPreciseTime(qint64 epochMs);
 
 /// "1 ban", "3 bans" (the console ships no translations, so %n plurals would read "ban(s)").
 QString countText(qint64 count, const QString& one, const QString& many);

@@ -2,8 +2,10 @@
 
 #include "ui/common/Palette.h"
 
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScreen>
 
 namespace tollgate::ui {
 
@@ -26,6 +28,17 @@ QLineEdit* makeReasonLineEdit(QWidget* parent)
     edit->setPlaceholderText(QLineEdit::tr("Why (required; recorded in the audit log)"));
     edit->setMaxLength(2000); // core::Moderation's limit
     return edit;
+}
+
+void fitToScreen(QWidget* window, const QSize& preferred)
+{
+    const QScreen* screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
+    QSize size = preferred;
+    // Room for the title bar and the frame the window manager adds. Where to put it is the
+    // window manager's (QDialog centres on its parent and keeps within the screen).
+    if (screen)
+        size = size.boundedTo(screen->availableGeometry().size() - QSize(16, 48));
+    window->resize(size);
 }
 
 } // namespace tollgate::ui

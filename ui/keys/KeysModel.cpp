@@ -135,17 +135,38 @@ void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
     endResetModel();
 }
 
+void KeysModel::reserve(qint64 rows)
+{
+    if (rows <= qint64(m_rows.size()))
+        return;
+    m_rows.reserve(size_t(rows));
+    m_keys.reserve(qsizetype(rows) *
+                   (m_rows.empty() ? 32 : m_keys.size() / qsizetype(m_rows.size()) + 1));
+    size_t slots = m_slots.empty() ? 1024 : m_slots.size();
+    while (slots < size_t(rows + 1) * 2)
+        slots *= 2;
+    if (slots > m_slots.size()) {
+        m_slots.assign(slots / 2, -1); // growIndex doubles it and indexes the rows there are
+        growIndex();
+    }
+}
+
 void KeysModel::append(const QList<QByteArray>& keys)
 {
-    QList<QByteArray> fresh;
+    // SCAN may return a key twice, even within one batch: the index says which are new.
+    QSet<QByteArrayView> batch;
+    QList<QByteArrayView> fresh;
+    fresh.reserve(keys.size());
     for (const QByteArray& key : keys)
-        if (rowOf(key) < 0 && !fresh.contains(key)) // SCAN may return a key twice
+        if (rowOf(key) < 0 && !batch.contains(key)) {
+            batch.insert(key);
             fresh << key;
+        }
     if (fresh.isEmpty())
         return;
     const int first = rowCount();
     beginInsertRows({}, first, first + int(fresh.size()) - 1);
-    for (const QByteArray& key : fresh)
+    for (QByteArrayView key : fresh)
         addKey(key);
     endInsertRows();
 }
@@ -167,7 +188,8 @@ void KeysModel::setDetails(const QList<Row>& rows)
         d.type = details.type;
         d.pttl = details.pttl;
         d.preview = details.preview;
-        d.expiresAt = details.pttl >= 0 ? QDeadlineTimer::current().deadline() + details.pttl : 0;
+        d.fetchedAt = QDeadlineTimer::current().deadline();
+        d.expiresAt = details.pttl >= 0 ? d.fetchedAt + details.pttl : 0;
         d.wrongType = m_schema ? wrongTypeExpected(*m_schema, details.key, d.type) : QByteArray();
         row.requested = true;
         first = std::min(first, r);
@@ -227,6 +249,20 @@ QList<QByteArray> KeysModel::takeUnrequested(int first, int last, int limit)
             row.requested = true;
             keys << key(r);
         }
+    }
+    return keys;
+}
+
+QList<QByteArray> KeysModel::staleKeys(int first, int last, qint64 maxAgeMs, int limit) const
+{
+    QList<QByteArray> keys;
+    const qint64 now = QDeadlineTimer::current().deadline();
+    first = std::max(first, 0);
+    last = std::min(last, rowCount() - 1);
+    for (int r = first; r <= last && keys.size() < limit; ++r) {
+        const Detail* d = detail(m_rows[size_t(r)]);
+        if (d && (d->fetchedAt + maxAgeMs <= now || (d->pttl >= 0 && d->expiresAt <= now)))
+            keys << key(r);
     }
     return keys;
 }

@@ -49,6 +49,9 @@ public:
     bool hasTemplate() const { return m_template.has_value(); }
     /// One beginInsertRows for the whole batch.
     void append(const QList<QByteArray>& keys);
+    /// Room for about `rows` keys (DBSIZE), allocated once: the index is never rebuilt at a
+    /// million keys in the middle of a scan.
+    void reserve(qint64 rows);
     /// Fills in details of several rows; one dataChanged over the range they span.
     void setDetails(const QList<Row>& rows);
     void removeKeys(const QList<QByteArray>& keys);
@@ -67,6 +70,9 @@ public:
     QByteArray key(int row) const;
     /// Marks up to `limit` rows of [first, last] that were never requested, and returns them.
     QList<QByteArray> takeUnrequested(int first, int last, int limit);
+    /// Up to `limit` fetched rows of [first, last] worth reading again: fetched more than
+    /// `maxAgeMs` ago, or whose TTL has run out on screen (the key is gone, or a hit renewed it).
+    QList<QByteArray> staleKeys(int first, int last, qint64 maxAgeMs, int limit) const;
     int rowOf(const QByteArray& key) const;
 
     /// Printable rendering of raw key bytes: valid UTF-8 stays as is, control characters and
@@ -88,6 +94,7 @@ private:
         QString preview;
         qint64 expiresAt = 0;
         QByteArray wrongType;
+        qint64 fetchedAt = 0; // steady-clock ms of the read
     };
 
     QByteArrayView keyView(const CompactRow& row) const;

@@ -3,6 +3,7 @@
 #include "core/limits/KeyDeletion.h"
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
@@ -32,6 +33,17 @@ constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
 constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
+// The rows on screen are read again (TTL, type, value) this often, and as soon as a TTL runs out
+// on screen: a sliding log renewed by every hit keeps a TTL under a second, which a countdown
+// from one read would show as gone. Visible rows only, one batch in flight: ~40 rows x 3
+// commands every 2 s, a few hundred commands a second at most, well within the console's budget.
+constexpr qint64 kRereadMs = 2000;
+constexpr int kRereadMax = 100;
+// SCAN batches arrive a few hundred times a second at a million keys: they are gathered and
+// handed to the table every kApplyMs, kApplyMax keys a slice (a few ms of GUI time on a busy
+// machine, measured with bench_keys), other events between the slices.
+constexpr int kApplyMs = 100;
+constexpr int kApplyMax = 2'500;
 
 // The command whose reply previews a value of `type`, and how to phrase it.
 Command previewCommand(const QByteArray& type, const QByteArray& key)
@@ -95,7 +107,7 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_deleteButton = new QPushButton(tr("Delete…"), this);
     m_deleteButton->setObjectName(QStringLiteral("deleteButton"));
     m_deleteButton->setProperty("tollgateWrite", static_cast<int>(Session::Write::DeleteKey));
-    m_status = new QLabel(this);
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("scanStatusLabel"));
 
     m_model = new KeysModel(this);
@@ -107,6 +119,8 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    // Fixed row heights: the view never measures a million rows.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setColumnWidth(KeysModel::KeyColumn, 460);
@@ -158,8 +172,14 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
             return;
         const auto [first, last] = visibleRows();
         m_model->refreshCountdowns(first, last);
+        rereadVisible();
     });
     countdown->start();
+
+    m_applyTimer = new QTimer(this);
+    m_applyTimer->setSingleShot(true);
+    m_applyTimer->setInterval(kApplyMs);
+    connect(m_applyTimer, &QTimer::timeout, this, &KeysPage::applyPending);
 
     m_lazyTimer = new QTimer(this);
     m_lazyTimer->setInterval(100);
@@ -227,6 +247,9 @@ void KeysPage::startScan()
         options.pattern = layout->glob();
     }
     ++m_generation;
+    m_pending.clear();
+    m_scanEnd.reset();
+    m_applyTimer->stop();
     m_model->clear(layout);
     m_table->setColumnHidden(KeysModel::UserColumn, !layout);
     m_table->setColumnHidden(KeysModel::ActionColumn, !layout);
@@ -240,6 +263,7 @@ void KeysPage::startScan()
     options.pause = std::chrono::milliseconds(2);
     m_session->client()->execute({QByteArrayLiteral("DBSIZE")}, this, [this](Result<Reply> size) {
         m_totalKeys = size ? size->integer : 0;
+        m_model->reserve(m_totalKeys); // once, before the rows come: no rehash at a million
     });
     m_status->setText(tr("Scanning…"));
     updateButtons();
@@ -261,17 +285,25 @@ void KeysPage::startScan()
             self.post([this, job, seen] {
                 if (m_scan != job)
                     return;
-                m_scan.reset();
-                if (!seen)
-                    m_status->setText(
-                        tr("Scan failed (%1): %2")
-                            .arg(errorKindName(seen.error().kind), seen.error().message));
-                else
-                    m_status->setText(tr("%1 keys").arg(m_model->rowCount()));
-                updateButtons();
-                Q_EMIT scanFinished(m_model->rowCount());
+                // Done once the last keys are in the table, slice by slice like the others.
+                m_scanEnd = seen;
+                if (m_pending.isEmpty())
+                    finishScan();
             });
         });
+}
+
+void KeysPage::finishScan()
+{
+    const Result<qint64> seen = *std::exchange(m_scanEnd, std::nullopt);
+    m_scan.reset();
+    if (!seen)
+        m_status->setText(
+            tr("Scan failed (%1): %2").arg(errorKindName(seen.error().kind), seen.error().message));
+    else
+        m_status->setText(tr("%1 keys").arg(m_model->rowCount()));
+    updateButtons();
+    Q_EMIT scanFinished(m_model->rowCount());
 }
 
 void KeysPage::cancelScan()
@@ -280,20 +312,35 @@ void KeysPage::cancelScan()
         return;
     m_scan->cancelled = true;
     m_scan.reset();
+    m_scanEnd.reset();
     m_status->setText(tr("%1 keys (scan cancelled)").arg(m_model->rowCount()));
     updateButtons();
 }
 
 void KeysPage::onBatch(const QList<QByteArray>& keys)
 {
-    m_model->append(keys);
-    m_status->setText(m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
-                                              .arg(m_model->rowCount())
-                                              .arg(m_totalKeys)
-                                        : tr("Scanning… %1 keys").arg(m_model->rowCount()));
+    m_pending += keys;
+    if (!m_applyTimer->isActive())
+        m_applyTimer->start(kApplyMs);
+}
+
+void KeysPage::applyPending()
+{
+    const qsizetype take = std::min<qsizetype>(m_pending.size(), kApplyMax);
+    m_model->append(m_pending.first(take));
+    m_pending.remove(0, take);
+    if (!m_pending.isEmpty())
+        m_applyTimer->start(0); // the rest in the next slice, after other events
+    if (m_scan)
+        m_status->setText(m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
+                                                .arg(m_model->rowCount())
+                                                .arg(m_totalKeys)
+                                          : tr("Scanning… %1 keys").arg(m_model->rowCount()));
     fetchVisible();
     if (!m_lazyTimer->isActive())
         m_lazyTimer->start();
+    if (m_pending.isEmpty() && m_scanEnd)
+        finishScan();
 }
 
 QPair<int, int> KeysPage::visibleRows() const
@@ -311,6 +358,16 @@ void KeysPage::fetchVisible()
     const QList<QByteArray> keys = m_model->takeUnrequested(first, last, kDetailsChunk);
     if (!keys.isEmpty())
         fetchDetails(keys);
+}
+
+void KeysPage::rereadVisible()
+{
+    if (m_rereadsInFlight > 0 || m_session->state() != ConnectionState::Connected)
+        return;
+    const auto [first, last] = visibleRows();
+    const QList<QByteArray> keys = m_model->staleKeys(first, last, kRereadMs, kRereadMax);
+    if (!keys.isEmpty())
+        fetchDetails(keys, &m_rereadsInFlight);
 }
 
 void KeysPage::fetchMore()
@@ -331,8 +388,10 @@ void KeysPage::fetchMore()
 }
 
 // TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
-void KeysPage::fetchDetails(const QList<QByteArray>& keys)
+void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
 {
+    if (!inFlight)
+        inFlight = &m_detailsInFlight;
     struct Fetch
     {
         QList<KeysModel::Row> rows;
@@ -340,12 +399,12 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys)
     };
     auto fetch = std::make_shared<Fetch>();
     const quint64 generation = m_generation;
-    ++m_detailsInFlight;
+    ++*inFlight;
     Client* client = m_session->client();
-    auto finishOne = [this, fetch, generation] {
+    auto finishOne = [this, fetch, generation, inFlight] {
         if (--fetch->pending > 0)
             return;
-        --m_detailsInFlight;
+        --*inFlight;
         if (generation == m_generation)
             m_model->setDetails(fetch->rows);
     };

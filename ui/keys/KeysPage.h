@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/redis/Result.h"
+
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -55,10 +57,16 @@ private:
     };
 
     void onBatch(const QList<QByteArray>& keys);
+    /// Hands the gathered keys to the table, at most kApplyMax at a time.
+    void applyPending();
+    /// The scan's end, once its last keys are in the table.
+    void finishScan();
     void fetchVisible();
     QPair<int, int> visibleRows() const;
     void fetchMore();
-    void fetchDetails(const QList<QByteArray>& keys);
+    /// `inFlight`: the counter of fetches this one belongs to (m_detailsInFlight by default).
+    void fetchDetails(const QList<QByteArray>& keys, int* inFlight = nullptr);
+    void rereadVisible();
     void updateButtons();
 
     Session* m_session;
@@ -71,11 +79,15 @@ private:
     QLabel* m_status;
     QTableView* m_table;
     QTimer* m_lazyTimer;
+    QTimer* m_applyTimer;
+    QList<QByteArray> m_pending;             // keys SCAN found, not in the table yet
+    std::optional<Result<qint64>> m_scanEnd; // the SCAN is over; its keys may still be pending
     NoTtlPanel* m_noTtl;
     std::shared_ptr<ScanJob> m_scan;
     quint64 m_generation = 0;
     qint64 m_totalKeys = 0; // DBSIZE when the scan started, for the progress line
     int m_detailsInFlight = 0;
+    int m_rereadsInFlight = 0; // re-reads of the rows on screen
     bool m_scannedOnce = false;
 };
 

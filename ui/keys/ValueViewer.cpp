@@ -6,6 +6,7 @@
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
 #include "ui/keys/KeysModel.h"
+#include "ui/keys/ValueDecoding.h"
 #include "ui/user/Guarded.h"
 
 #include <QDeadlineTimer>
@@ -13,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -21,43 +23,24 @@ namespace tollgate::ui {
 
 namespace {
 
-// Epoch milliseconds (ban and policy times) or microseconds (sliding-log scores) between
-// 2001 and 2286: worth showing as a time next to the number.
-QString asTime(const QByteArray& value)
-{
-    bool ok = false;
-    const double number = value.toDouble(&ok);
-    if (ok && number >= 1e12 && number < 1e13)
-        return formatTime(qint64(number));
-    if (ok && number >= 1e15 && number < 1e16)
-        return formatTime(qint64(number / 1000));
-    return QString();
-}
+constexpr qint64 kRereadMs = 2000; // the key is read again this often while the viewer is open
 
 QString text(const QByteArray& bytes)
 {
     return KeysModel::displayBytes(bytes);
 }
 
-// The size command and the (bounded) value command of a type.
-QPair<Command, Command> commandsFor(const QByteArray& type, const QByteArray& key)
+qint64 steadyNow()
 {
-    const QByteArray last = QByteArray::number(ValueViewer::kMaxItems - 1);
-    const QByteArray count = QByteArray::number(ValueViewer::kMaxItems);
-    if (type == "string")
-        return {{"STRLEN", key}, {"GETRANGE", key, "0", "65535"}};
-    if (type == "hash")
-        return {{"HLEN", key}, {"HSCAN", key, "0", "COUNT", count}};
-    if (type == "zset")
-        return {{"ZCARD", key}, {"ZRANGE", key, "0", last, "WITHSCORES"}};
-    if (type == "stream")
-        return {{"XLEN", key}, {"XREVRANGE", key, "+", "-", "COUNT", count}};
-    if (type == "list")
-        return {{"LLEN", key}, {"LRANGE", key, "0", last}};
-    if (type == "set")
-        return {{"SCARD", key}, {"SSCAN", key, "0", "COUNT", count}};
-    return {};
+    return QDeadlineTimer::current().deadline();
 }
+
+// What a read collects besides the value: the size, the server's clock and the policy's limit.
+struct Read
+{
+    ValueContext context;
+    int pending = 0;
+};
 
 } // namespace
 
@@ -76,6 +59,11 @@ ValueViewer::ValueViewer(Session* session, const QByteArray& key, QWidget* paren
     name->setFont(bold);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
+    m_meaning = new QLabel(this);
+    m_meaning->setObjectName(QStringLiteral("meaningLabel"));
+    m_meaning->setWordWrap(true);
+    m_meaning->setTextFormat(Qt::PlainText);
+    m_meaning->hide();
     m_ttl = new QLabel(this);
     m_ttl->setObjectName(QStringLiteral("ttlLabel"));
     m_flag = makeErrorLabel(this);
@@ -92,12 +80,13 @@ ValueViewer::ValueViewer(Session* session, const QByteArray& key, QWidget* paren
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     QPushButton* reloadButton = buttons->addButton(tr("&Reload"), QDialogButtonBox::ActionRole);
     reloadButton->setObjectName(QStringLiteral("reloadButton"));
-    connect(reloadButton, &QPushButton::clicked, this, &ValueViewer::reload);
+    connect(reloadButton, &QPushButton::clicked, this, [this] { reload(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(name);
     layout->addWidget(m_summary);
+    layout->addWidget(m_meaning);
     layout->addWidget(m_ttl);
     layout->addWidget(m_flag);
     layout->addWidget(m_table, 1);
@@ -107,14 +96,17 @@ ValueViewer::ValueViewer(Session* session, const QByteArray& key, QWidget* paren
     m_ticker->setInterval(250);
     connect(m_ticker, &QTimer::timeout, this, &ValueViewer::tick);
     m_ticker->start();
-    resize(720, 480);
+    fitToScreen(this, QSize(720, 480));
     reload();
 }
 
-void ValueViewer::reload()
+void ValueViewer::reload(bool quiet)
 {
     const int generation = ++m_generation;
-    m_summary->setText(tr("Loading\u2026"));
+    m_reading = true;
+    m_readAt = steadyNow();
+    if (!quiet)
+        m_summary->setText(tr("Loading\u2026"));
     auto type = std::make_shared<QByteArray>();
     // Pipelined: TYPE and PTTL go out back to back on the one connection.
     m_session->client()->execute({"TYPE", m_key}, m_session,
@@ -136,7 +128,7 @@ void ValueViewer::reload()
 void ValueViewer::onType(const QByteArray& type, qint64 pttl)
 {
     m_type = type;
-    m_expiresAt = pttl >= 0 ? QDeadlineTimer::current().deadline() + pttl : 0;
+    m_expiresAt = pttl >= 0 ? steadyNow() + pttl : 0;
     m_ttl->setProperty("pttl", pttl);
     tick();
     if (type == "none")
@@ -151,70 +143,77 @@ void ValueViewer::onType(const QByteArray& type, qint64 pttl)
                              "WRONGTYPE until it is deleted.")
                               .arg(QString::fromLatin1(type), QString::fromLatin1(expected)));
 
-    const auto [sizeCommand, valueCommand] = commandsFor(type, m_key);
-    if (sizeCommand.isEmpty())
+    auto read = std::make_shared<Read>();
+    read->context.place = m_session->schema().parse(m_key);
+    const KeySchema::Parsed& place = read->context.place;
+    const Command size = sizeCommand(type, m_key);
+    if (size.isEmpty())
         return showError(tr("No viewer for the type \"%1\".").arg(QString::fromLatin1(type)));
     const int generation = m_generation;
-    auto size = std::make_shared<Reply>();
-    m_session->client()->execute(sizeCommand, m_session,
-                                 guarded<Reply>(this, [size](Result<Reply> reply) {
-                                     if (reply)
-                                         *size = *reply;
-                                 }));
-    m_session->client()->execute(
-        valueCommand, m_session,
-        guarded<Reply>(this, [this, generation, size](Result<Reply> reply) {
-            if (generation != m_generation)
-                return;
-            if (!reply)
-                return showError(reply.error().toString());
-            showValue(*size, *reply);
-        }));
+    auto value = std::make_shared<Reply>();
+    auto arrived = [this, generation, read, value] {
+        if (--read->pending == 0 && generation == m_generation)
+            showValue(*value, read->context);
+    };
+    read->pending = 2;
+    Client* client = m_session->client();
+    client->execute(size, m_session, guarded<Reply>(this, [read, arrived](Result<Reply> reply) {
+                        if (reply)
+                            read->context.size = reply->toInteger().value_or(-1);
+                        arrived();
+                    }));
+    // Tollgate's state and statistics are read against the server's clock and the policy.
+    using Kind = KeySchema::Parsed::Kind;
+    if (place.kind == Kind::State || place.kind == Kind::Stats) {
+        ++read->pending;
+        client->execute({"TIME"}, m_session,
+                        guarded<Reply>(this, [read, arrived](Result<Reply> reply) {
+                            if (reply && reply->elements.size() == 2)
+                                read->context.serverNowUs =
+                                    reply->elements[0].toBytes().toLongLong() * 1'000'000 +
+                                    reply->elements[1].toBytes().toLongLong();
+                            arrived();
+                        }));
+    }
+    if (place.kind == Kind::State) {
+        ++read->pending;
+        m_session->policies().get(
+            place.action, m_session, guarded<Policy>(this, [read, arrived](Result<Policy> policy) {
+                if (policy && policy->algorithm == read->context.place.algorithm)
+                    for (const WindowLimit& window : policy->windows)
+                        if (window.windowMs == read->context.place.windowMs)
+                            read->context.limit = window.limit;
+                arrived();
+            }));
+    }
+    client->execute(valueCommand(type, m_key, place, kMaxItems), m_session,
+                    guarded<Reply>(this, [this, generation, value, arrived](Result<Reply> reply) {
+                        if (generation != m_generation)
+                            return;
+                        if (!reply)
+                            return showError(reply.error().toString());
+                        *value = *reply;
+                        arrived();
+                    }));
 }
 
-void ValueViewer::showValue(const Reply& size, const Reply& value)
+void ValueViewer::showValue(const Reply& value, const ValueContext& context)
 {
-    const qint64 total = size.toInteger().value_or(0);
-    QList<QStringList> rows;
-    QStringList headers;
-    // HSCAN / SSCAN answer [cursor, items]; the others answer the items.
-    const Reply& items = (m_type == "hash" || m_type == "set") && value.elements.size() == 2
-                             ? value.elements[1]
-                             : value;
-    if (m_type == "string") {
-        headers = {tr("Value"), tr("As time")};
-        rows << QStringList{text(value.toBytes()), asTime(value.toBytes())};
-    } else if (m_type == "hash" || m_type == "zset") {
-        headers = m_type == "hash" ? QStringList{tr("Field"), tr("Value"), tr("As time")}
-                                   : QStringList{tr("Member"), tr("Score"), tr("As time")};
-        for (const auto& [first, second] : items.toPairs())
-            rows << QStringList{text(first), text(second), asTime(second)};
-    } else if (m_type == "stream") {
-        headers = {tr("Entry id"), tr("Time"), tr("Fields")};
-        for (const Reply& entry : items.elements) {
-            if (entry.elements.size() < 2)
-                continue;
-            const QByteArray id = entry.elements[0].toBytes();
-            QStringList fields;
-            for (const auto& [field, fieldValue] : entry.elements[1].toPairs())
-                fields << text(field) + QLatin1Char('=') + text(fieldValue);
-            rows << QStringList{QString::fromLatin1(id), asTime(id.left(id.indexOf('-'))),
-                                fields.join(QStringLiteral("; "))};
-        }
-    } else {
-        headers = {tr("Item")};
-        for (const Reply& item : items.elements)
-            rows << QStringList{text(item.toBytes())};
-    }
-    showRows(headers, rows);
+    m_reading = false;
+    const DecodedValue decoded = decodeValue(m_type, value, context);
+    showRows(decoded.headers, decoded.rows);
+    m_meaning->setText(decoded.meaning);
+    m_meaning->setVisible(!decoded.meaning.isEmpty());
+    const qint64 total = context.size;
+    const qint64 shown = decoded.rows.size();
     const QString type = QString::fromLatin1(m_type);
     if (m_type == "string")
         m_summary->setText(tr("%1, %2 bytes").arg(type).arg(total));
-    else if (rows.size() < total)
-        m_summary->setText(tr("%1 with %2 entries; the first %3 are shown%4")
+    else if (shown < total)
+        m_summary->setText(tr("%1 with %2 entries; %3 are shown%4")
                                .arg(type)
                                .arg(total)
-                               .arg(rows.size())
+                               .arg(shown)
                                .arg(m_type == "stream" ? tr(", newest first") : QString()));
     else
         m_summary->setText(
@@ -224,6 +223,10 @@ void ValueViewer::showValue(const Reply& size, const Reply& value)
 
 void ValueViewer::showRows(const QStringList& headers, const QList<QStringList>& rows)
 {
+    // A re-read keeps where the reader was: the scroll position and the selected row.
+    const int scrolled = m_table->verticalScrollBar()->value();
+    const int current = m_table->currentRow();
+    const bool sameShape = m_table->columnCount() == int(headers.size());
     m_table->clear();
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
@@ -234,12 +237,18 @@ void ValueViewer::showRows(const QStringList& headers, const QList<QStringList>&
             item->setToolTip(rows[r][c]);
             m_table->setItem(r, c, item);
         }
-    m_table->resizeColumnsToContents();
+    if (!sameShape || m_table->horizontalHeader()->sectionSize(0) <= 0)
+        m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    if (current >= 0 && current < m_table->rowCount())
+        m_table->selectRow(current);
+    m_table->verticalScrollBar()->setValue(scrolled);
 }
 
 void ValueViewer::showError(const QString& message)
 {
+    m_reading = false;
+    m_meaning->hide();
     showRows({}, {});
     m_summary->setText(message);
     Q_EMIT loaded();
@@ -247,14 +256,16 @@ void ValueViewer::showError(const QString& message)
 
 void ValueViewer::tick()
 {
+    const qint64 now = steadyNow();
+    if (isVisible() && !m_reading &&
+        (m_readAt + kRereadMs <= now || (m_expiresAt > 0 && m_expiresAt <= now)))
+        reload(true);
     if (m_type.isEmpty() || m_type == "none") {
         m_ttl->clear();
         return;
     }
     m_ttl->setText(m_expiresAt == 0 ? tr("No TTL: the key stays until deleted")
-                                    : tr("Expires in %1")
-                                          .arg(formatCountdown(
-                                              m_expiresAt - QDeadlineTimer::current().deadline())));
+                                    : tr("Expires in %1").arg(formatCountdown(m_expiresAt - now)));
 }
 
 } // namespace tollgate::ui

@@ -11,12 +11,14 @@ class QTimer;
 namespace tollgate::ui {
 
 class Session;
+struct ValueContext;
 
-/// Reads one key and shows its value by type, read-only: a string as text; a hash as fields
-/// (ban hashes, sliding-window counters, policies); a zset as members and scores (sliding
-/// logs: the scores are hit times, shown as times); a stream as entries newest first (audit
-/// trails); lists and sets as items. Large values show their first kMaxItems entries and say
-/// so. The TTL counts down; a key of the wrong type for its place in the schema is flagged.
+/// Reads one key and shows its value, read-only (ValueDecoding): by type, and Tollgate's own
+/// keys as what they mean (a token bucket's tokens, a sliding log's hits, the statistics
+/// ring...). Large values show kMaxItems entries and say so. The TTL and the value are read
+/// again every few seconds while the viewer is open, and at once when the TTL runs out on
+/// screen (a key renewed by every hit keeps a TTL under a second); a key of the wrong type for
+/// its place in the schema is flagged.
 class ValueViewer : public QDialog
 {
     Q_OBJECT
@@ -30,7 +32,8 @@ public:
     QTableWidget* table() const { return m_table; }
 
 public Q_SLOTS:
-    void reload();
+    /// Reads the key again; `quiet`: without "Loading…" (the periodic re-read).
+    void reload(bool quiet = false);
 
 Q_SIGNALS:
     /// A load finished (successfully or with the error shown).
@@ -38,7 +41,7 @@ Q_SIGNALS:
 
 private:
     void onType(const QByteArray& type, qint64 pttl);
-    void showValue(const Reply& size, const Reply& value);
+    void showValue(const Reply& value, const ValueContext& context);
     void showRows(const QStringList& headers, const QList<QStringList>& rows);
     void showError(const QString& text);
     void tick();
@@ -47,11 +50,14 @@ private:
     QByteArray m_key;
     QByteArray m_type;
     QLabel* m_summary;
+    QLabel* m_meaning;
     QLabel* m_flag;
     QLabel* m_ttl;
     QTableWidget* m_table;
     QTimer* m_ticker;
     qint64 m_expiresAt = 0; // steady-clock ms; 0 = no TTL
+    qint64 m_readAt = 0;    // steady-clock ms of the last read
+    bool m_reading = false;
     int m_generation = 0;
 };
 

@@ -63,7 +63,8 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     m_header->setObjectName(QStringLiteral("headerPlainTextEdit"));
     m_header->setReadOnly(true);
     m_header->setFont(fixed);
-    m_header->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wrapped: the help is read, and a line cut at the pane's edge says nothing.
+    m_header->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_form = new ScriptForm(this);
     m_form->setActor(session->actor());
     m_form->setObjectName(QStringLiteral("scriptForm"));
@@ -99,7 +100,10 @@ LuaPage::LuaPage(Session* session, QWidget* parent) : QWidget(parent), m_session
     auto* splitter = new QSplitter(this);
     splitter->addWidget(left);
     splitter->addWidget(rightBox);
-    splitter->setSizes({620, 660}); // the table fits name, SHA1 and state without scrolling
+    // The table fits name, SHA1 and state in ~360 px; the rest goes to the help and the form.
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({360, 900});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

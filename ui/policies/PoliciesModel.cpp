@@ -66,7 +66,11 @@ QVariant PoliciesModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole && index.column() == UpdatedByColumn && policy->updatedMs > 0)
-        return QDateTime::fromMSecsSinceEpoch(policy->updatedMs).toString(Qt::ISODate);
+        return tr("%1 at %2")
+            .arg(policy->updatedBy,
+                 QDateTime::fromMSecsSinceEpoch(policy->updatedMs).toString(Qt::ISODate));
+    if (role == Qt::ToolTipRole && index.column() == LimitsColumn) // elided when narrow
+        return policy->windowsText();
     if (role == Qt::ToolTipRole && index.column() == ActionColumn && !policy->message.isEmpty())
         return tr("Deny message: %1").arg(policy->message);
     if (role != Qt::DisplayRole)

@@ -2,6 +2,7 @@
 
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PolicyEditor.h"
@@ -11,6 +12,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
@@ -29,8 +31,13 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Every column in view at 1024 px: names are capped (elided, whole in the tooltip) and the
+    // limits take the room that is left.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(PoliciesModel::LimitsColumn, QHeaderView::Stretch);
+    header->setMaximumSectionSize(m_table->fontMetrics().horizontalAdvance(QString(22, u'x')));
+    m_table->setWordWrap(false);
     m_table->setAlternatingRowColors(true);
     // Who changed a policy last and at which revision matter more than cost or count-denied
     // (the editor shows those): keep them in view on narrower windows.
@@ -46,7 +53,7 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     m_delete = new QPushButton(tr("Delete…"), this);
     m_delete->setObjectName(QStringLiteral("deleteButton"));
     m_delete->setProperty("tollgateWrite", static_cast<int>(Session::Write::EditPolicy));
-    m_status = new QLabel(this);
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("statusLabel"));
 
     auto* buttons = new QHBoxLayout;
@@ -64,13 +71,20 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     m_editor = new PolicyEditor(session, this);
     m_editor->setObjectName(QStringLiteral("policyEditor"));
 
-    auto* splitter = new QSplitter(this);
+    // The table above the form: both get the page's whole width, so every column of the table
+    // shows at 1024 px; the form scrolls rather than push the window past the screen.
+    auto* form = new QScrollArea(this);
+    form->setObjectName(QStringLiteral("policyEditorScrollArea"));
+    form->setWidget(m_editor);
+    form->setWidgetResizable(true);
+    form->setFrameShape(QFrame::NoFrame);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName(QStringLiteral("policiesSplitter"));
     splitter->addWidget(left);
-    splitter->addWidget(m_editor);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({1000, 430}); // the table needs the room; the form reads fine narrower
+    splitter->addWidget(form);
+    splitter->setStretchFactor(0, 1); // the form keeps its height, the table takes the rest
+    splitter->setStretchFactor(1, 0);
+    splitter->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 

@@ -60,6 +60,18 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
     };
 }
 
+QStringList policyChanges(const std::optional<Policy>& before, const Policy& after)
+{
+    QStringList changes;
+    for (const PolicyField& field : comparePolicies(before.value_or(after), after)) {
+        if (!before)
+            changes << QStringLiteral("%1: %2").arg(field.name, field.mine);
+        else if (field.differs())
+            changes << QStringLiteral("%1: %2 \u2192 %3").arg(field.name, field.theirs, field.mine);
+    }
+    return changes;
+}
+
 QString policyDifferenceText(const Policy& theirs, const Policy& mine)
 {
     QStringList lines;

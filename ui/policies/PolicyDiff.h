@@ -4,6 +4,8 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
+#include <optional>
 
 namespace tollgate::ui {
 
@@ -24,5 +26,9 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine);
 /// "Limits: theirs 7 per 10s, yours 5 per 10s" lines for the fields that differ, then the
 /// count of the ones that are the same; "no field differs" when none does.
 QString policyDifferenceText(const Policy& theirs, const Policy& mine);
+
+/// What a save changes, one "Limits: 100 per 1d → 120 per 1d" per field that differs from
+/// `before` (every field, "Limits: 10 per 1m", for a new policy: no `before`).
+QStringList policyChanges(const std::optional<Policy>& before, const Policy& after);
 
 } // namespace tollgate::ui

@@ -2,6 +2,7 @@
 
 #include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
+#include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
 #include "ui/policies/CountSpinBox.h"
@@ -50,7 +51,9 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     m_windows = new WindowRows(this);
     m_addWindow = new QPushButton(tr("Add window"), this);
     m_addWindow->setObjectName(QStringLiteral("addWindowButton"));
-    m_addWindow->setToolTip(tr("Several windows at once (all-or-nothing) need fixed_window"));
+    m_addWindow->setToolTip(tr("Several windows at once, all-or-nothing: a hit passes only if "
+                               "every window has room (up to %1)")
+                                .arg(Policy::kMaxWindows));
 
     m_cost = makeCountSpinBox(0, this);
     m_cost->setObjectName(QStringLiteral("costSpinBox"));
@@ -69,6 +72,11 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     ban->addWidget(m_banDuration, 1);
 
     buildTimeAndFailureFields();
+    // Long item texts (time zone ids, failure modes) must not set the form's width.
+    for (QComboBox* combo : findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
 
     m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
     m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
@@ -92,25 +100,33 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     m_save->setProperty("tollgateWrite", static_cast<int>(Session::Write::EditPolicy));
     m_save->setDefault(true);
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Action"), m_action);
-    form->addRow(tr("Algorithm"), m_algorithm);
-    form->addRow(tr("Limits"), m_windows);
-    form->addRow(QString(), m_addWindow);
-    form->addRow(tr("Windows start"), m_align);
-    form->addRow(tr("Cost per hit"), m_cost);
-    form->addRow(tr("Warn above"), m_warn);
-    form->addRow(tr("On exceeding"), ban);
-    form->addRow(tr("Time zone"), m_timeZone);
-    form->addRow(QString(), m_countDenied);
-    form->addRow(tr("Deny message"), m_message);
-    form->addRow(tr("If Redis cannot answer"), m_onError);
+    // Two columns: what is counted, and what happens then. The form is as wide as the page and
+    // half as tall as one column would be, so the table above keeps its rows on a 700 px screen.
+    auto* counted = new QFormLayout;
+    counted->addRow(tr("Action"), m_action);
+    counted->addRow(tr("Algorithm"), m_algorithm);
+    counted->addRow(tr("Limits"), m_windows);
+    counted->addRow(QString(), m_addWindow);
+    counted->addRow(tr("Windows start"), m_align);
+    counted->addRow(tr("Cost per hit"), m_cost);
+    auto* then = new QFormLayout;
+    then->addRow(tr("Warn above"), m_warn);
+    then->addRow(tr("On exceeding"), ban);
+    then->addRow(tr("Time zone"), m_timeZone);
+    then->addRow(QString(), m_countDenied);
+    then->addRow(tr("Deny message"), m_message);
+    then->addRow(tr("If Redis cannot answer"), m_onError);
+    auto* form = new QHBoxLayout;
+    form->addLayout(counted, 1);
+    form->addSpacing(16);
+    form->addLayout(then, 1);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_revision, 1);
     buttons->addWidget(m_save);
 
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(form);
     layout->addWidget(m_underneath);
     layout->addWidget(m_error);
@@ -330,7 +346,8 @@ void PolicyEditor::onEdited()
 void PolicyEditor::revalidate()
 {
     const bool fixed = Algorithm(m_algorithm->currentData().toInt()) == Algorithm::FixedWindow;
-    m_addWindow->setEnabled(fixed && m_windows->count() < Policy::kMaxWindows);
+    // Every algorithm takes several windows, as hit.lua and tollgatectl do.
+    m_addWindow->setEnabled(m_windows->count() < Policy::kMaxWindows);
     m_banDuration->setEnabled(m_banMode->currentIndex() == BanForDuration);
     m_align->setEnabled(fixed || m_align->currentIndex() != 0); // so a wrong choice can be undone
     // The zone only matters for midnight bans and calendar windows.
@@ -365,15 +382,36 @@ void PolicyEditor::save()
     auto policy = editedPolicy();
     if (!policy || m_saving || !m_session->canWrite(Session::Write::EditPolicy))
         return;
+    // Every save says why, and what it changes: both go into the audit entry.
+    const std::optional<Policy> before =
+        m_loaded.revision > 0 ? std::optional<Policy>(m_loaded) : std::nullopt;
+    const QStringList changes = policyChanges(before, *policy);
+    const QString action = QString::fromUtf8(policy->action);
+    ReasonPrompt::ask(
+        this, tr("Save policy"),
+        (before ? tr("Save the policy of \"%1\" (revision %2)? What changes:")
+                      .arg(action)
+                      .arg(before->revision)
+                : tr("Create the policy of \"%1\"?").arg(action)) +
+            QStringLiteral("\n\n") +
+            (changes.isEmpty() ? tr("(no field changes)") : changes.join(QLatin1Char('\n'))),
+        tr("Save"), [this, edited = *policy](const QString& reason) {
+            m_saveReason = reason;
+            checkPreviewThenSave(edited);
+        });
+}
+
+void PolicyEditor::checkPreviewThenSave(const Policy& policy)
+{
     // Ask first when the new limits deny subjects right now; the count is the preview's, so
     // wait for a preview of exactly this policy.
-    m_saveAfterPreview = *policy;
+    m_saveAfterPreview = policy;
     m_previewTimer->stop();
-    if (m_lastPreview && samePolicy(m_lastPreview->policy, *policy))
+    if (m_lastPreview && samePolicy(m_lastPreview->policy, policy))
         onPreviewCounted(m_lastPreview->policy, m_lastPreview->denied, m_lastPreview->subjects);
     else {
         m_preview->setText(tr("Preview: counting current subjects…"));
-        m_previewer->compute(*policy);
+        m_previewer->compute(policy);
     }
 }
 
@@ -405,8 +443,9 @@ void PolicyEditor::saveWithRevision(Policy policy)
 {
     m_saving = true;
     updateSaveButton();
+    // The reason goes into the audit entry; policy_set.lua adds the old and new values.
     m_session->policies().save(
-        policy, m_session->actor(), this, [this, policy](Result<qint64> revision) {
+        policy, m_session->actor(), m_saveReason, this, [this, policy](Result<qint64> revision) {
             m_saving = false;
             if (!revision) {
                 updateSaveButton();

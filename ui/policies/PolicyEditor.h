@@ -52,6 +52,8 @@ private:
     void onEdited();
     void revalidate();
     void updateSaveButton();
+    /// After the reason: waits for the preview of `policy`, asks if it denies subjects now.
+    void checkPreviewThenSave(const Policy& policy);
     void saveWithRevision(Policy policy);
     void resolveConflict(const Policy& mine, const Error& error);
     void fillForm(const Policy& policy);
@@ -74,6 +76,7 @@ private:
     bool m_valid = false;
     bool m_saving = false;
     bool m_filling = false;
+    QString m_saveReason; // the operator's reason for the save under way
 
     QLineEdit* m_action;
     QComboBox* m_algorithm;

@@ -1,6 +1,8 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Session.h"
+#include "ui/common/Widgets.h"
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
@@ -18,7 +20,6 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
-#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
@@ -61,9 +62,10 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
     layout->addLayout(body, 1);
     setCentralWidget(central);
 
-    m_serverLabel = new QLabel;
+    // Elided: a long endpoint or actor never widens the window.
+    m_serverLabel = new ElidedLabel;
     m_serverLabel->setObjectName(QStringLiteral("serverLabel"));
-    m_roleLabel = new QLabel;
+    m_roleLabel = new ElidedLabel;
     m_roleLabel->setObjectName(QStringLiteral("roleLabel"));
     statusBar()->addWidget(m_serverLabel);
     statusBar()->addPermanentWidget(m_roleLabel);
@@ -79,11 +81,7 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
             actions.at(row)->setChecked(true);
     });
 
-    // 1280x800 fits; on a smaller screen, most of it.
-    QSize size(1280, 800);
-    if (const QScreen* screen = QGuiApplication::primaryScreen())
-        size = size.boundedTo(screen->availableSize() * 0.95);
-    resize(size);
+    fitToScreen(this, QSize(1280, 800)); // on a smaller screen, what it has
     refreshStatus();
 }
 

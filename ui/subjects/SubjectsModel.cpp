@@ -27,14 +27,25 @@ qint64 countNow(const CompactRow& row, qint64 now)
     return row.resetDeadline > 0 && row.resetDeadline <= now ? 0 : row.count;
 }
 
+// "14:05" today, "2026-12-31 23:59" another day.
+QString shortTime(qint64 epochMs)
+{
+    const QDateTime time = QDateTime::fromMSecsSinceEpoch(epochMs);
+    return time.toString(time.date() == QDate::currentDate() ? QStringLiteral("HH:mm")
+                                                             : QStringLiteral("yyyy-MM-dd HH:mm"));
+}
+
 QString untilText(qint64 untilMs)
 {
     if (untilMs <= 0)
         return SubjectsModel::tr("permanently");
-    const QDateTime until = QDateTime::fromMSecsSinceEpoch(untilMs);
-    const bool today = until.date() == QDate::currentDate();
-    return SubjectsModel::tr("until %1")
-        .arg(until.toString(today ? QStringLiteral("HH:mm") : QStringLiteral("yyyy-MM-dd HH:mm")));
+    return SubjectsModel::tr("until %1").arg(shortTime(untilMs));
+}
+
+// A banned row tells the ban's story: nothing remains until the ban ends, whatever the counter.
+const BanInfo* banOf(const CompactRow& row, const RowExtra* extra)
+{
+    return row.has(CompactRow::Banned) && extra && extra->ban ? &*extra->ban : nullptr;
 }
 
 } // namespace
@@ -85,6 +96,7 @@ QVariant SubjectsModel::display(int storeRow, int column) const
     const CompactRow& row = m_store.row(storeRow);
     const RowExtra* extra = m_store.extra(storeRow);
     const qint64 now = steadyNow();
+    const BanInfo* ban = banOf(row, extra);
     switch (column) {
     case User:
         return displayId(m_store.userId(storeRow));
@@ -94,9 +106,9 @@ QVariant SubjectsModel::display(int storeRow, int column) const
     case Count:
         if (row.has(CompactRow::HasError))
             return tr("error: %1").arg(extra->error);
-        if (row.has(CompactRow::Banned) && extra && extra->ban)
+        if (ban)
             return tr("banned %1 by %2%3")
-                .arg(untilText(extra->ban->untilMs), displayId(extra->ban->actor.toUtf8()),
+                .arg(untilText(ban->untilMs), displayId(ban->actor.toUtf8()),
                      row.has(CompactRow::AutoBan) ? tr(" (auto)") : QString());
         if (!row.has(CompactRow::HasPolicy))
             return m_store.action(storeRow).isEmpty() ? QString() : tr("no policy");
@@ -104,10 +116,16 @@ QVariant SubjectsModel::display(int storeRow, int column) const
             return tr("…");
         return QStringLiteral("%1 / %2").arg(countNow(row, now)).arg(row.limit);
     case Remaining:
+        if (ban)
+            return 0;
         return row.has(CompactRow::StateKnown)
                    ? QVariant(qMax<qint64>(0, row.limit - countNow(row, now)))
                    : QVariant();
     case Ttl:
+        if (ban) // the ban's end, not the counter's
+            return ban->untilMs > 0
+                       ? formatCountdown(ban->untilMs - QDateTime::currentMSecsSinceEpoch())
+                       : tr("never");
         return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
                    ? formatCountdown(row.resetDeadline - now)
                    : QString();
@@ -115,6 +133,9 @@ QVariant SubjectsModel::display(int storeRow, int column) const
         if (!extra || !extra->ban)
             return QString();
         return QString((extra->userWide ? tr("all actions") : tr("this action")) +
+                       (extra->ban->createdMs > 0
+                            ? tr(" since %1").arg(shortTime(extra->ban->createdMs))
+                            : QString()) +
                        (extra->ban->reason.isEmpty()
                             ? QString()
                             : QStringLiteral(": ") + displayId(extra->ban->reason.toUtf8())));
@@ -148,9 +169,12 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
         if (extra && !extra->error.isEmpty())
             return extra->error;
         if ((column == Ban || column == Count) && extra && extra->ban)
-            return tr("%1\nby %2 (%3), %4")
+            return tr("%1\nby %2 (%3), %4%5")
                 .arg(displayId(extra->ban->reason.toUtf8()), displayId(extra->ban->actor.toUtf8()),
                      extra->ban->source,
+                     extra->ban->createdMs > 0
+                         ? tr("since %1, ").arg(formatTime(extra->ban->createdMs))
+                         : QString(),
                      extra->ban->untilMs > 0 ? tr("until %1").arg(formatTime(extra->ban->untilMs))
                                              : tr("permanent"));
         return column == User ? display(storeRow, column) : QVariant();

@@ -1,6 +1,7 @@
 #include "ui/subjects/SubjectsPage.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/subjects/CountBarDelegate.h"
 #include "ui/subjects/SubjectsLoader.h"
 #include "ui/subjects/SubjectsModel.h"
@@ -60,7 +61,7 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
     m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
-    m_status = new QLabel(this);
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("statusLabel"));
     m_status->setTextFormat(Qt::PlainText);
     m_rateLabel = new QLabel(this);
@@ -96,7 +97,7 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->resizeSection(SubjectsModel::Remaining, 90);
     header->resizeSection(SubjectsModel::Ttl, 90);
 
-    m_summary = new QLabel(this);
+    m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
 
     auto* top = new QHBoxLayout;
@@ -179,7 +180,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                 if (scanned == 0 && total > 0)
                     m_model->reserve(total);
                 m_passDone = done;
-                m_progress = done        ? QString()
+                // The paced sweep after the first pass is upkeep, not loading: say nothing.
+                m_progress = done || m_loader->firstPassDone() ? QString()
                              : total > 0 ? tr("loading: %1 % of the keys scanned")
                                                .arg(qMin<qint64>(99, scanned * 100 / total))
                                          : tr("loading: %1 keys scanned").arg(number(scanned));

@@ -2,9 +2,11 @@
 
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/Palette.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -39,6 +41,11 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         m_alsoReset->setObjectName(QStringLiteral("alsoResetCheckBox"));
         m_alsoReset->setToolTip(
             tr("Without this, a user unbanned mid-window is still at the limit until it ends"));
+        m_outlookLabel = new QLabel(this);
+        m_outlookLabel->setObjectName(QStringLiteral("holdWarningLabel"));
+        m_outlookLabel->setTextFormat(Qt::PlainText);
+        m_outlookLabel->setWordWrap(true);
+        m_outlookLabel->hide();
     }
 
     auto* buttons = new QDialogButtonBox(this);
@@ -59,6 +66,8 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     if (m_alsoReset)
         form->addRow(QString(), m_alsoReset);
     auto* layout = new QVBoxLayout(this);
+    if (m_outlookLabel)
+        layout->addWidget(m_outlookLabel);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(buttons);
@@ -67,9 +76,35 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         m_touched = true;
         validate();
     });
+    connect(m_scope, &QComboBox::currentIndexChanged, this, &ReasonDialog::showOutlook);
     validate();
     m_reason->setFocus(Qt::OtherFocusReason); // the one thing to type
     resize(420, sizeHint().height());
+}
+
+void ReasonDialog::setOutlook(
+    std::function<std::pair<QString, bool>(const QByteArray& action)> outlook)
+{
+    m_outlook = std::move(outlook);
+    showOutlook();
+}
+
+void ReasonDialog::showOutlook()
+{
+    if (!m_outlookLabel || !m_outlook)
+        return;
+    const auto [text, wouldNotHold] = m_outlook(m_scope->currentData().toByteArray());
+    m_outlookLabel->setText(text);
+    m_outlookLabel->setVisible(!text.isEmpty());
+    // Warn-coloured when the unban would not hold; what would hold is checked for them.
+    QPalette palette = m_outlookLabel->palette();
+    palette.setColor(QPalette::WindowText,
+                     wouldNotHold ? toneColor(Tone::Warn, palette)
+                                  : QApplication::palette().color(QPalette::WindowText));
+    m_outlookLabel->setPalette(palette);
+    if (wouldNotHold)
+        m_alsoReset->setChecked(true);
+    resize(width(), sizeHint().height());
 }
 
 void ReasonDialog::validate()

@@ -3,6 +3,7 @@
 #include "ui/common/Session.h"
 
 #include <QDialog>
+#include <functional>
 
 class QCheckBox;
 class QComboBox;
@@ -29,6 +30,11 @@ public:
     ReasonDialog(Session* session, Operation operation, const QByteArray& user,
                  const QList<QByteArray>& scopes, QWidget* parent = nullptr);
 
+    /// Unban only: what lifting the bans of a scope (an action, or "" for every ban) would
+    /// lead to, shown above the reason as the scope changes; when it would not hold (text and
+    /// `wouldNotHold` from unbanOutlook), resetting the counters too is checked.
+    void setOutlook(std::function<std::pair<QString, bool>(const QByteArray& action)> outlook);
+
 Q_SIGNALS:
     /// How many bans were removed / counters deleted.
     void applied(qint64 count);
@@ -36,6 +42,7 @@ Q_SIGNALS:
 private:
     void submit(const QByteArray& action, const QString& reason);
     void validate();
+    void showOutlook();
     void apply();
     QString describe(const QByteArray& action) const;
 
@@ -47,6 +54,8 @@ private:
     QLabel* m_error;
     QPushButton* m_apply;
     QCheckBox* m_alsoReset = nullptr; // unban only
+    QLabel* m_outlookLabel = nullptr; // unban only
+    std::function<std::pair<QString, bool>(const QByteArray&)> m_outlook;
     bool m_busy = false;
     bool m_touched = false; // the reason was edited: only then is "required" an error
 };

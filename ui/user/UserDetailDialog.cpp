@@ -1,10 +1,12 @@
 #include "ui/user/UserDetailDialog.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
 #include "ui/user/ReasonDialog.h"
+#include "ui/user/UnbanOutlook.h"
 #include "ui/user/UserActions.h"
 #include "ui/user/UserActionsTable.h"
 #include "ui/user/UserAuditTable.h"
@@ -48,15 +50,15 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     setObjectName(QStringLiteral("userDetailDialog"));
     setWindowTitle(tr("User %1").arg(displayId(user)));
 
-    m_header = new QLabel(displayId(user), this);
+    // Ids reach 1,024 bytes: elided, never wider than the screen (the title has it whole).
+    m_header = new ElidedLabel(this);
+    m_header->setText(displayId(user));
     m_header->setObjectName(QStringLiteral("userLabel"));
-    m_header->setTextFormat(Qt::PlainText);
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont big = m_header->font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
     big.setBold(true);
     m_header->setFont(big);
-    m_summary = new QLabel(this);
+    m_summary = new ElidedLabel(this);
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("messageLabel"));
@@ -115,6 +117,8 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     layout->addLayout(buttons);
 
     guardWrites(this, session);
+    connect(session, &Session::permissionsChanged, this, &UserDetailDialog::updateUnban);
+    updateUnban();
 
     // Countdowns are computed from fetched deadlines; Redis is not asked again for them.
     m_ticker = new QTimer(this);
@@ -143,7 +147,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
             reload(false);
     });
     m_poll->start();
-    resize(960, 720);
+    fitToScreen(this, QSize(960, 720));
     refresh();
 }
 
@@ -250,6 +254,7 @@ void UserDetailDialog::loadBans(int generation)
                 return;
             }
             m_bansTable->setBans(std::move(*bans));
+            updateUnban();
             partDone(generation);
         });
     // Addressed, never scanned: the user-wide ban and the ban of every action the user's rows
@@ -275,6 +280,7 @@ void UserDetailDialog::loadAudit(int generation)
                 } else {
                     m_auditCount = int(entries->size());
                     m_auditTable->setEntries(*entries);
+                    m_history = std::move(*entries);
                 }
                 partDone(generation);
             }));
@@ -302,6 +308,15 @@ void UserDetailDialog::openBan()
     dialog->open(); // window-modal without a nested event loop
 }
 
+void UserDetailDialog::updateUnban()
+{
+    applyWritePermissions(this, m_session); // the session's say first
+    if (m_unban->isEnabled() && m_bansTable->bans().empty()) {
+        m_unban->setEnabled(false);
+        m_unban->setToolTip(tr("This user has no ban to lift"));
+    }
+}
+
 void UserDetailDialog::openUnban()
 {
     QList<QByteArray> scopes;
@@ -310,6 +325,12 @@ void UserDetailDialog::openUnban()
     auto* dialog =
         new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // From what is on screen now: each action's counters and the recent automatic bans.
+    dialog->setOutlook([loaded = m_loaded, history = m_history](const QByteArray& action) {
+        const UnbanOutlook outlook =
+            unbanOutlook(loaded, history, action, QDateTime::currentMSecsSinceEpoch());
+        return std::pair{outlook.text, outlook.wouldNotHold};
+    });
     connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
         setNote(m_error, {});
         setNote(m_message, tr("%1 lifted.").arg(countText(int(count), tr("ban"), tr("bans"))));

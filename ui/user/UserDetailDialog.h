@@ -54,6 +54,8 @@ private:
     void showError(const QString& what, const Error& error);
     QList<QByteArray> knownActions() const;
 
+    /// Unban is for bans: off while the user has none (and while the session forbids it).
+    void updateUnban();
     void openBan();
     void openUnban();
     void openReset();
@@ -79,6 +81,7 @@ private:
     int m_pending = 0;
     UserActions m_loaded;
     int m_auditCount = 0;
+    std::vector<AuditEntry> m_history; // newest first, as loaded
     qint64 m_loadedAt = 0; // epoch ms of the last complete load
     bool m_everLoaded = false;
 };
