@@ -13,9 +13,12 @@
 #include <memory>
 
 class QIODevice;
+class QSslSocket;
 class QTcpSocket;
 
 namespace tollgate {
+
+class SshTunnel;
 
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
 /// Every method runs on that thread; Client posts work to it. Commands are pipelined and
@@ -82,7 +85,13 @@ private:
     };
 
     void startAttempt();
-    Status createDevice();
+    void connectDevice(const QString& tunnelSocket); // empty: straight to the server
+    Status createDevice(const QString& tunnelSocket);
+    void openLocalSocket(const QString& path);
+    // ConnectionTunnel.cpp: the server through an SSH tunnel's unix socket.
+    void startThroughTunnel();
+    static Status startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
+                                         const QString& peerName);
     void onTransportReady();
     void adoptPlainSocket(QTcpSocket* socket); // reads and writes without Qt's buffers
     void onReadyRead();
@@ -134,6 +143,8 @@ private:
     bool m_pushMode = false;
     QString m_tlsErrors;
     std::optional<Error> m_cause; // why the last attempt or connection ended
+    std::shared_ptr<SshTunnel> m_tunnel; // options.ssh set: shared with every such connection
+    quint64 m_tunnelRequest = 0;         // the attempt whose forward is awaited
 };
 
 } // namespace tollgate

@@ -214,7 +214,8 @@ QString ConnectionOptions::endpoint() const
 {
     if (transport == Transport::Unix)
         return socketPath;
-    return host + QLatin1Char(':') + QString::number(port);
+    const QString address = host + QLatin1Char(':') + QString::number(port);
+    return ssh.enabled() ? address + QStringLiteral(" via ssh ") + ssh.destination : address;
 }
 
 } // namespace tollgate

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/redis/Result.h"
+#include "core/ssh/SshOptions.h"
 
 #include <QString>
 #include <chrono>
@@ -59,6 +60,9 @@ struct ConnectionOptions
     bool followCluster = true;
     std::chrono::milliseconds reconnectMinDelay{100};
     std::chrono::milliseconds reconnectMaxDelay{5000};
+    /// Through an SSH server (core/ssh): host and port are then as that server sees them, and
+    /// every connection made from these options (a cluster's nodes too) shares one SSH session.
+    SshOptions ssh;
 
     /// Error messages quote the URL with its password replaced by "***".
     static Result<ConnectionOptions> fromUrl(const QString& url);
@@ -70,7 +74,8 @@ struct ConnectionOptions
     static QString passwordFromEnvironment();
     /// The URL back, without the password unless asked for.
     QString toUrl(bool withPassword = false) const;
-    /// "host:port" or the socket path, for status lines.
+    /// "host:port" or the socket path (with " via ssh DESTINATION" through a tunnel), for
+    /// status lines and messages.
     QString endpoint() const;
 
 private:

@@ -1,6 +1,7 @@
 #include "ui/connection/ConnectionDialog.h"
 
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/SshTunnelBox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -97,6 +98,7 @@ void ConnectionDialog::buildForm()
     tlsForm->addRow(tr("Client key:"), m_key);
     tlsForm->addRow(tr("Server name:"), m_serverName);
     tlsForm->addRow(QString(), m_verify);
+    m_ssh = new SshTunnelBox;
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
@@ -112,6 +114,7 @@ void ConnectionDialog::buildForm()
     form->addRow(tr("&Actor:"), m_actor);
     form->addRow(QString(), m_readOnly);
     form->addRow(m_tls);
+    form->addRow(m_ssh);
 
     m_keychainNote = named(new QLabel, "keychainLabel");
     m_keychainNote->setWordWrap(true);
@@ -149,6 +152,7 @@ void ConnectionDialog::buildForm()
         connect(spin, &QSpinBox::valueChanged, this, &ConnectionDialog::revalidate);
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
+    connect(m_ssh, &SshTunnelBox::edited, this, &ConnectionDialog::revalidate);
     connect(m_list, &QListWidget::currentTextChanged, this, [this](const QString& name) {
         if (!m_loading && !name.isEmpty())
             selectProfile(name);
@@ -205,6 +209,7 @@ void ConnectionDialog::showProfile(const ConnectionProfile& p)
     m_key->setText(c.tls.keyFile);
     m_serverName->setText(c.tls.serverName);
     m_verify->setChecked(c.tls.verifyPeer);
+    m_ssh->setOptions(c.ssh);
     m_loading = false;
     revalidate();
 }
@@ -227,6 +232,7 @@ ConnectionProfile ConnectionDialog::profile() const
     c.tls.keyFile = m_key->text().trimmed();
     c.tls.serverName = m_serverName->text().trimmed();
     c.tls.verifyPeer = m_verify->isChecked();
+    c.ssh = m_ssh->options();
     p.prefix = m_prefix->text().trimmed().toUtf8();
     p.actor = m_actor->text().trimmed();
     p.readOnly = m_readOnly->isChecked();
@@ -251,7 +257,9 @@ void ConnectionDialog::revalidate()
     m_socket->setEnabled(useSocket);
     if (m_loading)
         return;
-    const Status status = profile().validate();
+    Status status = m_ssh->validate();
+    if (status)
+        status = profile().validate();
     m_error->setText(status ? QString() : status.error().message);
     m_error->setVisible(!status);
     m_connect->setEnabled(bool(status));

@@ -16,6 +16,7 @@ class QSpinBox;
 namespace tollgate::ui {
 
 class ProfileStore;
+class SshTunnelBox;
 
 /// Pick or edit a connection profile and connect. Every edit is validated at once (the error
 /// is shown and Connect disabled); Connect saves the profile (the password only to the
@@ -62,6 +63,7 @@ private:
     QLineEdit* m_key;
     QLineEdit* m_serverName;
     QCheckBox* m_verify;
+    SshTunnelBox* m_ssh;
     QLineEdit* m_user;
     QLineEdit* m_password;
     QCheckBox* m_savePassword;

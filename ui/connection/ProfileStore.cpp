@@ -69,6 +69,10 @@ std::optional<ConnectionProfile> ProfileStore::load(const QString& name) const
     c.tls.keyFile = s.value(QStringLiteral("tlsKey")).toString();
     c.tls.serverName = s.value(QStringLiteral("tlsServerName")).toString();
     c.tls.verifyPeer = s.value(QStringLiteral("tlsVerify"), true).toBool();
+    c.ssh.destination = s.value(QStringLiteral("ssh")).toString();
+    c.ssh.identityFile = s.value(QStringLiteral("sshIdentity")).toString();
+    c.ssh.configFile = s.value(QStringLiteral("sshConfig")).toString();
+    c.ssh.acceptNewHostKey = s.value(QStringLiteral("sshAcceptNewHostKey"), false).toBool();
     p.prefix = s.value(QStringLiteral("prefix"), QStringLiteral("tg")).toString().toUtf8();
     p.readOnly = s.value(QStringLiteral("readOnly"), false).toBool();
     p.actor = s.value(QStringLiteral("actor")).toString();
@@ -96,6 +100,10 @@ void ProfileStore::save(const ConnectionProfile& profile)
     s.setValue(QStringLiteral("tlsKey"), c.tls.keyFile);
     s.setValue(QStringLiteral("tlsServerName"), c.tls.serverName);
     s.setValue(QStringLiteral("tlsVerify"), c.tls.verifyPeer);
+    s.setValue(QStringLiteral("ssh"), c.ssh.destination);
+    s.setValue(QStringLiteral("sshIdentity"), c.ssh.identityFile);
+    s.setValue(QStringLiteral("sshConfig"), c.ssh.configFile);
+    s.setValue(QStringLiteral("sshAcceptNewHostKey"), c.ssh.acceptNewHostKey);
     s.setValue(QStringLiteral("prefix"), QString::fromUtf8(profile.prefix));
     s.setValue(QStringLiteral("readOnly"), profile.readOnly);
     s.setValue(QStringLiteral("actor"), profile.actor);

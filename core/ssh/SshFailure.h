@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/redis/Error.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace tollgate {
+
+/// The one place that reads OpenSSH's messages: what the client wrote on stderr before it
+/// gave up, turned into a typed error. A host key that is unknown or changed, and a refused
+/// login, are ErrorKind::Auth (never retried by the tunnel); anything else (unreachable,
+/// a name that does not resolve, a dropped session) is ErrorKind::Io.
+Error classifySshFailure(const QString& destination, const QByteArray& sshLog);
+
+} // namespace tollgate
