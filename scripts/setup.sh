@@ -80,8 +80,12 @@ if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet prometheus 2>/de
 fi
 if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
     if [[ -d /run/systemd/system ]]; then
-        "${as_root[@]}" systemctl disable --now ssh.service ssh.socket 2>/dev/null || true
-    elif command -v update-rc.d >/dev/null 2>&1; then
+        "${as_root[@]}" systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+    elif command -v systemctl >/dev/null 2>&1; then
+        # Not booted with systemd (a container): the unit links and the init script's alike.
+        "${as_root[@]}" systemctl disable ssh.service ssh.socket >/dev/null 2>&1 || true
+    fi
+    if command -v update-rc.d >/dev/null 2>&1; then
         "${as_root[@]}" update-rc.d ssh disable >/dev/null 2>&1 || true
     fi
 fi

@@ -151,9 +151,8 @@ void SshTrustTest::proxyJumpThroughSecondServer()
     const CliRun through = hit(config, QStringLiteral("inner"));
     QVERIFY2(through.code == 0, qPrintable(through.describe()));
     // The jump host carried the connection to the inner sshd, which carried it to Redis.
-    QVERIFY2(jump.log().contains("Accepted publickey") &&
-                 jump.log().contains("target 127.0.0.1 port " +
-                                     QByteArray::number(m_sshd.port()) + ","),
+    const QByteArray target = "target 127.0.0.1 port " + QByteArray::number(m_sshd.port()) + '\r';
+    QVERIFY2(jump.log().contains("Accepted publickey") && jump.log().contains(target),
              jump.log().right(3000).constData());
 }
 

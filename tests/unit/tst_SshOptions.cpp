@@ -28,20 +28,20 @@ void SshOptionsTest::destinations_data()
     auto args = [&](QStringList head, const QString& host) {
         return head << QStringLiteral("-o") << strict << QStringLiteral("--") << host;
     };
-    QTest::newRow("alias") << "bastion" << args({}, QStringLiteral("bastion"));
-    QTest::newRow("user@host") << "ops@10.0.0.1"
+    QTest::newRow("alias") << QStringLiteral("bastion") << args({}, QStringLiteral("bastion"));
+    QTest::newRow("user@host") << QStringLiteral("ops@10.0.0.1")
                                << args({QStringLiteral("-l"), QStringLiteral("ops")},
                                        QStringLiteral("10.0.0.1"));
     QTest::newRow("user@host:port")
-        << "ops@jump.example.com:2222"
+        << QStringLiteral("ops@jump.example.com:2222")
         << args({QStringLiteral("-l"), QStringLiteral("ops"), QStringLiteral("-p"),
                  QStringLiteral("2222")},
                 QStringLiteral("jump.example.com"));
-    QTest::newRow("[v6]:port") << "[::1]:22"
+    QTest::newRow("[v6]:port") << QStringLiteral("[::1]:22")
                                << args({QStringLiteral("-p"), QStringLiteral("22")},
                                        QStringLiteral("::1"));
-    QTest::newRow("bare v6") << "fe80::1" << args({}, QStringLiteral("fe80::1"));
-    QTest::newRow("user with @") << "a@b@host"
+    QTest::newRow("bare v6") << QStringLiteral("fe80::1") << args({}, QStringLiteral("fe80::1"));
+    QTest::newRow("user with @") << QStringLiteral("a@b@host")
                                  << args({QStringLiteral("-l"), QStringLiteral("a@b")},
                                          QStringLiteral("host"));
     for (const char* bad : {"", "@host", "host:0", "host:65536", "host:x", "-oProxyCommand=sh",
@@ -73,8 +73,8 @@ void SshOptionsTest::trustIsAlwaysOnTheCommandLine()
     options.identityFile = QStringLiteral("/k");
     options.acceptNewHostKey = true;
     QCOMPARE(options.serverArguments(),
-             (QStringList{"-F", "/c", "-i", "/k", "-o", "StrictHostKeyChecking=accept-new", "--",
-                          "b"}));
+             QString::fromLatin1("-F /c -i /k -o StrictHostKeyChecking=accept-new -- b")
+                 .split(QLatin1Char(' ')));
     SshOptions same = options;
     QVERIFY(same == options);
     same.acceptNewHostKey = false;
@@ -89,21 +89,23 @@ void SshOptionsTest::failures_data()
     QTest::newRow("unknown") << QByteArray("No ED25519 host key is known for [127.0.0.1]:4022 and "
                                            "you have requested strict checking.\r\nHost key "
                                            "verification failed.\r\n")
-                             << ErrorKind::Auth << "host key is unknown";
+                             << ErrorKind::Auth << QStringLiteral("host key is unknown");
     QTest::newRow("changed")
         << QByteArray("@@@@@@@@@@@\r\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     "
                       "@\r\n@@@@@@@@@@@\r\nHost key for [127.0.0.1]:4022 has changed and you have "
                       "requested strict checking.\r\nHost key verification failed.\r\n")
-        << ErrorKind::Auth << "host key has CHANGED";
+        << ErrorKind::Auth << QStringLiteral("host key has CHANGED");
     QTest::newRow("denied") << QByteArray("root@127.0.0.1: Permission denied (publickey).\r\n")
                             << ErrorKind::Auth
-                            << "authentication failed: root@127.0.0.1: Permission denied "
-                               "(publickey).";
+                            << QStringLiteral("authentication failed: root@127.0.0.1: "
+                                              "Permission denied (publickey).");
     QTest::newRow("refused") << QByteArray("ssh: connect to host 127.0.0.1 port 1: Connection "
                                            "refused\r\n")
                              << ErrorKind::Io
-                             << "ssh: connect to host 127.0.0.1 port 1: Connection refused";
-    QTest::newRow("silent") << QByteArray() << ErrorKind::Io << "ssh exited without saying why";
+                             << QStringLiteral("ssh: connect to host 127.0.0.1 port 1: "
+                                               "Connection refused");
+    QTest::newRow("silent") << QByteArray() << ErrorKind::Io
+                            << QStringLiteral("ssh exited without saying why");
 }
 
 void SshOptionsTest::failures()
