@@ -190,7 +190,7 @@ void Connection::openLocalSocket(const QString& path)
     connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
     connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
         onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") +
-                                             socket->errorString()});
+                                             socket->errorString() + tunnelHint()});
     });
     connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
     socket->connectToServer(path);
@@ -234,6 +234,7 @@ Status Connection::createDevice(const QString& tunnelSocket)
         QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
         if (!m_tlsErrors.isEmpty())
             message += QStringLiteral(" (TLS: ") + m_tlsErrors + QLatin1Char(')');
+        message += tunnelHint();
         onTransportError({ErrorKind::Io, message});
     });
     connect(socket, &QTcpSocket::readyRead, this, &Connection::onReadyRead);

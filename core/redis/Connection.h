@@ -90,6 +90,7 @@ private:
     void openLocalSocket(const QString& path);
     // ConnectionTunnel.cpp: the server through an SSH tunnel's unix socket.
     void startThroughTunnel();
+    QString tunnelHint() const; // what ssh said about the forward that failed, if anything
     static Status startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
                                          const QString& peerName);
     void onTransportReady();

@@ -35,6 +35,14 @@ void Connection::startThroughTunnel()
                       });
 }
 
+QString Connection::tunnelHint() const
+{
+    if (!m_tunnel)
+        return {};
+    const QString failure = m_tunnel->lastForwardFailure();
+    return failure.isEmpty() ? QString() : QStringLiteral(" (ssh: %1)").arg(failure);
+}
+
 Status Connection::startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
                                           const QString& peerName)
 {

@@ -23,6 +23,14 @@ QString lastMessage(const QByteArray& log)
 
 } // namespace
 
+QString forwardFailure(const QByteArray& sshLog)
+{
+    const QString last = lastMessage(sshLog);
+    const QString marker = QStringLiteral("open failed: ");
+    const qsizetype at = last.indexOf(marker);
+    return at < 0 ? QString() : last.mid(at + marker.size());
+}
+
 Error classifySshFailure(const QString& destination, const QByteArray& sshLog)
 {
     const QString prefix = QStringLiteral("ssh %1: ").arg(destination);

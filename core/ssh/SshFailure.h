@@ -13,4 +13,9 @@ namespace tollgate {
 /// a name that does not resolve, a dropped session) is ErrorKind::Io.
 Error classifySshFailure(const QString& destination, const QByteArray& sshLog);
 
+/// When the last line of a running ssh's log says a forwarded connection could not be opened
+/// on the server's side ("channel 3: open failed: connect failed: Connection refused"), the
+/// reason ("connect failed: Connection refused"); else empty.
+QString forwardFailure(const QByteArray& sshLog);
+
 } // namespace tollgate

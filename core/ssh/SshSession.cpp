@@ -41,7 +41,11 @@ QString forwardSpec(const QString& socket, const QString& host, quint16 port)
 
 } // namespace
 
-SshSession::SshSession(SshOptions options) : m_options(std::move(options)) {}
+SshSession::SshSession(SshOptions options)
+    : m_options(std::move(options)), m_dir(privateDirectory()),
+      m_logPath(m_dir->filePath(QStringLiteral("ssh.log")))
+{
+}
 
 SshSession::~SshSession()
 {
@@ -55,7 +59,7 @@ QString SshSession::controlPath() const
 
 QByteArray SshSession::readLog() const
 {
-    QFile log(m_dir->filePath(QStringLiteral("ssh.log")));
+    QFile log(m_logPath);
     return log.open(QIODevice::ReadOnly) ? log.readAll() : QByteArray();
 }
 
@@ -80,13 +84,10 @@ bool SshSession::running()
 
 Status SshSession::start()
 {
-    if (!m_dir || !m_dir->isValid()) {
-        m_dir = privateDirectory();
-        if (!m_dir->isValid())
-            return Error{ErrorKind::Io, QStringLiteral("cannot create a private directory for "
-                                                       "the SSH tunnel: ") +
-                                            m_dir->errorString()};
-    }
+    if (!m_dir || !m_dir->isValid())
+        return Error{ErrorKind::Io,
+                     QStringLiteral("cannot create a private directory for the SSH tunnel%1")
+                         .arg(m_dir ? QStringLiteral(": ") + m_dir->errorString() : QString())};
     m_forwards.clear();
     QFile::remove(controlPath());
     m_master = std::make_unique<QProcess>();
@@ -108,7 +109,7 @@ Status SshSession::start()
     m_master->setProcessEnvironment(env);
     m_master->setStandardInputFile(QProcess::nullDevice());
     m_master->setStandardOutputFile(QProcess::nullDevice());
-    m_master->setStandardErrorFile(m_dir->filePath(QStringLiteral("ssh.log")));
+    m_master->setStandardErrorFile(m_logPath);
 #ifdef Q_OS_LINUX
     // Gone with us even when we are killed: no SSH session outlives its Redis client.
     m_master->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
@@ -130,7 +131,7 @@ Status SshSession::start()
             return classifySshFailure(m_options.destination, readLog());
         }
         if (deadline.hasExpired()) {
-            stop();
+            endMaster();
             return Error{ErrorKind::Timeout,
                          QStringLiteral("ssh %1: no session within %2 s")
                              .arg(m_options.destination)
@@ -184,6 +185,13 @@ Result<QString> SshSession::forward(const QString& host, quint16 port)
 
 void SshSession::stop()
 {
+    endMaster();
+    m_forwards.clear();
+    m_dir.reset(); // the control socket, the forwards' sockets and the log go with it
+}
+
+void SshSession::endMaster()
+{
     if (m_master && m_master->state() != QProcess::NotRunning) {
         m_master->terminate();
         if (!m_master->waitForFinished(kStopTimeoutMs)) {
@@ -193,8 +201,6 @@ void SshSession::stop()
     }
     m_master.reset();
     m_pid.store(0);
-    m_forwards.clear();
-    m_dir.reset(); // the control socket, the forwards' sockets and the log go with it
 }
 
 } // namespace tollgate

@@ -39,15 +39,18 @@ public:
     void requestStop();
     /// The control master's process id; 0 when not running. Any thread.
     qint64 processId() const { return m_pid.load(); }
+    /// What ssh wrote on stderr so far (this run). Any thread.
+    QByteArray readLog() const;
 
 private:
     Status start();
     bool running();
+    void endMaster();
     QString controlPath() const;
-    QByteArray readLog() const;
 
     SshOptions m_options;
     std::unique_ptr<QTemporaryDir> m_dir;
+    const QString m_logPath;
     std::unique_ptr<QProcess> m_master;
     std::map<QString, QString> m_forwards; // "host:port" -> socket path, of the running master
     int m_sockets = 0;

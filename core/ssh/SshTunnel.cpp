@@ -1,5 +1,6 @@
 #include "core/ssh/SshTunnel.h"
 
+#include "core/ssh/SshFailure.h"
 #include "core/ssh/SshSession.h"
 
 #include <QMutex>
@@ -74,6 +75,15 @@ Result<QString> SshTunnel::forwardSync(const QString& host, quint16 port)
 qint64 SshTunnel::processId() const
 {
     return m_session->processId();
+}
+
+} // namespace tollgate
+
+namespace tollgate {
+
+QString SshTunnel::lastForwardFailure() const
+{
+    return forwardFailure(m_session->readLog());
 }
 
 } // namespace tollgate

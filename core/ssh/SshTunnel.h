@@ -42,6 +42,9 @@ public:
 
     /// The ssh client's process id, 0 while none runs. For tests and diagnostics.
     qint64 processId() const;
+    /// Why ssh's last forwarded connection failed on the server's side ("connect failed:
+    /// Connection refused"), when that is the last thing it said; else empty. Any thread.
+    QString lastForwardFailure() const;
 
 private:
     SshOptions m_options;

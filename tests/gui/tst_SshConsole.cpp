@@ -34,10 +34,10 @@ private Q_SLOTS:
     void windowThroughTunnel();
 
 private:
-    std::unique_ptr<ProfileStore> makeStore()
+    std::unique_ptr<ProfileStore> makeStore(const QString& file = QStringLiteral("tollgate.ini"))
     {
-        return std::make_unique<ProfileStore>(std::make_unique<QSettings>(
-            m_dir.filePath(QStringLiteral("tollgate.ini")), QSettings::IniFormat));
+        return std::make_unique<ProfileStore>(
+            std::make_unique<QSettings>(m_dir.filePath(file), QSettings::IniFormat));
     }
 
     QTemporaryDir m_dir;
@@ -75,7 +75,7 @@ void SshConsoleTest::profileKeepsSshSettings()
 
 void SshConsoleTest::dialogChecksSsh()
 {
-    auto store = makeStore();
+    auto store = makeStore(QStringLiteral("dialog.ini"));
     ConnectionDialog dialog(store.get());
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -85,7 +85,7 @@ void SshConsoleTest::dialogChecksSsh()
     auto* destination = dialog.findChild<QLineEdit*>(QStringLiteral("sshDestinationLineEdit"));
     auto* connectButton = dialog.findChild<QPushButton*>(QStringLiteral("connectButton"));
     QVERIFY(box && destination && connectButton);
-    QVERIFY(connectButton->isEnabled());
+    QVERIFY2(connectButton->isEnabled(), qPrintable(dialog.errorText()));
 
     box->setChecked(true);
     QVERIFY2(dialog.errorText().contains(QStringLiteral("SSH server: required")),
@@ -123,7 +123,7 @@ void SshConsoleTest::windowThroughTunnel()
     settings.actor = QStringLiteral("tester");
     const SshOptions ssh = settings.connection.ssh;
 
-    auto store = makeStore();
+    auto store = makeStore(QStringLiteral("window.ini"));
     qint64 pid = 0;
     {
         MainWindow window(store.get());

@@ -18,6 +18,7 @@ private Q_SLOTS:
     void trustIsAlwaysOnTheCommandLine();
     void failures_data();
     void failures();
+    void forwardFailures();
 };
 
 void SshOptionsTest::destinations_data()
@@ -117,6 +118,18 @@ void SshOptionsTest::failures()
     QCOMPARE(error.kind, kind);
     QVERIFY2(error.message.startsWith(QStringLiteral("ssh bastion: ")), qPrintable(error.message));
     QVERIFY2(error.message.contains(says), qPrintable(error.message));
+}
+
+void SshOptionsTest::forwardFailures()
+{
+    QCOMPARE(forwardFailure("Warning: Permanently added '[127.0.0.1]:4022' (ED25519)\r\n"
+                            "channel 3: open failed: connect failed: Connection refused\r\n"),
+             QStringLiteral("connect failed: Connection refused"));
+    // Only when it is the last thing ssh said: an old failure is not today's reason.
+    QCOMPARE(forwardFailure("channel 3: open failed: connect failed: Connection refused\r\n"
+                            "Warning: something else\r\n"),
+             QString());
+    QCOMPARE(forwardFailure(QByteArray()), QString());
 }
 
 QTEST_GUILESS_MAIN(SshOptionsTest)
