@@ -2,12 +2,14 @@
 
 #include "core/ssh/SshFailure.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 
+#include <cerrno>
 #include <csignal>
 #ifdef Q_OS_LINUX
 #include <sys/prctl.h>
@@ -23,13 +25,29 @@ constexpr int kStopTimeoutMs = 3'000;
 // sun_path holds 108 bytes; the longest name we put there is "<dir>/r<n>.sock".
 constexpr qsizetype kMaxDirLength = 90;
 
+// What a process killed before it could clean up (SIGKILL, a crash) left behind: the
+// directories named after a process that no longer exists. ssh itself died with it
+// (PR_SET_PDEATHSIG); its sockets and log are removed here.
+void removeOrphans(const QDir& base)
+{
+    const QStringList ours = base.entryList({QStringLiteral("tollgate-ssh-*-*")}, QDir::Dirs);
+    for (const QString& name : ours) {
+        bool numeric = false;
+        const qint64 pid = name.section(QLatin1Char('-'), 2, 2).toLongLong(&numeric);
+        if (numeric && pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+            QDir(base.filePath(name)).removeRecursively();
+    }
+}
+
 std::unique_ptr<QTemporaryDir> privateDirectory()
 {
-    // mkdtemp: mode 0700, so no other user of the machine can reach the sockets inside.
     QString base = QDir::tempPath();
-    if (base.size() > kMaxDirLength - 20)
+    if (base.size() > kMaxDirLength - 30)
         base = QStringLiteral("/tmp");
-    return std::make_unique<QTemporaryDir>(base + QStringLiteral("/tollgate-ssh-XXXXXX"));
+    removeOrphans(QDir(base));
+    // mkdtemp: mode 0700, so no other user of the machine can reach the sockets inside.
+    return std::make_unique<QTemporaryDir>(
+        QStringLiteral("%1/tollgate-ssh-%2-XXXXXX").arg(base).arg(QCoreApplication::applicationPid()));
 }
 
 QString forwardSpec(const QString& socket, const QString& host, quint16 port)

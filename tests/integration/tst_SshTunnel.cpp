@@ -110,6 +110,17 @@ void SshTunnelTest::cliThroughTunnel()
 
 void SshTunnelTest::clientsShareOneSessionThatEndsWithThem()
 {
+    // What a tollgatectl killed with SIGKILL left behind: removed by the next tunnel.
+    QProcess gone;
+    gone.start(QStringLiteral("true"));
+    QVERIFY(gone.waitForStarted());
+    const qint64 deadPid = gone.processId();
+    QVERIFY(gone.waitForFinished());
+    const QString orphan =
+        QDir::temp().filePath(QStringLiteral("tollgate-ssh-%1-AbCdEf").arg(deadPid));
+    QVERIFY(QDir().mkpath(orphan));
+    QFile(orphan + QStringLiteral("/r1.sock")).open(QIODevice::WriteOnly);
+
     ConnectionOptions options = *ConnectionOptions::fromUrl(m_redis.url());
     options.ssh = sshOptions();
     qint64 pid = 0;
@@ -124,6 +135,7 @@ void SshTunnelTest::clientsShareOneSessionThatEndsWithThem()
         if (!a || !b)
             QFAIL(qPrintable((a ? b : a).error().toString()));
         QCOMPARE(first.socketKind(), SocketKind::QtLocal);
+        QVERIFY(!QFileInfo::exists(orphan));
         pid = SshTunnel::shared(options.ssh)->processId();
         QVERIFY(pid > 0);
         // One ssh client; its control socket in a directory only we may enter.
