@@ -8,11 +8,13 @@
 #include "tests/support/TestEnv.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/SshAskPass.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGroupBox>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -32,6 +34,7 @@ private Q_SLOTS:
     void profileKeepsSshSettings();
     void dialogChecksSsh();
     void windowThroughTunnel();
+    void askPassDialog();
 
 private:
     std::unique_ptr<ProfileStore> makeStore(const QString& file = QStringLiteral("tollgate.ini"))
@@ -141,6 +144,35 @@ void SshConsoleTest::windowThroughTunnel()
     }
     // The window and its session are gone: so is the ssh client.
     QTRY_VERIFY_WITH_TIMEOUT(::kill(pid_t(pid), 0) != 0, 10000);
+}
+
+void SshConsoleTest::askPassDialog()
+{
+    // Answers the dialog once it is up (it is modal): the seam the askpass program uses.
+    auto answer = [](const QString& text, bool accept, QLineEdit::EchoMode* echo) {
+        QTimer::singleShot(0, [=] {
+            for (QWidget* widget : QApplication::topLevelWidgets()) {
+                auto* dialog = qobject_cast<QInputDialog*>(widget);
+                if (!dialog || dialog->objectName() != QStringLiteral("sshAskPassDialog"))
+                    continue;
+                *echo = dialog->textEchoMode();
+                dialog->setTextValue(text);
+                accept ? dialog->accept() : dialog->reject();
+            }
+        });
+    };
+    QLineEdit::EchoMode echo = QLineEdit::Normal;
+    answer(QStringLiteral("open sesame"), true, &echo);
+    QCOMPARE(askSshSecret(QStringLiteral("Enter passphrase for key '/k':")),
+             std::optional<QString>(QStringLiteral("open sesame")));
+    QCOMPARE(echo, QLineEdit::Password); // a secret is not shown
+    answer(QStringLiteral("yes"), true, &echo);
+    QCOMPARE(askSshSecret(QStringLiteral("Are you sure you want to continue connecting "
+                                         "(yes/no/[fingerprint])?")),
+             std::optional<QString>(QStringLiteral("yes")));
+    QCOMPARE(echo, QLineEdit::Normal);
+    answer(QString(), false, &echo);
+    QCOMPARE(askSshSecret(QStringLiteral("ops@bastion's password:")), std::nullopt);
 }
 
 QTEST_MAIN(SshConsoleTest)

@@ -25,12 +25,13 @@ private Q_SLOTS:
     void changedHostKeyAlwaysRefused();
     void wrongUserKeyRefused();
     void proxyJumpThroughSecondServer();
+    void keyWithPassphrase();
     void badFlags_data();
     void badFlags();
 
 private:
     CliRun hit(const SshClientConfig& config, const QString& destination,
-               const QStringList& extra = {});
+               const QStringList& extra = {}, const QString& askPass = {});
     QString forgedKeyLine() const;
 
     SshServer m_sshd;
@@ -54,9 +55,13 @@ void SshTrustTest::initTestCase()
 }
 
 CliRun SshTrustTest::hit(const SshClientConfig& config, const QString& destination,
-                         const QStringList& extra)
+                         const QStringList& extra, const QString& askPass)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!askPass.isEmpty()) { // ssh asks this program instead of a terminal
+        env.insert(QStringLiteral("SSH_ASKPASS"), askPass);
+        env.insert(QStringLiteral("SSH_ASKPASS_REQUIRE"), QStringLiteral("force"));
+    }
     env.insert(QStringLiteral("TOLLGATE_URL"), m_redis.url());
     env.remove(QStringLiteral("SSH_AUTH_SOCK"));
     return test::runCli(test::tollgatectlPath(), env,
@@ -154,6 +159,35 @@ void SshTrustTest::proxyJumpThroughSecondServer()
     const QByteArray target = "target 127.0.0.1 port " + QByteArray::number(m_sshd.port()) + '\r';
     QVERIFY2(jump.log().contains("Accepted publickey") && jump.log().contains(target),
              jump.log().right(3000).constData());
+}
+
+void SshTrustTest::keyWithPassphrase()
+{
+    const QString key = m_keys.filePath(QStringLiteral("locked"));
+    QString error;
+    QVERIFY2(SshServer::generateKey(key, &error, QStringLiteral("open sesame")), qPrintable(error));
+    QVERIFY(m_sshd.authorize(key + QStringLiteral(".pub")));
+    SshClientConfig config;
+    config.addHost(QStringLiteral("locked"), m_sshd, {}, key);
+    config.trust(m_sshd.knownHostsLine());
+    QVERIFY(config.write());
+    auto script = [this](const QString& name, const QByteArray& body) {
+        const QString path = m_keys.filePath(name);
+        QFile file(path);
+        file.open(QIODevice::WriteOnly);
+        file.write("#!/bin/sh\n" + body + '\n');
+        file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        return path;
+    };
+    // The prompt cancelled: the key cannot be used, the login is refused.
+    const CliRun cancelled = hit(config, QStringLiteral("locked"), {},
+                                 script(QStringLiteral("cancel.sh"), "exit 1"));
+    QCOMPARE(cancelled.code, 3);
+    QVERIFY2(cancelled.err.contains("authentication failed"), qPrintable(cancelled.describe()));
+    // The passphrase given when asked: through.
+    const CliRun answered = hit(config, QStringLiteral("locked"), {},
+                                script(QStringLiteral("answer.sh"), "echo 'open sesame'"));
+    QVERIFY2(answered.code == 0, qPrintable(answered.describe()));
 }
 
 void SshTrustTest::badFlags_data()

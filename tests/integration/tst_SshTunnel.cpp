@@ -32,6 +32,7 @@ private Q_SLOTS:
     void tlsThroughTunnel();
     void clusterNodesThroughOneSession();
     void sshdKilledMidCommand();
+    void tunnelComesBackWithTheConnection();
 
 private:
     // tollgatectl --url url --ssh bastion --ssh-config <ours> args...
@@ -259,6 +260,36 @@ void SshTunnelTest::sshdKilledMidCommand()
     QCOMPARE(after.code, 3);
     QVERIFY2(after.err.contains("ssh doomed") && after.err.contains("Connection refused"),
              qPrintable(after.describe()));
+}
+
+void SshTunnelTest::tunnelComesBackWithTheConnection()
+{
+    SshServer sshd;
+    TOLLGATE_REQUIRE(sshd, start());
+    SshClientConfig client;
+    client.addHost(QStringLiteral("flaky"), sshd);
+    client.trust(sshd.knownHostsLine());
+    QVERIFY(client.write());
+    ConnectionOptions options = *ConnectionOptions::fromUrl(m_redis.url());
+    options.ssh.destination = QStringLiteral("flaky");
+    options.ssh.configFile = client.configFile();
+    options.reconnectMaxDelay = std::chrono::milliseconds(300);
+    Client console(options); // reconnects, as the console's client does
+    console.open();
+    QVERIFY(console.executeSync({"SET", "ssh:back", "1"}));
+    const qint64 firstSsh = SshTunnel::shared(options.ssh)->processId();
+
+    sshd.stop(true);
+    QTRY_VERIFY(console.state() != ConnectionState::Connected);
+    TOLLGATE_REQUIRE(sshd, restart());
+    // A new ssh session under the same connection, and commands go through again.
+    QTRY_VERIFY_WITH_TIMEOUT(console.state() == ConnectionState::Connected, 15000);
+    const Result<Reply> value = console.executeSync({"INCR", "ssh:back"});
+    if (!value)
+        QFAIL(qPrintable(value.error().toString()));
+    QCOMPARE(value->integer, 2);
+    const qint64 secondSsh = SshTunnel::shared(options.ssh)->processId();
+    QVERIFY(secondSsh > 0 && secondSsh != firstSsh);
 }
 
 QTEST_GUILESS_MAIN(SshTunnelTest)

@@ -75,7 +75,7 @@ QString SshServer::userName()
     return entry ? QString::fromLocal8Bit(entry->pw_name) : qEnvironmentVariable("USER");
 }
 
-bool SshServer::generateKey(const QString& path, QString* error)
+bool SshServer::generateKey(const QString& path, QString* error, const QString& passphrase)
 {
     QFile::remove(path);
     QFile::remove(path + QStringLiteral(".pub"));
@@ -83,7 +83,7 @@ bool SshServer::generateKey(const QString& path, QString* error)
     keygen.setProcessChannelMode(QProcess::MergedChannels);
     keygen.start(QStringLiteral("ssh-keygen"),
                  {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                  QStringLiteral("-N"), QString(), QStringLiteral("-C"),
+                  QStringLiteral("-N"), passphrase, QStringLiteral("-C"),
                   QStringLiteral("tollgate-test"), QStringLiteral("-f"), path});
     if (keygen.waitForFinished(kStopTimeoutMs) && keygen.exitCode() == 0)
         return true;
@@ -157,6 +157,21 @@ bool SshServer::start()
             return false;
     }
     return false;
+}
+
+bool SshServer::restart()
+{
+    stop();
+    m_error.clear();
+    return m_port != 0 && launch();
+}
+
+bool SshServer::authorize(const QString& publicKeyFile)
+{
+    QFile key(publicKeyFile);
+    QFile keys(m_dir.filePath(QStringLiteral("authorized_keys")));
+    return key.open(QIODevice::ReadOnly) && keys.open(QIODevice::Append) &&
+           keys.write(key.readAll()) > 0;
 }
 
 bool SshServer::launch()

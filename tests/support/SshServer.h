@@ -26,6 +26,10 @@ public:
     bool start();
     // SIGTERM to sshd and its sessions (SIGKILL with `crash`); waits until they are gone.
     void stop(bool crash = false);
+    // Starts again after stop(): the same port, keys and accepted users.
+    bool restart();
+    // Accepts this public key (a .pub file) too.
+    bool authorize(const QString& publicKeyFile);
 
     quint16 port() const { return m_port; }
     QString host() const { return QStringLiteral("127.0.0.1"); }
@@ -41,8 +45,8 @@ public:
 
     // /usr/sbin/sshd, or empty when openssh-server is not installed.
     static QString sshdPath();
-    // Makes a new ed25519 key pair (path, path.pub) without a passphrase.
-    static bool generateKey(const QString& path, QString* error);
+    // Makes a new ed25519 key pair (path, path.pub), with a passphrase when one is given.
+    static bool generateKey(const QString& path, QString* error, const QString& passphrase = {});
 
 private:
     bool writeConfig();

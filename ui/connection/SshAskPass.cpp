@@ -12,21 +12,29 @@ bool isSshAskPass()
     return qEnvironmentVariableIsSet("TOLLGATE_SSH_ASKPASS");
 }
 
-int runSshAskPass(int argc, char* argv[])
+std::optional<QString> askSshSecret(const QString& prompt)
 {
-    QApplication app(argc, argv);
-    const QString prompt = argc > 1 ? QString::fromLocal8Bit(argv[1]).trimmed()
-                                    : QApplication::translate("SshAskPass", "SSH password:");
     QInputDialog dialog;
     dialog.setObjectName(QStringLiteral("sshAskPassDialog"));
     dialog.setWindowTitle(QApplication::translate("SshAskPass", "Tollgate \u2014 SSH tunnel"));
-    dialog.setLabelText(prompt);
+    dialog.setLabelText(prompt.isEmpty() ? QApplication::translate("SshAskPass", "SSH password:")
+                                         : prompt);
     // A host key question is answered in the clear; secrets are not echoed.
     const bool question = prompt.contains(QStringLiteral("(yes/no"));
     dialog.setTextEchoMode(question ? QLineEdit::Normal : QLineEdit::Password);
     if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    return dialog.textValue();
+}
+
+int runSshAskPass(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    const std::optional<QString> answer =
+        askSshSecret(argc > 1 ? QString::fromLocal8Bit(argv[1]).trimmed() : QString());
+    if (!answer)
         return 1;
-    std::fputs(dialog.textValue().toUtf8().constData(), stdout);
+    std::fputs(answer->toUtf8().constData(), stdout);
     std::fputc('\n', stdout);
     return 0;
 }
