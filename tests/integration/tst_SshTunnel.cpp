@@ -38,6 +38,9 @@ private:
     // tollgatectl --url url --ssh bastion --ssh-config <ours> args...
     CliRun ctl(const QString& url, const QStringList& args, const QString& destination = {});
     SshOptions sshOptions() const;
+    // Starts an sshd of the test's own and makes the options that reach m_redis through it.
+    bool reachThrough(SshServer& sshd, SshClientConfig& client, const QString& alias,
+                      ConnectionOptions* options);
     // Forwards sshd opened to 127.0.0.1:port (its DEBUG1 log names each target).
     int forwardsTo(quint16 port) const;
 
@@ -62,6 +65,19 @@ SshOptions SshTunnelTest::sshOptions() const
     ssh.destination = QStringLiteral("bastion");
     ssh.configFile = m_client.configFile();
     return ssh;
+}
+
+bool SshTunnelTest::reachThrough(SshServer& sshd, SshClientConfig& client, const QString& alias,
+                                 ConnectionOptions* options)
+{
+    if (!sshd.start())
+        return false;
+    client.addHost(alias, sshd);
+    client.trust(sshd.knownHostsLine());
+    *options = *ConnectionOptions::fromUrl(m_redis.url());
+    options->ssh.destination = alias;
+    options->ssh.configFile = client.configFile();
+    return client.write();
 }
 
 CliRun SshTunnelTest::ctl(const QString& url, const QStringList& args, const QString& destination)
@@ -212,14 +228,10 @@ void SshTunnelTest::clusterNodesThroughOneSession()
 void SshTunnelTest::sshdKilledMidCommand()
 {
     SshServer sshd;
-    TOLLGATE_REQUIRE(sshd, start());
     SshClientConfig client;
-    client.addHost(QStringLiteral("doomed"), sshd);
-    client.trust(sshd.knownHostsLine());
-    QVERIFY(client.write());
-    ConnectionOptions options = *ConnectionOptions::fromUrl(m_redis.url());
-    options.ssh.destination = QStringLiteral("doomed");
-    options.ssh.configFile = client.configFile();
+    ConnectionOptions options;
+    QVERIFY2(reachThrough(sshd, client, QStringLiteral("doomed"), &options),
+             qPrintable(sshd.errorString()));
     options.autoReconnect = false;
     Client tunnelled(options);
     tunnelled.open();
@@ -265,14 +277,10 @@ void SshTunnelTest::sshdKilledMidCommand()
 void SshTunnelTest::tunnelComesBackWithTheConnection()
 {
     SshServer sshd;
-    TOLLGATE_REQUIRE(sshd, start());
     SshClientConfig client;
-    client.addHost(QStringLiteral("flaky"), sshd);
-    client.trust(sshd.knownHostsLine());
-    QVERIFY(client.write());
-    ConnectionOptions options = *ConnectionOptions::fromUrl(m_redis.url());
-    options.ssh.destination = QStringLiteral("flaky");
-    options.ssh.configFile = client.configFile();
+    ConnectionOptions options;
+    QVERIFY2(reachThrough(sshd, client, QStringLiteral("flaky"), &options),
+             qPrintable(sshd.errorString()));
     options.reconnectMaxDelay = std::chrono::milliseconds(300);
     Client console(options); // reconnects, as the console's client does
     console.open();
