@@ -99,6 +99,7 @@ Connection::Connection(ConnectionOptions options)
     m_clock.start();
     if (m_options.ssh.enabled())
         m_tunnel = SshTunnel::shared(m_options.ssh);
+    setUpSentinel();
 }
 
 Connection::~Connection()
@@ -256,10 +257,10 @@ void Connection::startAttempt()
     m_output.clear();
     m_handshakeDone = false;
     m_pushMode = false;
-    if (m_tunnel && m_options.transport == ConnectionOptions::Transport::Tcp)
-        startThroughTunnel(); // the connect deadline starts once the tunnel is up
-    else
-        connectDevice({});
+    m_connectTimer->start(m_options.connectTimeout);
+    // Then createDevice(): on a Sentinel deployment once the sentinels answered, through an
+    // SSH tunnel once it has a forward to the server (ConnectionTunnel.cpp).
+    connectToServer();
 }
 
 void Connection::connectDevice(const QString& tunnelSocket)
@@ -330,6 +331,11 @@ void Connection::sendHandshake()
         write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
                m_options.clientName.toUtf8()},
               [](const Result<Reply>&) {});
+    if (m_sentinel)
+        write({QByteArrayLiteral("ROLE")}, [this, device](const Result<Reply>& role) {
+            if (device == m_device.get())
+                checkRole(role);
+        });
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
             return;
@@ -442,10 +448,12 @@ void Connection::onReadyRead()
         releaseHeld(); // a slot is free: in the same write as what the callbacks chain
         if (!done)
             continue; // the reply of a command that already failed with Timeout
-        if (reply.type == Reply::Type::Error)
+        if (reply.type == Reply::Type::Error) {
             done(classifyErrorReply(reply.string));
-        else
+            noteErrorReply(reply.string);
+        } else {
             done(std::move(reply));
+        }
     }
 }
 

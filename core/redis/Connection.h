@@ -18,6 +18,7 @@ class QTcpSocket;
 
 namespace tollgate {
 
+class SentinelLocator;
 class SshTunnel;
 
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
@@ -42,6 +43,10 @@ public:
     {
         return m_state == ConnectionState::Connected || m_state == ConnectionState::Connecting;
     }
+
+    /// The server connected to (or tried last): the options' host and port, or on a Sentinel
+    /// deployment the one the sentinels named. Worker thread only.
+    QString endpoint() const { return m_options.endpoint(); }
 
     /// What the connection reads and writes through now. Any thread (for tests and tools).
     SocketKind socketKind() const { return m_socketKind.load(std::memory_order_relaxed); }
@@ -93,6 +98,13 @@ private:
     QString tunnelHint() const; // what ssh said about the forward that failed, if anything
     static Status startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
                                          const QString& peerName);
+    // Sentinel (ConnectionSentinel.cpp): where to connect is asked before every attempt, the
+    // server's ROLE is checked in the handshake, READONLY and +switch-master make it ask again.
+    void setUpSentinel();
+    void connectToServer();
+    void checkRole(const Result<Reply>& role);
+    void noteErrorReply(const QByteArray& text);
+    void followFailover(const NodeAddress& primary);
     void onTransportReady();
     void adoptPlainSocket(QTcpSocket* socket); // reads and writes without Qt's buffers
     void onReadyRead();
@@ -146,6 +158,8 @@ private:
     std::optional<Error> m_cause; // why the last attempt or connection ended
     std::shared_ptr<SshTunnel> m_tunnel; // options.ssh set: shared with every such connection
     quint64 m_tunnelRequest = 0;         // the attempt whose forward is awaited
+    SentinelLocator* m_sentinel = nullptr; // a child; only on a Sentinel deployment
+    quint64 m_attemptSerial = 0;           // which attempt a sentinel's answer is for
 };
 
 } // namespace tollgate

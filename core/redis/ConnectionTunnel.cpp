@@ -18,6 +18,9 @@ namespace tollgate {
 
 void Connection::startThroughTunnel()
 {
+    // The connect deadline starts again once the forward is there: starting the SSH session
+    // (a password typed meanwhile) is the tunnel's to bound, not this attempt's.
+    m_connectTimer->stop();
     const quint64 request = ++m_tunnelRequest;
     const Context self(this);
     m_tunnel->forward(m_options.host, m_options.port,

@@ -1,6 +1,7 @@
 #include "ui/connection/ConnectionDialog.h"
 
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/SentinelBox.h"
 #include "ui/connection/SshTunnelBox.h"
 
 #include <QCheckBox>
@@ -113,6 +114,8 @@ void ConnectionDialog::buildForm()
     form->addRow(tr("Key pre&fix:"), m_prefix); // Alt+R: Read-only
     form->addRow(tr("&Actor:"), m_actor);
     form->addRow(QString(), m_readOnly);
+    m_sentinel = new SentinelBox;
+    form->addRow(m_sentinel);
     form->addRow(m_tls);
     form->addRow(m_ssh);
 
@@ -153,6 +156,8 @@ void ConnectionDialog::buildForm()
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
     connect(m_ssh, &SshTunnelBox::edited, this, &ConnectionDialog::revalidate);
+    connect(m_sentinel, &SentinelBox::changed, this, &ConnectionDialog::revalidate);
+    connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate); // a replica needs it
     connect(m_list, &QListWidget::currentTextChanged, this, [this](const QString& name) {
         if (!m_loading && !name.isEmpty())
             selectProfile(name);
@@ -185,6 +190,12 @@ void ConnectionDialog::selectProfile(const QString& name)
         if (result.found && m_shownProfile == name && m_password->text().isEmpty())
             m_password->setText(result.password);
     });
+    if (loaded->connection.sentinel.enabled())
+        m_store->readPassword(SentinelBox::keychainName(name), this,
+                              [this, name](const ProfileStore::PasswordResult& result) {
+                                  if (result.found && m_shownProfile == name)
+                                      m_sentinel->setPassword(result.password);
+                              });
 }
 
 void ConnectionDialog::showProfile(const ConnectionProfile& p)
@@ -210,6 +221,8 @@ void ConnectionDialog::showProfile(const ConnectionProfile& p)
     m_serverName->setText(c.tls.serverName);
     m_verify->setChecked(c.tls.verifyPeer);
     m_ssh->setOptions(c.ssh);
+    m_sentinel->setOptions(c.sentinel);
+    m_sentinel->setPassword({});
     m_loading = false;
     revalidate();
 }
@@ -233,6 +246,10 @@ ConnectionProfile ConnectionDialog::profile() const
     c.tls.serverName = m_serverName->text().trimmed();
     c.tls.verifyPeer = m_verify->isChecked();
     c.ssh = m_ssh->options();
+    if (const auto sentinel = m_sentinel->options(); sentinel && sentinel->enabled()) {
+        c.sentinel = *sentinel;
+        c.host.clear(); // named by the sentinels
+    }
     p.prefix = m_prefix->text().trimmed().toUtf8();
     p.actor = m_actor->text().trimmed();
     p.readOnly = m_readOnly->isChecked();
@@ -252,12 +269,14 @@ QString ConnectionDialog::errorText() const
 void ConnectionDialog::revalidate()
 {
     const bool useSocket = m_transport->currentIndex() == 1;
-    m_host->setEnabled(!useSocket);
-    m_port->setEnabled(!useSocket);
+    const bool sentinel = m_sentinel->isChecked(); // the sentinels name the server
+    m_host->setEnabled(!useSocket && !sentinel);
+    m_port->setEnabled(!useSocket && !sentinel);
     m_socket->setEnabled(useSocket);
     if (m_loading)
         return;
-    Status status = m_ssh->validate();
+    const auto sentinelOptions = m_sentinel->options();
+    Status status = sentinelOptions ? m_ssh->validate() : Status(sentinelOptions.error());
     if (status)
         status = profile().validate();
     m_error->setText(status ? QString() : status.error().message);
@@ -312,6 +331,11 @@ void ConnectionDialog::tryConnect()
         m_store->writePassword(p.name, password(), m_store, {});
     else if (m_store->keychainAvailable() && !m_savePassword->isChecked())
         m_store->deletePassword(p.name);
+    const QString sentinelKey = SentinelBox::keychainName(p.name);
+    if (m_store->keychainAvailable() && m_savePassword->isChecked() && !m_sentinel->password().isEmpty())
+        m_store->writePassword(sentinelKey, m_sentinel->password(), m_store, {});
+    else if (m_store->keychainAvailable())
+        m_store->deletePassword(sentinelKey);
     accept();
 }
 
