@@ -20,10 +20,13 @@ void Connection::connectToServer()
 {
     const quint64 attempt = ++m_attemptSerial;
     const auto connectNow = [this] {
-        if (m_tunnel && m_options.transport == ConnectionOptions::Transport::Tcp)
+        if (m_tunnel && m_options.transport == ConnectionOptions::Transport::Tcp) {
             startThroughTunnel(); // asks the SSH tunnel for a forward to the server first
-        else
-            connectDevice({});
+            return;
+        }
+        const Status created = createDevice({});
+        if (!created)
+            dropConnection(created.error());
     };
     if (!m_sentinel) {
         connectNow();
