@@ -40,6 +40,8 @@ packages=(
     python3 tzdata
     # metrics: the exporter's tests run a private prometheus and promtool
     prometheus
+    # SSH tunnels: the client runs them (core/ssh); the tests start a private sshd of their own
+    openssh-client openssh-server
     # Headless runs: the offscreen platform needs fonts to lay out text; xvfb-run needs xauth.
     xvfb xauth fonts-dejavu-core
     # Debian packages (scripts/package.sh, integration.Packages): dpkg-shlibdeps, file for
@@ -94,9 +96,21 @@ fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# ... nor at the next boot.
+# ... nor at the next boot. The machine's own sshd only when this run installed it: one that was
+# there before is someone's way in and stays as it was.
 for service in prometheus redis-sentinel; do
     if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet "$service" 2>/dev/null; then
         "${as_root[@]}" systemctl disable --now "$service"
     fi
 done
+if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
+    if [[ -d /run/systemd/system ]]; then
+        "${as_root[@]}" systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+    elif command -v systemctl >/dev/null 2>&1; then
+        # Not booted with systemd (a container): the unit links and the init script's alike.
+        "${as_root[@]}" systemctl disable ssh.service ssh.socket >/dev/null 2>&1 || true
+    fi
+    if command -v update-rc.d >/dev/null 2>&1; then
+        "${as_root[@]}" update-rc.d ssh disable >/dev/null 2>&1 || true
+    fi
+fi

@@ -27,6 +27,7 @@ struct Cli
     bool urlOnCommandLine = false; // --url given: a password in it is visible in `ps`
     bool askPass = false;          // --askpass: read the password from the terminal
     bool noAuthWarning = false;    // --no-auth-warning
+    SshOptions ssh;                // --ssh, --ssh-config, --ssh-identity, ...
 
     KeySchema schema() const { return KeySchema(prefix); }
     /// The URL parsed, with the password taken from (in order) --askpass, the URL,
@@ -39,6 +40,12 @@ private:
     std::unique_ptr<Client> m_client;
     bool m_warnedAboutPassword = false;
 };
+
+/// One of the --ssh* global options at args[i] (its value too, moving i past it).
+enum class SshFlag { NotSsh, Taken, MissingValue };
+SshFlag takeSshFlag(const QStringList& args, int& i, SshOptions& ssh);
+/// The --ssh* options make sense together and with the URL (InvalidInput, exit 2, if not).
+Status checkSshOptions(const SshOptions& ssh, const ConnectionOptions& connection);
 
 /// Reads a password from the terminal without echoing it (a line from stdin when stdin is
 /// not a terminal, as redis-cli's --askpass does). `ok` false on end of input.

@@ -3,6 +3,7 @@
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 #include "core/demo/DemoTraffic.h"
+#include "core/demo/QuitOnSignal.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -50,6 +51,7 @@ int simulateCommand(Cli& cli, const QStringList& args)
     if (seconds > 0)
         QTimer::singleShot(std::chrono::seconds(seconds), [] { QCoreApplication::exit(ExitOk); });
     traffic.start();
+    quitOnTerminationSignals(); // Ctrl+C ends the run cleanly (an SSH tunnel's files go too)
     QCoreApplication::exec();
     traffic.stop();
     if (exitCode != ExitOk)

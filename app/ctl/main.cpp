@@ -47,6 +47,11 @@ Global options (anywhere on the line):
   --askpass       read the password from the terminal (no echo) instead of the URL
   --no-auth-warning  no warning about a password in --url
                   (the password may also come from $TOLLGATE_PASSWORD or $REDISCLI_AUTH)
+  --ssh [USER@]HOST[:PORT]  reach Redis through this SSH server (or ~/.ssh/config alias);
+                  the URL's host and port are then as that server sees them
+  --ssh-config FILE  ssh config to use instead of ~/.ssh/config
+  --ssh-identity FILE  private key to offer (besides the agent and IdentityFile)
+  --ssh-accept-new-host-key  trust and record an SSH host key not in known_hosts yet
   <command> --help  the command's own options
   --version       the version of this build and the script contract it follows
 
@@ -70,6 +75,9 @@ Result<ConnectionOptions> Cli::connectionOptions()
     if (!options)
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("bad --url: ") + options.error().message};
+    if (const Status sshValid = checkSshOptions(ssh, *options); !sshValid)
+        return sshValid.error();
+    options->ssh = ssh;
     if (askPass) {
         bool ok = false;
         options->password = readPassword(QStringLiteral("Password: "), &ok);
@@ -139,6 +147,11 @@ int main(int argc, char** argv)
         }
         if (arg == QLatin1String("--no-auth-warning")) {
             cli.noAuthWarning = true;
+            continue;
+        }
+        if (const SshFlag ssh = takeSshFlag(all, i, cli.ssh); ssh != SshFlag::NotSsh) {
+            if (ssh == SshFlag::MissingValue)
+                return usage(arg + QStringLiteral(" needs a value"));
             continue;
         }
         bool matched = false;

@@ -26,12 +26,25 @@ ConsoleOptions::ConsoleOptions()
       palette(QStringLiteral("palette"),
               QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
                              "desktop's (also TOLLGATE_PALETTE)."),
-              QStringLiteral("NAME"))
+              QStringLiteral("NAME")),
+      ssh(QStringLiteral("ssh"),
+          QStringLiteral("With --url: reach Redis through this SSH server ([user@]host[:port] or "
+                         "a ~/.ssh/config host)."),
+          QStringLiteral("DEST")),
+      sshConfig(QStringLiteral("ssh-config"),
+                QStringLiteral("With --ssh: this ssh config instead of ~/.ssh/config."),
+                QStringLiteral("FILE")),
+      sshIdentity(QStringLiteral("ssh-identity"),
+                  QStringLiteral("With --ssh: offer this private key."), QStringLiteral("FILE")),
+      sshAcceptNewHostKey(QStringLiteral("ssh-accept-new-host-key"),
+                          QStringLiteral("With --ssh: trust and record a host key not in "
+                                         "known_hosts yet."))
 {
     parser.setApplicationDescription(QStringLiteral("Tollgate console: rate limits on Redis"));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({demo, cluster, url, profile, readOnly, prefix, screenshots, palette});
+    parser.addOptions({ssh, sshConfig, sshIdentity, sshAcceptNewHostKey});
 }
 
 void setApplicationIdentity()

@@ -21,6 +21,10 @@ struct ConsoleOptions
     const QCommandLineOption prefix;
     const QCommandLineOption screenshots;
     const QCommandLineOption palette;
+    const QCommandLineOption ssh;
+    const QCommandLineOption sshConfig;
+    const QCommandLineOption sshIdentity;
+    const QCommandLineOption sshAcceptNewHostKey;
 };
 
 /// Names the application (name, organisation, version) for QSettings and the parser.

@@ -9,6 +9,7 @@
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/SshAskPass.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ScreenshotTour.h"
 
@@ -35,6 +36,8 @@ int fail(const QString& message)
 
 int main(int argc, char* argv[])
 {
+    if (isSshAskPass()) // ssh asking for a password or passphrase for a tunnel of ours
+        return runSshAskPass(argc, argv);
     if (const std::optional<int> answered = console::answerWithoutDisplay(argc, argv))
         return *answered;
     QApplication app(argc, argv);
@@ -72,7 +75,25 @@ int main(int argc, char* argv[])
     MainWindow window(&profiles);
     std::unique_ptr<DemoTraffic> traffic;
 
+    SshOptions sshFromCommandLine;
+    if (parser.isSet(options.ssh)) {
+        sshFromCommandLine.destination = parser.value(options.ssh);
+        sshFromCommandLine.configFile = parser.value(options.sshConfig);
+        sshFromCommandLine.identityFile = parser.value(options.sshIdentity);
+        sshFromCommandLine.acceptNewHostKey = parser.isSet(options.sshAcceptNewHostKey);
+        if (const Status valid = SshOptions::validateDestination(sshFromCommandLine.destination);
+            !valid)
+            return fail(QStringLiteral("--ssh: ") + valid.error().message);
+        if (!parser.isSet(url))
+            return fail(QStringLiteral("--ssh goes with --url (a profile has its own SSH "
+                                       "settings)"));
+    }
     auto adjust = [&](Session::Settings settings) {
+        if (sshFromCommandLine.enabled())
+            settings.connection.ssh = sshFromCommandLine;
+        // ssh asks for passwords and passphrases through this program, in a dialog.
+        if (settings.connection.ssh.enabled())
+            settings.connection.ssh.askPassProgram = QCoreApplication::applicationFilePath();
         if (parser.isSet(readOnly))
             settings.readOnly = true;
         if (parser.isSet(prefix))

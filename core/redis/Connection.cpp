@@ -1,5 +1,7 @@
 #include "core/redis/Connection.h"
 
+#include "core/ssh/SshTunnel.h"
+
 #ifdef TOLLGATE_LINUX_IO
 #include "core/redis/TcpStream.h"
 #endif
@@ -95,6 +97,8 @@ Connection::Connection(ConnectionOptions options)
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
     connect(m_heartbeatTimer, &QTimer::timeout, this, &Connection::checkHeartbeat);
     m_clock.start();
+    if (m_options.ssh.enabled())
+        m_tunnel = SshTunnel::shared(m_options.ssh);
     setUpSentinel();
 }
 
@@ -179,20 +183,29 @@ Error Connection::notConnected() const
     return {ErrorKind::Closed, message};
 }
 
-Status Connection::createDevice()
+void Connection::openLocalSocket(const QString& path)
+{
+    auto* socket = new QLocalSocket;
+    m_device.reset(socket);
+    m_socketKind.store(SocketKind::QtLocal, std::memory_order_relaxed);
+    connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
+    connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
+        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") +
+                                             socket->errorString() + tunnelHint()});
+    });
+    connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
+    socket->connectToServer(path);
+}
+
+Status Connection::createDevice(const QString& tunnelSocket)
 {
     m_tlsErrors.clear();
     if (m_options.transport == ConnectionOptions::Transport::Unix) {
-        auto* socket = new QLocalSocket;
-        m_device.reset(socket);
-        m_socketKind.store(SocketKind::QtLocal, std::memory_order_relaxed);
-        connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
-        connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-            onTransportError({ErrorKind::Io,
-                              m_options.socketPath + QStringLiteral(": ") + socket->errorString()});
-        });
-        connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
-        socket->connectToServer(m_options.socketPath);
+        openLocalSocket(m_options.socketPath);
+        return Unit{};
+    }
+    if (!tunnelSocket.isEmpty() && !m_options.tls.enabled) {
+        openLocalSocket(tunnelSocket);
         return Unit{};
     }
 
@@ -222,12 +235,15 @@ Status Connection::createDevice()
         QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
         if (!m_tlsErrors.isEmpty())
             message += QStringLiteral(" (TLS: ") + m_tlsErrors + QLatin1Char(')');
+        message += tunnelHint();
         onTransportError({ErrorKind::Io, message});
     });
     connect(socket, &QTcpSocket::readyRead, this, &Connection::onReadyRead);
     if (auto* ssl = qobject_cast<QSslSocket*>(socket)) {
         const QString peer =
             m_options.tls.serverName.isEmpty() ? m_options.host : m_options.tls.serverName;
+        if (!tunnelSocket.isEmpty())
+            return startTlsOverUnixSocket(ssl, tunnelSocket, peer);
         ssl->connectToHostEncrypted(m_options.host, m_options.port, peer);
     } else {
         socket->connectToHost(m_options.host, m_options.port);
@@ -242,7 +258,17 @@ void Connection::startAttempt()
     m_handshakeDone = false;
     m_pushMode = false;
     m_connectTimer->start(m_options.connectTimeout);
-    connectToServer(); // createDevice(), on a Sentinel deployment once the sentinels answered
+    // Then createDevice(): on a Sentinel deployment once the sentinels answered, through an
+    // SSH tunnel once it has a forward to the server (ConnectionTunnel.cpp).
+    connectToServer();
+}
+
+void Connection::connectDevice(const QString& tunnelSocket)
+{
+    m_connectTimer->start(m_options.connectTimeout);
+    const Status created = createDevice(tunnelSocket);
+    if (!created)
+        dropConnection(created.error());
 }
 
 void Connection::onTransportReady()

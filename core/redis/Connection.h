@@ -13,11 +13,13 @@
 #include <memory>
 
 class QIODevice;
+class QSslSocket;
 class QTcpSocket;
 
 namespace tollgate {
 
 class SentinelLocator;
+class SshTunnel;
 
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
 /// Every method runs on that thread; Client posts work to it. Commands are pipelined and
@@ -88,7 +90,14 @@ private:
     };
 
     void startAttempt();
-    Status createDevice();
+    void connectDevice(const QString& tunnelSocket); // empty: straight to the server
+    Status createDevice(const QString& tunnelSocket);
+    void openLocalSocket(const QString& path);
+    // ConnectionTunnel.cpp: the server through an SSH tunnel's unix socket.
+    void startThroughTunnel();
+    QString tunnelHint() const; // what ssh said about the forward that failed, if anything
+    static Status startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
+                                         const QString& peerName);
     // Sentinel (ConnectionSentinel.cpp): where to connect is asked before every attempt, the
     // server's ROLE is checked in the handshake, READONLY and +switch-master make it ask again.
     void setUpSentinel();
@@ -147,6 +156,8 @@ private:
     bool m_pushMode = false;
     QString m_tlsErrors;
     std::optional<Error> m_cause; // why the last attempt or connection ended
+    std::shared_ptr<SshTunnel> m_tunnel; // options.ssh set: shared with every such connection
+    quint64 m_tunnelRequest = 0;         // the attempt whose forward is awaited
     SentinelLocator* m_sentinel = nullptr; // a child; only on a Sentinel deployment
     quint64 m_attemptSerial = 0;           // which attempt a sentinel's answer is for
 };

@@ -245,9 +245,10 @@ QString ConnectionOptions::endpoint() const
 {
     if (transport == Transport::Unix)
         return socketPath;
-    if (sentinel.enabled() && host.isEmpty())
-        return sentinel.describe();
-    return host + QLatin1Char(':') + QString::number(port);
+    const QString address = sentinel.enabled() && host.isEmpty()
+                                ? sentinel.describe()
+                                : host + QLatin1Char(':') + QString::number(port);
+    return ssh.enabled() ? address + QStringLiteral(" via ssh ") + ssh.destination : address;
 }
 
 } // namespace tollgate

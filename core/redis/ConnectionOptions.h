@@ -2,6 +2,7 @@
 
 #include "core/redis/Result.h"
 #include "core/sentinel/SentinelOptions.h"
+#include "core/ssh/SshOptions.h"
 
 #include <QString>
 #include <chrono>
@@ -65,6 +66,9 @@ struct ConnectionOptions
     bool followCluster = true;
     std::chrono::milliseconds reconnectMinDelay{100};
     std::chrono::milliseconds reconnectMaxDelay{5000};
+    /// Through an SSH server (core/ssh): host and port are then as that server sees them, and
+    /// every connection made from these options (a cluster's nodes too) shares one SSH session.
+    SshOptions ssh;
 
     /// Error messages quote the URL with its password replaced by "***".
     static Result<ConnectionOptions> fromUrl(const QString& url);
@@ -76,8 +80,9 @@ struct ConnectionOptions
     static QString passwordFromEnvironment();
     /// The URL back, without the password unless asked for.
     QString toUrl(bool withPassword = false) const;
-    /// "host:port" or the socket path, for status lines ("mymaster via sentinels ..." while
-    /// the sentinels have not named a server yet).
+    /// "host:port" or the socket path, for status lines and messages ("mymaster via sentinels
+    /// ..." while the sentinels have not named a server yet; " via ssh DESTINATION" after it
+    /// through a tunnel).
     QString endpoint() const;
 
 private:

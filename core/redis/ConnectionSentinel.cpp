@@ -20,7 +20,11 @@ void Connection::connectToServer()
 {
     const quint64 attempt = ++m_attemptSerial;
     const auto connectNow = [this] {
-        const Status created = createDevice();
+        if (m_tunnel && m_options.transport == ConnectionOptions::Transport::Tcp) {
+            startThroughTunnel(); // asks the SSH tunnel for a forward to the server first
+            return;
+        }
+        const Status created = createDevice({});
         if (!created)
             dropConnection(created.error());
     };

@@ -2,6 +2,7 @@
 
 #include "ui/connection/ProfileStore.h"
 #include "ui/connection/SentinelBox.h"
+#include "ui/connection/SshTunnelBox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -98,6 +99,7 @@ void ConnectionDialog::buildForm()
     tlsForm->addRow(tr("Client key:"), m_key);
     tlsForm->addRow(tr("Server name:"), m_serverName);
     tlsForm->addRow(QString(), m_verify);
+    m_ssh = new SshTunnelBox;
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
@@ -115,6 +117,7 @@ void ConnectionDialog::buildForm()
     m_sentinel = new SentinelBox;
     form->addRow(m_sentinel);
     form->addRow(m_tls);
+    form->addRow(m_ssh);
 
     m_keychainNote = named(new QLabel, "keychainLabel");
     m_keychainNote->setWordWrap(true);
@@ -152,6 +155,7 @@ void ConnectionDialog::buildForm()
         connect(spin, &QSpinBox::valueChanged, this, &ConnectionDialog::revalidate);
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
+    connect(m_ssh, &SshTunnelBox::edited, this, &ConnectionDialog::revalidate);
     connect(m_sentinel, &SentinelBox::changed, this, &ConnectionDialog::revalidate);
     // Connecting to a replica needs a read-only profile.
     connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate);
@@ -217,6 +221,7 @@ void ConnectionDialog::showProfile(const ConnectionProfile& p)
     m_key->setText(c.tls.keyFile);
     m_serverName->setText(c.tls.serverName);
     m_verify->setChecked(c.tls.verifyPeer);
+    m_ssh->setOptions(c.ssh);
     m_sentinel->setOptions(c.sentinel);
     m_sentinel->setPassword({});
     m_loading = false;
@@ -241,6 +246,7 @@ ConnectionProfile ConnectionDialog::profile() const
     c.tls.keyFile = m_key->text().trimmed();
     c.tls.serverName = m_serverName->text().trimmed();
     c.tls.verifyPeer = m_verify->isChecked();
+    c.ssh = m_ssh->options();
     if (const auto sentinel = m_sentinel->options(); sentinel && sentinel->enabled()) {
         c.sentinel = *sentinel;
         c.host.clear(); // named by the sentinels
@@ -271,7 +277,9 @@ void ConnectionDialog::revalidate()
     if (m_loading)
         return;
     const auto sentinelOptions = m_sentinel->options();
-    const Status status = sentinelOptions ? profile().validate() : Status(sentinelOptions.error());
+    Status status = sentinelOptions ? m_ssh->validate() : Status(sentinelOptions.error());
+    if (status)
+        status = profile().validate();
     m_error->setText(status ? QString() : status.error().message);
     m_error->setVisible(!status);
     m_connect->setEnabled(bool(status));

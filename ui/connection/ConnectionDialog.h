@@ -16,6 +16,7 @@ class QSpinBox;
 namespace tollgate::ui {
 
 class ProfileStore;
+class SshTunnelBox;
 class SentinelBox;
 
 /// Pick or edit a connection profile and connect. Every edit is validated at once (the error
@@ -64,6 +65,7 @@ private:
     QLineEdit* m_key;
     QLineEdit* m_serverName;
     QCheckBox* m_verify;
+    SshTunnelBox* m_ssh;
     QLineEdit* m_user;
     QLineEdit* m_password;
     QCheckBox* m_savePassword;

@@ -45,6 +45,18 @@ Status ConnectionProfile::validate() const
     } else if (c.socketPath.trimmed().isEmpty()) {
         return Error{ErrorKind::InvalidInput, tr("Socket: the path of the unix socket is required")};
     }
+    if (c.ssh.enabled()) {
+        if (c.transport == ConnectionOptions::Transport::Unix)
+            return Error{ErrorKind::InvalidInput,
+                         tr("SSH tunnel: goes with TCP (host and port as the SSH server sees "
+                            "them), not a unix socket")};
+        if (const Status valid = SshOptions::validateDestination(c.ssh.destination); !valid)
+            return Error{ErrorKind::InvalidInput, tr("SSH server: ") + valid.error().message};
+        for (const auto& [path, what] : {std::pair{c.ssh.identityFile, tr("SSH key file")},
+                                         std::pair{c.ssh.configFile, tr("SSH config")}})
+            if (const Status status = checkFile(path, what); !status)
+                return status;
+    }
     if (c.database < 0 || c.database > 15999)
         return Error{ErrorKind::InvalidInput, tr("Database: must be a number from 0")};
     if (c.tls.enabled) {
@@ -69,6 +81,9 @@ Session::Settings ConnectionProfile::toSessionSettings(const QString& password) 
     Session::Settings settings;
     settings.connection = connection;
     settings.connection.password = password;
+    // ssh asks for SSH passwords and passphrases through the console itself (SshAskPass).
+    if (settings.connection.ssh.enabled())
+        settings.connection.ssh.askPassProgram = QCoreApplication::applicationFilePath();
     settings.prefix = prefix;
     settings.actor = actor;
     settings.readOnly = readOnly;

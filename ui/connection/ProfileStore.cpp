@@ -72,6 +72,10 @@ std::optional<ConnectionProfile> ProfileStore::load(const QString& name) const
     c.tls.keyFile = s.value(QStringLiteral("tlsKey")).toString();
     c.tls.serverName = s.value(QStringLiteral("tlsServerName")).toString();
     c.tls.verifyPeer = s.value(QStringLiteral("tlsVerify"), true).toBool();
+    c.ssh.destination = s.value(QStringLiteral("ssh")).toString();
+    c.ssh.identityFile = s.value(QStringLiteral("sshIdentity")).toString();
+    c.ssh.configFile = s.value(QStringLiteral("sshConfig")).toString();
+    c.ssh.acceptNewHostKey = s.value(QStringLiteral("sshAcceptNewHostKey"), false).toBool();
     if (auto sentinels = parseSentinelList(s.value(QStringLiteral("sentinels")).toString())) {
         c.sentinel.sentinels = std::move(*sentinels);
         c.sentinel.masterName = s.value(QStringLiteral("sentinelMaster")).toString();
@@ -105,6 +109,10 @@ void ProfileStore::save(const ConnectionProfile& profile)
     s.setValue(QStringLiteral("tlsKey"), c.tls.keyFile);
     s.setValue(QStringLiteral("tlsServerName"), c.tls.serverName);
     s.setValue(QStringLiteral("tlsVerify"), c.tls.verifyPeer);
+    s.setValue(QStringLiteral("ssh"), c.ssh.destination);
+    s.setValue(QStringLiteral("sshIdentity"), c.ssh.identityFile);
+    s.setValue(QStringLiteral("sshConfig"), c.ssh.configFile);
+    s.setValue(QStringLiteral("sshAcceptNewHostKey"), c.ssh.acceptNewHostKey);
     if (c.sentinel.enabled()) { // the sentinels' password too goes to the keychain only
         s.setValue(QStringLiteral("sentinels"), sentinelListText(c.sentinel.sentinels));
         s.setValue(QStringLiteral("sentinelMaster"), c.sentinel.masterName);
