@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/common/CommandRateLabel.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
@@ -65,6 +66,8 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
     m_roleLabel = new QLabel;
     m_roleLabel->setObjectName(QStringLiteral("roleLabel"));
     statusBar()->addWidget(m_serverLabel);
+    m_load = new CommandRateLabel;
+    statusBar()->addPermanentWidget(m_load);
     statusBar()->addPermanentWidget(m_roleLabel);
 
     buildMenus();
@@ -99,6 +102,7 @@ void MainWindow::dropSession()
     m_stack->hide();
     m_banner->setSession(nullptr);
     m_writes->setSession(nullptr);
+    m_load->setClient(nullptr);
     m_session.reset();
     for (const QPointer<QWidget>& dialog : std::as_const(m_dialogs))
         delete dialog.data();
@@ -193,6 +197,7 @@ void MainWindow::setSession(std::unique_ptr<Session> session)
     showPage(current);
     m_banner->setSession(m_session.get());
     if (m_session) {
+        m_load->setClient(m_session->client());
         connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
         connect(m_session.get(), &Session::permissionsChanged, this, &MainWindow::refreshStatus);
         setWindowTitle(tr("Tollgate \u2014 %1")

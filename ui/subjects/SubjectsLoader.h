@@ -44,6 +44,9 @@ public:
     void start();
     void stop();
     bool isRunning() const { return m_passRunning; }
+    /// Off while the page is hidden: no background sweep then (the running one is dropped),
+    /// so the page shown has the command budget to itself. The first pass goes on.
+    void setSweeping(bool on);
     bool firstPassDone() const { return m_firstPassDone; }
 
     /// Full peek of these subjects (the rows on screen).
@@ -75,6 +78,8 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     bool m_passRunning = false;
     bool m_firstPassDone = false;
+    bool m_sweeping = true;
+    bool m_sweepRunning = false; // the running pass is a paced sweep
     qint64 m_totalKeys = 0;
     QTimer m_sweep; // starts the next paced sweep
     QTimer m_named; // flushes subjects named by events
