@@ -29,7 +29,7 @@ public:
     {
         int scanCount = 1000;
         int readsInFlight = 4;
-        int steadyCommandsPerSecond = 4000;         // the sweep's share of the 5,000/s budget
+        int steadyCommandsPerSecond = 3000;         // the sweep's share of the 5,000/s budget
         std::chrono::milliseconds sweepRest{2'000}; // between two sweeps (each is paced)
         qint64 prefixSearchMax = 10'000;            // rows a prefix search brings in
     };
