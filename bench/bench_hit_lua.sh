@@ -13,7 +13,7 @@
 # idle one, so two scripts compare exactly (one run is enough).
 #
 #   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [[short:]script.lua ...]
-#   (default: lua/hit.lua in both forms)
+#   (default: the assembled build/lua/hit.lua in both forms; lua/README.md says how to build it)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
@@ -30,7 +30,10 @@ while (($#)); do
     *) scripts+=("$1"); shift ;;
     esac
 done
-((${#scripts[@]})) || scripts=("$root/lua/hit.lua" "short:$root/lua/hit.lua")
+((${#scripts[@]})) || scripts=("$root/build/lua/hit.lua" "short:$root/build/lua/hit.lua")
+for s in "${scripts[@]}"; do
+    [[ -f "${s#short:}" ]] || { echo "${s#short:}: no such script (cmake --build build --target tollgate_lua_scripts)" >&2; exit 1; }
+done
 # each entry's form and file; the empty script runs in every form used
 forms=() files=() empty_forms=(full)
 for s in "${scripts[@]}"; do

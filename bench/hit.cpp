@@ -1,4 +1,4 @@
-// The hit path against the physical limit (issue 8), in one run against one private
+// The hit path against the physical limit, in one run against one private
 // redis-server (core/demo/DemoServer):
 //   * Tollgate's hit through the Limiter (the path applications use, core/limits/HitLoad);
 //   * redis-benchmark running the very same EVALSHA (keys and arguments taken from the command
@@ -6,8 +6,9 @@
 //   * bare INCR with redis-benchmark;
 //   * at 1x1, a bare client (bench/floor) sending the same command: the floor of a round trip;
 // at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
-// algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) and the cost of
-// statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
+// algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) next to the
+// minimal script doing the same job (bench/reference, bench/hit/AlgorithmTable), and the cost
+// of statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark
 // (its start-up included), the calling thread for the bare client.
 //
@@ -19,6 +20,8 @@
 //
 // Prints figures; asserts nothing (goals are read from here, never from timed tests).
 #include "bench/floor/RoundTripFloor.h"
+#include "bench/hit/AlgorithmTable.h"
+#include "bench/hit/ServerFigures.h"
 #include "core/demo/DemoServer.h"
 #include "core/limits/HitLoad.h"
 #include "core/limits/PreparedHit.h"
@@ -29,20 +32,16 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QProcess>
-#include <QStandardPaths>
 #include <cstdio>
-#include <map>
-#include <sys/resource.h>
 
 using namespace tollgate;
+using bench::command;
+using bench::printLine;
+using bench::serverFigures;
 
 namespace {
 
-struct Concurrency
-{
-    int connections;
-    int pipeline;
-};
+using bench::Concurrency;
 
 const Concurrency kConcurrencies[] = {{1, 1}, {8, 1}, {1, 16}, {8, 16}};
 
@@ -59,126 +58,6 @@ QStringList decodeArguments(const QByteArray& resp)
         at = end + 2 + length + 2;
     }
     return args;
-}
-
-Reply command(Client& client, const Command& args)
-{
-    auto reply = client.executeSync(args);
-    if (!reply) {
-        std::fprintf(stderr, "%s failed: %s\n", args.first().constData(),
-                     qPrintable(reply.error().toString()));
-        std::exit(3);
-    }
-    return *reply;
-}
-
-// INFO commandstats: command -> {calls, usec}.
-std::map<QByteArray, std::pair<double, double>> commandStats(Client& client)
-{
-    std::map<QByteArray, std::pair<double, double>> stats;
-    const QByteArray info = command(client, {"INFO", "commandstats"}).toBytes();
-    for (const QByteArray& line : info.split('\n')) {
-        if (!line.startsWith("cmdstat_"))
-            continue;
-        const qsizetype colon = line.indexOf(':');
-        std::pair<double, double> entry;
-        for (const QByteArray& field : line.mid(colon + 1).trimmed().split(',')) {
-            if (field.startsWith("calls="))
-                entry.first = field.mid(6).toDouble();
-            else if (field.startsWith("usec="))
-                entry.second = field.mid(5).toDouble();
-        }
-        stats[line.mid(8, colon - 8)] = entry;
-    }
-    return stats;
-}
-
-struct ServerFigures
-{
-    double evalshaUsecPerCall = 0;
-    double evalshaCalls = 0;
-    double totalUsec = 0; // every command
-};
-
-ServerFigures serverFigures(Client& client)
-{
-    ServerFigures figures;
-    for (const auto& [name, entry] : commandStats(client)) {
-        figures.totalUsec += entry.second;
-        if (name == "evalsha" && entry.first > 0) {
-            figures.evalshaCalls = entry.first;
-            figures.evalshaUsecPerCall = entry.second / entry.first;
-        }
-    }
-    return figures;
-}
-
-struct BenchmarkRun
-{
-    double opsPerSecond = 0;
-    double cpuMicrosPerOp = 0;
-};
-
-BenchmarkRun redisBenchmark(quint16 port, Concurrency c, qint64 requests, const QStringList& args)
-{
-    static const QString program =
-        QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
-    if (program.isEmpty()) {
-        std::fprintf(stderr, "redis-benchmark not found (apt install redis-tools)\n");
-        std::exit(3);
-    }
-    QProcess process;
-    const double cpuBefore = cpuSeconds(RUSAGE_CHILDREN);
-    process.start(program,
-                  QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"),
-                              QStringLiteral("-p"), QString::number(port), QStringLiteral("-c"),
-                              QString::number(c.connections), QStringLiteral("-P"),
-                              QString::number(c.pipeline), QStringLiteral("-n"),
-                              QString::number(requests), QStringLiteral("--csv")} +
-                      args);
-    process.waitForFinished(-1);
-    BenchmarkRun run;
-    run.cpuMicrosPerOp = (cpuSeconds(RUSAGE_CHILDREN) - cpuBefore) * 1e6 / double(requests);
-    const QList<QByteArray> lines = process.readAllStandardOutput().trimmed().split('\n');
-    const QList<QByteArray> fields = lines.last().split(',');
-    if (fields.size() > 1)
-        run.opsPerSecond = QByteArray(fields[1]).replace('"', "").toDouble();
-    return run;
-}
-
-Policy benchPolicy(const QByteArray& action, Algorithm algorithm, qint64 logWindowMs = 1000)
-{
-    Policy policy;
-    policy.action = action;
-    policy.algorithm = algorithm;
-    // Huge limits: every hit takes the common allowed path. The sliding log keeps one member
-    // per hit, so its window is short instead.
-    policy.windows = {algorithm == Algorithm::SlidingLog
-                          ? WindowLimit{Policy::kMaxSlidingLogLimit, logWindowMs}
-                          : WindowLimit{Policy::kMaxLimit, 3'600'000}};
-    return policy;
-}
-
-// Members per sliding log, averaged over the first (up to) 200 users, read right after a run:
-// the figure is quoted with the length it was measured at (hits per second per user times the
-// window), although the length moves it little (README, "2026-11-26, afternoon").
-double meanLogLength(Client& admin, const KeySchema& schema, const Policy& policy, qint64 users)
-{
-    const qint64 sampled = std::min<qint64>(users, 200);
-    qint64 members = 0;
-    for (qint64 i = 0; i < sampled; ++i) {
-        const QByteArray user = QByteArrayLiteral("bench-") + QByteArray::number(i);
-        const QByteArray key = schema.stateKey(user, policy.action, policy.algorithm,
-                                               policy.windows.front().windowMs);
-        members += command(admin, {"ZCARD", key}).toInteger().value_or(0);
-    }
-    return double(members) / double(sampled);
-}
-
-template <typename... Values> void printLine(const char* format, Values... values)
-{
-    std::printf(format, values...);
-    std::fflush(stdout);
 }
 
 // One round of the bare client at 1x1, plain and with the epoll churn, keeping the best of
@@ -226,9 +105,8 @@ int main(int argc, char** argv)
                       QStringLiteral("n"), QStringLiteral("3")});
     parser.addOption(
         {QStringLiteral("rounds"),
-         QStringLiteral(
-             "Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
-             "algorithm, best kept (2)."),
+         QStringLiteral("Rounds per concurrency (Tollgate and redis-benchmark alternating) and per "
+                        "algorithm, best kept (2)."),
          QStringLiteral("n"), QStringLiteral("2")});
     parser.addOption({QStringLiteral("users"),
                       QStringLiteral("Users drawn at random in the per-algorithm runs (1000)."),
@@ -260,9 +138,9 @@ int main(int argc, char** argv)
         const QByteArray info = command(admin, {"INFO", "server"}).toBytes();
         const qsizetype at = info.indexOf("process_id:") + 11;
         const QByteArray pid = info.mid(at, info.indexOf('\r', at) - at);
-        if (QProcess::execute(QStringLiteral("chrt"), {QStringLiteral("-f"), QStringLiteral("-p"),
-                                                       QStringLiteral("10"),
-                                                       QString::fromLatin1(pid)}) != 0) {
+        if (QProcess::execute(QStringLiteral("chrt"),
+                              {QStringLiteral("-f"), QStringLiteral("-p"), QStringLiteral("10"),
+                               QString::fromLatin1(pid)}) != 0) {
             std::fprintf(stderr, "chrt -f -p 10 %s failed (root needed)\n", pid.constData());
             return 3;
         }
@@ -271,7 +149,7 @@ int main(int argc, char** argv)
     if (!waitFor<Unit>([&](Callback<Unit> done) { loadAllScripts(&admin, nullptr, done); }))
         return 3;
 
-    const Policy fixed = benchPolicy("bench", Algorithm::FixedWindow);
+    const Policy fixed = bench::benchPolicy("bench", Algorithm::FixedWindow);
     // The exact EVALSHA the Limiter sends for the one user of the concurrency table.
     const auto prepared = PreparedHit::prepare(fixed, schema);
     const QByteArray encodedHit = (*prepared)->command(false, "bench-0", 0)->bytes();
@@ -279,9 +157,8 @@ int main(int argc, char** argv)
 
     printLine("bench_hit: one private redis-server %s%s, %lld s per Tollgate run, best of %d "
               "rounds, user bench-0\n",
-              qPrintable(server.url()),
-              parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "", qint64(seconds.count()),
-              rounds);
+              qPrintable(server.url()), parser.isSet(QStringLiteral("fifo")) ? " (SCHED_FIFO)" : "",
+              qint64(seconds.count()), rounds);
     printLine("%-6s %12s %12s %6s %12s %16s %18s\n", "c x p", "tollgate/s", "redis-b/s", "ratio",
               "INCR/s", "srv us/call t|rb", "cli CPU us t|rb");
     double fixedTotalUsecPerHit = 0;
@@ -294,8 +171,8 @@ int main(int argc, char** argv)
         // Rounds alternate Tollgate and redis-benchmark; the best of each is kept, so a burst
         // of load from elsewhere on the machine hurts neither side alone.
         HitLoadFigures t;
-        ServerFigures ts, rbs;
-        BenchmarkRun rb;
+        bench::ServerFigures ts, rbs;
+        bench::BenchmarkRun rb;
         for (int round = 0; round < rounds; ++round) {
             command(admin, {"CONFIG", "RESETSTAT"});
             HitLoadFigures tried =
@@ -309,7 +186,8 @@ int main(int argc, char** argv)
             }
             const qint64 requests = std::max<qint64>(t.hits, 10'000);
             command(admin, {"CONFIG", "RESETSTAT"});
-            const BenchmarkRun rbTried = redisBenchmark(server.port(), c, requests, evalsha);
+            const bench::BenchmarkRun rbTried =
+                bench::redisBenchmark(server.port(), c, requests, evalsha);
             if (rbTried.opsPerSecond > rb.opsPerSecond) {
                 rb = rbTried;
                 rbs = serverFigures(admin);
@@ -323,9 +201,9 @@ int main(int argc, char** argv)
         }
         if (c.connections == 8 && c.pipeline == 16)
             fixedTotalUsecPerHit = ts.totalUsec / double(std::max<qint64>(1, t.hits));
-        const BenchmarkRun incr =
-            redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
-                           {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
+        const bench::BenchmarkRun incr =
+            bench::redisBenchmark(server.port(), c, std::max<qint64>(t.hits, 10'000) * 2,
+                                  {QStringLiteral("INCR"), QStringLiteral("bench:incr")});
         printLine("%-6s %12.0f %12.0f %6.2f %12.0f %8.1f|%-7.1f %9.2f|%-8.2f\n",
                   qPrintable(QStringLiteral("%1x%2").arg(c.connections).arg(c.pipeline)),
                   t.opsPerSecond(), rb.opsPerSecond, t.opsPerSecond() / rb.opsPerSecond,
@@ -341,64 +219,18 @@ int main(int argc, char** argv)
     QStringList emptyCall = evalsha;
     emptyCall[1] = QString::fromLatin1(emptySha);
     command(admin, {"CONFIG", "RESETSTAT"});
-    redisBenchmark(server.port(), {8, 16}, 400'000, emptyCall);
+    bench::redisBenchmark(server.port(), {8, 16}, 400'000, emptyCall);
     printLine("\nan empty script with the same keys and arguments (redis-benchmark 8x16): %.1f "
               "us/call\n",
               serverFigures(admin).evalshaUsecPerCall);
 
-    // Per algorithm, the round with the least server time per call is kept (the others are
-    // listed): on a shared machine a round can only lose time to other work, never gain it.
-    printLine("\nserver usec_per_call per algorithm (Tollgate at 8x16, %lld random users, best of "
-              "%d rounds):\n",
-              users, rounds);
-    // The rounds go over the four algorithms in turn, so the best round of each is drawn from
-    // different minutes: a slow minute of this machine then costs one round, not one algorithm.
-    struct AlgorithmRuns
-    {
-        Policy policy;
-        HitLoadFigures best;
-        ServerFigures bestServer;
-        QStringList all;
-        double logLength = 0;
-    };
-    std::vector<AlgorithmRuns> runs;
-    for (const Algorithm algorithm : {Algorithm::FixedWindow, Algorithm::TokenBucket,
-                                      Algorithm::SlidingWindow, Algorithm::SlidingLog})
-        runs.push_back({benchPolicy("bench-" + algorithmCode(algorithm), algorithm, logWindowMs),
-                        {}, {}, {}, 0});
-    for (int round = 0; round < rounds; ++round) {
-        for (AlgorithmRuns& r : runs) {
-            command(admin, {"CONFIG", "RESETSTAT"});
-            HitLoadFigures t =
-                runHitLoad(*options, schema, r.policy, {8, 16, seconds, users, false});
-            const ServerFigures ts = serverFigures(admin);
-            r.all << QString::number(ts.evalshaUsecPerCall, 'f', 1);
-            if (round == 0 || ts.evalshaUsecPerCall < r.bestServer.evalshaUsecPerCall) {
-                r.best = std::move(t);
-                r.bestServer = ts;
-                if (r.policy.algorithm == Algorithm::SlidingLog)
-                    r.logLength = meanLogLength(admin, schema, r.policy, users);
-            }
-        }
-    }
-    for (const AlgorithmRuns& r : runs) {
-        const QByteArray logNote =
-            r.policy.algorithm == Algorithm::SlidingLog
-                ? QStringLiteral("  [%1 ms window: %2 members per log]")
-                      .arg(logWindowMs)
-                      .arg(r.logLength, 0, 'f', 1)
-                      .toLatin1()
-                : QByteArray();
-        printLine("  %-15s %6.1f us/call  %8.0f hits/s  client CPU %.2f us/hit  (rounds: %s)%s%s\n",
-                  algorithmName(r.policy.algorithm).constData(), r.bestServer.evalshaUsecPerCall,
-                  r.best.opsPerSecond(), r.best.cpuMicrosPerHit(),
-                  qPrintable(r.all.join(QStringLiteral(" / "))),
-                  r.best.denied > 0 ? "  (some denied)" : "", logNote.constData());
-    }
+    if (!bench::runAlgorithmTable(admin, *options, schema,
+                                  {users, rounds, seconds, logWindowMs, server.port()}))
+        return 3;
 
     command(admin, {"CONFIG", "RESETSTAT"});
     const HitLoadFigures s = runHitLoad(*options, schema, fixed, {8, 16, seconds, 1, true});
-    const ServerFigures ss = serverFigures(admin);
+    const bench::ServerFigures ss = serverFigures(admin);
     const double statsUsecPerHit = ss.totalUsec / double(std::max<qint64>(1, s.hits));
     // The stats.lua calls are the EVALSHAs beyond the hits; each costs less than a hit, so
     // their share of the calls bounds their share of the server's script time from above

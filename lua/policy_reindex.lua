@@ -14,7 +14,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/contract_query.lua"
 
 if #KEYS < 1 then return redis.error_reply('TG_INVALID policy_reindex needs the index key') end
 local index = KEYS[1]

@@ -29,7 +29,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/contract_query.lua"
 
 local function int(x) return string.format('%d', x) end
 
@@ -41,32 +41,9 @@ end
 -- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
 local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
 
----------------------------------------------------------------- the write prologue (same in every write script)
-local function expect_type(key, wanted)
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'none' and kind ~= wanted then
-    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
-  end
-end
-
--- A policy belongs to no user: its audit entry goes to the global stream only (unless off).
-local function audit(writes, global, entry)
-  if global ~= '' and global ~= KEYS[1] then
-    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
-  end
-end
-
--- Every write is allowed to this ACL user, or none runs.
-local function apply(writes)
-  for _, cmd in ipairs(writes) do
-    if not redis.acl_check_cmd(unpack(cmd)) then
-      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-        '; nothing was written')
-    end
-  end
-  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-end
-
+--@include "includes/expect_type.lua"
+--@include "includes/audit_global.lua"
+--@include "includes/apply.lua"
 ---------------------------------------------------------------- arguments
 local key, global, index = KEYS[1], KEYS[2], KEYS[3]
 local action = (key or ''):match('([^:]*)$')

@@ -35,7 +35,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/contract_query.lua"
 
 local AUDIT_TTL_MS = 7776000000
 local GLOBAL_AUDIT_LEN = 100000

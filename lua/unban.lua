@@ -21,40 +21,15 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+--@include "includes/contract_query.lua"
 
 local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
 
 local function int(x) return string.format('%d', x) end
 
----------------------------------------------------------------- the write prologue (same in every write script)
-local function expect_type(key, wanted)
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'none' and kind ~= wanted then
-    return redis.error_reply('TG_CORRUPT key ' .. key .. ' is a ' .. kind .. ', expected a ' .. wanted)
-  end
-end
-
--- The audit entry, in the user's stream and (unless off) the global one.
-local function audit(writes, user_stream, global, entry)
-  writes[#writes + 1] = { 'XADD', user_stream, 'MAXLEN', '~', '1000', '*', unpack(entry) }
-  writes[#writes + 1] = { 'PEXPIRE', user_stream, int(AUDIT_TTL_MS) }
-  if global ~= '' and global ~= user_stream then
-    writes[#writes + 1] = { 'XADD', global, 'MAXLEN', '~', '100000', '*', unpack(entry) }
-  end
-end
-
--- Every write is allowed to this ACL user, or none runs.
-local function apply(writes)
-  for _, cmd in ipairs(writes) do
-    if not redis.acl_check_cmd(unpack(cmd)) then
-      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-        '; nothing was written')
-    end
-  end
-  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-end
-
+--@include "includes/expect_type.lua"
+--@include "includes/audit.lua"
+--@include "includes/apply.lua"
 ---------------------------------------------------------------- arguments
 if #KEYS < 2 or #ARGV ~= 5 then return redis.error_reply('TG_INVALID unban takes 2+ keys and 5 arguments') end
 local user_stream, global = KEYS[1], KEYS[2]

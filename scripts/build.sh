@@ -6,7 +6,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-bash scripts/setup.sh
+# TOLLGATE_SETUP=demo: only the packages the console and its demo need (scripts/demo.sh).
+if [[ "${TOLLGATE_SETUP:-}" == "demo" ]]; then
+    bash scripts/setup.sh --demo
+else
+    bash scripts/setup.sh
+fi
 
 werror=OFF
 if [[ "${CI:-}" == "true" ]]; then

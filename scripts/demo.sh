@@ -11,6 +11,6 @@ if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
     exit 1
 fi
 
-# Only the console: the tests and benchmarks are scripts/test.sh's.
-bash scripts/build.sh tollgate
+# Only the console and what it needs: the tests and benchmarks are scripts/test.sh's.
+TOLLGATE_SETUP=demo bash scripts/build.sh tollgate
 exec "$root/build/app/tollgate" --demo "$@"

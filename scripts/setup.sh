@@ -5,9 +5,21 @@
 # The tests and `tollgate --demo` start their own redis-server on a free port, so the system
 # service that the redis-server package may start (or fail to start, without systemd) is never
 # used and never required.
+#
+#   setup.sh [--demo] [extra packages...]
+#
+# --demo installs only what building the console and running `tollgate --demo` need (what
+# scripts/demo.sh asks for): a fresh machine then waits for a third of the downloads.
 set -euo pipefail
 
-packages=(
+demo_only=false
+if [[ "${1:-}" == "--demo" ]]; then
+    demo_only=true
+    shift
+fi
+
+# Building the console and running its demo.
+demo_packages=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev
     # Qt6ChartsConfig.cmake requires Qt6OpenGL, which qt6-base-dev does not pull in on Debian 12;
@@ -16,6 +28,10 @@ packages=(
     libqt6opengl6-dev libgl-dev
     libhiredis-dev qtkeychain-qt6-dev
     redis-server redis-tools openssl
+)
+# Building and running everything else: the CLI, the tests and the benchmarks.
+packages=(
+    "${demo_packages[@]}"
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
     # metrics: the exporter's tests run a private prometheus and promtool
@@ -26,6 +42,9 @@ packages=(
     # CPack's stripping, lintian for the check.
     dpkg-dev file lintian
 )
+if [[ $demo_only == true ]]; then
+    packages=("${demo_packages[@]}")
+fi
 # Extra packages a caller needs besides these (scripts/prometheus-screenshot.sh: chromium).
 packages+=("$@")
 

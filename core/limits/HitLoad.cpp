@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 struct Worker
 {
     std::unique_ptr<Client> client;
-    std::unique_ptr<Limiter> limiter;
+    LoadRequest request; // declared after the client: released before it
     std::minstd_rand random;
     std::vector<double> latenciesMs;
     qint64 hits = 0, denied = 0, errors = 0;
@@ -33,7 +33,6 @@ struct Worker
 
 struct Shared
 {
-    Policy policy;
     std::vector<QByteArray> users;
     std::atomic<bool> stop{false};
     std::mutex mutex;
@@ -45,28 +44,27 @@ void issue(Worker* worker, Shared* shared)
 {
     const QByteArray& user = shared->users[worker->random() % shared->users.size()];
     const auto start = Clock::now();
-    worker->limiter->hit(
-        shared->policy, user, 0, nullptr, [worker, shared, start](Result<HitResult> hit) {
-            const std::chrono::duration<double, std::milli> took = Clock::now() - start;
-            if (hit) {
-                ++worker->hits;
-                worker->latenciesMs.push_back(took.count());
-                worker->denied += hit->allowed ? 0 : 1;
-            } else {
-                ++worker->errors;
-                if (!worker->firstError)
-                    worker->firstError = hit.error();
-                // A dead connection would fail every hit at once: stop it.
-                worker->broken = true;
-            }
-            if (!shared->stop.load(std::memory_order_relaxed) && !worker->broken) {
-                issue(worker, shared);
-                return;
-            }
-            std::lock_guard lock(shared->mutex);
-            if (--shared->inFlight == 0)
-                shared->drained.notify_all();
-        });
+    worker->request(user, [worker, shared, start](Result<bool> denied) {
+        const std::chrono::duration<double, std::milli> took = Clock::now() - start;
+        if (denied) {
+            ++worker->hits;
+            worker->latenciesMs.push_back(took.count());
+            worker->denied += *denied ? 1 : 0;
+        } else {
+            ++worker->errors;
+            if (!worker->firstError)
+                worker->firstError = denied.error();
+            // A dead connection would fail every hit at once: stop it.
+            worker->broken = true;
+        }
+        if (!shared->stop.load(std::memory_order_relaxed) && !worker->broken) {
+            issue(worker, shared);
+            return;
+        }
+        std::lock_guard lock(shared->mutex);
+        if (--shared->inFlight == 0)
+            shared->drained.notify_all();
+    });
 }
 
 } // namespace
@@ -92,9 +90,22 @@ double cpuSeconds(int who)
 HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
                           const Policy& policy, const HitLoadOptions& load)
 {
+    return runLoad(options, load, [&](Client* client) -> LoadRequest {
+        auto limiter = std::make_shared<Limiter>(client, schema);
+        limiter->setRecordStats(load.recordStats);
+        return [limiter, policy](const QByteArray& user, std::function<void(Result<bool>)> done) {
+            limiter->hit(policy, user, 0, nullptr, [done = std::move(done)](Result<HitResult> hit) {
+                done(hit ? Result<bool>(!hit->allowed) : Result<bool>(hit.error()));
+            });
+        };
+    });
+}
+
+HitLoadFigures runLoad(const ConnectionOptions& options, const HitLoadOptions& load,
+                       const LoadRequestFactory& makeRequest)
+{
     HitLoadFigures figures;
     Shared shared;
-    shared.policy = policy;
     for (qint64 i = 0; i < std::max<qint64>(1, load.users); ++i)
         shared.users.push_back(QByteArrayLiteral("bench-") + QByteArray::number(i));
 
@@ -103,8 +114,7 @@ HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& sch
         auto worker = std::make_unique<Worker>();
         worker->client = std::make_unique<Client>(options);
         worker->client->open();
-        worker->limiter = std::make_unique<Limiter>(worker->client.get(), schema);
-        worker->limiter->setRecordStats(load.recordStats);
+        worker->request = makeRequest(worker->client.get());
         worker->random.seed(unsigned(i + 1));
         worker->latenciesMs.reserve(size_t(load.duration.count()) * 50);
         // Connected before the clock starts: the handshake is not part of the figures.

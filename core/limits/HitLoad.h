@@ -4,8 +4,10 @@
 #include "core/limits/Policy.h"
 #include "core/redis/ConnectionOptions.h"
 #include "core/redis/Error.h"
+#include "core/redis/Result.h"
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -43,6 +45,20 @@ struct HitLoadFigures
 /// calling thread, which must not be a GUI thread; the scripts should be loaded beforehand.
 HitLoadFigures runHitLoad(const ConnectionOptions& options, const KeySchema& schema,
                           const Policy& policy, const HitLoadOptions& load);
+
+class Client;
+
+/// One request of a load for `user`; `done` gets whether it was denied, or the error. Called
+/// and answered on its connection's worker thread.
+using LoadRequest =
+    std::function<void(const QByteArray& user, std::function<void(Result<bool>)> done)>;
+/// Makes the request function of one connection (e.g. a Limiter bound to that client).
+using LoadRequestFactory = std::function<LoadRequest(Client* client)>;
+
+/// The same closed loop with any request: what runHitLoad runs with the Limiter, and what
+/// bench/hit.cpp runs with its minimal reference scripts, under the same load and users.
+HitLoadFigures runLoad(const ConnectionOptions& options, const HitLoadOptions& load,
+                       const LoadRequestFactory& makeRequest);
 
 /// CPU time (user + system) so far, in seconds: getrusage's RUSAGE_SELF (this process),
 /// RUSAGE_THREAD (this thread) or RUSAGE_CHILDREN (reaped children).

@@ -48,7 +48,7 @@ void SecondLanguageTest::sameIdsSameKeys()
     python.start(m_python,
                  {tollgate::test::sourcePath(QStringLiteral("tests/python/second_client.py")),
                   QString::number(m_core.server().port()), m_ctl,
-                  tollgate::test::sourcePath(QStringLiteral("lua"))});
+                  tollgate::test::luaScriptDir()});
     QVERIFY(python.waitForFinished(60'000));
     const QByteArray err = python.readAllStandardError();
     QVERIFY2(python.exitCode() == 0, err.constData());

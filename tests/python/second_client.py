@@ -5,6 +5,7 @@ over a raw socket. tests/integration/tst_SecondLanguage.cpp runs it against a pr
 redis-server, next to tollgatectl, and checks that both land on the same keys.
 
 usage: second_client.py PORT TOLLGATECTL LUA_DIR   -> prints one JSON object, exit 0
+(LUA_DIR: the assembled scripts, build/lua or /usr/share/tollgate/lua, as lua/README.md says)
 """
 import json
 import socket

@@ -54,10 +54,10 @@ QByteArray HitDifferential::load(RedisServer& redis)
     const QByteArray wrapper = readFile(sourcePath(QStringLiteral("tests/reference/differential.lua")));
     const QByteArray reference =
         readFile(sourcePath(QStringLiteral("tests/reference/hit_reference.lua")));
-    m_candidate = readFile(candidatePath.isEmpty() ? sourcePath(QStringLiteral("lua/hit.lua"))
+    m_candidate = readFile(candidatePath.isEmpty() ? luaScriptPath(QStringLiteral("hit.lua"))
                                                    : QString::fromLocal8Bit(candidatePath));
-    const QByteArray ban = readFile(sourcePath(QStringLiteral("lua/ban.lua")));
-    const QByteArray unban = readFile(sourcePath(QStringLiteral("lua/unban.lua")));
+    const QByteArray ban = readFile(luaScriptPath(QStringLiteral("ban.lua")));
+    const QByteArray unban = readFile(luaScriptPath(QStringLiteral("unban.lua")));
     if (wrapper.isEmpty() || reference.isEmpty() || m_candidate.isEmpty() || ban.isEmpty() ||
         unban.isEmpty())
         return "a script file could not be read";

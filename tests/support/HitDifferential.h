@@ -1,8 +1,9 @@
 #pragma once
 
 // tests/reference/differential.lua loaded with its bodies: the frozen reference hit.lua, the
-// candidate (lua/hit.lua or TOLLGATE_DIFF_CANDIDATE), ban.lua and unban.lua in ONE script, so one
-// call runs an operation on both prefixes under one frozen clock and compares replies and states.
+// candidate (the assembled hit.lua or TOLLGATE_DIFF_CANDIDATE), the assembled ban.lua and
+// unban.lua in ONE script, so one call runs an operation on both prefixes under one frozen clock
+// and compares replies and states.
 // Each hit.lua is loaded alone too. Used by tst_HitDifferential and tst_HitShortForm.
 
 #include "tests/support/RedisServer.h"

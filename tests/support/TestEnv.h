@@ -17,10 +17,23 @@ inline QString sourceDir()
     return QDir::cleanPath(QString::fromUtf8(__FILE__) + QStringLiteral("/../../.."));
 }
 
-// Absolute path of a file in the repository, e.g. sourcePath("lua/hit_fixed_window.lua").
+// Absolute path of a file in the repository, e.g. sourcePath("lua/README.md").
 inline QString sourcePath(const QString& relative)
 {
     return QDir(sourceDir()).filePath(relative);
+}
+
+// The folder of the assembled Lua scripts (build/lua, lua/CMakeLists.txt): what clients load and
+// core compiles in. lua/'s own files are their sources, not loadable as they are.
+inline QString luaScriptDir()
+{
+    return QStringLiteral(TOLLGATE_LUA_BUILD_DIR);
+}
+
+// Absolute path of an assembled script, e.g. luaScriptPath("hit.lua").
+inline QString luaScriptPath(const QString& name)
+{
+    return QDir(luaScriptDir()).filePath(name);
 }
 
 } // namespace tollgate::test

@@ -1,0 +1,87 @@
+---------------------------------------------------------------- fast paths
+-- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
+-- level) takes a straight line per algorithm: the few commands it needs, TIME only where time is
+-- the algorithm. Whatever is unusual or in doubt (an escaped id, a non-canonical number, a ban
+-- key, a wrong type or shape, a TTL of 0, a denial, a refused ACL check) gives up (`break` out of
+-- its `repeat ... until true`), having written nothing, and the general path decides exactly as
+-- it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
+-- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
+-- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:
+-- small ones go as strings).
+local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
+local alg = ARGV[2]
+local now_us, now_ms                                        -- the server's clock, once read
+local clock, to_int, mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
+do
+  -- A plain one-window hit of this algorithm and no ban key present: cost, warn, limit, window
+  -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
+  -- others learn it from their read). Numbers must be digits only and short enough to be in range
+  -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
+  -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
+  local plain, cost, warn, limit, window, key, present, cost_s, limit_s = false
+  repeat
+    local A, K = ARGV, KEYS
+    local user_ban, action_ban = K[1], K[2]
+    local code = (alg == 'fixed_window' and 'fw') or (alg == 'token_bucket' and 'tb')
+      or (alg == 'sliding_window' and 'sw') or (alg == 'sliding_log' and 'sl') or nil
+    if #A == 5 and #K == 3 then
+      -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
+      -- find checks all three keys and both numbers. With the lengths below, the keys must be
+      -- <head>ban, <head><action>:ban and <head><action>:<code>:<window> exactly, where <head> is
+      -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below;
+      -- the user id's length from the two positions around it).
+      cost_s, limit_s, window, key = A[3], A[4], A[5], K[3]
+      if A[1] ~= 'hit' or #cost_s > 9 or #limit_s > 10 then break end
+      local found, _, head, user_at, user_end, action, kind, w =
+        (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
+          '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      if not found or kind ~= code or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
+        or #key ~= #head + #action + 4 + #w or user_end - user_at > MAX_ID or #action > MAX_ID then
+        break
+      end
+      cost, limit, warn = cost_s + 0, limit_s + 0, 0
+      if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
+    else
+      -- The full form: the ids as they are, the keys built from them.
+      if #K ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+      local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
+      window, cost_s, limit_s = A[14], c, l
+      if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
+        or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
+        or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
+        break
+      end
+      cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
+      local user, action = A[9], A[10]
+      local user_len, action_len = #user, #action
+      -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
+      if cost < 1 or limit < 1 or limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) or user_len < 1
+        or user_len > MAX_ID or action_len < 1 or action_len > MAX_ID
+        or not (user .. action):find('^[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]*$') then
+        break
+      end
+      -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
+      -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
+      local audit, global = K[3], K[4]
+      local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
+      local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
+      key = K[5]
+      if not code or not prefix or not prefix:find('^[^{]*:$')
+        or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
+        or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. ':' .. code .. ':' .. window
+        or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
+        break
+      end
+    end
+    if alg == 'fixed_window' then
+      -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
+      local found = redis.call('EXISTS', user_ban, action_ban, key, key, key)
+      if found ~= 0 and found ~= 3 then break end
+      present = found == 3
+    elseif redis.call('EXISTS', user_ban, action_ban) ~= 0 then
+      break
+    end
+    plain = true
+  until true
+

@@ -1,0 +1,234 @@
+// The Lua scripts are assembled from lua/'s sources at build time (cmake/LuaAssemble.cmake): the
+// assembler copies included text byte for byte and refuses what would make a script ambiguous;
+// the scripts core compiles in are the assembled ones, one per operation, with no include left.
+
+#include "core/scripts/ScriptLibrary.h"
+#include "tests/support/TestEnv.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tollgate;
+using tollgate::test::luaScriptDir;
+using tollgate::test::sourcePath;
+
+class LuaAssemblyTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+
+    void includedTextIsCopiedVerbatim();
+    void nestedIncludesAreResolved();
+    void cycleIsRefused();
+    void doubleIncludeIsRefused();
+    void missingIncludeIsRefused();
+    void malformedIncludeLineIsRefused();
+
+    void everyOperationIsAssembled();
+    void coreCompilesInTheAssembledScripts();
+    void assembledScriptsAreTheScriptsOfBefore();
+
+private:
+    struct Run
+    {
+        int code = -1;
+        QString errors; // cmake's message, whitespace simplified (it wraps long lines)
+        QByteArray output;
+    };
+
+    void write(const QString& relative, const QByteArray& text);
+    Run assemble(const QString& operation);
+
+    std::unique_ptr<QTemporaryDir> m_tree;
+};
+
+void LuaAssemblyTest::init()
+{
+    m_tree = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_tree->isValid());
+}
+
+void LuaAssemblyTest::write(const QString& relative, const QByteArray& text)
+{
+    const QString path = m_tree->filePath(QStringLiteral("lua/") + relative);
+    QVERIFY(QDir().mkpath(QFileInfo(path).absolutePath()));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QCOMPARE(file.write(text), qint64(text.size()));
+}
+
+LuaAssemblyTest::Run LuaAssemblyTest::assemble(const QString& operation)
+{
+    const QString output = m_tree->filePath(QStringLiteral("out/") + operation);
+    QDir().mkpath(m_tree->filePath(QStringLiteral("out")));
+    QProcess cmake;
+    cmake.start(QStringLiteral(TOLLGATE_CMAKE_COMMAND),
+                {QStringLiteral("-DLUA_ROOT=") + m_tree->filePath(QStringLiteral("lua")),
+                 QStringLiteral("-DSOURCE=") + operation, QStringLiteral("-DOUTPUT=") + output,
+                 QStringLiteral("-P"), sourcePath(QStringLiteral("cmake/LuaAssemble.cmake"))});
+    Run run;
+    if (!cmake.waitForFinished(60'000))
+        return run;
+    run.code = cmake.exitStatus() == QProcess::NormalExit ? cmake.exitCode() : -1;
+    run.errors = QString::fromUtf8(cmake.readAllStandardError()).simplified();
+    QFile file(output);
+    if (file.open(QIODevice::ReadOnly))
+        run.output = file.readAll();
+    return run;
+}
+
+void LuaAssemblyTest::includedTextIsCopiedVerbatim()
+{
+    // What CMake could mistake for its own syntax (lists, variables, brackets, escapes), bytes
+    // that are not UTF-8, trailing blanks, an include line that looks like one inside a comment.
+    const QByteArray shared = "local s = 'a;b;;c' -- ${NOT_A_VARIABLE} @AT@ [[long]] [=[x]=]\n"
+                              "local t = \"\\n\\t\\\\\" .. '\\\"'   \n"
+                              "-- not an include: --@include \"nowhere.lua\"\n"
+                              "\xff\xfe raw bytes\n\n";
+    write(QStringLiteral("includes/shared.lua"), shared);
+    write(QStringLiteral("op.lua"),
+          "--[[ op.lua: KEYS[1] the key ]]\n--@include \"includes/shared.lua\"\nreturn s");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY2(run.code == 0, qPrintable(run.errors));
+    QCOMPARE(run.output, "--[[ op.lua: KEYS[1] the key ]]\n" + shared + "return s");
+}
+
+void LuaAssemblyTest::nestedIncludesAreResolved()
+{
+    write(QStringLiteral("includes/a.lua"), "a1\n--@include \"includes/b.lua\"\na2\n");
+    write(QStringLiteral("includes/b.lua"), "b"); // no final newline: the line keeps its own
+    write(QStringLiteral("includes/c.lua"), "c\n");
+    write(QStringLiteral("op.lua"),
+          "--@include \"includes/a.lua\"\nmiddle\n--@include \"includes/c.lua\"\nend\n");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY2(run.code == 0, qPrintable(run.errors));
+    QCOMPARE(run.output, QByteArray("a1\nb\na2\nmiddle\nc\nend\n"));
+}
+
+void LuaAssemblyTest::cycleIsRefused()
+{
+    write(QStringLiteral("includes/a.lua"), "--@include \"includes/b.lua\"\n");
+    write(QStringLiteral("includes/b.lua"), "--@include \"includes/a.lua\"\n");
+    write(QStringLiteral("op.lua"), "--@include \"includes/a.lua\"\n");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY(run.code != 0);
+    QVERIFY2(
+        run.errors.contains(QStringLiteral(
+            "lua include cycle: op.lua -> includes/a.lua -> includes/b.lua -> includes/a.lua")),
+        qPrintable(run.errors));
+    QVERIFY(run.output.isEmpty());
+
+    write(QStringLiteral("self.lua"), "x\n--@include \"self.lua\"\n");
+    const Run self = assemble(QStringLiteral("self.lua"));
+    QVERIFY(self.code != 0);
+    QVERIFY2(self.errors.contains(QStringLiteral("lua include cycle: self.lua -> self.lua")),
+             qPrintable(self.errors));
+}
+
+void LuaAssemblyTest::doubleIncludeIsRefused()
+{
+    // Once directly and once through another include: both name the files involved.
+    write(QStringLiteral("includes/a.lua"), "--@include \"includes/b.lua\"\n");
+    write(QStringLiteral("includes/b.lua"), "b\n");
+    write(QStringLiteral("op.lua"),
+          "--@include \"includes/a.lua\"\n--@include \"includes/b.lua\"\n");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY(run.code != 0);
+    QVERIFY2(
+        run.errors.contains(QStringLiteral("lua/op.lua: includes \"includes/b.lua\" a second time "
+                                           "(lua/includes/a.lua included it already)")),
+        qPrintable(run.errors));
+    QVERIFY(run.output.isEmpty());
+
+    write(QStringLiteral("twice.lua"),
+          "--@include \"includes/b.lua\"\n--@include \"includes/b.lua\"\n");
+    const Run twice = assemble(QStringLiteral("twice.lua"));
+    QVERIFY(twice.code != 0);
+    QVERIFY2(twice.errors.contains(QStringLiteral("a second time")), qPrintable(twice.errors));
+}
+
+void LuaAssemblyTest::missingIncludeIsRefused()
+{
+    write(QStringLiteral("includes/a.lua"), "--@include \"includes/gone.lua\"\n");
+    write(QStringLiteral("op.lua"), "--@include \"includes/a.lua\"\n");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY(run.code != 0);
+    QVERIFY2(run.errors.contains(QStringLiteral(
+                 "lua/includes/a.lua: includes \"includes/gone.lua\", which does not exist")),
+             qPrintable(run.errors));
+    QVERIFY(run.output.isEmpty());
+}
+
+void LuaAssemblyTest::malformedIncludeLineIsRefused()
+{
+    // Never passed through as a comment: the script would lack what the line meant to bring.
+    for (const QByteArray& line : {QByteArray("--@include includes/a.lua"),
+                                   QByteArray("--@include \"includes/a.lua\" -- why"),
+                                   QByteArray("--@includes \"includes/a.lua\"")}) {
+        write(QStringLiteral("includes/a.lua"), "a\n");
+        write(QStringLiteral("op.lua"), line + '\n');
+        const Run run = assemble(QStringLiteral("op.lua"));
+        QVERIFY2(run.code != 0, line.constData());
+        QVERIFY2(run.errors.contains(QStringLiteral("is not an include line")),
+                 qPrintable(run.errors));
+    }
+}
+
+void LuaAssemblyTest::everyOperationIsAssembled()
+{
+    const QStringList sources = QDir(sourcePath(QStringLiteral("lua")))
+                                    .entryList({QStringLiteral("*.lua")}, QDir::Files, QDir::Name);
+    const QStringList assembled =
+        QDir(luaScriptDir()).entryList({QStringLiteral("*.lua")}, QDir::Files, QDir::Name);
+    QVERIFY(sources.size() >= 11);
+    QCOMPARE(assembled, sources);
+    for (const QString& name : assembled) {
+        QFile file(QDir(luaScriptDir()).filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY2(!text.contains("--@include"), qPrintable(name));
+    }
+}
+
+void LuaAssemblyTest::coreCompilesInTheAssembledScripts()
+{
+    const QList<ScriptInfo>& scripts = ScriptLibrary::instance().scripts();
+    QCOMPARE(scripts.size(), QDir(luaScriptDir()).entryList({QStringLiteral("*.lua")}).size());
+    for (const ScriptInfo& script : scripts) {
+        QFile file(QDir(luaScriptDir()).filePath(script.name + QStringLiteral(".lua")));
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(script.name));
+        QVERIFY2(file.readAll() == script.source, qPrintable(script.name));
+        // The header the console's Lua page shows came through the assembly.
+        QVERIFY2(!script.keys.isEmpty() || !script.args.isEmpty(), qPrintable(script.name));
+    }
+}
+
+void LuaAssemblyTest::assembledScriptsAreTheScriptsOfBefore()
+{
+    // The assembly changed no script: each is byte for byte the standalone file it replaced.
+    const QList<QPair<QString, QByteArray>> before{
+        {QStringLiteral("ban.lua"), "752527a6bfaef1a8f40982868ef933dd46d59a99"},
+        {QStringLiteral("can.lua"), "d2ae316e60037f3d11ada3e77fdadf25efce5ee3"},
+        {QStringLiteral("delete.lua"), "b555a19a8db870eea1ab99b0f49290c298ea10fc"},
+        {QStringLiteral("hit.lua"), "cc2b0cd60b4e0a3e2227215133641a40869a0d33"},
+        {QStringLiteral("policy_delete.lua"), "1378059c2beedaeb3e4d423bec188ce177a7ee12"},
+        {QStringLiteral("policy_reindex.lua"), "275bee2b56294e148966e4f74d585286567e7dd6"},
+        {QStringLiteral("policy_set.lua"), "d192102bf508a4b2c2c62e66d0028ff14ecc80b8"},
+        {QStringLiteral("repair.lua"), "ee68d7a1753577922004c1f872436768080dafe8"},
+        {QStringLiteral("reset.lua"), "5b024bce1e8fe43b84ca7828cfef19eba522e050"},
+        {QStringLiteral("stats.lua"), "609c05d411a03b3c642d527290b7f73a2111cc07"},
+        {QStringLiteral("unban.lua"), "992f451f7b814cf25a4f38588aab8ba517513afe"}};
+    for (const auto& [name, sha1] : before) {
+        QFile file(QDir(luaScriptDir()).filePath(name));
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(name));
+        QCOMPARE(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha1).toHex(), sha1);
+    }
+}
+
+QTEST_GUILESS_MAIN(LuaAssemblyTest)
+#include "tst_LuaAssembly.moc"
