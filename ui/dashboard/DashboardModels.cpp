@@ -118,11 +118,15 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
         return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;
-    case Since:
+    case Since: {
         if (row.bannedSinceMs <= 0)
             return QStringLiteral("\u2013");
-        return QLocale().toString(QDateTime::fromMSecsSinceEpoch(row.bannedSinceMs),
-                                  QLocale::ShortFormat);
+        // The time alone when it is today's: the column stays narrow.
+        const QDateTime since = QDateTime::fromMSecsSinceEpoch(row.bannedSinceMs);
+        return since.date() == QDate::currentDate()
+                   ? QLocale().toString(since.time(), QLocale::ShortFormat)
+                   : QLocale().toString(since, QLocale::ShortFormat);
+    }
     case Rate:
         return row.perMinute < 0 ? QStringLiteral("\u2013")
                                  : QLocale().toString(row.perMinute, 'f', 1);

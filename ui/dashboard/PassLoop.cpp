@@ -5,6 +5,12 @@
 
 namespace tollgate::ui {
 
+namespace {
+// soon() during a pass: the next one a second after it, so a storm of events on a small
+// keyspace (each pass one SCAN call) cannot chain passes back to back.
+constexpr std::chrono::milliseconds kSoonGap{1000};
+} // namespace
+
 PassLoop::PassLoop(Start start, QObject* parent) : QObject(parent), m_start(std::move(start))
 {
     m_next.setSingleShot(true);
@@ -59,7 +65,7 @@ void PassLoop::ended(bool complete)
     if (complete)
         m_finished = QDateTime::currentDateTime();
     if (m_active)
-        m_next.start(std::exchange(m_again, false) ? std::chrono::milliseconds(0) : m_rest);
+        m_next.start(std::exchange(m_again, false) ? kSoonGap : m_rest);
 }
 
 } // namespace tollgate::ui

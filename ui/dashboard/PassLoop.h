@@ -27,7 +27,7 @@ public:
     void setActive(bool active);
     bool isActive() const { return m_active; }
     bool isRunning() const { return m_running; }
-    /// The next pass now, or right after the running one.
+    /// The next pass now, or a second after the running one.
     void soon();
     /// The running pass is over; `complete`: it went through, lastFinished() is now.
     void ended(bool complete);
@@ -42,7 +42,7 @@ private:
     QTimer m_next;
     bool m_active = false;
     bool m_running = false;
-    bool m_again = false; // soon() during a pass: the next one without a rest
+    bool m_again = false; // soon() during a pass: the next one without the rest
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     QDateTime m_finished;
 };
