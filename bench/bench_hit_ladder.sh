@@ -19,8 +19,9 @@ while (($#)); do
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
-# The assembled script of the build tree, else the source tree's own.
-[[ -n "$hit" ]] || for hit in "$root/build/lua/hit.lua" "$root/lua/hit.lua"; do [[ -f "$hit" ]] && break; done
+# The assembled script of the build tree (lua/hit.lua is its source, not a loadable script).
+hit="${hit:-$root/build/lua/hit.lua}"
+[[ -f "$hit" ]] || { echo "$hit: no such script (cmake --build build --target tollgate_lua_scripts)" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt install valgrind)" >&2; exit 2; }
 
 dir="$(mktemp -d)"

@@ -5,14 +5,17 @@
 # same EVALSHA every time; every hit is allowed (limit 1e9 per hour; sliding_log 100000 with
 # 100000 hits). Each figure is the median of --runs runs, the scripts interleaved per run.
 # A script named short:PATH is called in hit.lua's short form (lua/README.md: 3 keys and 5
-# arguments instead of 5 and 14); the empty script then runs in that form too.
+# arguments instead of 5 and 14); the empty script then runs in that form too. One named
+# fcall:PATH is loaded as a Redis 7 function instead (FUNCTION LOAD of a library whose function
+# runs the very same text, its parameters named KEYS and ARGV) and called by FCALL in the short
+# form, next to an empty function: EVALSHA against FCALL, the same body.
 # --fifo runs the server under SCHED_FIFO (root): on a shared, busy machine the other processes
 # then no longer preempt it in the middle of a call, which usec_per_call would count.
 # --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
 # only inside evalShaCommand, N hits per figure): slow, but the same on a busy machine as on an
 # idle one, so two scripts compare exactly (one run is enough).
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [[short:]script.lua ...]
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [[short:|fcall:]script.lua ...]
 #   (default: the assembled build/lua/hit.lua in both forms; lua/README.md says how to build it)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,19 +34,21 @@ while (($#)); do
     esac
 done
 ((${#scripts[@]})) || scripts=("$root/build/lua/hit.lua" "short:$root/build/lua/hit.lua")
-for s in "${scripts[@]}"; do
-    [[ -f "${s#short:}" ]] || { echo "${s#short:}: no such script (cmake --build build --target tollgate_lua_scripts)" >&2; exit 1; }
-done
 # each entry's form and file; the empty script runs in every form used
 forms=() files=() empty_forms=(full)
 for s in "${scripts[@]}"; do
-    if [[ "$s" == short:* ]]; then forms+=(short) files+=("${s#short:}"); else forms+=(full) files+=("$s"); fi
+    case "$s" in
+    short:* | fcall:*) forms+=("${s%%:*}") files+=("${s#*:}") ;;
+    *) forms+=(full) files+=("$s") ;;
+    esac
+    [[ -f "${files[-1]}" ]] || { echo "${files[-1]}: no such script (cmake --build build --target tollgate_lua_scripts)" >&2; exit 1; }
 done
-[[ " ${forms[*]} " != *" short "* ]] || empty_forms+=(short)
+for f in short fcall; do [[ " ${forms[*]} " != *" $f "* ]] || empty_forms+=("$f"); done
 
 dir="$(mktemp -d)"
 under=()
-((callgrind == 0)) || under=(valgrind --tool=callgrind --toggle-collect=evalShaCommand --callgrind-out-file="$dir/cg.%p")
+((callgrind == 0)) || under=(valgrind --tool=callgrind --toggle-collect=evalShaCommand --toggle-collect=fcallCommand
+    --callgrind-out-file="$dir/cg.%p")
 "${under[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize no \
     >"$dir/log" 2>&1 &
 server=$!
@@ -52,10 +57,18 @@ cli() { redis-cli -p "$port" "$@"; }
 for _ in $(seq 300); do cli PING >/dev/null 2>&1 && break; sleep 0.1; done
 ((fifo == 0)) || chrt -f -p 10 "$server"
 
-load() { cli SCRIPT LOAD "$(cat "$1")"; }
+# a script's SHA1, or for the fcall form the name of the function running it: file form index
+load() {
+    [[ "$2" == fcall ]] || { cli SCRIPT LOAD "$(cat "$1")"; return; }
+    { printf '#!lua name=bench%s\nlocal function run(KEYS, ARGV)\n' "$3"; cat "$1"
+      printf '\nend\nredis.register_function("hit%s", run)\n' "$3"; } | cli -x FUNCTION LOAD >/dev/null
+    echo "hit$3"
+}
 shas=()
-for f in "${files[@]}"; do shas+=("$(load "$f")"); done
+for i in "${!files[@]}"; do shas+=("$(load "${files[$i]}" "${forms[$i]}" "$i")"); done
 empty="$(cli SCRIPT LOAD 'return 0')"
+cli FUNCTION LOAD "$(printf '#!lua name=empty\nredis.register_function("empty", function() return 0 end)')" >/dev/null
+declare -A empties=([full]="$empty" [short]="$empty" [fcall]=empty)
 
 # usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window hits form
 one() {
@@ -67,9 +80,11 @@ one() {
     local call=(5 'tg:{u}:ban' 'tg:{u}:a:ban' 'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5"
         hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
     [[ "$7" == full ]] || call=(3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$3:$5" hit "$2" 1 "$4" "$5")
-    redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q EVALSHA "$1" "${call[@]}" >/dev/null
+    local command=evalsha
+    [[ "$7" != fcall ]] || command=fcall
+    redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q "${command^^}" "$1" "${call[@]}" >/dev/null
     if ((callgrind == 0)); then
-        cli INFO commandstats | sed -n 's/^cmdstat_evalsha:.*usec_per_call=\([0-9.]*\).*/\1/p'
+        cli INFO commandstats | sed -n "s/^cmdstat_$command:.*usec_per_call=\([0-9.]*\).*/\1/p"
     else
         callgrind_control -d "$server" >/dev/null 2>&1
         # shellcheck disable=SC2012 # the newest dump: names are cg.<pid>.<n>
@@ -81,7 +96,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR
 printf '%-15s' algorithm
 for i in "${!files[@]}"; do
     label="$(basename "$(dirname "${files[$i]}")")/$(basename "${files[$i]}")"
-    [[ "${forms[$i]}" == full ]] || label="short $label"
+    [[ "${forms[$i]}" == full ]] || label="${forms[$i]} $label"
     printf ' %24s' "$label"
 done
 for f in "${empty_forms[@]}"; do printf ' %11s' "empty $f"; done
@@ -95,7 +110,7 @@ for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000
             got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits" "${forms[$i]}")"
         done
         for f in "${empty_forms[@]}"; do
-            got[empty_$f]+=" $(one "$empty" "$alg" "$code" "$limit" "$window" "$hits" "$f")"
+            got[empty_$f]+=" $(one "${empties[$f]}" "$alg" "$code" "$limit" "$window" "$hits" "$f")"
         done
     done
     printf '%-15s' "$alg"

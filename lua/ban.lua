@@ -24,29 +24,18 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
---@include "includes/contract_query.lua"
+--@include "includes/write_prologue.lua"
+--@include "includes/ban_record.lua"
 
-local MAX_BAN_MS = 3153600000000         -- 100 years
 local MAX_EPOCH_MS = 253402300799999     -- 9999-12-31
-local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
 
-local function int(x) return string.format('%d', x) end
-
-local function to_int(s)
-  if #s <= 17 and s:match('^%d+$') then return tonumber(s) end
-  return nil
-end
-
---@include "includes/expect_type.lua"
---@include "includes/audit.lua"
---@include "includes/apply.lua"
 ---------------------------------------------------------------- arguments
 if #KEYS ~= 3 or #ARGV ~= 7 then return redis.error_reply('TG_INVALID ban takes 3 keys and 7 arguments') end
 local ban, user_stream, global = KEYS[1], KEYS[2], KEYS[3]
 local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[7]
-local duration_ms, until_ms = to_int(ARGV[5]), to_int(ARGV[6])
-if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
-if reason == '' then return redis.error_reply('TG_INVALID reason is required') end
+local duration_ms, until_ms = to_int(ARGV[5], 17), to_int(ARGV[6], 17)
+local bad = required('actor', actor, 'reason', reason)
+if bad then return bad end
 if not duration_ms or duration_ms > MAX_BAN_MS then
   return redis.error_reply('TG_INVALID duration_ms must be an integer in [0, ' .. int(MAX_BAN_MS) .. ']')
 end
@@ -64,21 +53,14 @@ if until_ms > 0 and until_ms <= now_ms then
 end
 if duration_ms > 0 then until_ms = now_ms + duration_ms end
 
-local bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
+bad = expect_type(ban, 'hash') or expect_type(user_stream, 'stream')
   or (global ~= '' and expect_type(global, 'stream'))
 if bad then return bad end
 
 ---------------------------------------------------------------- the writes
-local scope = action == '' and 'user' or 'action'
-local writes = {
-  { 'DEL', ban },                        -- a new ban replaces the old one, TTL included
-  { 'HSET', ban, 'reason', reason, 'actor', actor, 'created_ms', int(now_ms), 'until_ms', int(until_ms),
-    'scope', scope, 'action', action, 'source', 'manual' },
-}
-if until_ms > 0 then writes[#writes + 1] = { 'PEXPIREAT', ban, int(until_ms) } end
+local writes = {}
+ban_writes(writes, ban, action, reason, actor, 'manual', now_ms, until_ms)
 audit(writes, user_stream, global, { 'event', 'ban', 'user', user, 'action', action, 'actor', actor,
   'reason', reason, 'until_ms', int(until_ms) })
-if channel ~= '' then
-  writes[#writes + 1] = { 'PUBLISH', channel, 'ban\n' .. #user .. '\n' .. user .. action }
-end
+publish(writes, channel, 'ban', user, action)
 return apply(writes) or { until_ms, now_ms }

@@ -22,37 +22,20 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
---@include "includes/contract_query.lua"
-
--- Every write is allowed to this ACL user, or none runs (as in the other write scripts).
-local function apply(writes)
-  for _, cmd in ipairs(writes) do
-    if not redis.acl_check_cmd(unpack(cmd)) then
-      return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-        '; nothing was written')
-    end
-  end
-  for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-end
+--@include "includes/write_prologue.lua"
 
 if #KEYS ~= 2 or #ARGV ~= 5 then return redis.error_reply('TG_INVALID delete takes 2 keys and 5 arguments') end
 local key, global = KEYS[1], KEYS[2]
 local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
-if reason == '' then return redis.error_reply('TG_INVALID reason is required') end
-
-local kind = redis.call('TYPE', global).ok
-if kind ~= 'none' and kind ~= 'stream' and key ~= global then
-  return redis.error_reply('TG_CORRUPT key ' .. global .. ' is a ' .. kind .. ', expected a stream')
-end
+local bad = required('actor', actor, 'reason', reason) or (key ~= global and expect_type(global, 'stream'))
+if bad then return bad end
 
 local existed = redis.call('EXISTS', key)   -- nothing runs in between: DEL deletes it
 local writes = {
   { 'DEL', key },
-  { 'XADD', global, 'MAXLEN', '~', '100000', '*', 'event', 'delete_key', 'user', user,
+  -- always into KEYS[2], even when it is the key deleted (it then holds just this entry)
+  { 'XADD', global, 'MAXLEN', '~', int(GLOBAL_AUDIT_LEN), '*', 'event', 'delete_key', 'user', user,
     'action', action, 'actor', actor, 'reason', reason, 'until_ms', '0', 'detail', key },
 }
-if channel ~= '' then
-  writes[#writes + 1] = { 'PUBLISH', channel, 'delete\n' .. #user .. '\n' .. user .. action }
-end
+publish(writes, channel, 'delete', user, action)
 return apply(writes) or existed

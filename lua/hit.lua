@@ -54,15 +54,47 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
+--@include "includes/constants.lua"
 --@include "hit/constants.lua"
+
+---------------------------------------------------------------- fast paths
+-- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
+-- level) takes a straight line per algorithm: the few commands it needs, TIME only where time is
+-- the algorithm. Whatever is unusual or in doubt (an escaped id, a non-canonical number, a ban
+-- key, a wrong type or shape, a TTL of 0, a denial, a refused ACL check) gives up (`break` out of
+-- its `repeat ... until true`), having written nothing, and the general path decides exactly as
+-- it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
+-- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
+-- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:
+-- small ones go as strings).
+local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
+local alg = ARGV[2]
+local now_us, now_ms                                        -- the server's clock, once read
+local clock, to_int, mul_div
+do
 --@include "hit/plain.lua"
+
+  if plain and alg == 'fixed_window' then
 --@include "hit/fixed_window_fast.lua"
+  end
+
 --@include "hit/mul_div.lua"
+
+  -- Each fast path reads the clock itself (as clock() would, which then keeps it) and makes its
+  -- reply in line: no function of the general path is called on the way (the algorithms' files
+  -- of the general path have the same arithmetic).
+  if plain and alg == 'token_bucket' then
 --@include "hit/token_bucket_fast.lua"
+  elseif plain and alg == 'sliding_window' then
 --@include "hit/sliding_window_fast.lua"
+  elseif plain and alg == 'sliding_log' then
 --@include "hit/sliding_log_fast.lua"
+  end
+
 --@include "hit/clock.lua"
---@include "hit/general_math.lua"
+end
+
 ---------------------------------------------------------------- general path
 -- Closures only for the algorithm in use, numbers passed as they are, no TYPE unless a read fails.
 
@@ -71,14 +103,19 @@ local KEYS, ARGV = KEYS, ARGV
 local short = #ARGV == 2 * #KEYS - 1
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
+
 --@include "hit/escape.lua"
+
 --@include "hit/short_form.lua"
+
 -- Writes are queued while reading and run at the end, so no error can leave a half-done hit.
 -- Numbers go as they are: Redis writes an integer-valued Lua number with all its digits.
 local writes = {}
 local function later(...) writes[#writes + 1] = { ... } end
 
 --@include "hit/time.lua"
+
+local function main()
 --@include "hit/arguments.lua"
   ---------------------------------------------------------------- algorithms
   -- load(w): from the first read (w.first), set w.count (before this hit), w.fits (this hit would pass this window).
@@ -86,12 +123,24 @@ local function later(...) writes[#writes + 1] = { ... } end
   -- report fields w.count, w.reset_ms, w.retry_ms (when not w.fits; plan_all makes it -1 when
   -- cost > limit). Both only read Redis. Only the functions of the algorithm in use are made.
   -- A key whose PTTL is 0 expires within this very millisecond: it is read as gone.
+  local load, plan, expected, read
+  if alg == 'fixed_window' then
 --@include "hit/fixed_window.lua"
+  elseif alg == 'sliding_log' then
 --@include "hit/sliding_log.lua"
+  elseif alg == 'sliding_window' then
 --@include "hit/sliding_window.lua"
+  else
 --@include "hit/token_bucket.lua"
+  end
+
 --@include "hit/bans.lua"
+
 --@include "hit/windows.lua"
+
 --@include "hit/reply.lua"
+
 --@include "hit/decision.lua"
+end
+
 --@include "hit/writes.lua"

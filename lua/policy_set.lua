@@ -29,51 +29,30 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
---@include "includes/contract_query.lua"
+--@include "includes/write_prologue.lua"
+--@include "includes/policy_revision.lua"
 
-local function int(x) return string.format('%d', x) end
-
-local function to_int(s)
-  if s and #s <= 15 and s:match('^%d+$') then return tonumber(s) end
-  return nil
-end
-
--- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
-local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
-
---@include "includes/expect_type.lua"
---@include "includes/audit_global.lua"
---@include "includes/apply.lua"
 ---------------------------------------------------------------- arguments
-local key, global, index = KEYS[1], KEYS[2], KEYS[3]
-local action = (key or ''):match('([^:]*)$')
 local owned = { revision = true, updated_by = true, updated_ms = true, contract = true }
 
 -- At most 64 fields: bounded work, and the DEL below is never followed by an HSET too large to run.
 if #KEYS ~= 3 or #ARGV < 6 or #ARGV % 2 ~= 0 or #ARGV > 4 + 2 * 64 then
   return redis.error_reply('TG_INVALID policy_set takes 3 keys, 4 arguments and 1 to 64 field/value pairs')
 end
-local expected, actor, channel, summary = to_int(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
-if not expected then return redis.error_reply('TG_INVALID expected revision must be an integer >= 0') end
-if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
+local actor, channel, summary = ARGV[2], ARGV[3], ARGV[4]
+local expected, bad = edited_revision()
+if bad then return bad end
 for i = 5, #ARGV, 2 do
   if ARGV[i] == '' or owned[ARGV[i]] then
     return redis.error_reply('TG_INVALID field name "' .. ARGV[i] .. '" is empty or reserved')
   end
 end
 
-local bad = expect_type(key, 'hash') or (global ~= '' and global ~= key and expect_type(global, 'stream'))
-  or (index ~= '' and index ~= key and expect_type(index, 'set'))
+bad = expect_type(key, 'hash')
 if bad then return bad end
-local stored = redis.call('HGET', key, 'revision')
-if stored and not to_int(stored) then
-  return redis.error_reply('TG_CORRUPT key ' .. key .. ' holds revision "' .. stored .. '", expected an integer')
-end
-local current = stored and to_int(stored) or 0
-if current ~= expected then
-  return redis.error_reply(string.format('TG_CONFLICT policy %s is at revision %d, you edited revision %d',
-    action, current, expected))
-end
+local current
+current, bad = current_revision(expected)
+if bad then return bad end
 
 local t = redis.call('TIME')
 local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -88,7 +67,7 @@ local writes = {
 if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
   writes[#writes + 1] = { 'SADD', index, action, '*' }
 end
-audit(writes, global, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
+audit_policy(writes, { 'event', 'policy', 'user', '', 'action', unescape(action), 'actor', actor,
   'reason', summary, 'until_ms', '0', 'detail', 'revision=' .. revision })
-if channel ~= '' then writes[#writes + 1] = { 'PUBLISH', channel, 'policy\n0\n' .. action } end
+publish(writes, channel, 'policy', '', action)
 return apply(writes) or current + 1

@@ -35,13 +35,9 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
---@include "includes/contract_query.lua"
+--@include "includes/write_prologue.lua"
 
-local AUDIT_TTL_MS = 7776000000
-local GLOBAL_AUDIT_LEN = 100000
 local MAX_NAMED_KEYS = 20       -- the audit entry names this many fixed keys, then a count
-
-local MAX_WINDOW_MS = 31536000000
 local STATE_TYPE = { fw = 'string', sl = 'zset', sw = 'hash', tb = 'string' }
 
 local function invalid(msg) return redis.error_reply('TG_INVALID ' .. msg) end
@@ -84,17 +80,17 @@ local function wanted_ttl(key, kind)
     window = #window <= 12 and tonumber(window) or 0
     if window < 1 or window > MAX_WINDOW_MS then return nil end
     local ttl = alg == 'sw' and 2 * window or window
-    return ttl, { 'PEXPIRE', key, ttl }
+    return ttl, { 'PEXPIRE', key, int(ttl) }
   end
   if (key:match('}:[^:]+:ban$') or key:match('}:ban$')) and kind == 'hash' then
     local until_ms = redis.call('HGET', key, 'until_ms')
     if not until_ms or not until_ms:match('^%d+$') or #until_ms > 15 then return nil end
     until_ms = tonumber(until_ms)
     if until_ms == 0 then return 'keep' end
-    return math.max(until_ms - now_ms, 0), { 'PEXPIREAT', key, until_ms }
+    return math.max(until_ms - now_ms, 0), { 'PEXPIREAT', key, int(until_ms) }
   end
   if key:match('}:audit$') and kind == 'stream' then
-    return AUDIT_TTL_MS, { 'PEXPIRE', key, AUDIT_TTL_MS }   -- 90 days, as the scripts set it
+    return AUDIT_TTL_MS, { 'PEXPIRE', key, int(AUDIT_TTL_MS) }   -- 90 days, as the scripts set it
   end
   if key:match(':policy:[^:]+$') and kind == 'hash' then
     return 'keep'
@@ -128,25 +124,15 @@ end
 if #fixes > 0 then
   local detail = 'fixed=' .. #fixes .. ': ' .. table.concat(named, ', ')
   if #fixes > #named then detail = detail .. ' and ' .. (#fixes - #named) .. ' more' end
-  local entry = { '*', 'event', 'repair', 'user', '', 'action', '', 'actor', actor, 'reason', reason,
+  local entry = { 'event', 'repair', 'user', '', 'action', '', 'actor', actor, 'reason', reason,
                   'until_ms', '0', 'detail', detail }
   if user_audit ~= '' then
-    fixes[#fixes + 1] = { 'XADD', user_audit, 'MAXLEN', '~', '1000', unpack(entry) }
-    fixes[#fixes + 1] = { 'PEXPIRE', user_audit, AUDIT_TTL_MS }
-  end
-  if global_audit ~= '' then
-    fixes[#fixes + 1] = { 'XADD', global_audit, 'MAXLEN', '~', tostring(GLOBAL_AUDIT_LEN), unpack(entry) }
+    audit(fixes, user_audit, global_audit, entry)
+  else
+    audit_global(fixes, global_audit, entry, '')
   end
 end
 
 -- all reads above, all writes here (fixes and their audit), each allowed to this ACL user or none
 -- made; a PEXPIREAT in the past deletes, which is right for an ended ban
-for _, cmd in ipairs(fixes) do
-  if type(cmd[3]) == 'number' then cmd[3] = string.format('%d', cmd[3]) end
-  if not redis.acl_check_cmd(unpack(cmd)) then
-    return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-      '; nothing was written')
-  end
-end
-for _, cmd in ipairs(fixes) do redis.call(unpack(cmd)) end
-return results
+return apply(fixes) or results

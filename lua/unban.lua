@@ -21,37 +21,7 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 "contract", the script answers 2 and does nothing else.
 ]]
 
---@include "includes/contract_query.lua"
+--@include "includes/write_prologue.lua"
+--@include "includes/clear_keys.lua"
 
-local AUDIT_TTL_MS = 7776000000          -- a user's history lives 90 days after its last entry
-
-local function int(x) return string.format('%d', x) end
-
---@include "includes/expect_type.lua"
---@include "includes/audit.lua"
---@include "includes/apply.lua"
----------------------------------------------------------------- arguments
-if #KEYS < 2 or #ARGV ~= 5 then return redis.error_reply('TG_INVALID unban takes 2+ keys and 5 arguments') end
-local user_stream, global = KEYS[1], KEYS[2]
-local user, action, actor, reason, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-if actor == '' then return redis.error_reply('TG_INVALID actor is required') end
-if reason == '' then return redis.error_reply('TG_INVALID reason is required') end
-
-local bad = expect_type(user_stream, 'stream') or (global ~= '' and expect_type(global, 'stream'))
-if bad then return bad end
-
----------------------------------------------------------------- the writes
-local writes, deleted, seen = {}, 0, {}
-for i = 3, #KEYS do
-  if not seen[KEYS[i]] then             -- a key listed twice is deleted (and counted) once
-    seen[KEYS[i]] = true
-    deleted = deleted + redis.call('EXISTS', KEYS[i])   -- nothing runs in between: DEL deletes these
-    writes[#writes + 1] = { 'DEL', KEYS[i] }
-  end
-end
-audit(writes, user_stream, global, { 'event', 'unban', 'user', user, 'action', action, 'actor', actor,
-  'reason', reason, 'until_ms', '0', 'count', int(deleted) })
-if channel ~= '' then
-  writes[#writes + 1] = { 'PUBLISH', channel, 'unban\n' .. #user .. '\n' .. user .. action }
-end
-return apply(writes) or deleted
+return clear_keys('unban', true)

@@ -7,7 +7,8 @@
 # docs/cluster-demo.png, and the other pictures stay in a temporary directory, to look at.
 # Other sizes and the dark palette, for checking layouts by eye:
 #   TOLLGATE_SCREENSHOT_SIZE=1024x700 TOLLGATE_PALETTE=dark bash scripts/screenshots.sh /tmp/shots
-# SCREENSHOTS_CLUSTER=0 skips the cluster tour.
+# SCREENSHOTS_CLUSTER=0 skips the cluster tour. Then scripts/sentinel-screenshot.sh: the Topology
+# page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -34,6 +35,11 @@ if [[ "${SCREENSHOTS_CLUSTER:-1}" != "0" ]]; then
         cp "$cluster_out/dashboard.png" docs/cluster-demo.png
     fi
     echo "screenshots.sh: the --demo --cluster tour is in $cluster_out"
+fi
+
+# The Topology page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
+if [[ "${SCREENSHOTS_SENTINEL:-1}" != "0" ]]; then
+    bash scripts/sentinel-screenshot.sh "$out"
 fi
 
 echo "screenshots.sh: wrote $(find "$out" -name '*.png' | wc -l) pictures to $out:"

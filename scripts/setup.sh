@@ -28,10 +28,14 @@ demo_packages=(
     libqt6opengl6-dev libgl-dev
     libhiredis-dev qtkeychain-qt6-dev
     redis-server redis-tools openssl
+    # tollgatectl's policy files (policy export / apply); CMake configures every target
+    libyaml-cpp-dev
 )
 # Building and running everything else: the CLI, the tests and the benchmarks.
 packages=(
     "${demo_packages[@]}"
+    # Sentinel tests (tests/support/RedisSentinelGroup) start their own sentinels
+    redis-sentinel
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
     # metrics: the exporter's tests run a private prometheus and promtool
@@ -91,6 +95,8 @@ fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # ... nor at the next boot.
-if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet prometheus 2>/dev/null; then
-    "${as_root[@]}" systemctl disable --now prometheus
-fi
+for service in prometheus redis-sentinel; do
+    if [[ -d /run/systemd/system ]] && systemctl is-enabled --quiet "$service" 2>/dev/null; then
+        "${as_root[@]}" systemctl disable --now "$service"
+    fi
+done

@@ -46,6 +46,9 @@ QString readPassword(const QString& prompt, bool* ok);
 
 // One function per command; `args` holds "tollgatectl <command>" then the command's arguments.
 int policyCommand(Cli& cli, const QStringList& args);
+/// `policy export` and `policy apply` (PolicyFileCommands.cpp), reached through policyCommand.
+int policyExportCommand(Cli& cli, const QStringList& args);
+int policyApplyCommand(Cli& cli, const QStringList& args);
 int hitCommand(Cli& cli, const QStringList& args);
 int peekCommand(Cli& cli, const QStringList& args);
 int banCommand(Cli& cli, const QStringList& args);

@@ -5,6 +5,7 @@
 
 #include "core/limits/Duration.h"
 #include "core/limits/PolicyStore.h"
+#include "core/limits/PolicyText.h"
 
 #include <QDateTime>
 #include <QTimeZone>
@@ -159,13 +160,9 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
         policy.windows.push_back({*limit, *window});
     }
     if (parser.isSet(QStringLiteral("algorithm"))) {
-        const QString name = parser.value(QStringLiteral("algorithm"));
-        auto algorithm = algorithmFromName(name.toUtf8());
+        auto algorithm = algorithmFromText(parser.value(QStringLiteral("algorithm")));
         if (!algorithm)
-            return Error{ErrorKind::InvalidInput,
-                         QStringLiteral("unknown algorithm '%1' (fixed_window, sliding_log, "
-                                        "sliding_window, token_bucket)")
-                             .arg(name)};
+            return algorithm.error();
         policy.algorithm = *algorithm;
     }
     auto cost = integerOption(parser, QStringLiteral("cost"), 1);
@@ -306,10 +303,15 @@ int policyCommand(Cli& cli, const QStringList& args)
         return remove(cli, rest);
     if (sub == QLatin1String("reindex"))
         return reindex(cli, rest);
+    if (sub == QLatin1String("export"))
+        return policyExportCommand(cli, rest);
+    if (sub == QLatin1String("apply"))
+        return policyApplyCommand(cli, rest);
     if (sub.isEmpty())
-        return usage(
-            QStringLiteral("policy needs a sub-command: list, get, set, delete or reindex"));
-    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete, reindex)")
+        return usage(QStringLiteral(
+            "policy needs a sub-command: list, get, set, delete, reindex, export or apply"));
+    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete, "
+                                "reindex, export, apply)")
                      .arg(sub));
 }
 

@@ -36,7 +36,8 @@ Commands:
   exporter [--listen HOST:PORT] [--interval D]    OpenMetrics for Prometheus (docs/metrics.md)
 
 Global options (anywhere on the line):
-  --url URL       redis://[user:pass@]host:port/db, rediss://..., unix:///path
+  --url URL       redis://[user:pass@]host:port/db, rediss://..., unix:///path,
+                  redis+sentinel://[user:pass@]host:port[,host:port...]/master[/db]
                   (default: $TOLLGATE_URL, else redis://127.0.0.1:6379)
   --prefix P      key prefix (default tg)
   --actor NAME    who is acting, for the audit trail (default $USER@host)
@@ -79,6 +80,10 @@ Result<ConnectionOptions> Cli::connectionOptions()
     } else {
         options->password = ConnectionOptions::passwordFromEnvironment();
     }
+    if (!options->sentinel.password.isEmpty() && urlOnCommandLine && !noAuthWarning &&
+        !std::exchange(m_warnedAboutPassword, true))
+        warn(QStringLiteral("a sentinel_password in --url on the command line may be seen by "
+                            "other users (ps); give the URL in TOLLGATE_URL instead"));
     return options;
 }
 

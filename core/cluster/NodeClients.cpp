@@ -6,6 +6,7 @@ NodeClients::NodeClients(ConnectionOptions seed) : m_seed(std::move(seed))
 {
     m_seed.database = 0;
     m_seed.followCluster = false; // each of these talks to its one node
+    m_seed.sentinel = {};         // ... itself, not whatever the sentinels name
 }
 
 Client* NodeClients::forNode(const ClusterNode& node)

@@ -31,6 +31,10 @@ NodeStats NodeStats::fromInfo(const QByteArray& text)
     stats.connectedClients = number("connected_clients");
     const auto role = info.find("role");
     stats.primary = role == info.end() || role->second == "master";
+    const char* offset = stats.primary ? "master_repl_offset" : "slave_repl_offset";
+    stats.replicationOffset = info.count(offset) ? number(offset) : -1;
+    stats.lastIoSecondsAgo =
+        info.count("master_last_io_seconds_ago") ? number("master_last_io_seconds_ago") : -1;
     // "db0:keys=12,expires=3,avg_ttl=0"
     const auto db0 = info.find("db0");
     if (db0 != info.end())

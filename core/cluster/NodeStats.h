@@ -16,6 +16,11 @@ struct NodeStats
     qint64 usedMemory = 0; // used_memory, bytes
     qint64 connectedClients = 0;
     qint64 keys = 0; // db0 keys
+    // Replication: master_repl_offset on a primary, slave_repl_offset on a replica (-1 unknown),
+    // and a replica's master_last_io_seconds_ago; a replica's lag is the primary's offset minus
+    // its own.
+    qint64 replicationOffset = -1;
+    qint64 lastIoSecondsAgo = -1;
     // From CLUSTER INFO, asked together with INFO; empty / 0 on a standalone server.
     QByteArray clusterState; // cluster_state as this node sees it: "ok" or "fail"
     int clusterSlotsOk = 0;  // cluster_slots_ok: slots served by a healthy primary

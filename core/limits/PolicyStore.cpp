@@ -214,12 +214,21 @@ void PolicyStore::writeIndex(const KeyLayout& layout, const QList<QByteArray>& f
 void PolicyStore::save(const Policy& policy, const QString& actor, Context context,
                        Callback<qint64> done) const
 {
+    save(policy, actor, QString(), context, std::move(done));
+}
+
+void PolicyStore::save(const Policy& policy, const QString& actor, const QString& reason,
+                       Context context, Callback<qint64> done) const
+{
     const Status valid = policy.validate();
     if (rejected(valid, context, done))
         return;
-    // policy_set.lua writes the global audit entry with the change; the summary is its reason.
-    const QString summary = policy.windowsText() +
-                            (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
+    // policy_set.lua writes the global audit entry with the change; the summary is its reason,
+    // after the operator's own reason when there is one.
+    QString summary = policy.windowsText() +
+                      (policy.hasBan() ? QStringLiteral(", ") + policy.banText() : QString());
+    if (!reason.isEmpty())
+        summary = reason + QStringLiteral(": ") + summary;
     Command args{QByteArray::number(policy.revision), actor.toUtf8(), m_schema.eventsChannel(),
                  summary.toUtf8()};
     for (const auto& [field, value] : policy.toFields())

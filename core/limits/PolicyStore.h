@@ -47,6 +47,9 @@ public:
     /// Delivers the new revision. Mirrors the change into the global audit stream.
     void save(const Policy& policy, const QString& actor, Context context,
               Callback<qint64> done) const;
+    /// The same with the operator's reason, written into the audit entry before the summary.
+    void save(const Policy& policy, const QString& actor, const QString& reason, Context context,
+              Callback<qint64> done) const;
     /// Deletes the policy if it is still at `revision`.
     void remove(const QByteArray& action, qint64 revision, const QString& actor, Context context,
                 Callback<Unit> done) const;

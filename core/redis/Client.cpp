@@ -30,6 +30,8 @@ Client::Client(ConnectionOptions options, QObject* parent)
                 QMutexLocker lock(&m_errorMutex);
                 m_lastError = error;
             }
+            if (state == ConnectionState::Connected)
+                noteNode(m_connection->endpoint());
             if (state == ConnectionState::Connected && m_probeAgain) {
                 m_probeAgain = false;
                 probeMode();
@@ -101,6 +103,23 @@ Error Client::lastError() const
 {
     QMutexLocker lock(&m_errorMutex);
     return m_lastError;
+}
+
+QString Client::node() const
+{
+    QMutexLocker lock(&m_errorMutex);
+    return m_node.isEmpty() ? m_options.endpoint() : m_node;
+}
+
+void Client::noteNode(const QString& node)
+{
+    {
+        QMutexLocker lock(&m_errorMutex);
+        if (m_node == node)
+            return;
+        m_node = node;
+    }
+    Q_EMIT nodeChanged(node); // from the worker thread: queued to the receivers' threads
 }
 
 EventLoop Client::eventLoop() const

@@ -62,6 +62,10 @@ public:
 
     ConnectionState state() const { return m_state.load(); }
     Error lastError() const;
+    /// "host:port" of the server this client's own connection reached last: on a Sentinel
+    /// deployment the primary (or replica) the sentinels named, which changes with a failover
+    /// (nodeChanged). options().endpoint() until the first connection.
+    QString node() const;
 
     /// The event loop of this client's worker thread, and what its own connection (the seed's on
     /// a cluster) reads and writes through now: what the switches of TransportSwitches gave.
@@ -122,6 +126,8 @@ public:
 
 Q_SIGNALS:
     void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
+    /// The connection came up on another server than before (node()): a Sentinel failover.
+    void nodeChanged(const QString& node);
     /// A pub/sub message (after SUBSCRIBE / PSUBSCRIBE through execute()).
     void messageReceived(const QByteArray& channel, const QByteArray& payload,
                          const QByteArray& pattern);
@@ -139,6 +145,7 @@ private:
     bool canSendNow(const EncodedCommand& command) const; // worker thread: no queueing needed
     void probeMode();                    // on the worker thread: HELLO, then setMode()
     void setMode(bool cluster);          // on the worker thread
+    void noteNode(const QString& node);  // on the worker thread, when connected
 
     ConnectionOptions m_options;
     QThread* m_thread;                  // from IoThreads, released by ~Client
@@ -154,6 +161,7 @@ private:
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;
+    QString m_node; // m_errorMutex
     QMutex m_attachmentMutex;
     std::vector<std::pair<QByteArray, std::shared_ptr<ClientAttachment>>> m_attachments;
     QMutex m_pendingMutex;

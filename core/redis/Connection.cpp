@@ -95,6 +95,7 @@ Connection::Connection(ConnectionOptions options)
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
     connect(m_heartbeatTimer, &QTimer::timeout, this, &Connection::checkHeartbeat);
     m_clock.start();
+    setUpSentinel();
 }
 
 Connection::~Connection()
@@ -241,9 +242,7 @@ void Connection::startAttempt()
     m_handshakeDone = false;
     m_pushMode = false;
     m_connectTimer->start(m_options.connectTimeout);
-    const Status created = createDevice();
-    if (!created)
-        dropConnection(created.error());
+    connectToServer(); // createDevice(), on a Sentinel deployment once the sentinels answered
 }
 
 void Connection::onTransportReady()
@@ -306,6 +305,11 @@ void Connection::sendHandshake()
         write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
                m_options.clientName.toUtf8()},
               [](const Result<Reply>&) {});
+    if (m_sentinel)
+        write({QByteArrayLiteral("ROLE")}, [this, device](const Result<Reply>& role) {
+            if (device == m_device.get())
+                checkRole(role);
+        });
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
             return;
@@ -418,10 +422,12 @@ void Connection::onReadyRead()
         releaseHeld(); // a slot is free: in the same write as what the callbacks chain
         if (!done)
             continue; // the reply of a command that already failed with Timeout
-        if (reply.type == Reply::Type::Error)
+        if (reply.type == Reply::Type::Error) {
             done(classifyErrorReply(reply.string));
-        else
+            noteErrorReply(reply.string);
+        } else {
             done(std::move(reply));
+        }
     }
 }
 

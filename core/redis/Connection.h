@@ -17,6 +17,8 @@ class QTcpSocket;
 
 namespace tollgate {
 
+class SentinelLocator;
+
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
 /// Every method runs on that thread; Client posts work to it. Commands are pipelined and
 /// completed in order as replies come back. The commands submitted in one go (while the
@@ -39,6 +41,10 @@ public:
     {
         return m_state == ConnectionState::Connected || m_state == ConnectionState::Connecting;
     }
+
+    /// The server connected to (or tried last): the options' host and port, or on a Sentinel
+    /// deployment the one the sentinels named. Worker thread only.
+    QString endpoint() const { return m_options.endpoint(); }
 
     /// What the connection reads and writes through now. Any thread (for tests and tools).
     SocketKind socketKind() const { return m_socketKind.load(std::memory_order_relaxed); }
@@ -83,6 +89,13 @@ private:
 
     void startAttempt();
     Status createDevice();
+    // Sentinel (ConnectionSentinel.cpp): where to connect is asked before every attempt, the
+    // server's ROLE is checked in the handshake, READONLY and +switch-master make it ask again.
+    void setUpSentinel();
+    void connectToServer();
+    void checkRole(const Result<Reply>& role);
+    void noteErrorReply(const QByteArray& text);
+    void followFailover(const NodeAddress& primary);
     void onTransportReady();
     void adoptPlainSocket(QTcpSocket* socket); // reads and writes without Qt's buffers
     void onReadyRead();
@@ -134,6 +147,8 @@ private:
     bool m_pushMode = false;
     QString m_tlsErrors;
     std::optional<Error> m_cause; // why the last attempt or connection ended
+    SentinelLocator* m_sentinel = nullptr; // a child; only on a Sentinel deployment
+    quint64 m_attemptSerial = 0;           // which attempt a sentinel's answer is for
 };
 
 } // namespace tollgate

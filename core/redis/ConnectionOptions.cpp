@@ -1,5 +1,7 @@
 #include "core/redis/ConnectionOptions.h"
 
+#include "core/sentinel/SentinelUrl.h"
+
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -74,6 +76,24 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
     return Unit{};
 }
 
+// The value of a query option naming a password (sentinel_password=...) replaced by "***".
+QString redactQuery(QString text)
+{
+    const QString option = QStringLiteral("password=");
+    for (qsizetype at = text.indexOf(option); at >= 0; at = text.indexOf(option, at + 1)) {
+        const QChar before = at > 0 ? text.at(at - 1) : QChar();
+        if (before != QLatin1Char('_') && before != QLatin1Char('?') && before != QLatin1Char('&'))
+            continue;
+        const qsizetype from = at + option.size();
+        qsizetype end = text.indexOf(QLatin1Char('&'), from);
+        const qsizetype hash = text.indexOf(QLatin1Char('#'), from);
+        if (end < 0 || (hash >= 0 && hash < end))
+            end = hash < 0 ? text.size() : hash;
+        text.replace(from, end - from, QStringLiteral("***"));
+    }
+    return text;
+}
+
 } // namespace
 
 QString ConnectionOptions::redactUrl(const QString& text)
@@ -88,11 +108,11 @@ QString ConnectionOptions::redactUrl(const QString& text)
     }
     const qsizetype at = text.lastIndexOf(QLatin1Char('@'), end - 1);
     if (at < start)
-        return text;
+        return redactQuery(text);
     const qsizetype colon = text.indexOf(QLatin1Char(':'), start);
     // "user:pass@" keeps the user; a bare "secret@" is the legacy password-only form.
     const qsizetype secretFrom = colon >= 0 && colon < at ? colon + 1 : start;
-    return text.left(secretFrom) + QStringLiteral("***") + text.mid(at);
+    return redactQuery(text.left(secretFrom) + QStringLiteral("***") + text.mid(at));
 }
 
 QString ConnectionOptions::passwordFromEnvironment()
@@ -117,13 +137,21 @@ Result<ConnectionOptions> ConnectionOptions::fromUrl(const QString& url)
 
 Result<ConnectionOptions> ConnectionOptions::parseUrl(const QString& text)
 {
+    if (isSentinelUrl(text)) {
+        auto sentinel = parseSentinelUrl(text);
+        if (!sentinel)
+            return sentinel.error();
+        if (const Status applied = applyQuery(sentinel->options, sentinel->common); !applied)
+            return applied.error();
+        return sentinel->options;
+    }
     const QUrl url(text.trimmed(), QUrl::StrictMode);
     const QString scheme = url.scheme().toLower();
     if (!url.isValid() || scheme.isEmpty())
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("not a Redis URL: '") + text +
                          QStringLiteral("' (expected redis://host:port/db, rediss://... or "
-                                        "unix:///path)")};
+                                        "unix:///path, redis+sentinel://...)")};
 
     ConnectionOptions options;
     options.user = url.userName(QUrl::FullyDecoded);
@@ -162,7 +190,8 @@ Result<ConnectionOptions> ConnectionOptions::parseUrl(const QString& text)
     } else {
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("unsupported scheme '") + scheme +
-                         QStringLiteral("' (use redis://, rediss:// or unix://)")};
+                         QStringLiteral("' (use redis://, rediss://, unix:// or "
+                                        "redis+sentinel://)")};
     }
 
     const Status applied = applyQuery(options, QUrlQuery(url));
@@ -200,6 +229,8 @@ QString ConnectionOptions::toUrl(bool withPassword) const
     }
     if (!followCluster)
         query.addQueryItem(QStringLiteral("cluster"), QStringLiteral("0"));
+    if (sentinel.enabled())
+        return sentinelUrl(*this, query, withPassword);
     if (!user.isEmpty())
         url.setUserName(user);
     if (withPassword && !password.isEmpty())
@@ -214,6 +245,8 @@ QString ConnectionOptions::endpoint() const
 {
     if (transport == Transport::Unix)
         return socketPath;
+    if (sentinel.enabled() && host.isEmpty())
+        return sentinel.describe();
     return host + QLatin1Char(':') + QString::number(port);
 }
 

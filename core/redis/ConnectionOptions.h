@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/redis/Result.h"
+#include "core/sentinel/SentinelOptions.h"
 
 #include <QString>
 #include <chrono>
@@ -21,6 +22,8 @@ struct TlsOptions
 ///   redis://[user:password@]host[:port][/db]
 ///   rediss://[user:password@]host[:port][/db]?ca=PATH&cert=PATH&key=PATH&sni=NAME&verify=0
 ///   unix:///path/to/redis.sock[?db=N]
+///   redis+sentinel://[user:password@]host:port[,host:port...]/<master-name>[/db]
+///     [?sentinel_user=NAME&sentinel_password=SECRET&replica=1]   (rediss+sentinel:// for TLS)
 /// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
 /// name=CLIENTNAME, cluster=0 (never treat the server as a Redis Cluster node).
 struct ConnectionOptions
@@ -40,6 +43,9 @@ struct ConnectionOptions
     int database = 0;
     TlsOptions tls;
     QString clientName = QStringLiteral("tollgate");
+    /// A Sentinel deployment: host and port are then whatever the sentinels name, asked again
+    /// before every connection attempt (core/sentinel/SentinelLocator).
+    SentinelOptions sentinel;
 
     std::chrono::milliseconds connectTimeout{3000};
     std::chrono::milliseconds commandTimeout{5000};
@@ -70,7 +76,8 @@ struct ConnectionOptions
     static QString passwordFromEnvironment();
     /// The URL back, without the password unless asked for.
     QString toUrl(bool withPassword = false) const;
-    /// "host:port" or the socket path, for status lines.
+    /// "host:port" or the socket path, for status lines ("mymaster via sentinels ..." while
+    /// the sentinels have not named a server yet).
     QString endpoint() const;
 
 private:

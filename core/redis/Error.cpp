@@ -79,4 +79,9 @@ Error classifyErrorReply(const QByteArray& text)
     return {ErrorKind::Reply, full};
 }
 
+bool isReadOnlyReply(const QByteArray& text)
+{
+    return text.startsWith("READONLY ") || text == "READONLY";
+}
+
 } // namespace tollgate

@@ -1,4 +1,3 @@
-local function main()
   ---------------------------------------------------------------- arguments
   -- Contract 1's full form: the two bans, the user's audit stream, then the state keys at once.
   if #KEYS >= 4 and #ARGV == 2 * #KEYS + 6 and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban'
@@ -78,4 +77,3 @@ local function main()
   end
 
   if alg ~= 'fixed_window' then clock() end
-

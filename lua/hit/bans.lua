@@ -23,4 +23,3 @@
     local action_left, action_end = ban_left(KEYS[2])
     banned, ban_end = longer(user_left, action_left), max(user_end or 0, action_end or 0)
   end
-

@@ -28,4 +28,3 @@ local function expect_type(key, wanted, what)
   local kind = redis.call('TYPE', key).ok
   if kind ~= 'none' and kind ~= wanted then fail('TG_CORRUPT', string.format('key %s is a %s, expected %s', key, kind, what)) end
 end
-

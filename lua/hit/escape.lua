@@ -21,4 +21,3 @@ local function escape(id)
   end
   return table.concat(out)
 end
-

@@ -1,5 +1,3 @@
-  local load, plan, expected, read
-  if alg == 'fixed_window' then
     expected, read = 'string', { 'GET' }
     function load(w)
       w.count = 0

@@ -1,4 +1,3 @@
-  if plain and alg == 'fixed_window' then
     -- Fixed window: SET ... PX when new; else INCRBY and PTTL (+ PEXPIRE when TTL-less), no TIME.
     -- INCRBY takes exactly the counters the general path counts the same way (a canonical
     -- integer; not "007", "-0", a float, a wrong type: those it refuses and nothing is written).
@@ -26,5 +25,3 @@
       end
       return { 1, (warn > 0 and count > warn) and 'warn' or 'ok', count, limit, limit - count, ttl, 0 }
     until true
-  end
-

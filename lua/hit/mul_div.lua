@@ -29,4 +29,3 @@
       return q1 * b + q, r
     end
   end
-

@@ -1,19 +1,3 @@
----------------------------------------------------------------- fast paths
--- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
--- level) takes a straight line per algorithm: the few commands it needs, TIME only where time is
--- the algorithm. Whatever is unusual or in doubt (an escaped id, a non-canonical number, a ban
--- key, a wrong type or shape, a TTL of 0, a denial, a refused ACL check) gives up (`break` out of
--- its `repeat ... until true`), having written nothing, and the general path decides exactly as
--- it always did. Each reads or writes the state before asking its TTL (the general path asks
--- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
--- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
--- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:
--- small ones go as strings).
-local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
-local alg = ARGV[2]
-local now_us, now_ms                                        -- the server's clock, once read
-local clock, to_int, mul_div, parse_tat, tb_after, tb_used, sw_roll, sl_member
-do
   -- A plain one-window hit of this algorithm and no ban key present: cost, warn, limit, window
   -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
   -- others learn it from their read). Numbers must be digits only and short enough to be in range
@@ -84,4 +68,3 @@ do
     end
     plain = true
   until true
-

@@ -9,4 +9,3 @@
     end
     return best
   end
-

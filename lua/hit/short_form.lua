@@ -27,4 +27,3 @@ local function full_form(keys, args)
   for i = 4, #args do full_args[i + 9] = args[i] end
   return full_keys, full_args
 end
-

@@ -1,5 +1,4 @@
 
-  elseif alg == 'sliding_log' then
     -- A zset with one member per allowed hit (and per counted denial that finds no member in the
     -- window to join), scored by its time in µs. The member is the total counted so far (cost
     -- included), zero-padded so rank order is total order even within one µs:
@@ -7,6 +6,9 @@
     -- That member (the base) is kept when older ones are trimmed. A hit costs O(log n) whatever
     -- its cost, and totals never collide.
     expected, read = 'zset', { 'ZRANGE', '-1', '-1', 'WITHSCORES' }
+    -- Sliding log: a member is the running total, zero-padded so rank order is total order.
+    local function sl_member(total) return string.format('%016d', total) end
+
     local function sl_total(key, member)
       local v = member:find('^%d+$') and tonumber(member)
       if not v then fail('TG_CORRUPT', string.format('key %s holds member "%s", expected a running total', key, member:sub(1, 40))) end
@@ -72,4 +74,3 @@
         w.retry_ms = max(ceil((at + w.window_us - now_us) / 1000), 1)
       end
     end
-

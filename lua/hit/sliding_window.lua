@@ -1,9 +1,15 @@
-  elseif alg == 'sliding_window' then
     -- A hash {start, cur, prev}: counts of the aligned window starting at `start` and of the one before.
     -- The estimate weighs prev by the part of the previous window still inside the sliding window:
     -- floor(prev * (W - elapsed) / W) + cur. All time math is relative to the window start (ms
     -- since ws), so nothing rounds in epoch terms.
     expected, read = 'hash', { 'HMGET', 'start', 'cur', 'prev' }
+    -- Sliding window: those counts seen from the aligned window that starts at ws.
+    local function sw_roll(ws, W, start, cur, prev)
+      if start >= ws then return start, cur, prev end     -- current window (or a clock step back: keep it)
+      if start == ws - W then return ws, 0, cur end       -- one window passed
+      return ws, 0, 0                                     -- two or more passed
+    end
+
     -- The first elapsed ms e in [0, W] at which floor(count * (W - e) / W) <= allowed:
     -- floor(count * (W - e) / W) <= allowed  <=>  W - e < (allowed + 1) * W / count
     local function first_fit(W, count, allowed)
@@ -53,4 +59,3 @@
         w.retry_ms = max(e - w.elapsed, 1)
       end
     end
-

@@ -37,4 +37,3 @@ local function local_boundary(zone, now_ms, unit_ms)
   end
   return target - off
 end
-

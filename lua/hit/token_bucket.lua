@@ -1,10 +1,29 @@
-  else
     -- GCRA: the string holds the theoretical arrival time (TAT) in µs, "<us>" or "<us>+<num>/<den>"
     -- with the exact fraction of a µs. Each unit of cost moves it by window_us / limit µs, kept as
     -- whole µs plus a remainder in 1/limit µs, so no rounding adds up (600k per second stays 600k).
     -- A hit passes if the TAT stays within one window of now.
     -- µs from now to the TAT, rounded up: us - now_us + (num > 0 and 1 or 0).
     expected, read = 'string', { 'GET' }
+    -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
+    local function parse_tat(s)
+      local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
+      if not a then return to_int(s), 0, 1 end
+      local us, n, d = #a <= 17 and a + 0, #b <= 17 and b + 0, #c <= 17 and c + 0
+      if us and n and d and d >= 1 and n < d then return us, n, d end
+    end
+
+    -- GCRA: the TAT us + num/limit µs moved by q + r/limit µs.
+    local function tb_after(us, num, q, r, limit)
+      local total = num + r
+      return us + q + floor(total / limit), total % limit
+    end
+
+    -- GCRA: units in a bucket whose TAT is us + num/limit µs, ceil((TAT - now) * limit / window_us).
+    local function tb_used(us, num, limit, window_us)
+      local q, r = mul_div(us - now_us, limit, window_us)
+      return q + ceil((r + num) / window_us)
+    end
+
     local function after(w, us, num) return tb_after(us, num, w.inc_q, w.inc_r, w.limit) end
     local function used(w, us, num) return tb_used(us, num, w.limit, w.window_us) end
 
@@ -47,5 +66,3 @@
         w.retry_ms = max(ceil((next_us - now_us + (next_num > 0 and 1 or 0) - w.window_us) / 1000), 1)
       end
     end
-  end
-

@@ -1,56 +1,52 @@
-  -- Each fast path reads the clock itself (as clock() would, which then keeps it) and makes its
-  -- reply in line: no function of the general path is called on the way (see parse_tat,
-  -- tb_after, tb_used, sw_roll and sl_member below for the same arithmetic).
-  if plain and alg == 'token_bucket' then repeat
-    -- Token bucket: TIME, GET (+ PTTL only when the TAT is ahead of now), one SET ... PX.
-    local window_us = window * 1000
-    if limit > window_us then break end
-    local t = redis.call('TIME')
-    now_us = t[1] * 1000000 + t[2]                    -- (digits: arithmetic reads them)
-    now_ms = floor(now_us / 1000)
-    local us, num, before = now_us, 0, 0              -- an empty bucket
-    local stored = redis.pcall('GET', key)
-    if stored then
-      if type(stored) ~= 'string' then break end
-      -- The TAT "<us>+<num>/<den>" or "<us>", as parse_tat reads it (a negative one: the general path)
-      local us_s, n_s, d_s = stored:match('^(%d+)%+(%d+)/(%d+)$')
-      local n, d = 0, 1
-      if us_s then
-        if #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
-        n, d = n_s + 0, d_s == limit_s and limit or d_s + 0   -- (the usual den: the limit's own digits)
-        if d < 1 or n >= d then break end
-      else
-        us_s = #stored <= 17 and stored:find('^%d+$') and stored
-        if not us_s then break end
+    repeat
+      -- Token bucket: TIME, GET (+ PTTL only when the TAT is ahead of now), one SET ... PX.
+      local window_us = window * 1000
+      if limit > window_us then break end
+      local t = redis.call('TIME')
+      now_us = t[1] * 1000000 + t[2]                    -- (digits: arithmetic reads them)
+      now_ms = floor(now_us / 1000)
+      local us, num, before = now_us, 0, 0              -- an empty bucket
+      local stored = redis.pcall('GET', key)
+      if stored then
+        if type(stored) ~= 'string' then break end
+        -- The TAT "<us>+<num>/<den>" or "<us>", as parse_tat reads it (a negative one: the general path)
+        local us_s, n_s, d_s = stored:match('^(%d+)%+(%d+)/(%d+)$')
+        local n, d = 0, 1
+        if us_s then
+          if #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
+          n, d = n_s + 0, d_s == limit_s and limit or d_s + 0   -- (the usual den: the limit's own digits)
+          if d < 1 or n >= d then break end
+        else
+          us_s = #stored <= 17 and stored:find('^%d+$') and stored
+          if not us_s then break end
+        end
+        local tat = us_s + 0
+        -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
+        if tat > now_us or (tat == now_us and n > 0) then
+          if redis.call('PTTL', key) == 0 then break end   -- it expires within this millisecond
+          us, num = tat, (n == 0 or d == limit) and n or mul_div(n, limit, d)
+          -- units in the bucket: ceil((us - now_us + num / limit) * limit / window_us)
+          local a = us - now_us
+          local q, r = a * limit, nil
+          if q < 2 ^ 53 then q = floor(q / window_us); r = a * limit - q * window_us else q, r = mul_div(a, limit, window_us) end
+          before = q + ceil((r + num) / window_us)
+        end
       end
-      local tat = us_s + 0
-      -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
-      if tat > now_us or (tat == now_us and n > 0) then
-        if redis.call('PTTL', key) == 0 then break end   -- it expires within this millisecond
-        us, num = tat, (n == 0 or d == limit) and n or mul_div(n, limit, d)
-        -- units in the bucket: ceil((us - now_us + num / limit) * limit / window_us)
-        local a = us - now_us
-        local q, r = a * limit, nil
-        if q < 2 ^ 53 then q = floor(q / window_us); r = a * limit - q * window_us else q, r = mul_div(a, limit, window_us) end
-        before = q + ceil((r + num) / window_us)
-      end
-    end
-    -- the TAT moves by cost * window_us / limit µs, kept as whole µs and num / limit
-    local inc_q, inc_r = cost * window_us, nil
-    if inc_q < 2 ^ 53 then inc_q = floor(inc_q / limit); inc_r = cost * window_us - inc_q * limit else inc_q, inc_r = mul_div(cost, window_us, limit) end
-    num = num + inc_r
-    us = us + inc_q
-    if num >= limit then us, num = us + 1, num - limit end   -- (num + inc_r < 2 * limit)
-    local ahead = us - now_us
-    if ahead > window_us or (ahead == window_us and num > 0) then break end
-    local q, r = ahead * limit, nil
-    if q < 2 ^ 53 then q = floor(q / window_us); r = ahead * limit - q * window_us else q, r = mul_div(ahead, limit, window_us) end
-    local after = q + ceil((r + num) / window_us)
-    if warn > 0 and before <= warn and after > warn then break end   -- crossing the warn level: an audit entry
-    local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
-    -- SET is the only write, so it is checked by running it: refused, it writes nothing
-    local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or string.format('%d', us)
-    if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then break end
-    return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
-  until true
-
+      -- the TAT moves by cost * window_us / limit µs, kept as whole µs and num / limit
+      local inc_q, inc_r = cost * window_us, nil
+      if inc_q < 2 ^ 53 then inc_q = floor(inc_q / limit); inc_r = cost * window_us - inc_q * limit else inc_q, inc_r = mul_div(cost, window_us, limit) end
+      num = num + inc_r
+      us = us + inc_q
+      if num >= limit then us, num = us + 1, num - limit end   -- (num + inc_r < 2 * limit)
+      local ahead = us - now_us
+      if ahead > window_us or (ahead == window_us and num > 0) then break end
+      local q, r = ahead * limit, nil
+      if q < 2 ^ 53 then q = floor(q / window_us); r = ahead * limit - q * window_us else q, r = mul_div(ahead, limit, window_us) end
+      local after = q + ceil((r + num) / window_us)
+      if warn > 0 and before <= warn and after > warn then break end   -- crossing the warn level: an audit entry
+      local reset_ms = ceil((ahead + (num > 0 and 1 or 0)) / 1000)
+      -- SET is the only write, so it is checked by running it: refused, it writes nothing
+      local tat = num > 0 and string.format('%d+%d/%d', us, num, limit) or string.format('%d', us)
+      if redis.pcall('SET', key, tat, 'PX', reset_ms + 1).err then break end
+      return { 1, (warn > 0 and after > warn) and 'warn' or 'ok', after, limit, limit - after, reset_ms, 0 }
+    until true

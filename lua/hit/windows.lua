@@ -30,4 +30,3 @@
       w.reset_ms = min(w.reset_ms, left)
     end
   end
-

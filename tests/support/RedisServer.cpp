@@ -71,6 +71,12 @@ bool RedisServer::startTls(const TlsFiles& files, const QStringList& extraArgs)
     return startWithArguments(extraArgs, true);
 }
 
+bool RedisServer::startSentinel(const QByteArray& config)
+{
+    m_sentinelConfig = config;
+    return startWithArguments({}, false);
+}
+
 bool RedisServer::startWithArguments(const QStringList& extraArgs, bool tls)
 {
     m_error.clear();
@@ -187,6 +193,16 @@ void RedisServer::setAuth(const QByteArray& password, const QByteArray& user)
 QStringList RedisServer::arguments() const
 {
     QStringList args;
+    if (!m_sentinelConfig.isEmpty()) {
+        // The configuration file must come first; the sentinel rewrites it as it learns.
+        const QString path = m_dir->filePath(QStringLiteral("sentinel.conf"));
+        QFile file(path);
+        if (!file.exists() && file.open(QIODevice::WriteOnly))
+            file.write(m_sentinelConfig);
+        return {path, QStringLiteral("--sentinel"), QStringLiteral("--port"), QString::number(m_port),
+                QStringLiteral("--bind"), host(), QStringLiteral("--dir"), m_dir->path(),
+                QStringLiteral("--daemonize"), QStringLiteral("no")};
+    }
     if (m_tls) {
         args << QStringLiteral("--port") << QStringLiteral("0") << QStringLiteral("--tls-port")
              << QString::number(m_port) << QStringLiteral("--tls-cert-file")

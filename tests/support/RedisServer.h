@@ -35,6 +35,9 @@ public:
     // files.caCert, "--tls-auth-clients optional". command() then talks TLS, trusting
     // files.caCert and presenting files.clientCert.
     bool startTls(const TlsFiles& files, const QStringList& extraArgs = {});
+    // A Redis Sentinel instead (redis-server --sentinel): `config` (the "sentinel monitor" lines
+    // and the like) is written to sentinel.conf in the directory, which the sentinel rewrites.
+    bool startSentinel(const QByteArray& config);
     // SIGTERM, wait up to 5 s, then SIGKILL. Safe to call when not running.
     void stop();
     // SIGKILL, as in a crash; waits until the process is gone.
@@ -87,6 +90,7 @@ private:
     QStringList m_extraArgs;
     TlsFiles m_tlsFiles;
     bool m_tls = false;
+    QByteArray m_sentinelConfig; // non-empty: a sentinel
     quint16 m_port = 0;
     QByteArray m_authUser;
     QByteArray m_authPassword;

@@ -5,7 +5,6 @@
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/TestEnv.h"
 
-#include <QCryptographicHash>
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -31,7 +30,6 @@ private Q_SLOTS:
 
     void everyOperationIsAssembled();
     void coreCompilesInTheAssembledScripts();
-    void assembledScriptsAreTheScriptsOfBefore();
 
 private:
     struct Run
@@ -205,29 +203,6 @@ void LuaAssemblyTest::coreCompilesInTheAssembledScripts()
         QVERIFY2(file.readAll() == script.source, qPrintable(script.name));
         // The header the console's Lua page shows came through the assembly.
         QVERIFY2(!script.keys.isEmpty() || !script.args.isEmpty(), qPrintable(script.name));
-    }
-}
-
-void LuaAssemblyTest::assembledScriptsAreTheScriptsOfBefore()
-{
-    // The assembly changed no script: each is byte for byte the standalone file it replaced
-    // (stats.lua since with its history fields).
-    const QList<QPair<QString, QByteArray>> before{
-        {QStringLiteral("ban.lua"), "752527a6bfaef1a8f40982868ef933dd46d59a99"},
-        {QStringLiteral("can.lua"), "d2ae316e60037f3d11ada3e77fdadf25efce5ee3"},
-        {QStringLiteral("delete.lua"), "b555a19a8db870eea1ab99b0f49290c298ea10fc"},
-        {QStringLiteral("hit.lua"), "cc2b0cd60b4e0a3e2227215133641a40869a0d33"},
-        {QStringLiteral("policy_delete.lua"), "1378059c2beedaeb3e4d423bec188ce177a7ee12"},
-        {QStringLiteral("policy_reindex.lua"), "275bee2b56294e148966e4f74d585286567e7dd6"},
-        {QStringLiteral("policy_set.lua"), "d192102bf508a4b2c2c62e66d0028ff14ecc80b8"},
-        {QStringLiteral("repair.lua"), "ee68d7a1753577922004c1f872436768080dafe8"},
-        {QStringLiteral("reset.lua"), "5b024bce1e8fe43b84ca7828cfef19eba522e050"},
-        {QStringLiteral("stats.lua"), "be66f0cd93f9b330a6247d75b3c29eb674990353"},
-        {QStringLiteral("unban.lua"), "992f451f7b814cf25a4f38588aab8ba517513afe"}};
-    for (const auto& [name, sha1] : before) {
-        QFile file(QDir(luaScriptDir()).filePath(name));
-        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(name));
-        QCOMPARE(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha1).toHex(), sha1);
     }
 }
 

@@ -24,6 +24,9 @@ ClusterMonitor::ClusterMonitor(Session* session, QObject* parent)
       m_nodes(std::make_unique<NodeClients>(nodeOptions(session->settings().connection)))
 {
     qRegisterMetaType<ClusterSnapshot>();
+    const ConnectionOptions& options = session->settings().connection;
+    if (options.sentinel.enabled())
+        m_sentinels = std::make_unique<NodeClients>(sentinelClientOptions(nodeOptions(options)));
 }
 
 ClusterMonitor::~ClusterMonitor() = default;
@@ -33,7 +36,10 @@ bool ClusterMonitor::refresh()
     if (m_sampling)
         return false;
     m_sampling = true;
-    discover(0);
+    if (m_sentinels)
+        sampleSentinel();
+    else
+        discover(0);
     return true;
 }
 
@@ -74,7 +80,7 @@ void ClusterMonitor::sampleCluster(SlotMap map)
                             finish(stats.error());
                             return;
                         }
-                        finish(ClusterSnapshot{false, *shared, std::move(*stats)});
+                        finish(ClusterSnapshot{false, *shared, std::move(*stats), std::nullopt});
                     });
 }
 
@@ -95,6 +101,33 @@ void ClusterMonitor::sampleStandalone()
                         snapshot.stats.nodes.push_back(node);
                         finish(std::move(snapshot));
                     });
+}
+
+void ClusterMonitor::sampleSentinel()
+{
+    const SentinelOptions& options = m_session->settings().connection.sentinel;
+    readSentinelTopology(
+        m_sentinels.get(), options, this, [this](Result<SentinelTopology> topology) {
+            if (!topology) {
+                finish(topology.error());
+                return;
+            }
+            auto shared = std::make_shared<SentinelTopology>(std::move(*topology));
+            std::vector<ClusterNode> nodes{nodeAt(shared->primary)};
+            for (const SentinelTopology::Replica& replica : shared->replicas)
+                nodes.push_back({{}, replica.address.host, replica.address.port, false, false});
+            sampleNodeStats(m_nodes.get(), nodes, this,
+                            [this, shared](Result<ClusterStats> stats) {
+                                if (!stats) {
+                                    finish(stats.error());
+                                    return;
+                                }
+                                ClusterSnapshot snapshot;
+                                snapshot.stats = std::move(*stats);
+                                snapshot.sentinel = *shared;
+                                finish(std::move(snapshot));
+                            });
+        });
 }
 
 void ClusterMonitor::finish(Result<ClusterSnapshot> snapshot)

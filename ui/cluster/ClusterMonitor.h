@@ -2,6 +2,7 @@
 
 #include "core/cluster/NodeStats.h"
 #include "core/redis/Result.h"
+#include "core/sentinel/SentinelTopology.h"
 
 #include <QObject>
 #include <QString>
@@ -15,16 +16,20 @@ namespace tollgate::ui {
 
 class Session;
 
-/// One look at the server behind a session: the slot map and every node's figures, or the
-/// single node of a standalone server.
+/// One look at the servers behind a session: the slot map and every node's figures, the
+/// single node of a standalone server, or a Sentinel deployment's sentinels, primary and
+/// replicas.
 struct ClusterSnapshot
 {
     bool standalone = false;
     SlotMap map;        // empty for a standalone server
     ClusterStats stats; // a standalone server is its one node
+    std::optional<SentinelTopology> sentinel; // a Sentinel deployment (standalone false)
 };
 
-/// Samples the topology and every node's INFO off the GUI thread: discoverTopology() through
+/// Samples the topology and every node's INFO off the GUI thread. On a Sentinel deployment:
+/// readSentinelTopology() through the sentinels, then sampleNodeStats() over the primary and
+/// replicas they name. Otherwise discoverTopology() through
 /// the session's client (or, when that node is gone, through any node seen before), then
 /// sampleNodeStats() over every node the map names, failed ones included. At most one sample is
 /// in flight: a refresh asked for meanwhile is skipped, so a slow node never piles requests up,
@@ -52,11 +57,13 @@ private:
     void discover(size_t fallback);
     void sampleCluster(SlotMap map);
     void sampleStandalone();
+    void sampleSentinel();
     void finish(Result<ClusterSnapshot> snapshot);
     Client* nodeClient(size_t index);
 
     Session* m_session;
     std::unique_ptr<NodeClients> m_nodes;
+    std::unique_ptr<NodeClients> m_sentinels; // a Sentinel deployment only
     ClusterSnapshot m_last;
     bool m_sampling = false;
 };

@@ -1,5 +1,6 @@
 #include "ui/cluster/ClusterNodesModel.h"
 
+#include "ui/cluster/SentinelRows.h"
 #include "ui/common/Palette.h"
 
 #include <QHash>
@@ -61,6 +62,8 @@ std::vector<ClusterNodeRow> ClusterNodeRow::fromSnapshot(const ClusterSnapshot& 
         figures.insert(node.address, &node);
     for (const NodeStats& node : snapshot.stats.unanswered)
         figures.insert(node.address, &node);
+    if (snapshot.sentinel)
+        return sentinelRows(snapshot, figures);
     std::vector<ClusterNodeRow> rows;
     if (snapshot.standalone) {
         for (const NodeStats& node : snapshot.stats.nodes) {
@@ -161,7 +164,8 @@ int ClusterNodesModel::columnCount(const QModelIndex& parent) const
 QVariant ClusterNodesModel::display(const ClusterNodeRow& row, int column) const
 {
     const QLocale locale;
-    const bool figures = row.link != NodeLink::Unreachable;
+    const bool figures =
+        row.link != NodeLink::Unreachable && row.role != QLatin1String("sentinel");
     const auto number = [&](qint64 value) {
         return figures ? locale.toString(value) : QStringLiteral("\u2014");
     };
@@ -187,6 +191,8 @@ QVariant ClusterNodesModel::display(const ClusterNodeRow& row, int column) const
         return figures ? locale.formattedDataSize(row.stats.usedMemory) : QStringLiteral("\u2014");
     case ClientsColumn:
         return number(row.stats.connectedClients);
+    case LagColumn:
+        return lagText(row);
     case LinkColumn:
         return linkName(row.link);
     case ColumnCount:
@@ -251,6 +257,8 @@ QVariant ClusterNodesModel::headerData(int section, Qt::Orientation orientation,
         return tr("Memory");
     case ClientsColumn:
         return tr("Clients");
+    case LagColumn:
+        return tr("Lag");
     case LinkColumn:
         return tr("Link");
     case ColumnCount:

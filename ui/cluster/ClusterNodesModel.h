@@ -27,7 +27,7 @@ enum class NodeLink
     Unreachable
 };
 
-/// One row of the Cluster page: what the topology says of a node and what its INFO said.
+/// One row of the Topology page: what the topology says of a node and what its INFO said.
 struct ClusterNodeRow
 {
     QString address;
@@ -39,13 +39,16 @@ struct ClusterNodeRow
     NodeStats stats; // zero figures when it did not answer
     NodeLink link = NodeLink::Connected;
     QString linkDetail; // why it is not connected
+    qint64 lagBytes = -1;   // a replica: its primary's replication offset minus its own
+    qint64 lagSeconds = -1; // a replica: since it last heard from its primary
 
     /// Rows for a snapshot: each primary (by address) followed by its replicas, then any node
-    /// the topology names without a shard (a failed primary that lost its slots).
+    /// the topology names without a shard (a failed primary that lost its slots). On a
+    /// Sentinel deployment: the primary, its replicas with their lag, then the sentinels.
     static std::vector<ClusterNodeRow> fromSnapshot(const ClusterSnapshot& snapshot);
 };
 
-/// The nodes of the Cluster page. Rows are replaced whole on every sample (a cluster has a
+/// The nodes of the Topology page. Rows are replaced whole on every sample (a cluster has a
 /// handful of nodes): one dataChanged when the same nodes come back, a reset otherwise, so a
 /// selection survives the refresh.
 class ClusterNodesModel : public QAbstractTableModel
@@ -64,6 +67,7 @@ public:
         OpsColumn,
         MemoryColumn,
         ClientsColumn,
+        LagColumn,
         LinkColumn,
         ColumnCount
     };

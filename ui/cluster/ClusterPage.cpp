@@ -3,6 +3,7 @@
 #include "ui/cluster/ClusterMonitor.h"
 #include "ui/cluster/ClusterNodesModel.h"
 #include "ui/cluster/ClusterText.h"
+#include "ui/cluster/SentinelRows.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 
@@ -119,16 +120,20 @@ void ClusterPage::refresh()
 void ClusterPage::showSnapshot(const ClusterSnapshot& snapshot)
 {
     std::vector<ClusterNodeRow> rows = ClusterNodeRow::fromSnapshot(snapshot);
-    m_summary->setText(summaryText(snapshot, rows));
+    bool bad = clusterHealth(snapshot.stats) != ClusterHealth::Ok && !snapshot.standalone;
+    m_summary->setText(snapshot.sentinel ? sentinelSummaryText(snapshot, rows, &bad)
+                                         : summaryText(snapshot, rows));
     QPalette palette = this->palette();
-    if (clusterHealth(snapshot.stats) != ClusterHealth::Ok && !snapshot.standalone)
+    if (bad)
         palette.setColor(QPalette::WindowText, toneColor(Tone::Denied));
     m_summary->setPalette(palette);
     m_model->setRows(std::move(rows));
-    // A standalone server has no ids, primaries or slots to show.
+    // A standalone server has no ids, primaries or slots to show; only Sentinel shows lag.
     for (int column : {ClusterNodesModel::IdColumn, ClusterNodesModel::PrimaryColumn,
                        ClusterNodesModel::SlotsColumn, ClusterNodesModel::SlotCountColumn})
-        m_view->setColumnHidden(column, snapshot.standalone);
+        m_view->setColumnHidden(column, snapshot.standalone ||
+                                            (snapshot.sentinel && column != ClusterNodesModel::PrimaryColumn));
+    m_view->setColumnHidden(ClusterNodesModel::LagColumn, !snapshot.sentinel);
     m_status->setText(tr("Updated %1, every %2 s while this page is shown.")
                           .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
                           .arg(kRefreshMs / 1000));
@@ -139,7 +144,7 @@ void ClusterPage::showSnapshot(const ClusterSnapshot& snapshot)
 void ClusterPage::showError(const Error& error)
 {
     m_status->setText(
-        tr("Could not read the cluster: %1. Showing the last sample.").arg(error.toString()));
+        tr("Could not read the topology: %1. Showing the last sample.").arg(error.toString()));
     Q_EMIT refreshed();
 }
 
@@ -159,6 +164,11 @@ QString ClusterPage::locateUser()
     if (m_model->rows().empty()) {
         m_location->setText(location->where() + tr(" \u00b7 waiting for the topology"));
         return {};
+    }
+    if (snapshot.sentinel) {
+        m_location->setText(tr("%1 · the primary %2 keeps every key, its replicas copy it")
+                                .arg(location->where(), snapshot.sentinel->primary.text()));
+        return snapshot.sentinel->primary.text();
     }
     m_location->setText(
         location->text(snapshot.standalone ? m_model->rows().front().address : QString()));

@@ -18,11 +18,12 @@ class ClusterNodesModel;
 struct ClusterSnapshot;
 class Session;
 
-/// Cluster: every node of a Redis Cluster (role, its primary, slot ranges, keys, ops/s,
+/// Topology: every node of a Redis Cluster (role, its primary, slot ranges, keys, ops/s,
 /// memory, clients, link state) under a summary line, refreshed every few seconds while shown
 /// by a ClusterMonitor (nothing waits on the network here). "Which node holds user" names the
 /// hash tag, slot and nodes of a user id from the last slot map. On a standalone server the
-/// page says so and shows that one node.
+/// page says so and shows that one node; on a Sentinel deployment it shows the primary, its
+/// replicas with their lag and the sentinels (SentinelRows).
 class ClusterPage : public QWidget
 {
     Q_OBJECT

@@ -2,6 +2,7 @@
 
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
+#include "ui/connection/ServerText.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -58,7 +59,8 @@ void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
         break;
     case ConnectionState::Connected: {
         m_wasConnected = true;
-        QString text = tr("Connected to %1 as %2").arg(endpoint, user);
+        // The server itself: on a Sentinel deployment the one the sentinels named.
+        QString text = tr("Connected to %1 as %2").arg(serverText(*m_session->client()), user);
         if (settings.connection.database != 0)
             text += tr(", database %1").arg(settings.connection.database);
         if (settings.readOnly)

@@ -1,6 +1,7 @@
 #include "ui/connection/ConnectionDialog.h"
 
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/SentinelBox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -111,6 +112,8 @@ void ConnectionDialog::buildForm()
     form->addRow(tr("Key pre&fix:"), m_prefix); // Alt+R: Read-only
     form->addRow(tr("&Actor:"), m_actor);
     form->addRow(QString(), m_readOnly);
+    m_sentinel = new SentinelBox;
+    form->addRow(m_sentinel);
     form->addRow(m_tls);
 
     m_keychainNote = named(new QLabel, "keychainLabel");
@@ -149,6 +152,8 @@ void ConnectionDialog::buildForm()
         connect(spin, &QSpinBox::valueChanged, this, &ConnectionDialog::revalidate);
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
+    connect(m_sentinel, &SentinelBox::changed, this, &ConnectionDialog::revalidate);
+    connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate); // a replica needs it
     connect(m_list, &QListWidget::currentTextChanged, this, [this](const QString& name) {
         if (!m_loading && !name.isEmpty())
             selectProfile(name);
@@ -181,6 +186,12 @@ void ConnectionDialog::selectProfile(const QString& name)
         if (result.found && m_shownProfile == name && m_password->text().isEmpty())
             m_password->setText(result.password);
     });
+    if (loaded->connection.sentinel.enabled())
+        m_store->readPassword(SentinelBox::keychainName(name), this,
+                              [this, name](const ProfileStore::PasswordResult& result) {
+                                  if (result.found && m_shownProfile == name)
+                                      m_sentinel->setPassword(result.password);
+                              });
 }
 
 void ConnectionDialog::showProfile(const ConnectionProfile& p)
@@ -205,6 +216,8 @@ void ConnectionDialog::showProfile(const ConnectionProfile& p)
     m_key->setText(c.tls.keyFile);
     m_serverName->setText(c.tls.serverName);
     m_verify->setChecked(c.tls.verifyPeer);
+    m_sentinel->setOptions(c.sentinel);
+    m_sentinel->setPassword({});
     m_loading = false;
     revalidate();
 }
@@ -227,6 +240,10 @@ ConnectionProfile ConnectionDialog::profile() const
     c.tls.keyFile = m_key->text().trimmed();
     c.tls.serverName = m_serverName->text().trimmed();
     c.tls.verifyPeer = m_verify->isChecked();
+    if (const auto sentinel = m_sentinel->options(); sentinel && sentinel->enabled()) {
+        c.sentinel = *sentinel;
+        c.host.clear(); // named by the sentinels
+    }
     p.prefix = m_prefix->text().trimmed().toUtf8();
     p.actor = m_actor->text().trimmed();
     p.readOnly = m_readOnly->isChecked();
@@ -246,12 +263,14 @@ QString ConnectionDialog::errorText() const
 void ConnectionDialog::revalidate()
 {
     const bool useSocket = m_transport->currentIndex() == 1;
-    m_host->setEnabled(!useSocket);
-    m_port->setEnabled(!useSocket);
+    const bool sentinel = m_sentinel->isChecked(); // the sentinels name the server
+    m_host->setEnabled(!useSocket && !sentinel);
+    m_port->setEnabled(!useSocket && !sentinel);
     m_socket->setEnabled(useSocket);
     if (m_loading)
         return;
-    const Status status = profile().validate();
+    const auto sentinelOptions = m_sentinel->options();
+    const Status status = sentinelOptions ? profile().validate() : Status(sentinelOptions.error());
     m_error->setText(status ? QString() : status.error().message);
     m_error->setVisible(!status);
     m_connect->setEnabled(bool(status));
@@ -304,6 +323,11 @@ void ConnectionDialog::tryConnect()
         m_store->writePassword(p.name, password(), m_store, {});
     else if (m_store->keychainAvailable() && !m_savePassword->isChecked())
         m_store->deletePassword(p.name);
+    const QString sentinelKey = SentinelBox::keychainName(p.name);
+    if (m_store->keychainAvailable() && m_savePassword->isChecked() && !m_sentinel->password().isEmpty())
+        m_store->writePassword(sentinelKey, m_sentinel->password(), m_store, {});
+    else if (m_store->keychainAvailable())
+        m_store->deletePassword(sentinelKey);
     accept();
 }
 

@@ -16,6 +16,7 @@ class QSpinBox;
 namespace tollgate::ui {
 
 class ProfileStore;
+class SentinelBox;
 
 /// Pick or edit a connection profile and connect. Every edit is validated at once (the error
 /// is shown and Connect disabled); Connect saves the profile (the password only to the
@@ -57,6 +58,7 @@ private:
     QSpinBox* m_port;
     QLineEdit* m_socket;
     QGroupBox* m_tls;
+    SentinelBox* m_sentinel;
     QLineEdit* m_ca;
     QLineEdit* m_cert;
     QLineEdit* m_key;

@@ -28,7 +28,13 @@ Status ConnectionProfile::validate() const
     if (name.trimmed().isEmpty())
         return Error{ErrorKind::InvalidInput, tr("Profile name: required")};
     const ConnectionOptions& c = connection;
-    if (c.transport == ConnectionOptions::Transport::Tcp) {
+    if (c.sentinel.enabled()) {
+        if (c.transport != ConnectionOptions::Transport::Tcp)
+            return Error{ErrorKind::InvalidInput, tr("Sentinel: the sentinels are reached over TCP")};
+        if (c.sentinel.replica && !readOnly)
+            return Error{ErrorKind::InvalidInput,
+                         tr("Sentinel: a replica takes no writes; make the profile read-only")};
+    } else if (c.transport == ConnectionOptions::Transport::Tcp) {
         if (c.host.trimmed().isEmpty())
             return Error{ErrorKind::InvalidInput, tr("Host: required")};
         if (c.host.contains(QLatin1Char(' ')) || c.host.contains(QLatin1Char('/')))

@@ -1,5 +1,8 @@
 #include "ui/connection/ProfileStore.h"
 
+#include "core/sentinel/SentinelUrl.h"
+#include "ui/connection/SentinelBox.h"
+
 #include <QPointer>
 
 #ifdef TOLLGATE_HAVE_KEYCHAIN
@@ -69,6 +72,12 @@ std::optional<ConnectionProfile> ProfileStore::load(const QString& name) const
     c.tls.keyFile = s.value(QStringLiteral("tlsKey")).toString();
     c.tls.serverName = s.value(QStringLiteral("tlsServerName")).toString();
     c.tls.verifyPeer = s.value(QStringLiteral("tlsVerify"), true).toBool();
+    if (auto sentinels = parseSentinelList(s.value(QStringLiteral("sentinels")).toString())) {
+        c.sentinel.sentinels = std::move(*sentinels);
+        c.sentinel.masterName = s.value(QStringLiteral("sentinelMaster")).toString();
+        c.sentinel.user = s.value(QStringLiteral("sentinelUser")).toString();
+        c.sentinel.replica = s.value(QStringLiteral("sentinelReplica"), false).toBool();
+    }
     p.prefix = s.value(QStringLiteral("prefix"), QStringLiteral("tg")).toString().toUtf8();
     p.readOnly = s.value(QStringLiteral("readOnly"), false).toBool();
     p.actor = s.value(QStringLiteral("actor")).toString();
@@ -96,6 +105,12 @@ void ProfileStore::save(const ConnectionProfile& profile)
     s.setValue(QStringLiteral("tlsKey"), c.tls.keyFile);
     s.setValue(QStringLiteral("tlsServerName"), c.tls.serverName);
     s.setValue(QStringLiteral("tlsVerify"), c.tls.verifyPeer);
+    if (c.sentinel.enabled()) { // the sentinels' password too goes to the keychain only
+        s.setValue(QStringLiteral("sentinels"), sentinelListText(c.sentinel.sentinels));
+        s.setValue(QStringLiteral("sentinelMaster"), c.sentinel.masterName);
+        s.setValue(QStringLiteral("sentinelUser"), c.sentinel.user);
+        s.setValue(QStringLiteral("sentinelReplica"), c.sentinel.replica);
+    }
     s.setValue(QStringLiteral("prefix"), QString::fromUtf8(profile.prefix));
     s.setValue(QStringLiteral("readOnly"), profile.readOnly);
     s.setValue(QStringLiteral("actor"), profile.actor);
@@ -109,6 +124,7 @@ void ProfileStore::remove(const QString& name)
     m_settings->remove(group(name));
     m_settings->sync();
     deletePassword(name);
+    deletePassword(SentinelBox::keychainName(name));
 }
 
 QString ProfileStore::lastUsed() const

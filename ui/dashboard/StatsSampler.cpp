@@ -177,7 +177,7 @@ void StatsSampler::sampleServer()
     if (m_serverInFlight)
         return;
     m_serverInFlight = true;
-    // On a cluster every primary answers and the figures are their sum (per node: Cluster page).
+    // On a cluster every primary answers and the figures are their sum (per node: Topology page).
     m_session->client()->executeOnEveryPrimary(
         {QByteArrayLiteral("INFO")}, this, [this](std::vector<Result<Reply>> replies) {
             m_serverInFlight = false;

@@ -5,6 +5,7 @@
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
+#include "ui/connection/ServerText.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/shell/ShortcutsDialog.h"
 #include "ui/shell/TableTabFilter.h"
@@ -200,6 +201,7 @@ void MainWindow::setSession(std::unique_ptr<Session> session)
         m_load->setClient(m_session->client());
         connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
         connect(m_session.get(), &Session::permissionsChanged, this, &MainWindow::refreshStatus);
+        connect(m_session->client(), &Client::nodeChanged, this, &MainWindow::refreshStatus);
         setWindowTitle(tr("Tollgate \u2014 %1")
                            .arg(m_session->settings().profileName.isEmpty()
                                     ? m_session->settings().connection.endpoint()
@@ -322,19 +324,21 @@ void MainWindow::refreshStatus()
     m_roleLabel->setToolTip(m_session->permissionsUnknownReason());
 
     if (m_session->state() != ConnectionState::Connected) {
-        m_serverLabel->setText(tr("Redis at %1").arg(settings.connection.endpoint()));
+        m_serverLabel->setText(tr("Redis at %1").arg(serverText(*m_session->client())));
         return;
     }
     m_session->client()->execute(
         {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, m_serverLabel,
-        [this, endpoint = settings.connection.endpoint()](Result<Reply> reply) {
+        [this, endpoint = serverText(*m_session->client()),
+         sentinel = settings.connection.sentinel.enabled()](Result<Reply> reply) {
             QString version = tr("unknown version");
             QString mode;
             if (reply) {
                 for (const QByteArray& line : reply->toBytes().split('\n')) {
                     if (line.startsWith("redis_version:"))
                         version = QString::fromUtf8(line.mid(14).trimmed());
-                    else if (line.startsWith("redis_mode:"))
+                    // "standalone" would contradict "primary of ... (Sentinel)"
+                    else if (line.startsWith("redis_mode:") && !sentinel)
                         mode = QString::fromUtf8(line.mid(11).trimmed());
                 }
             }

@@ -85,7 +85,7 @@ createPages(Session* session, QWidget* parent,
               std::pair{"keys", QObject::tr("Keys")}, std::pair{"lua", QObject::tr("Lua")},
               std::pair{"slowlog", QObject::tr("Slowlog")},
               std::pair{"audit", QObject::tr("Audit log")},
-              std::pair{"cluster", QObject::tr("Cluster")}}) {
+              std::pair{"cluster", QObject::tr("Topology")}}) {
             auto* label = new QLabel(QObject::tr("Not connected: use File \u203a Connect\u2026 "
                                                  "(Ctrl+Shift+O)."),
                                      parent);
@@ -134,9 +134,9 @@ createPages(Session* session, QWidget* parent,
     add("audit", QObject::tr("Audit log"), none(session, parent));
 #endif
 #ifdef TOLLGATE_HAVE_CLUSTER
-    add("cluster", QObject::tr("Cluster"), make<ClusterPage>(session, parent));
+    add("cluster", QObject::tr("Topology"), make<ClusterPage>(session, parent));
 #else
-    add("cluster", QObject::tr("Cluster"), none(session, parent));
+    add("cluster", QObject::tr("Topology"), none(session, parent));
 #endif
     return pages;
 }

@@ -97,7 +97,7 @@ void ScreenshotTour::next()
         return;
     }
     m_window->showPage(step);
-    // A page that looks a user up (the Cluster page) shows the tour's user.
+    // A page that looks a user up (the Topology page) shows the tour's user.
     if (auto* userField =
             m_window->page(step)->findChild<QLineEdit*>(QStringLiteral("userLineEdit")))
         userField->setText(QString::fromUtf8(m_user));

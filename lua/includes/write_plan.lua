@@ -1,4 +1,6 @@
--- Every write is allowed to this ACL user, or none runs.
+-- The write plan: a script queues every write as { command, key, ... } while it reads, then
+-- applies them all only when this ACL user may run each one, or none (TG_NOPERM, nothing
+-- written). Never a change without its audit entry.
 local function apply(writes)
   for _, cmd in ipairs(writes) do
     if not redis.acl_check_cmd(unpack(cmd)) then
@@ -8,4 +10,3 @@ local function apply(writes)
   end
   for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
 end
-

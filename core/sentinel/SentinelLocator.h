@@ -1,0 +1,69 @@
+#pragma once
+
+#include "core/redis/ConnectionOptions.h"
+#include "core/redis/Reply.h"
+
+#include <QObject>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace tollgate {
+
+class NodeClients;
+
+/// Finds the server of a Sentinel deployment for one Connection, on the connection's thread:
+///  - locate() asks the sentinels in turn (SENTINEL GET-MASTER-ADDR-BY-NAME, or SENTINEL
+///    REPLICAS for a replica), the one that answered last first; a sentinel that is down fails
+///    at once (its connection is reconnecting) and the next is asked;
+///  - each sentinel's +switch-master messages (a connection of its own per sentinel, subscribed
+///    again after every reconnect) emit relocate() when the server located last is no longer
+///    the one wanted: the connection reconnects, and so asks again;
+///  - distrust(): the server named last was not what the sentinel said (ROLE), so the next
+///    sentinel is asked first.
+/// The sentinels are reached with the connection's TLS and deadlines and their own credentials
+/// (sentinel_user, sentinel_password).
+class SentinelLocator : public QObject
+{
+    Q_OBJECT
+public:
+    SentinelLocator(const ConnectionOptions& options, QObject* parent);
+    ~SentinelLocator() override;
+
+    /// The address of the primary (or a healthy replica) as the first sentinel that knows it
+    /// says; NotFound when every sentinel that answered knows no master of that name, else the
+    /// errors of every sentinel. Not called back if this locator is destroyed first.
+    void locate(Callback<NodeAddress> done);
+    void distrust();
+    /// The sentinel that named the server located last.
+    QString lastSentinel() const;
+
+Q_SIGNALS:
+    /// A failover moved the deployment away from the server located last.
+    void relocate(const tollgate::NodeAddress& primary);
+
+private:
+    struct Search;
+    void ask(const std::shared_ptr<Search>& search, size_t index);
+    void followSwitches();
+    void onSwitch(const QByteArray& payload);
+    Result<NodeAddress> serverIn(const Result<Reply>& reply) const;
+
+    SentinelOptions m_sentinel;
+    bool m_follow = false; // the connection reconnects: follow the sentinels' announcements
+    std::unique_ptr<NodeClients> m_queries;
+    std::unique_ptr<NodeClients> m_subscribers; // SUBSCRIBE +switch-master only
+    std::vector<NodeAddress> m_order;           // whom to ask first
+    std::optional<NodeAddress> m_located;
+    std::set<QString> m_watched; // sentinels subscribed to
+};
+
+/// The address in a reply to SENTINEL GET-MASTER-ADDR-BY-NAME: NotFound for nil (the sentinel
+/// watches no master of that name).
+Result<NodeAddress> primaryAddressIn(const Reply& reply, const QString& masterName);
+/// The healthy replica (not down, link ok) with the most replicated data in a reply to
+/// SENTINEL REPLICAS; NotFound when there is none.
+Result<NodeAddress> healthyReplicaIn(const Reply& reply, const QString& masterName);
+
+} // namespace tollgate
