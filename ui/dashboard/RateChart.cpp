@@ -6,12 +6,15 @@
 
 #include <QColor>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QToolTip>
 #include <QValueAxis>
 #include <cmath>
+#include <map>
+#include <vector>
 
 namespace tollgate::ui {
 
@@ -70,6 +73,8 @@ RateChart::RateChart(const QString& what, ActionStatsModel* model, Rate rate, QW
     setChart(chart);
     m_range = ChartRange::Day; // so that setRange() below lays the axes out
     setRange(ChartRange::FiveMinutes);
+    // Once laid out the tick count settles (the same count again changes nothing).
+    connect(chart, &QChart::plotAreaChanged, this, &RateChart::fitTimeTicks);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(200);
     applyPalette();
@@ -89,24 +94,44 @@ void RateChart::setRange(ChartRange range)
     switch (range) {
     case ChartRange::FiveMinutes:
         m_x->setRange(-300, 0);
-        m_x->setTickCount(6);
         m_x->setLabelFormat(QStringLiteral("%d s"));
         break;
     case ChartRange::Hour:
         m_x->setRange(-60, 0);
-        m_x->setTickCount(7);
         m_x->setLabelFormat(QStringLiteral("%d min"));
         break;
     case ChartRange::Day:
         m_x->setRange(-24, 0);
-        m_x->setTickCount(9);
         m_x->setLabelFormat(QStringLiteral("%d h"));
         break;
     }
+    fitTimeTicks();
     const bool perSecond = shapeOf(range).bucketSeconds == 1;
     m_y->setTitleText(perSecond ? tr("per second") : tr("per minute"));
     chart()->setTitle(perSecond ? tr("%1 per second").arg(m_what)
                                 : tr("%1 per minute").arg(m_what));
+}
+
+void RateChart::fitTimeTicks()
+{
+    // As many round steps as the labels have room for: a narrow chart (1024 px, legend beside
+    // it) would elide "-50 min" to "-5…". Tick counts that give whole seconds, minutes, hours.
+    static const std::map<ChartRange, std::vector<int>> counts{
+        {ChartRange::FiveMinutes, {6, 4, 3, 2}}, // every 60, 100, 150, 300 s
+        {ChartRange::Hour, {7, 5, 4, 3, 2}},     // every 10, 15, 20, 30, 60 min
+        {ChartRange::Day, {9, 7, 5, 3, 2}}};     // every 3, 4, 6, 12, 24 h
+    const QString widest = QString::asprintf(qPrintable(m_x->labelFormat()), int(m_x->min()));
+    const int label = QFontMetrics(m_x->labelsFont()).horizontalAdvance(widest) + 16;
+    const qreal plot =
+        chart()->plotArea().width() > 0 ? chart()->plotArea().width() : qreal(width()) * 0.6;
+    int fitting = 2;
+    for (int count : counts.at(m_range))
+        if (plot / (count - 1) >= label) {
+            fitting = count;
+            break;
+        }
+    if (m_x->tickCount() != fitting)
+        m_x->setTickCount(fitting);
 }
 
 void RateChart::changeEvent(QEvent* event)

@@ -56,6 +56,7 @@ protected:
 
 private:
     void refresh();
+    void fitTimeTicks();
     void applyPalette();
     void connectMarker(const QByteArray& action, QLineSeries* line);
     void showMarker(QLegendMarker* marker, bool visible);
