@@ -68,7 +68,6 @@ Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one
 -- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
 -- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:
 -- small ones go as strings).
-local NOT_PLAIN = '[^%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]'   -- a byte escaped, or part of UTF-8
 local alg = ARGV[2]
 local now_us, now_ms                                        -- the server's clock, once read
 local clock, to_int, mul_div
@@ -101,6 +100,7 @@ end
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
 local short = #ARGV == 2 * #KEYS - 1
+local SCRIPT, MODE_A, MODE_B = 'hit', 'hit', 'peek'   -- for hit/arguments.lua (refund.lua has its own)
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
 

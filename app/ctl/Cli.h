@@ -54,6 +54,8 @@ int peekCommand(Cli& cli, const QStringList& args);
 int banCommand(Cli& cli, const QStringList& args);
 int unbanCommand(Cli& cli, const QStringList& args);
 int resetCommand(Cli& cli, const QStringList& args);
+int refundCommand(Cli& cli, const QStringList& args);
+int penalizeCommand(Cli& cli, const QStringList& args);
 int subjectsCommand(Cli& cli, const QStringList& args);
 int repairCommand(Cli& cli, const QStringList& args);
 int auditCommand(Cli& cli, const QStringList& args);

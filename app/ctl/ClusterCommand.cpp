@@ -1,9 +1,11 @@
-// cluster: what the server is. A standalone server says so; a cluster node lists every node
-// with its role, slots and INFO figures, and the primaries summed (INFO is node-local).
+// cluster: what the server is. A standalone server says so (and through Sentinel, the sentinels,
+// the primary and its replicas as the sentinels see them); a cluster node lists every node with
+// its role, slots and INFO figures, and the primaries summed (INFO is node-local).
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 #include "core/cluster/NodeStats.h"
 #include "core/cluster/Topology.h"
+#include "core/sentinel/SentinelTopology.h"
 
 #include <QLocale>
 
@@ -35,6 +37,55 @@ QStringList nodeRow(const NodeStats& node, const QString& role, int slots)
             QString::number(node.connectedClients)};
 }
 
+// A Sentinel deployment as its sentinels describe it.
+int printSentinel(Cli& cli, Client* client)
+{
+    NodeClients sentinels(sentinelClientOptions(client->options()));
+    auto topology = waitFor<SentinelTopology>([&](Callback<SentinelTopology> done) {
+        readSentinelTopology(&sentinels, client->options().sentinel, nullptr, done);
+    });
+    if (!topology)
+        return fail(topology.error());
+    QJsonArray replicas;
+    QStringList replicaTexts;
+    for (const SentinelTopology::Replica& replica : topology->replicas) {
+        replicas.append(QJsonObject{{QStringLiteral("address"), replica.address.text()},
+                                    {QStringLiteral("flags"), QString::fromUtf8(replica.flags)},
+                                    {QStringLiteral("link_ok"), replica.linkOk}});
+        replicaTexts << replica.address.text() + QStringLiteral(" (") +
+                            QString::fromUtf8(replica.flags) + QLatin1Char(')');
+    }
+    QJsonArray sentinelArray;
+    QStringList sentinelTexts;
+    for (const SentinelTopology::Sentinel& sentinel : topology->sentinels) {
+        sentinelArray.append(QJsonObject{{QStringLiteral("address"), sentinel.address.text()},
+                                         {QStringLiteral("answered"), sentinel.answered}});
+        sentinelTexts << sentinel.address.text() +
+                             (sentinel.answered ? QString() : QStringLiteral(" (no answer)"));
+    }
+    if (cli.json) {
+        printJson(QJsonObject{{QStringLiteral("cluster"), false},
+                              {QStringLiteral("sentinel"),
+                               QJsonObject{{QStringLiteral("master"), topology->masterName},
+                                           {QStringLiteral("primary"), topology->primary.text()},
+                                           {QStringLiteral("primary_flags"),
+                                            QString::fromUtf8(topology->primaryFlags)},
+                                           {QStringLiteral("quorum"), topology->quorum},
+                                           {QStringLiteral("replicas"), replicas},
+                                           {QStringLiteral("sentinels"), sentinelArray}}}});
+        return ExitOk;
+    }
+    printLine(QStringLiteral("'%1' through Sentinel: primary %2 (%3), quorum %4")
+                  .arg(topology->masterName, topology->primary.text(),
+                       QString::fromUtf8(topology->primaryFlags))
+                  .arg(topology->quorum));
+    printLine(QStringLiteral("replicas: %1")
+                  .arg(replicaTexts.isEmpty() ? QStringLiteral("none")
+                                              : replicaTexts.join(QStringLiteral(", "))));
+    printLine(QStringLiteral("sentinels: %1").arg(sentinelTexts.join(QStringLiteral(", "))));
+    return ExitOk;
+}
+
 } // namespace
 
 int clusterCommand(Cli& cli, const QStringList& args)
@@ -50,6 +101,8 @@ int clusterCommand(Cli& cli, const QStringList& args)
     if (!map)
         return fail(map.error());
     if (!*map) {
+        if (client->options().sentinel.enabled())
+            return printSentinel(cli, client);
         if (cli.json)
             printJson(QJsonObject{{QStringLiteral("cluster"), false}});
         else

@@ -22,6 +22,8 @@ Commands:
   policy list | get <action> | set <action> ... | delete <action> | reindex
   hit <action> <user> [--cost N]        count a hit (exit 1 when denied)
   peek <action> <user> [--cost N]       what a hit would get, counting nothing
+  refund <action> <user> [--cost N]     give back units (default the policy's cost)
+  penalize <action> <user> --cost N --reason R   count N more units, past the limit too
   ban <user> [--action A] (--for D | --until T | --permanent) --reason R
   unban <user> [--action A] --reason R
   reset <user> [--action A] [--reason R]
@@ -187,6 +189,7 @@ int main(int argc, char** argv)
     const std::map<QString, int (*)(Cli&, const QStringList&)> commands{
         {QStringLiteral("policy"), policyCommand},   {QStringLiteral("hit"), hitCommand},
         {QStringLiteral("peek"), peekCommand},       {QStringLiteral("ban"), banCommand},
+        {QStringLiteral("refund"), refundCommand},   {QStringLiteral("penalize"), penalizeCommand},
         {QStringLiteral("unban"), unbanCommand},     {QStringLiteral("reset"), resetCommand},
         {QStringLiteral("subjects"), subjectsCommand}, {QStringLiteral("repair"), repairCommand},
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},

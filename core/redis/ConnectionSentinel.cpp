@@ -67,9 +67,10 @@ void Connection::noteErrorReply(const QByteArray& text)
 {
     if (!m_sentinel || m_options.sentinel.replica || !m_device || !isReadOnlyReply(text))
         return;
-    dropConnection({ErrorKind::Busy, QStringLiteral("%1 is a replica now (READONLY): asking the "
-                                                    "sentinels for the primary of '%2'")
-                                         .arg(m_options.endpoint(), m_options.sentinel.masterName)});
+    dropConnection(
+        {ErrorKind::Busy, QStringLiteral("%1 is a replica now (READONLY): asking the "
+                                         "sentinels for the primary of '%2'")
+                              .arg(m_options.endpoint(), m_options.sentinel.masterName)});
 }
 
 void Connection::followFailover(const NodeAddress& primary)

@@ -62,13 +62,13 @@ void SentinelLocator::distrust()
 void SentinelLocator::ask(const std::shared_ptr<Search>& search, size_t index)
 {
     if (index >= m_order.size()) {
-        const ErrorKind kind = search->allNotFound ? ErrorKind::NotFound
-                                                   : search->kind.value_or(ErrorKind::Io);
-        search->done(Error{kind, QStringLiteral("no sentinel named a %1 for '%2': %3")
-                                     .arg(m_sentinel.replica ? QStringLiteral("replica")
-                                                             : QStringLiteral("primary"),
-                                          m_sentinel.masterName,
-                                          search->errors.join(QStringLiteral("; ")))});
+        const ErrorKind kind =
+            search->allNotFound ? ErrorKind::NotFound : search->kind.value_or(ErrorKind::Io);
+        search->done(Error{
+            kind,
+            QStringLiteral("no sentinel named a %1 for '%2': %3")
+                .arg(m_sentinel.replica ? QStringLiteral("replica") : QStringLiteral("primary"),
+                     m_sentinel.masterName, search->errors.join(QStringLiteral("; ")))});
         return;
     }
     const NodeAddress sentinel = m_order[index];

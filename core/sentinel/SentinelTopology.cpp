@@ -36,7 +36,8 @@ void describe(NodeClients* sentinels, SentinelTopology topology, Context context
         {{"SENTINEL", "REPLICAS", name}, {"SENTINEL", "SENTINELS", name}}, nullptr,
         [topology, context, done](std::vector<Result<Reply>> replies) mutable {
             if (replies.size() != 2 || !replies[0] || !replies[1]) {
-                const Error error = replies.size() != 2 ? Error{ErrorKind::Closed, QStringLiteral("no reply")}
+                const Error error = replies.size() != 2
+                                        ? Error{ErrorKind::Closed, QStringLiteral("no reply")}
                                     : !replies[0] ? replies[0].error()
                                                   : replies[1].error();
                 deliver(context, done, Result<SentinelTopology>(error));
@@ -54,9 +55,9 @@ void describe(NodeClients* sentinels, SentinelTopology topology, Context context
                 for (const auto& sentinel : topology.sentinels)
                     known = known || sentinel.address == address;
                 if (!known)
-                    topology.sentinels.push_back(
-                        {address, false, QObject::tr("not configured here; flags %1")
-                                             .arg(QString::fromUtf8(fields["flags"]))});
+                    topology.sentinels.push_back({address, false,
+                                                  QObject::tr("not configured here; flags %1")
+                                                      .arg(QString::fromUtf8(fields["flags"]))});
             }
             deliver(context, done, Result<SentinelTopology>(std::move(topology)));
         });
@@ -96,7 +97,8 @@ void readSentinelTopology(NodeClients* sentinels, const SentinelOptions& options
         gather->topology.sentinels.push_back({address, false, {}});
     if (options.sentinels.empty()) {
         deliver(context, done,
-                Result<SentinelTopology>(Error{ErrorKind::InvalidInput, QStringLiteral("no sentinels")}));
+                Result<SentinelTopology>(
+                    Error{ErrorKind::InvalidInput, QStringLiteral("no sentinels")}));
         return;
     }
     for (size_t i = 0; i < options.sentinels.size(); ++i) {

@@ -27,7 +27,7 @@ struct SentinelTopology
     NodeAddress primary;
     QByteArray primaryFlags; // "master", "master,s_down,o_down", ...
     int quorum = 0;
-    QString describedBy; // the sentinel whose view this is
+    QString describedBy;             // the sentinel whose view this is
     std::vector<Sentinel> sentinels; // the configured ones, then those they know of
     std::vector<Replica> replicas;
 };

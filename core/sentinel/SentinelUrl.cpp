@@ -44,7 +44,8 @@ Result<NodeAddress> parseAddress(const QString& text)
         address.host = colon < 0 ? text : text.left(colon);
         portText = colon < 0 ? QString() : text.mid(colon + 1);
     }
-    if (address.host.isEmpty() || address.host.contains(QLatin1Char(':')) != text.startsWith(QLatin1Char('[')))
+    if (address.host.isEmpty() ||
+        address.host.contains(QLatin1Char(':')) != text.startsWith(QLatin1Char('[')))
         return invalid(QStringLiteral("not a sentinel address: '%1' (host:port)").arg(text));
     if (!portText.isEmpty() || text.endsWith(QLatin1Char(':'))) {
         bool ok = false;
@@ -63,7 +64,8 @@ QString SentinelOptions::describe() const
     QStringList addresses;
     for (const NodeAddress& sentinel : sentinels)
         addresses << sentinel.text();
-    return QStringLiteral("%1 via sentinels %2").arg(masterName, addresses.join(QStringLiteral(", ")));
+    return QStringLiteral("%1 via sentinels %2")
+        .arg(masterName, addresses.join(QStringLiteral(", ")));
 }
 
 Result<std::vector<NodeAddress>> parseSentinelList(const QString& text)
@@ -140,7 +142,8 @@ Result<SentinelUrl> parseSentinelUrl(const QString& url)
                                       "redis+sentinel://host:port[,host:port]/<master-name>[/db])")
                            .arg(url));
     if (segments.size() > 2 || (segments.size() == 2 && segments[1].isEmpty()))
-        return invalid(QStringLiteral("Sentinel URL path must be /<master-name>[/db]: %1").arg(url));
+        return invalid(
+            QStringLiteral("Sentinel URL path must be /<master-name>[/db]: %1").arg(url));
 
     for (const auto& [key, value] : QUrlQuery(query).queryItems(QUrl::FullyDecoded)) {
         if (key == QLatin1String("sentinel_user"))
@@ -148,7 +151,8 @@ Result<SentinelUrl> parseSentinelUrl(const QString& url)
         else if (key == QLatin1String("sentinel_password"))
             options.sentinel.password = value;
         else if (key == QLatin1String("replica"))
-            options.sentinel.replica = value != QLatin1String("0") && value != QLatin1String("false");
+            options.sentinel.replica =
+                value != QLatin1String("0") && value != QLatin1String("false");
         else
             out.common.addQueryItem(key, value);
     }
@@ -173,8 +177,7 @@ QString sentinelUrl(const ConnectionOptions& options, QUrlQuery common, bool wit
     if (!sentinel.user.isEmpty())
         common.addQueryItem(QStringLiteral("sentinel_user"), sentinel.user);
     if (withPassword && !sentinel.password.isEmpty())
-        common.addQueryItem(QStringLiteral("sentinel_password"),
-                            encoded(sentinel.password));
+        common.addQueryItem(QStringLiteral("sentinel_password"), encoded(sentinel.password));
     if (sentinel.replica)
         common.addQueryItem(QStringLiteral("replica"), QStringLiteral("1"));
     if (!common.isEmpty())

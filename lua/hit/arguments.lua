@@ -8,15 +8,15 @@
   if short then KEYS, ARGV = full_form(KEYS, ARGV) end
   local n = #KEYS - FIXED_KEYS
   if n < 1 then
-    fail('TG_INVALID', string.format('hit needs %d keys (user ban, action ban, user audit, global audit) plus one state key per window, got %d',
+    fail('TG_INVALID', string.format(SCRIPT .. ' needs %d keys (user ban, action ban, user audit, global audit) plus one state key per window, got %d',
       FIXED_KEYS + 1, #KEYS))
   end
   if n > MAX_WINDOWS then fail('TG_INVALID', string.format('at most %d windows, got %d', MAX_WINDOWS, n)) end
   if #ARGV ~= FIXED_ARGS + 2 * n then
-    fail('TG_INVALID', string.format('hit with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
+    fail('TG_INVALID', string.format(SCRIPT .. ' with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
   end
   local mode = ARGV[1]
-  if mode ~= 'hit' and mode ~= 'peek' then fail('TG_INVALID', 'mode must be hit or peek') end
+  if mode ~= MODE_A and mode ~= MODE_B then fail('TG_INVALID', 'mode must be ' .. MODE_A .. ' or ' .. MODE_B) end
   local code = (alg == 'fixed_window' and 'fw') or (alg == 'sliding_log' and 'sl') or (alg == 'sliding_window' and 'sw')
     or (alg == 'token_bucket' and 'tb') or nil
   if not code then

@@ -5,7 +5,7 @@ if not ok then
   error(result, 0)
 end
 --@include "includes/write_plan.lua"
-if ARGV[1] == 'hit' then
+if ARGV[1] ~= 'peek' then
   -- Every queued write must be allowed to this ACL user before the first one runs: a ban is
   -- never left without its audit entries, nor a counter half-updated.
   local refused = apply(writes)

@@ -12,7 +12,7 @@ _tollgatectl()
     local cur prev words cword
     _init_completion || return
 
-    local commands="policy hit peek ban unban reset subjects repair audit scripts cluster exporter bench simulate help"
+    local commands="policy hit peek refund penalize ban unban reset subjects repair audit scripts cluster exporter bench simulate help"
     local globals="--url --prefix --actor --json --askpass --no-auth-warning --help --version"
 
     case $prev in

@@ -76,17 +76,22 @@ void ConsoleOnSentinelTest::sentinelProfile()
     auto* sentinels = dialog.findChild<QLineEdit*>(QStringLiteral("sentinelsLineEdit"));
     auto* master = dialog.findChild<QLineEdit*>(QStringLiteral("masterNameLineEdit"));
     sentinels->setText(QStringLiteral("10.0.0.1:26380, 10.0.0.2"));
-    QVERIFY2(dialog.errorText().contains(QStringLiteral("Master name")), qPrintable(dialog.errorText()));
+    QVERIFY2(dialog.errorText().contains(QStringLiteral("Master name")),
+             qPrintable(dialog.errorText()));
     master->setText(QStringLiteral("main"));
     QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
     sentinels->setText(QStringLiteral("10.0.0.1:99999"));
-    QVERIFY2(dialog.errorText().contains(QStringLiteral("Sentinels:")), qPrintable(dialog.errorText()));
+    QVERIFY2(dialog.errorText().contains(QStringLiteral("Sentinels:")),
+             qPrintable(dialog.errorText()));
     sentinels->setText(QStringLiteral("10.0.0.1:26380, 10.0.0.2"));
-    dialog.findChild<QLineEdit*>(QStringLiteral("sentinelUserLineEdit"))->setText(QStringLiteral("watcher"));
-    dialog.findChild<QLineEdit*>(QStringLiteral("sentinelPasswordLineEdit"))->setText(QStringLiteral("s3"));
+    dialog.findChild<QLineEdit*>(QStringLiteral("sentinelUserLineEdit"))
+        ->setText(QStringLiteral("watcher"));
+    dialog.findChild<QLineEdit*>(QStringLiteral("sentinelPasswordLineEdit"))
+        ->setText(QStringLiteral("s3"));
     // A replica only for a read-only profile.
     dialog.findChild<QCheckBox*>(QStringLiteral("replicaCheckBox"))->setChecked(true);
-    QVERIFY2(dialog.errorText().contains(QStringLiteral("read-only")), qPrintable(dialog.errorText()));
+    QVERIFY2(dialog.errorText().contains(QStringLiteral("read-only")),
+             qPrintable(dialog.errorText()));
     dialog.findChild<QCheckBox*>(QStringLiteral("readOnlyCheckBox"))->setChecked(true);
     QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
 
@@ -122,13 +127,15 @@ void ConsoleOnSentinelTest::statusBarFollowsTheFailover()
     auto* server = window.findChild<QLabel*>(QStringLiteral("serverLabel"));
     QVERIFY(server);
     const int old = m_group.primaryIndex();
-    QTRY_VERIFY_WITH_TIMEOUT(server->text().contains(endpointOf(old) + QStringLiteral(", primary of 'tollgate'")),
-                             15'000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        server->text().contains(endpointOf(old) + QStringLiteral(", primary of 'tollgate'")),
+        15'000);
     QVERIFY(m_group.failover());
     QVERIFY2(m_group.waitForPrimaryOtherThan(old, true), qPrintable(m_group.errorString()));
     const int now = m_group.primaryIndex();
-    QTRY_VERIFY_WITH_TIMEOUT(server->text().contains(endpointOf(now) + QStringLiteral(", primary of 'tollgate'")),
-                             20'000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        server->text().contains(endpointOf(now) + QStringLiteral(", primary of 'tollgate'")),
+        20'000);
 }
 
 void ConsoleOnSentinelTest::topologyPage()
@@ -142,8 +149,7 @@ void ConsoleOnSentinelTest::topologyPage()
     const int primary = m_group.primaryIndex();
     const int replica = 1 - primary;
     // The replica's lag shows once it has acknowledged the primary's offset.
-    QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() == 5 &&
-                                 page.model()->rows()[1].lagBytes >= 0,
+    QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() == 5 && page.model()->rows()[1].lagBytes >= 0,
                              20'000);
     const auto& rows = page.model()->rows();
     QCOMPARE(rows[0].address, endpointOf(primary));
@@ -158,7 +164,8 @@ void ConsoleOnSentinelTest::topologyPage()
     const QString lag = page.model()->index(1, ClusterNodesModel::LagColumn).data().toString();
     QVERIFY2(lag.contains(QStringLiteral(" s")), qPrintable(lag));
     auto* summary = page.findChild<QLabel*>(QStringLiteral("summaryLabel"));
-    QVERIFY2(summary->text().contains(QStringLiteral("3 of 3 sentinels")), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains(QStringLiteral("3 of 3 sentinels")),
+             qPrintable(summary->text()));
 }
 
 void ConsoleOnSentinelTest::readOnlyConsoleOnAReplica()
@@ -170,8 +177,9 @@ void ConsoleOnSentinelTest::readOnlyConsoleOnAReplica()
     window.show();
     const int replica = 1 - m_group.primaryIndex();
     auto* server = window.findChild<QLabel*>(QStringLiteral("serverLabel"));
-    QTRY_VERIFY_WITH_TIMEOUT(server->text().contains(endpointOf(replica) + QStringLiteral(", a replica of 'tollgate'")),
-                             15'000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        server->text().contains(endpointOf(replica) + QStringLiteral(", a replica of 'tollgate'")),
+        15'000);
 }
 
 QTEST_MAIN(ConsoleOnSentinelTest)

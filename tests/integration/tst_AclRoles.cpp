@@ -211,6 +211,9 @@ void AclRolesTest::support()
     QCOMPARE(integer({"XLEN", "tg:{43}:audit"}), qint64(1));
 
     expectRefused("support", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("44")});
+    expectRefused("support", {QStringLiteral("penalize"), QStringLiteral("like"),
+                              QStringLiteral("42"), QStringLiteral("--cost"), QStringLiteral("5"),
+                              QStringLiteral("--reason"), QStringLiteral("x")});
     expectRefused("support",
                   {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
                    QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
@@ -273,6 +276,17 @@ void AclRolesTest::application()
         ctl("application", {QStringLiteral("peek"), QStringLiteral("like"), QStringLiteral("8")})
             .code,
         0);
+    // Its refunds and penalties: counters, and a penalty's ban with both audit entries.
+    const Run refund =
+        ctl("application", {QStringLiteral("refund"), QStringLiteral("like"), QStringLiteral("8")});
+    QVERIFY2(refund.code == 0, qPrintable(refund.describe()));
+    const Run penalty =
+        ctl("application", {QStringLiteral("penalize"), QStringLiteral("like"), QStringLiteral("9"),
+                            QStringLiteral("--cost"), QStringLiteral("3"),
+                            QStringLiteral("--reason"), QStringLiteral("abuse")});
+    QVERIFY2(penalty.code == 0, qPrintable(penalty.describe()));
+    QCOMPARE(integer({"EXISTS", "tg:{9}:like:ban"}), qint64(1));
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(4));
 
     expectRefused("application",
                   {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),

@@ -66,9 +66,8 @@ void SentinelBadInputTest::initTestCase()
     TOLLGATE_REQUIRE(m_primary, start());
     TOLLGATE_REQUIRE(m_replica, start({QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"),
                                        QString::number(m_primary.port())}));
-    TOLLGATE_REQUIRE(m_sentinel,
-                     startSentinel("sentinel monitor tollgate 127.0.0.1 " +
-                                   QByteArray::number(m_primary.port()) + " 1\n"));
+    TOLLGATE_REQUIRE(m_sentinel, startSentinel("sentinel monitor tollgate 127.0.0.1 " +
+                                               QByteArray::number(m_primary.port()) + " 1\n"));
 }
 
 Result<HitResult> SentinelBadInputTest::hitThrough(const QString& url, const QByteArray& user)
@@ -90,18 +89,19 @@ Result<HitResult> SentinelBadInputTest::hitThrough(const QString& url, const QBy
 
 void SentinelBadInputTest::unknownMasterName()
 {
-    const auto hit = hitThrough(QStringLiteral("redis+sentinel://127.0.0.1:%1/nosuch?timeout=1000")
-                                    .arg(m_sentinel.port()),
-                                "u1");
+    const auto hit = hitThrough(
+        QStringLiteral("redis+sentinel://127.0.0.1:%1/nosuch?timeout=1000").arg(m_sentinel.port()),
+        "u1");
     QVERIFY(!hit);
     // The cause itself, or "not connected ... (reconnecting): <the cause>" once the client is
     // between attempts: the message names it either way.
     QVERIFY2(hit.error().message.contains(QStringLiteral("no master named 'nosuch'")),
              qPrintable(hit.error().message));
     // The right name works through the same sentinel.
-    const auto good = hitThrough(QStringLiteral("redis+sentinel://127.0.0.1:%1/tollgate?timeout=1000")
-                                     .arg(m_sentinel.port()),
-                                 "u1");
+    const auto good =
+        hitThrough(QStringLiteral("redis+sentinel://127.0.0.1:%1/tollgate?timeout=1000")
+                       .arg(m_sentinel.port()),
+                   "u1");
     QVERIFY2(good, qPrintable(good ? QString() : good.error().toString()));
     QCOMPARE(good->count, 1);
     QCOMPARE(m_client->node(), QStringLiteral("127.0.0.1:%1").arg(m_primary.port()));
@@ -111,12 +111,12 @@ void SentinelBadInputTest::allSentinelsDown()
 {
     const quint16 a = RedisServer::freePort();
     const quint16 b = RedisServer::freePort();
-    const auto hit = hitThrough(
-        QStringLiteral("redis+sentinel://:hunter2@127.0.0.1:%1,127.0.0.1:%2/tollgate"
-                       "?timeout=1000&connect_timeout=1000&sentinel_password=hunter3")
-            .arg(a)
-            .arg(b),
-        "u2");
+    const auto hit =
+        hitThrough(QStringLiteral("redis+sentinel://:hunter2@127.0.0.1:%1,127.0.0.1:%2/tollgate"
+                                  "?timeout=1000&connect_timeout=1000&sentinel_password=hunter3")
+                       .arg(a)
+                       .arg(b),
+                   "u2");
     QVERIFY(!hit);
     const QString message = hit.error().message;
     QVERIFY2(message.contains(QStringLiteral("no sentinel named a primary for 'tollgate'")),
@@ -131,9 +131,9 @@ void SentinelBadInputTest::lyingSentinel()
 {
     FakeRespServer liar(sentinelNaming(&m_replica));
     QVERIFY(liar.listen());
-    const auto hit =
-        hitThrough(QStringLiteral("redis+sentinel://127.0.0.1:%1/tollgate?timeout=1000").arg(liar.port()),
-                   "u3");
+    const auto hit = hitThrough(
+        QStringLiteral("redis+sentinel://127.0.0.1:%1/tollgate?timeout=1000").arg(liar.port()),
+        "u3");
     QVERIFY(!hit);
     QVERIFY2(hit.error().message.contains(QStringLiteral("is a slave (ROLE)")),
              qPrintable(hit.error().message));
@@ -158,9 +158,10 @@ void SentinelBadInputTest::liarAmongHonestSentinels()
     QVERIFY(liar.listen());
     // The liar is asked first; its answer fails the first attempt, and the next attempt asks
     // the honest sentinel first.
-    const QString url = QStringLiteral("redis+sentinel://127.0.0.1:%1,127.0.0.1:%2/tollgate?timeout=1000")
-                            .arg(liar.port())
-                            .arg(m_sentinel.port());
+    const QString url =
+        QStringLiteral("redis+sentinel://127.0.0.1:%1,127.0.0.1:%2/tollgate?timeout=1000")
+            .arg(liar.port())
+            .arg(m_sentinel.port());
     const auto first = hitThrough(url, "u4");
     QVERIFY(!first);
     QTRY_COMPARE_WITH_TIMEOUT(m_client->state(), ConnectionState::Connected, 10'000);
@@ -179,8 +180,9 @@ void SentinelBadInputTest::credentialsForBoth()
 {
     // A sentinel with a password of its own, and an ACL user on the primary.
     RedisServer locked;
-    TOLLGATE_REQUIRE(locked, startSentinel("requirepass open-sesame\nsentinel monitor tollgate 127.0.0.1 " +
-                                           QByteArray::number(m_primary.port()) + " 1\n"));
+    TOLLGATE_REQUIRE(locked,
+                     startSentinel("requirepass open-sesame\nsentinel monitor tollgate 127.0.0.1 " +
+                                   QByteArray::number(m_primary.port()) + " 1\n"));
     QCOMPARE(m_primary.command({"ACL", "SETUSER", "app", "on", ">app-secret", "~*", "+@all"}),
              "+OK\r\n");
     const auto base = [&](const QString& password) {
@@ -192,14 +194,17 @@ void SentinelBadInputTest::credentialsForBoth()
     auto hit = hitThrough(base(QStringLiteral("app-secret")), "u5");
     QVERIFY(!hit);
     QVERIFY2(hit.error().message.contains(QStringLiteral("auth")), qPrintable(hit.error().message));
-    QVERIFY2(!hit.error().message.contains(QStringLiteral("secret")), qPrintable(hit.error().message));
+    QVERIFY2(!hit.error().message.contains(QStringLiteral("secret")),
+             qPrintable(hit.error().message));
     // The sentinel's password right, the server's wrong: refused by the server.
     hit = hitThrough(base(QStringLiteral("wrong-secret")) +
                          QStringLiteral("&sentinel_password=open-sesame"),
                      "u5");
     QVERIFY(!hit);
-    QVERIFY2(hit.error().message.contains(QStringLiteral("WRONGPASS")), qPrintable(hit.error().message));
-    QVERIFY2(!hit.error().message.contains(QStringLiteral("sesame")), qPrintable(hit.error().message));
+    QVERIFY2(hit.error().message.contains(QStringLiteral("WRONGPASS")),
+             qPrintable(hit.error().message));
+    QVERIFY2(!hit.error().message.contains(QStringLiteral("sesame")),
+             qPrintable(hit.error().message));
     // Both right.
     hit = hitThrough(base(QStringLiteral("app-secret")) +
                          QStringLiteral("&sentinel_password=open-sesame"),

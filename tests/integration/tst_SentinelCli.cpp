@@ -57,11 +57,12 @@ void SentinelCliTest::operatorSession()
     QCOMPARE(ctl(words("peek like bob")).code, 0);
     // --url on the command line wins over TOLLGATE_URL (here a server that is not there).
     run = ctl(QStringLiteral("redis://127.0.0.1:1"),
-              {QStringLiteral("--url"), m_group.url(), QStringLiteral("peek"), QStringLiteral("like"),
-               QStringLiteral("bob")});
+              {QStringLiteral("--url"), m_group.url(), QStringLiteral("peek"),
+               QStringLiteral("like"), QStringLiteral("bob")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
-    run = ctl(QStringList{QStringLiteral("ban"), QStringLiteral("mallory"), QStringLiteral("--for"),
-                          QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("spam")});
+    run =
+        ctl(QStringList{QStringLiteral("ban"), QStringLiteral("mallory"), QStringLiteral("--for"),
+                        QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("spam")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     QCOMPARE(ctl(words("hit like mallory")).code, 1);
     // Everything landed on the primary the sentinels name.
@@ -69,14 +70,25 @@ void SentinelCliTest::operatorSession()
     QCOMPARE(primary.command({"EXISTS", "tg:{mallory}:ban"}), ":1\r\n");
     run = ctl(words("--json subjects --banned"));
     QVERIFY2(run.code == 0 && run.out.contains("mallory"), qPrintable(run.describe()));
-    run = ctl(QStringList{QStringLiteral("unban"), QStringLiteral("mallory"), QStringLiteral("--reason"),
-                          QStringLiteral("appeal")});
+    run = ctl(QStringList{QStringLiteral("unban"), QStringLiteral("mallory"),
+                          QStringLiteral("--reason"), QStringLiteral("appeal")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     QCOMPARE(ctl(words("hit like mallory")).code, 0);
     run = ctl(words("repair"));
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     run = ctl(words("audit --user mallory"));
     QVERIFY2(run.code == 0 && run.out.contains("appeal"), qPrintable(run.describe()));
+    // What the sentinels say of the deployment.
+    run = ctl(words("--json cluster"));
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    const QJsonObject sentinel = run.object().value(QStringLiteral("sentinel")).toObject();
+    QCOMPARE(sentinel.value(QStringLiteral("primary")).toString(),
+             QStringLiteral("127.0.0.1:%1").arg(primary.port()));
+    QCOMPARE(sentinel.value(QStringLiteral("replicas")).toArray().size(), 1);
+    const QJsonArray sentinels = sentinel.value(QStringLiteral("sentinels")).toArray();
+    QCOMPARE(sentinels.size(), RedisSentinelGroup::kSentinels);
+    for (const QJsonValue& one : sentinels)
+        QVERIFY(one.toObject().value(QStringLiteral("answered")).toBool());
 }
 
 void SentinelCliTest::followsAFailover()
@@ -85,7 +97,8 @@ void SentinelCliTest::followsAFailover()
     QVERIFY(m_group.failover());
     QVERIFY2(m_group.waitForPrimaryOtherThan(old), qPrintable(m_group.errorString()));
     // Each run asks the sentinels afresh: the new primary, with the policy replicated to it.
-    const CliRun run = ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("carol")});
+    const CliRun run =
+        ctl({QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("carol")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     RedisServer& primary = m_group.server(m_group.primaryIndex());
     QCOMPARE(primary.command({"EXISTS", "tg:{carol}:like:fw:60000"}), ":1\r\n");
@@ -101,8 +114,8 @@ void SentinelCliTest::exitCodes_data()
     QTest::newRow("no master name")
         << QStringLiteral("redis+sentinel://:hunter2@127.0.0.1:1") << 2
         << QStringLiteral("bad --url: Sentinel URL without a master name");
-    QTest::newRow("unknown master") << QStringLiteral("unknown") << 3
-                                    << QStringLiteral("no master named 'nosuch' is watched");
+    QTest::newRow("unknown master")
+        << QStringLiteral("unknown") << 3 << QStringLiteral("no master named 'nosuch' is watched");
     QTest::newRow("sentinels down")
         << QStringLiteral("redis+sentinel://:hunter2@127.0.0.1:%1,127.0.0.1:%2/tollgate"
                           "?sentinel_password=hunter3&connect_timeout=1000")
@@ -118,8 +131,8 @@ void SentinelCliTest::exitCodes()
     QFETCH(QString, message);
     if (url == QLatin1String("unknown"))
         url = m_group.url().replace(QStringLiteral("/tollgate"), QStringLiteral("/nosuch"));
-    const CliRun run = ctl(url, {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("dave"),
-                                 QStringLiteral("--no-auth-warning")});
+    const CliRun run = ctl(url, {QStringLiteral("hit"), QStringLiteral("like"),
+                                 QStringLiteral("dave"), QStringLiteral("--no-auth-warning")});
     QVERIFY2(run.code == code, qPrintable(run.describe()));
     QVERIFY2(run.out.isEmpty(), qPrintable(run.describe()));
     const QString err = QString::fromUtf8(run.err);

@@ -75,16 +75,17 @@ class Redis:
         return self._reply()
 
 
-def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg"):
-    """hit.lua as lua/README.md documents it, the arguments taken from the policy hash."""
+def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg", mode=b"hit", extra=()):
+    """hit.lua as lua/README.md documents it, the arguments taken from the policy hash; with
+    mode b"refund" or b"penalize" and extra = (actor, reason), refund.lua (the same layout)."""
     base = prefix + b":{" + escape(user) + b"}"
     code = {b"fixed_window": b"fw", b"sliding_log": b"sl", b"sliding_window": b"sw", b"token_bucket": b"tb"}
     windows = [w.split(b":") for w in policy[b"windows"].split(b",")]  # "<window_ms>:<limit>,..."
     keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":audit", prefix + b":audit"]
     keys += [base + b":" + escape(action) + b":" + code[policy[b"algorithm"]] + b":" + w for w, _ in windows]
-    args = [b"hit", policy[b"algorithm"], policy[b"cost"], policy[b"count_denied"], policy[b"warn"],
+    args = [mode, policy[b"algorithm"], policy[b"cost"], policy[b"count_denied"], policy[b"warn"],
             policy[b"ban_ms"], policy.get(b"ban_until", b""), policy.get(b"tz_offsets", b"0"), user, action,
-            prefix + b":events", policy.get(b"align", b"first_hit")]
+            prefix + b":events", policy.get(b"align", b"first_hit"), *extra]
     for window_ms, limit in windows:
         args += [limit, window_ms]
     reply = redis.call(b"EVALSHA", sha, len(keys), *keys, *args)
@@ -99,10 +100,12 @@ def main():
     redis = Redis(port)
     source = open(lua_dir + "/hit.lua", "rb").read()
     sha = redis.call(b"SCRIPT", b"LOAD", source)
+    refund_source = open(lua_dir + "/refund.lua", "rb").read()
+    refund_sha = redis.call(b"SCRIPT", b"LOAD", refund_source)
     flat = redis.call(b"HGETALL", b"tg:policy:like")
     policy = dict(zip(flat[::2], flat[1::2]))
     ids = [b"\xff", b"\xfe", "\ufffd".encode(), b"\xc0\xaf", b"a:b{c}*", "Zoë 東京".encode(), b"x\xe6\x9d"]
-    result = {"counts": [], "keys": [], "invalid": []}
+    result = {"counts": [], "keys": [], "invalid": [], "refunds": []}
     for user in ids:
         mine = hit(redis, sha, source, policy, b"like", user)
         # tollgatectl gets the very bytes in argv, as a shell would pass them
@@ -111,6 +114,12 @@ def main():
         theirs = json.loads(run.stdout or b"{}")
         result["counts"].append([mine[2], theirs.get("count"), run.returncode])
         result["keys"].append(escape(user).decode("utf-8", "backslashreplace"))
+        # refund.lua gives one unit back, then tollgatectl the policy's cost: 2, 1, 0 on one key
+        mine = hit(redis, refund_sha, refund_source, policy, b"like", user, mode=b"refund", extra=(b"", b""))
+        run = subprocess.run([ctl.encode(), b"--url", b"redis://127.0.0.1:%d" % port, b"--json", b"refund", b"like", user],
+                             capture_output=True)
+        theirs = json.loads(run.stdout or b"{}")
+        result["refunds"].append([mine[0], mine[2], theirs.get("count"), run.returncode])
     for user in (b"", b"u" * 1025):
         reply = hit(redis, sha, source, policy, b"like", user)
         result["invalid"].append(str(reply) if isinstance(reply, RuntimeError) else "accepted")

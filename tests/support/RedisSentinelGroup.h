@@ -21,12 +21,14 @@ public:
     RedisSentinelGroup& operator=(const RedisSentinelGroup&) = delete;
 
     // Starts everything and waits (30 s at most) until the replica is in sync and every sentinel
-    // knows the replica and the other sentinels: a failover can then be asked for.
-    bool start();
+    // knows the replica and the other sentinels: a failover can then be asked for. With `tls`
+    // every server and sentinel serves TLS only, replication and the sentinels' links included.
+    bool start(const TlsFiles* tls = nullptr);
     void stop();
 
     QString masterName() const { return QStringLiteral("tollgate"); }
-    // "redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/tollgate" + query.
+    // "redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/tollgate" + query; with
+    // TLS "rediss+sentinel://...?ca=<the test CA>" (query then starts with '&').
     QString url(const QString& query = {}) const;
     // The data servers: 0 started as the primary, 1 as its replica.
     RedisServer& server(int i) { return *m_servers[size_t(i)]; }
@@ -36,9 +38,9 @@ public:
     int primaryIndex();
     // SENTINEL FAILOVER through a sentinel; true when it accepted.
     bool failover();
-    // Waits (30 s at most, spinning the test thread's event loop) until every sentinel names another server than `oldPrimary` and that
-    // one says it is a master; with `replicaSynced` also until its replica (if running) is
-    // connected to it again.
+    // Waits (30 s at most, spinning the test thread's event loop) until every sentinel names
+    // another server than `oldPrimary` and that one says it is a master; with `replicaSynced` also
+    // until its replica (if running) is connected to it again.
     bool waitForPrimaryOtherThan(int oldPrimary, bool replicaSynced = false);
     QString errorString() const { return m_error; }
 
@@ -48,6 +50,7 @@ private:
 
     std::vector<std::unique_ptr<RedisServer>> m_servers;
     std::vector<std::unique_ptr<RedisServer>> m_sentinels;
+    QString m_caFile; // TLS only
     QString m_error;
 };
 

@@ -71,10 +71,12 @@ bool RedisServer::startTls(const TlsFiles& files, const QStringList& extraArgs)
     return startWithArguments(extraArgs, true);
 }
 
-bool RedisServer::startSentinel(const QByteArray& config)
+bool RedisServer::startSentinel(const QByteArray& config, const TlsFiles* tls)
 {
     m_sentinelConfig = config;
-    return startWithArguments({}, false);
+    if (tls)
+        m_tlsFiles = *tls;
+    return startWithArguments({}, tls != nullptr);
 }
 
 bool RedisServer::startWithArguments(const QStringList& extraArgs, bool tls)
@@ -199,9 +201,13 @@ QStringList RedisServer::arguments() const
         QFile file(path);
         if (!file.exists() && file.open(QIODevice::WriteOnly))
             file.write(m_sentinelConfig);
-        return {path, QStringLiteral("--sentinel"), QStringLiteral("--port"), QString::number(m_port),
-                QStringLiteral("--bind"), host(), QStringLiteral("--dir"), m_dir->path(),
-                QStringLiteral("--daemonize"), QStringLiteral("no")};
+        args << path << QStringLiteral("--sentinel");
+        // Dialling the servers makes it a TLS client: the client certificate (the server's
+        // says serverAuth only).
+        if (m_tls)
+            args << QStringLiteral("--tls-replication") << QStringLiteral("yes")
+                 << QStringLiteral("--tls-client-cert-file") << m_tlsFiles.clientCert
+                 << QStringLiteral("--tls-client-key-file") << m_tlsFiles.clientKey;
     }
     if (m_tls) {
         args << QStringLiteral("--port") << QStringLiteral("0") << QStringLiteral("--tls-port")
@@ -212,9 +218,11 @@ QStringList RedisServer::arguments() const
     } else {
         args << QStringLiteral("--port") << QString::number(m_port);
     }
-    args << QStringLiteral("--bind") << host() << QStringLiteral("--save") << QString()
-         << QStringLiteral("--appendonly") << QStringLiteral("no") << QStringLiteral("--dir")
-         << m_dir->path() << QStringLiteral("--daemonize") << QStringLiteral("no");
+    args << QStringLiteral("--bind") << host() << QStringLiteral("--dir") << m_dir->path()
+         << QStringLiteral("--daemonize") << QStringLiteral("no");
+    if (m_sentinelConfig.isEmpty())
+        args << QStringLiteral("--save") << QString() << QStringLiteral("--appendonly")
+             << QStringLiteral("no");
     return args + m_extraArgs;
 }
 

@@ -37,7 +37,8 @@ public:
     bool startTls(const TlsFiles& files, const QStringList& extraArgs = {});
     // A Redis Sentinel instead (redis-server --sentinel): `config` (the "sentinel monitor" lines
     // and the like) is written to sentinel.conf in the directory, which the sentinel rewrites.
-    bool startSentinel(const QByteArray& config);
+    // With `tls`, as startTls(), and it reaches the servers over TLS too (tls-replication).
+    bool startSentinel(const QByteArray& config, const TlsFiles* tls = nullptr);
     // SIGTERM, wait up to 5 s, then SIGKILL. Safe to call when not running.
     void stop();
     // SIGKILL, as in a crash; waits until the process is gone.

@@ -65,18 +65,28 @@ void SentinelUrlTest::refusesBadInput_data()
 {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("message");
-    QTest::newRow("no master") << "redis+sentinel://u:hunter2@h1:26379" << "without a master name";
-    QTest::newRow("empty master") << "redis+sentinel://h1:26379/" << "without a master name";
-    QTest::newRow("bad port") << "redis+sentinel://h1:99999/m" << "port out of range";
-    QTest::newRow("empty port") << "redis+sentinel://h1:/m" << "port out of range";
-    QTest::newRow("no sentinel") << "redis+sentinel:///m" << "not a sentinel address";
-    QTest::newRow("empty entry") << "redis+sentinel://h1,,h2/m" << "not a sentinel address";
-    QTest::newRow("bad v6") << "redis+sentinel://[::1/m" << "without ']'";
-    QTest::newRow("deep path") << "redis+sentinel://h1/m/0/x" << "/<master-name>[/db]";
-    QTest::newRow("bad db") << "redis+sentinel://h1/m/x" << "database must be a number";
-    QTest::newRow("unknown option")
-        << "redis+sentinel://h1/m?sentinel_password=hunter2&colour=red" << "unknown URL option";
-    QTest::newRow("bad timeout") << "redis+sentinel://h1/m?timeout=0" << "timeout must be";
+    QTest::newRow("no master") << "redis+sentinel://u:hunter2@h1:26379"
+                               << "without a master name";
+    QTest::newRow("empty master") << "redis+sentinel://h1:26379/"
+                                  << "without a master name";
+    QTest::newRow("bad port") << "redis+sentinel://h1:99999/m"
+                              << "port out of range";
+    QTest::newRow("empty port") << "redis+sentinel://h1:/m"
+                                << "port out of range";
+    QTest::newRow("no sentinel") << "redis+sentinel:///m"
+                                 << "not a sentinel address";
+    QTest::newRow("empty entry") << "redis+sentinel://h1,,h2/m"
+                                 << "not a sentinel address";
+    QTest::newRow("bad v6") << "redis+sentinel://[::1/m"
+                            << "without ']'";
+    QTest::newRow("deep path") << "redis+sentinel://h1/m/0/x"
+                               << "/<master-name>[/db]";
+    QTest::newRow("bad db") << "redis+sentinel://h1/m/x"
+                            << "database must be a number";
+    QTest::newRow("unknown option") << "redis+sentinel://h1/m?sentinel_password=hunter2&colour=red"
+                                    << "unknown URL option";
+    QTest::newRow("bad timeout") << "redis+sentinel://h1/m?timeout=0"
+                                 << "timeout must be";
 }
 
 void SentinelUrlTest::refusesBadInput()
@@ -93,14 +103,15 @@ void SentinelUrlTest::refusesBadInput()
 
 void SentinelUrlTest::writesBackWithoutPasswords()
 {
-    const QString url = QStringLiteral(
-        "rediss+sentinel://app:secret1@10.0.0.1:26380,[::1]:26381/main/2"
-        "?sentinel_user=watcher&sentinel_password=se%26cret2&replica=1");
+    const QString url =
+        QStringLiteral("rediss+sentinel://app:secret1@10.0.0.1:26380,[::1]:26381/main/2"
+                       "?sentinel_user=watcher&sentinel_password=se%26cret2&replica=1");
     const auto options = ConnectionOptions::fromUrl(url);
     QVERIFY2(options, qPrintable(options ? QString() : options.error().message));
     const QString shown = options->toUrl();
     QVERIFY2(!shown.contains(QStringLiteral("secret")), qPrintable(shown));
-    QVERIFY2(shown.startsWith(QStringLiteral("rediss+sentinel://app:@10.0.0.1:26380,[::1]:26381/main/2?")),
+    QVERIFY2(shown.startsWith(
+                 QStringLiteral("rediss+sentinel://app:@10.0.0.1:26380,[::1]:26381/main/2?")),
              qPrintable(shown));
     // The full form parses back to the same options, both passwords included.
     const auto again = ConnectionOptions::fromUrl(options->toUrl(true));
@@ -119,10 +130,11 @@ void SentinelUrlTest::redactsBothPasswords()
 {
     const QString redacted = ConnectionOptions::redactUrl(QStringLiteral(
         "redis+sentinel://app:secret1@h1,h2/m?sentinel_password=secret2&timeout=5#x"));
-    QCOMPARE(redacted, QStringLiteral(
-                           "redis+sentinel://app:***@h1,h2/m?sentinel_password=***&timeout=5#x"));
-    QCOMPARE(ConnectionOptions::redactUrl(QStringLiteral("redis+sentinel://h1/m?sentinel_password=s")),
-             QStringLiteral("redis+sentinel://h1/m?sentinel_password=***"));
+    QCOMPARE(redacted,
+             QStringLiteral("redis+sentinel://app:***@h1,h2/m?sentinel_password=***&timeout=5#x"));
+    QCOMPARE(
+        ConnectionOptions::redactUrl(QStringLiteral("redis+sentinel://h1/m?sentinel_password=s")),
+        QStringLiteral("redis+sentinel://h1/m?sentinel_password=***"));
 }
 
 QTEST_GUILESS_MAIN(SentinelUrlTest)

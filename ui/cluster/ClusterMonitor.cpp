@@ -116,17 +116,16 @@ void ClusterMonitor::sampleSentinel()
             std::vector<ClusterNode> nodes{nodeAt(shared->primary)};
             for (const SentinelTopology::Replica& replica : shared->replicas)
                 nodes.push_back({{}, replica.address.host, replica.address.port, false, false});
-            sampleNodeStats(m_nodes.get(), nodes, this,
-                            [this, shared](Result<ClusterStats> stats) {
-                                if (!stats) {
-                                    finish(stats.error());
-                                    return;
-                                }
-                                ClusterSnapshot snapshot;
-                                snapshot.stats = std::move(*stats);
-                                snapshot.sentinel = *shared;
-                                finish(std::move(snapshot));
-                            });
+            sampleNodeStats(m_nodes.get(), nodes, this, [this, shared](Result<ClusterStats> stats) {
+                if (!stats) {
+                    finish(stats.error());
+                    return;
+                }
+                ClusterSnapshot snapshot;
+                snapshot.stats = std::move(*stats);
+                snapshot.sentinel = *shared;
+                finish(std::move(snapshot));
+            });
         });
 }
 

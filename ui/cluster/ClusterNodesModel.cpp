@@ -164,8 +164,7 @@ int ClusterNodesModel::columnCount(const QModelIndex& parent) const
 QVariant ClusterNodesModel::display(const ClusterNodeRow& row, int column) const
 {
     const QLocale locale;
-    const bool figures =
-        row.link != NodeLink::Unreachable && row.role != QLatin1String("sentinel");
+    const bool figures = row.link != NodeLink::Unreachable && row.role != QLatin1String("sentinel");
     const auto number = [&](qint64 value) {
         return figures ? locale.toString(value) : QStringLiteral("\u2014");
     };

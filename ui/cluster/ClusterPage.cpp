@@ -131,8 +131,9 @@ void ClusterPage::showSnapshot(const ClusterSnapshot& snapshot)
     // A standalone server has no ids, primaries or slots to show; only Sentinel shows lag.
     for (int column : {ClusterNodesModel::IdColumn, ClusterNodesModel::PrimaryColumn,
                        ClusterNodesModel::SlotsColumn, ClusterNodesModel::SlotCountColumn})
-        m_view->setColumnHidden(column, snapshot.standalone ||
-                                            (snapshot.sentinel && column != ClusterNodesModel::PrimaryColumn));
+        m_view->setColumnHidden(
+            column, snapshot.standalone ||
+                        (snapshot.sentinel && column != ClusterNodesModel::PrimaryColumn));
     m_view->setColumnHidden(ClusterNodesModel::LagColumn, !snapshot.sentinel);
     m_status->setText(tr("Updated %1, every %2 s while this page is shown.")
                           .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))

@@ -37,12 +37,12 @@ std::vector<ClusterNodeRow> sentinelRows(const ClusterSnapshot& snapshot,
 {
     const SentinelTopology& topology = *snapshot.sentinel;
     std::vector<ClusterNodeRow> rows;
-    rows.push_back(serverRow(topology.primary, QStringLiteral("primary"), topology.primaryFlags,
-                             figures));
+    rows.push_back(
+        serverRow(topology.primary, QStringLiteral("primary"), topology.primaryFlags, figures));
     const qint64 primaryOffset = rows.front().stats.replicationOffset;
     for (const SentinelTopology::Replica& replica : topology.replicas) {
-        ClusterNodeRow row = serverRow(replica.address, QStringLiteral("replica"), replica.flags,
-                                       figures);
+        ClusterNodeRow row =
+            serverRow(replica.address, QStringLiteral("replica"), replica.flags, figures);
         row.primary = topology.primary.text();
         if (row.link == NodeLink::Connected && !replica.linkOk) {
             row.link = NodeLink::Failing;
@@ -66,8 +66,8 @@ std::vector<ClusterNodeRow> sentinelRows(const ClusterSnapshot& snapshot,
     return rows;
 }
 
-QString sentinelSummaryText(const ClusterSnapshot& snapshot, const std::vector<ClusterNodeRow>& rows,
-                            bool* bad)
+QString sentinelSummaryText(const ClusterSnapshot& snapshot,
+                            const std::vector<ClusterNodeRow>& rows, bool* bad)
 {
     const SentinelTopology& topology = *snapshot.sentinel;
     int replicas = 0;
@@ -97,10 +97,11 @@ QString lagText(const ClusterNodeRow& row)
 {
     if (row.lagBytes < 0)
         return QStringLiteral("\u2014");
-    const QString bytes = row.lagBytes == 0
-                              ? QObject::tr("in sync")
-                              : QObject::tr("%1 behind").arg(QLocale().formattedDataSize(row.lagBytes));
-    return row.lagSeconds < 0 ? bytes : QObject::tr("%1 \u00b7 %2 s").arg(bytes).arg(row.lagSeconds);
+    const QString bytes =
+        row.lagBytes == 0 ? QObject::tr("in sync")
+                          : QObject::tr("%1 behind").arg(QLocale().formattedDataSize(row.lagBytes));
+    return row.lagSeconds < 0 ? bytes
+                              : QObject::tr("%1 \u00b7 %2 s").arg(bytes).arg(row.lagSeconds);
 }
 
 } // namespace tollgate::ui

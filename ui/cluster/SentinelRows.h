@@ -15,8 +15,8 @@ std::vector<ClusterNodeRow> sentinelRows(const ClusterSnapshot& snapshot,
 /// "Sentinel: primary of 'main' at host:port · 1 replica · 3 of 3 sentinels answer (quorum 2)
 /// · figures"; `bad` is set when the primary is flagged down or fewer sentinels than the
 /// quorum answer.
-QString sentinelSummaryText(const ClusterSnapshot& snapshot, const std::vector<ClusterNodeRow>& rows,
-                            bool* bad);
+QString sentinelSummaryText(const ClusterSnapshot& snapshot,
+                            const std::vector<ClusterNodeRow>& rows, bool* bad);
 /// "1.2 kB behind · 1 s", "in sync · 0 s", or a dash when unknown.
 QString lagText(const ClusterNodeRow& row);
 

@@ -153,7 +153,8 @@ void ConnectionDialog::buildForm()
     connect(m_transport, &QComboBox::currentIndexChanged, this, &ConnectionDialog::revalidate);
     connect(m_tls, &QGroupBox::toggled, this, &ConnectionDialog::revalidate);
     connect(m_sentinel, &SentinelBox::changed, this, &ConnectionDialog::revalidate);
-    connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate); // a replica needs it
+    // Connecting to a replica needs a read-only profile.
+    connect(m_readOnly, &QCheckBox::toggled, this, &ConnectionDialog::revalidate);
     connect(m_list, &QListWidget::currentTextChanged, this, [this](const QString& name) {
         if (!m_loading && !name.isEmpty())
             selectProfile(name);
@@ -324,7 +325,8 @@ void ConnectionDialog::tryConnect()
     else if (m_store->keychainAvailable() && !m_savePassword->isChecked())
         m_store->deletePassword(p.name);
     const QString sentinelKey = SentinelBox::keychainName(p.name);
-    if (m_store->keychainAvailable() && m_savePassword->isChecked() && !m_sentinel->password().isEmpty())
+    if (m_store->keychainAvailable() && m_savePassword->isChecked() &&
+        !m_sentinel->password().isEmpty())
         m_store->writePassword(sentinelKey, m_sentinel->password(), m_store, {});
     else if (m_store->keychainAvailable())
         m_store->deletePassword(sentinelKey);

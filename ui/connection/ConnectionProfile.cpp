@@ -30,7 +30,8 @@ Status ConnectionProfile::validate() const
     const ConnectionOptions& c = connection;
     if (c.sentinel.enabled()) {
         if (c.transport != ConnectionOptions::Transport::Tcp)
-            return Error{ErrorKind::InvalidInput, tr("Sentinel: the sentinels are reached over TCP")};
+            return Error{ErrorKind::InvalidInput,
+                         tr("Sentinel: the sentinels are reached over TCP")};
         if (c.sentinel.replica && !readOnly)
             return Error{ErrorKind::InvalidInput,
                          tr("Sentinel: a replica takes no writes; make the profile read-only")};

@@ -39,7 +39,8 @@ SentinelBox::SentinelBox(QWidget* parent)
 
 void SentinelBox::setOptions(const SentinelOptions& options)
 {
-    m_sentinels->setText(sentinelListText(options.sentinels).replace(QLatin1Char(','), QStringLiteral(", ")));
+    m_sentinels->setText(
+        sentinelListText(options.sentinels).replace(QLatin1Char(','), QStringLiteral(", ")));
     m_master->setText(options.masterName);
     m_user->setText(options.user);
     m_replica->setChecked(options.replica);
@@ -53,8 +54,9 @@ Result<SentinelOptions> SentinelBox::options() const
     // The same reading as a URL's: one way to spell a list of sentinels.
     auto sentinels = parseSentinelList(m_sentinels->text());
     if (!sentinels)
-        return Error{ErrorKind::InvalidInput,
-                     tr("Sentinels: host:port, host:port, ... (%1)").arg(sentinels.error().message)};
+        return Error{
+            ErrorKind::InvalidInput,
+            tr("Sentinels: host:port, host:port, ... (%1)").arg(sentinels.error().message)};
     SentinelOptions options;
     options.sentinels = std::move(*sentinels);
     options.masterName = m_master->text().trimmed();

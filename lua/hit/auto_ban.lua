@@ -1,0 +1,28 @@
+--@include "includes/audit.lua"
+--@include "includes/events.lua"
+--@include "includes/ban_record.lua"
+
+  -- An entry by the actor ("tollgate" unless given) in the user's stream and, when global, in
+  -- KEYS[4] too (the stream the console follows, unless it is off), each stream checked like
+  -- every key of ours.
+  local function audit_hit(event, reason, until_ms, global, actor)
+    expect_type(KEYS[3], 'stream', 'an audit stream')
+    global = global and KEYS[4] or ''
+    if global ~= '' and global ~= KEYS[3] then expect_type(global, 'stream', 'an audit stream') end
+    audit(writes, KEYS[3], global, { 'event', event, 'user', user, 'action', action, 'actor', actor or 'tollgate',
+      'reason', reason, 'until_ms', until_ms })
+  end
+
+  -- The policy's ban (ban_ms, ban_until) written as an automatic one: the action's ban hash, an
+  -- "auto_ban" audit entry in both streams and the event, all queued; the windows end with it.
+  -- Returns the ban's end in epoch ms.
+  local function auto_ban(reason, actor)
+    local until_ms = clock() + ban_ms
+    if ban_until == 'midnight' then until_ms = max(until_ms, local_boundary(zone, now_ms, DAY)) end
+    expect_type(KEYS[2], 'hash', 'a ban hash')
+    ban_writes(writes, KEYS[2], action, reason, actor, 'auto', now_ms, until_ms)
+    audit_hit('auto_ban', reason, until_ms, true, actor)
+    publish(writes, channel, 'ban', user, action)
+    end_windows_at(until_ms, until_ms - now_ms)
+    return until_ms
+  end
