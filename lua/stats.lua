@@ -13,7 +13,12 @@ Reply: the server time in seconds the hits were counted under.
 Layout: a ring of 120 one-second slots, fields "<slot>:t" (the second the slot holds),
 "<slot>:h" hits, "<slot>:c" cost, "<slot>:w" warn, "<slot>:d" denied (deny + banned),
 "<slot>:b" banned, with slot = second % 120. A slot is cleared when a new second claims it,
-so the hash stays bounded; the key expires an hour after the last hit.
+so the hash stays bounded.
+History, the console's charts: "s<second % 300>" for each of the last 300 seconds and
+"m<minute % 1440>" for each of the last 1,440 minutes (minute = floor(second / 60)), each
+"<second or minute> <hits> <cost> <warn> <denied> <banned>", integers with one space between;
+a field holding an older second or minute is read as zeros and restarted by the next call.
+The key expires 25 hours after the last call.
 Totals since the key was made, for the metrics exporter (counters a scrape reads in one HMGET,
 the same whichever exporter asks): "total:h", "total:c", "total:w", "total:d", "total:b" as above,
 "total:ab" automatic and "total:mb" manual bans created. A call with no hits (bans only) leaves
@@ -83,7 +88,32 @@ if hits > 0 then
   add(':d', denied)
   add(':b', banned)
 end
+-- The history beside the ring: one field per second of the last 300 ("s<second % 300>") and
+-- one per minute of the last 1,440 ("m<minute % 1440>", minute = floor(second / 60)), each
+-- "<second or minute> <hits> <cost> <warn> <denied> <banned>". A field still holding an older
+-- second or minute starts again from 0, so neither ring needs clearing; a range is one HMGET.
+local function digits(n)
+  if n < 1e14 then return tostring(n) end
+  return string.format('%.0f', n)
+end
+local function roll(field, at)
+  local held = redis.call('HGET', KEYS[1], field)
+  local h, c, w, d, b = 0, 0, 0, 0, 0
+  if held then
+    local t, h0, c0, w0, d0, b0 = held:match('^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+    if t == at then
+      h, c, w, d, b = tonumber(h0), tonumber(c0), tonumber(w0), tonumber(d0), tonumber(b0)
+    end
+  end
+  redis.call('HSET', KEYS[1], field, at .. ' ' .. digits(h + hits) .. ' ' .. digits(c + cost) ..
+             ' ' .. digits(w + warn) .. ' ' .. digits(d + denied) .. ' ' .. digits(b + banned))
+end
+if hits > 0 then
+  roll('s' .. (second % 300), tostring(second))
+  local minute = math.floor(second / 60)
+  roll('m' .. (minute % 1440), tostring(minute))
+end
 if auto_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:ab', auto_bans) end
 if manual_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:mb', manual_bans) end
-redis.call('PEXPIRE', KEYS[1], 3600000)
+redis.call('PEXPIRE', KEYS[1], 90000000) -- 25 hours: a day of minutes outlives a quiet night
 return second

@@ -39,7 +39,8 @@ void scanClusterKeys(Client* client, const ScanOptions& options, int batchesOut,
             if (options.maxKeys > 0 && *seen + taken.size() > options.maxKeys)
                 taken = taken.mid(0, qsizetype(options.maxKeys - *seen));
             *seen += taken.size();
-            const bool more = taken.isEmpty() || onBatch(taken, release);
+            const bool stopped = options.stop && options.stop->load();
+            const bool more = !stopped && (taken.isEmpty() || onBatch(taken, release));
             const bool full = (options.maxKeys > 0 && *seen >= options.maxKeys) ||
                               (options.maxCalls > 0 && ++*calls >= options.maxCalls);
             if (!more || full)

@@ -1,5 +1,6 @@
 #include "core/demo/DemoTraffic.h"
 
+#include "core/demo/DemoHistory.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
 
@@ -154,6 +155,8 @@ void DemoTraffic::loadPolicies()
                     Error{ErrorKind::NotFound, QStringLiteral("no policy could be loaded")}));
                 return;
             }
+            // The charts of the last hour and day get a past to show.
+            seedDemoHistory(m_client.get(), m_schema, m_policies);
             m_timer.start();
             m_reload.start();
             Q_EMIT started();

@@ -13,9 +13,10 @@
 
 namespace tollgate {
 
-/// The demo's traffic simulator: loads example policies (PolicyStore), then counts hits
-/// through Limiter (with console statistics on) for many ordinary users at a human rate and a
-/// few abusive ones who reach warn, deny and ban within seconds. It uses a connection of its
+/// The demo's traffic simulator: loads example policies (PolicyStore), writes a simulated day of
+/// per-minute statistics (DemoHistory), then counts hits through Limiter (with console
+/// statistics on) for many ordinary users at a human rate and a few abusive ones who reach
+/// warn, deny and ban within seconds. It uses a connection of its
 /// own, so the console can reconnect elsewhere while it runs.
 class DemoTraffic : public QObject
 {

@@ -18,8 +18,8 @@ struct KeyCensusOptions
     int scanCount = 1000;                       // SCAN COUNT hint
 };
 
-/// What a scrape must not do: visit every subject. A background pass, paced like the
-/// console's dashboard scan, over every key of the prefix (client-side SCAN <p>:*, on every
+/// What a scrape must not do: visit every subject. A background pass, paced (a pause between
+/// SCAN calls), over every key of the prefix (client-side SCAN <p>:*, on every
 /// primary of a cluster) with one pipelined PTTL per key, tallies subjects per action, bans in
 /// force per action and scope, and keys of ours that need a TTL and have none (repair.lua's
 /// rule: state keys and users' audit streams, and timed bans: HGET until_ms > 0). A scrape

@@ -56,6 +56,10 @@ ScanRelease releaser(const std::shared_ptr<ScanState>& state)
 
 void scanStep(const std::shared_ptr<ScanState>& state, const QByteArray& cursor)
 {
+    if (state->options.stop && state->options.stop->load()) {
+        state->done(state->seen);
+        return;
+    }
     state->client->execute(scanCommand(state->options, cursor), nullptr,
                            [state](Result<Reply> reply) {
         Result<ScanPage> page = scanPage(reply);

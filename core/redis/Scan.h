@@ -2,7 +2,9 @@
 
 #include "core/redis/Client.h"
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 
 namespace tollgate {
 
@@ -10,11 +12,15 @@ namespace tollgate {
 struct ScanOptions
 {
     QByteArray pattern = QByteArrayLiteral("*");
-    QByteArray type;             // SCAN ... TYPE, empty = any
-    int count = 500;             // COUNT hint per call
-    qint64 maxKeys = 0;          // stop after this many keys; 0 = the whole keyspace
-    qint64 maxCalls = 0;         // stop after this many SCAN calls (a budget); 0 = no limit
+    QByteArray type;                    // SCAN ... TYPE, empty = any
+    int count = 500;                    // COUNT hint per call
+    qint64 maxKeys = 0;                 // stop after this many keys; 0 = the whole keyspace
+    qint64 maxCalls = 0;                // stop after this many SCAN calls (a budget); 0 = no limit
     std::chrono::milliseconds pause{0}; // between calls: the command budget on a busy server
+    /// Set (from any thread) to end the scan before its next call; done gets the keys so far.
+    /// A scan that finds few matches hands out few batches, so returning false from a batch
+    /// handler would come late.
+    std::shared_ptr<std::atomic<bool>> stop;
 };
 
 /// Scans with `options` and calls onBatch (worker thread) with each non-empty batch of keys;

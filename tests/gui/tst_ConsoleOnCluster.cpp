@@ -10,6 +10,7 @@
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
+#include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/StatsSampler.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void subjectsFromEveryPrimary();
     void keyspaceEventsFromEveryPrimary();
     void serverFiguresSumThePrimaries();
+    void bansOfEveryPrimaryCounted();
     void slowlogOfEveryPrimary();
     void keysPageOnEveryPrimary();
     void policiesPageOnCluster();
@@ -159,6 +161,39 @@ void tst_ConsoleOnCluster::serverFiguresSumThePrimaries()
     }
     // The sum of three nodes, not one node's figure (memory moves a little between samples).
     QVERIFY2(sampler.server().usedMemory > memory / 2, qPrintable(QString::number(memory)));
+}
+
+void tst_ConsoleOnCluster::bansOfEveryPrimaryCounted()
+{
+    // Users on every primary banned from "vote": the dashboard's count of the ban keys scans
+    // each primary, and a ban lifted there leaves the count through its event.
+    for (const QByteArray& user : std::as_const(m_users)) {
+        BanRequest request;
+        request.user = user;
+        request.action = "vote";
+        request.actor = QStringLiteral("ops-test");
+        request.reason = QStringLiteral("cluster count");
+        request.durationMs = 3'600'000;
+        std::optional<bool> banned;
+        m_session->moderation().ban(request, this,
+                                    [&banned](Result<BanInfo> r) { banned = r.ok(); });
+        QTRY_VERIFY(banned.has_value());
+        QVERIFY(*banned);
+    }
+    StatsSampler sampler(m_session.get());
+    sampler.setActive(true);
+    const auto votes = [&sampler] {
+        return sampler.banCounter()->count("vote", QDateTime::currentMSecsSinceEpoch());
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(sampler.banCounter()->hasPass(), 15'000);
+    QCOMPARE(votes(), qint64(m_users.size()));
+    std::optional<bool> lifted;
+    m_session->moderation().unban(m_users.front(), "vote", QStringLiteral("ops-test"),
+                                  QStringLiteral("cluster count"), this,
+                                  [&lifted](Result<qint64> n) { lifted = n && *n == 1; });
+    QTRY_VERIFY(lifted.has_value());
+    QVERIFY(*lifted);
+    QTRY_COMPARE(votes(), qint64(m_users.size() - 1));
 }
 
 void tst_ConsoleOnCluster::slowlogOfEveryPrimary()

@@ -1,6 +1,7 @@
 // The dashboard against a real redis-server: hits recorded through the core Limiter with
-// statistics on show up as rates and chart points, INFO fills the server tiles, and the
-// throttled scan finds bans and subjects near or over their limit.
+// statistics on show up as rates and chart points, INFO fills the server tiles, bans are
+// counted exactly from the ban keys, and the paced sweep finds subjects near or over their
+// limit.
 
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
@@ -14,10 +15,12 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QTableView>
-#include <QValueAxis>
 #include <QSignalSpy>
+#include <QTableView>
+#include <QToolButton>
+#include <QValueAxis>
 #include <QtTest>
+#include <cmath>
 #include <optional>
 
 using namespace tollgate;
@@ -37,13 +40,14 @@ private Q_SLOTS:
     void serverTiles();
     void bansAndNearLimit();
     void nearLimitRowOpensUser();
-    void truncatedScanSaysSample();
+    void chartRangesShowSeededMinutes();
+    void exactBanCountAtScale();
+    void banLeavesCountAtItsEnd();
     void screenshot();
 
 private:
     // Runs an asynchronous core call and waits (event loop running) for its result.
-    template <typename T, typename Call>
-    std::optional<Result<T>> await(Call call)
+    template <typename T, typename Call> std::optional<Result<T>> await(Call call)
     {
         std::optional<Result<T>> out;
         QObject context;
@@ -167,13 +171,13 @@ void tst_Dashboard::ratesAndCharts()
     QCOMPARE(hitsChart->seriesCount(), 2);
     QLineSeries* login = hitsChart->series("login");
     QVERIFY(login);
-    QCOMPARE(login->count(), kDashboardSeconds);
+    QCOMPARE(login->count(), shapeOf(ChartRange::FiveMinutes).points);
     double top = 0;
     for (const QPointF& point : login->points())
         top = std::max(top, point.y());
     QCOMPARE(top, maxOf("login", &ActionStats::hits));
     QVERIFY(denialsChart->series("login"));
-    QCOMPARE(denialsChart->series("login")->count(), kDashboardSeconds);
+    QCOMPARE(denialsChart->series("login")->count(), shapeOf(ChartRange::FiveMinutes).points);
 
     // Live: more hits move the numbers within a couple of samples.
     QCOMPARE(hits("search", "bob", 20), 20);
@@ -216,6 +220,74 @@ void tst_Dashboard::chartLegendHoverAndUnit()
              qPrintable(text));
     QVERIFY2(text.endsWith(QStringLiteral("now")), qPrintable(text));
     QVERIFY(chart->valueText("search", -10.4).endsWith(QStringLiteral("10 s ago")));
+}
+
+void tst_Dashboard::chartRangesShowSeededMinutes()
+{
+    // Minutes written the way stats.lua writes them: 42 hits (7 denied) 5 minutes ago and 99
+    // (11 denied) 10 hours ago, in the action "history".
+    QVERIFY(savePolicy("history", 100, 0));
+    // "*2\r\n$10\r\n<seconds>\r\n$6\r\n<micros>\r\n"
+    const QList<QByteArray> time = m_redis.command({"TIME"}).split('\n');
+    QVERIFY(time.size() >= 3);
+    const qint64 minute = time[2].trimmed().toLongLong() / 60;
+    QVERIFY(minute > 0);
+    const auto packed = [](qint64 at, int hits, int denied) -> QByteArray {
+        return QByteArray::number(at) + ' ' + QByteArray::number(hits) + ' ' +
+               QByteArray::number(hits) + " 0 " + QByteArray::number(denied) + " 0";
+    };
+    const qint64 recent = minute - 5, older = minute - 600;
+    QCOMPARE(m_redis.command({"HSET", m_session->schema().statsKey("history"),
+                              "m" + QByteArray::number(recent % 1440), packed(recent, 42, 7),
+                              "m" + QByteArray::number(older % 1440), packed(older, 99, 11)}),
+             QByteArray(":2\r\n"));
+
+    RateChart* hitsChart = m_page->hitsChart();
+    RateChart* denials = m_page->denialsChart();
+    // The x (in the axis' unit) of the point of `action` whose value is `y`, or none.
+    const auto xOf = [](RateChart* chart, const QByteArray& action,
+                        double y) -> std::optional<double> {
+        if (QLineSeries* line = chart->series(action))
+            for (const QPointF& point : line->points())
+                if (point.y() == y)
+                    return point.x();
+        return std::nullopt;
+    };
+    // A minute may turn between the seeding and the sample: one minute either way.
+    const auto near = [](std::optional<double> x, double expected, double minute) {
+        return x && std::abs(*x - expected) <= minute + 1e-9;
+    };
+
+    auto* hourButton = m_page->findChild<QToolButton*>(QStringLiteral("hourButton"));
+    QVERIFY(hourButton);
+    hourButton->click();
+    QCOMPARE(hitsChart->range(), ChartRange::Hour);
+    QTRY_VERIFY_WITH_TIMEOUT(hitsChart->series("history") &&
+                                 hitsChart->series("history")->count() ==
+                                     shapeOf(ChartRange::Hour).points,
+                             10'000);
+    QTRY_VERIFY(near(xOf(hitsChart, "history", 42), -4, 1));
+    QVERIFY(near(xOf(denials, "history", 7), -4, 1));
+    QVERIFY(!xOf(hitsChart, "history", 99)); // ten hours ago: not in the last hour
+    QCOMPARE(hitsChart->valueAxis()->titleText(), QStringLiteral("per minute"));
+    QCOMPARE(hitsChart->timeAxis()->labelFormat(), QStringLiteral("%d min"));
+    QVERIFY(hitsChart->chart()->title().contains(QStringLiteral("per minute")));
+
+    m_page->findChild<QToolButton*>(QStringLiteral("dayButton"))->click();
+    QTRY_VERIFY(hitsChart->series("history")->count() == shapeOf(ChartRange::Day).points);
+    // On a day's axis x is in hours.
+    QTRY_VERIFY(near(xOf(hitsChart, "history", 99), -599.0 / 60, 1.0 / 60));
+    QVERIFY(near(xOf(hitsChart, "history", 42), -4.0 / 60, 1.0 / 60));
+    QVERIFY(near(xOf(denials, "history", 11), -599.0 / 60, 1.0 / 60));
+    QCOMPARE(hitsChart->timeAxis()->labelFormat(), QStringLiteral("%d h"));
+    const QString hover = hitsChart->valueText("history", *xOf(hitsChart, "history", 99));
+    QVERIFY2(hover.contains(QStringLiteral("99 /min")), qPrintable(hover));
+    QVERIFY2(hover.contains(QStringLiteral("min ago")), qPrintable(hover));
+
+    // Back to five minutes per second.
+    m_page->findChild<QToolButton*>(QStringLiteral("fiveMinutesButton"))->click();
+    QTRY_COMPARE(hitsChart->series("history")->count(), shapeOf(ChartRange::FiveMinutes).points);
+    QCOMPARE(hitsChart->valueAxis()->titleText(), QStringLiteral("per second"));
 }
 
 void tst_Dashboard::emptyServerShowsGuide()
@@ -296,10 +368,9 @@ void tst_Dashboard::bansAndNearLimit()
     QVERIFY(ban("dave", "search"));
     QTRY_COMPARE_WITH_TIMEOUT(bansOf("search"), qint64(1), 5'000);
     QTRY_VERIFY(tierOf("dave") == Tier::Banned);
-    QCOMPARE(m_page->sampler()->nearLimitTotal(), qint64(near->rows().size()));
-    QVERIFY(m_page->sampler()->scanComplete());
+    QTRY_COMPARE(m_page->sampler()->sweep()->total(), qint64(near->rows().size()));
     auto* status = m_page->findChild<QLabel*>(QStringLiteral("statusLabel"));
-    QVERIFY(!status->text().contains(QStringLiteral("sample")));
+    QTRY_VERIFY(status->text().contains(QStringLiteral("Active bans: every ban key counted")));
 
     // A user at warn (4 of 5) shows up as such after the next scan.
     QCOMPARE(hits("login", "erin", 4), 4);
@@ -308,12 +379,30 @@ void tst_Dashboard::bansAndNearLimit()
     // Counts as they are now (a peek reports what the next hit would get).
     for (const NearLimitEntry& entry : near->rows()) {
         if (entry.user == "erin")
-            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining), std::make_pair(4LL, 1LL));
+            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining),
+                     std::make_pair(4LL, 1LL));
         if (entry.user == "alice")
-            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining), std::make_pair(5LL, 0LL));
+            QCOMPARE(std::make_pair(entry.state.count, entry.state.remaining),
+                     std::make_pair(5LL, 0LL));
     }
     // Worst first: the bans, then the denied.
     QCOMPARE(near->data(near->index(0, NearLimitModel::Tier)).toString(), tierName(Tier::Banned));
+    // Since when banned (the ban's start) and the rate, from what was read (no read per row).
+    const auto cell = [near](const QByteArray& user, int column) {
+        for (size_t row = 0; row < near->rows().size(); ++row)
+            if (near->rows()[row].user == user)
+                return near->data(near->index(int(row), column)).toString();
+        return QString();
+    };
+    const QString dash = QStringLiteral("\u2013");
+    QVERIFY(cell("carol", NearLimitModel::Since) != dash);
+    QCOMPARE(cell("carol", NearLimitModel::Remaining), QStringLiteral("0"));
+    QCOMPARE(cell("alice", NearLimitModel::Since), dash);
+    QTRY_VERIFY_WITH_TIMEOUT(cell("alice", NearLimitModel::Rate) != dash, 15'000);
+    for (const NearLimitEntry& entry : near->rows())
+        if (entry.user == "alice") // 5 counted within the first seconds of a 60 s window
+            QVERIFY2(entry.perMinute >= 5 && entry.perMinute <= 300,
+                     qPrintable(QString::number(entry.perMinute)));
 }
 
 void tst_Dashboard::nearLimitRowOpensUser()
@@ -326,21 +415,121 @@ void tst_Dashboard::nearLimitRowOpensUser()
     view->setCurrentIndex(m_page->nearLimitModel()->index(0, 0));
     QTest::keyClick(view, Qt::Key_Return);
     QCOMPARE(requested.count(), 1);
-    QCOMPARE(requested.front().front().toByteArray(), m_page->nearLimitModel()->rows().front().user);
+    QCOMPARE(requested.front().front().toByteArray(),
+             m_page->nearLimitModel()->rows().front().user);
 }
 
-void tst_Dashboard::truncatedScanSaysSample()
+void tst_Dashboard::exactBanCountAtScale()
 {
-    StatsSampler::Options options = m_page->sampler()->options();
-    const StatsSampler::Options before = options;
-    options.maxScanKeys = 1;
-    options.scanCount = 1;
-    m_page->sampler()->setOptions(options);
-    QVERIFY(ban("gina", "login")); // the event starts a new scan soon
-    auto* status = m_page->findChild<QLabel*>(QStringLiteral("statusLabel"));
-    QTRY_VERIFY_WITH_TIMEOUT(!m_page->sampler()->scanComplete(), 10'000);
-    QTRY_VERIFY(status->text().contains(QStringLiteral("sample")));
-    m_page->sampler()->setOptions(before);
+    // 20,000 subjects of "bulk", every tenth banned: 2,000 bans. The sweep is starved (one
+    // SCAN call an hour), so a count taken from the subjects read would be far off; the
+    // count of the ban keys is exact all the same.
+    QVERIFY(savePolicy("bulk", 10, 0));
+    StatsSampler* sampler = m_page->sampler();
+    const StatsSampler::Options before = sampler->options();
+    StatsSampler::Options starved = before;
+    starved.sweep.commandsPerSecond = 1;
+    starved.bans.rest = std::chrono::milliseconds(200);
+    m_page->hide(); // options apply to the passes started from now on
+    sampler->setOptions(starved);
+    std::vector<Command> seed;
+    const KeySchema& schema = m_session->schema();
+    for (int i = 0; i < 20'000; ++i) {
+        const QByteArray user = "bulk" + QByteArray::number(i);
+        seed.push_back({"SET", schema.stateKey(user, "bulk", Algorithm::FixedWindow, 60'000),
+                        QByteArray::number(i % 11), "PX", "600000"});
+        if (i % 10 == 0) {
+            const QByteArray ban = schema.actionBanKey(user, "bulk");
+            seed.push_back({"HSET", ban, "reason", "seeded", "actor", "test", "created_ms", "1",
+                            "until_ms", "0", "scope", "action", "action", "bulk", "source",
+                            "manual"});
+        }
+    }
+    std::optional<bool> seeded;
+    m_session->client()->executeBatch(
+        std::move(seed), this, [&seeded](std::vector<Result<Reply>> replies) {
+            seeded =
+                std::all_of(replies.begin(), replies.end(), [](const auto& r) { return r.ok(); });
+        });
+    QTRY_VERIFY(seeded.has_value());
+    QVERIFY(*seeded);
+    m_page->show();
+
+    ActionStatsModel* actions = m_page->actionsModel();
+    const auto bulkBans = [actions] {
+        const int row = actions->rowOf("bulk");
+        return row < 0 ? qint64(-1) : actions->rows()[size_t(row)].activeBans;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(bulkBans(), qint64(2000), 20'000);
+    // What the starved sweep saw is a small part of the subjects: a sample would be wrong.
+    QVERIFY2(sampler->sweep()->total() < 2000,
+             qPrintable(QString::number(sampler->sweep()->total())));
+    QCOMPARE(actions->data(actions->index(actions->rowOf("bulk"), ActionStatsModel::ActiveBans))
+                 .toLongLong(),
+             qint64(2000));
+
+    // Unbanning one through the console's core moves the count at once (its event).
+    std::optional<bool> lifted;
+    m_session->moderation().unban("bulk10", "bulk", QStringLiteral("ops-test"),
+                                  QStringLiteral("dashboard test"), this,
+                                  [&lifted](Result<qint64> n) { lifted = n && *n == 1; });
+    QTRY_VERIFY(lifted.has_value());
+    QVERIFY(*lifted);
+    QTRY_COMPARE(bulkBans(), qint64(1999));
+
+    // The other tests' sweeps stay small.
+    m_page->hide();
+    std::vector<Command> cleanup;
+    for (int i = 0; i < 20'000; ++i) {
+        const QByteArray user = "bulk" + QByteArray::number(i);
+        cleanup.push_back({"DEL", schema.stateKey(user, "bulk", Algorithm::FixedWindow, 60'000),
+                           schema.actionBanKey(user, "bulk")});
+    }
+    std::optional<bool> cleaned;
+    m_session->client()->executeBatch(std::move(cleanup), this,
+                                      [&cleaned](std::vector<Result<Reply>>) { cleaned = true; });
+    QTRY_VERIFY(cleaned.has_value());
+    sampler->setOptions(before);
+    m_page->show();
+}
+
+void tst_Dashboard::banLeavesCountAtItsEnd()
+{
+    // No census pass comes in between (an hour's rest): the ban leaves the count at its end.
+    StatsSampler* sampler = m_page->sampler();
+    const StatsSampler::Options before = sampler->options();
+    StatsSampler::Options slow = before;
+    slow.bans.rest = std::chrono::hours(1);
+    m_page->hide();
+    sampler->setOptions(slow);
+    m_page->show();
+    QVERIFY(savePolicy("brief", 10, 0));
+    ActionStatsModel* actions = m_page->actionsModel();
+    const auto briefBans = [actions] {
+        const int row = actions->rowOf("brief");
+        return row < 0 ? qint64(-1) : actions->rows()[size_t(row)].activeBans;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(briefBans(), qint64(0), 15'000);
+    QVERIFY(sampler->banCounter()->hasPass());
+    const QDateTime counted = sampler->banCounter()->lastFinished();
+
+    BanRequest request;
+    request.user = "brief-user";
+    request.action = "brief";
+    request.actor = QStringLiteral("ops-test");
+    request.reason = QStringLiteral("short ban");
+    request.durationMs = 2'000;
+    const auto banned = await<BanInfo>([&](QObject* context, Callback<BanInfo> done) {
+        m_session->moderation().ban(request, context, done);
+    });
+    QVERIFY(banned && *banned);
+    QTRY_COMPARE(briefBans(), qint64(1));                      // the ban event
+    QTRY_COMPARE_WITH_TIMEOUT(briefBans(), qint64(0), 10'000); // its end
+    QCOMPARE(sampler->banCounter()->lastFinished(), counted);  // no pass in between
+
+    m_page->hide();
+    sampler->setOptions(before);
+    m_page->show();
 }
 
 void tst_Dashboard::screenshot()
@@ -360,10 +549,12 @@ void tst_Dashboard::screenshot()
     QTRY_VERIFY_WITH_TIMEOUT(tick >= 60, 20'000);
     traffic.stop();
     QTRY_VERIFY(maxOf("login", &ActionStats::denials) >= 5);
-    QVERIFY(ban("grace", "login")); // rescan now, so mallory is on the near-limit list
-    QTRY_VERIFY(std::any_of(m_page->nearLimitModel()->rows().begin(),
-                            m_page->nearLimitModel()->rows().end(),
-                            [](const NearLimitEntry& entry) { return entry.user == "mallory"; }));
+    QVERIFY(ban("grace", "login")); // sweep again now, so mallory is on the near-limit list
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::any_of(m_page->nearLimitModel()->rows().begin(),
+                    m_page->nearLimitModel()->rows().end(),
+                    [](const NearLimitEntry& entry) { return entry.user == "mallory"; }),
+        20'000);
 
     const QImage image = m_page->grab().toImage();
     QCOMPARE(image.size(), QSize(1280, 800));

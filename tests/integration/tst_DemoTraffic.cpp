@@ -17,6 +17,7 @@ class DemoTrafficTest : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void seedsADayOfHistory();
     void followsPolicyEdits();
 
 private:
@@ -43,6 +44,34 @@ bool DemoTrafficTest::hasTraffic(const QByteArray& action)
 {
     // The demo records console statistics with every hit (stats.lua): <p>:stats:<action>.
     return m_core.integer({"EXISTS", "tg:stats:" + action}) == 1;
+}
+
+void DemoTrafficTest::seedsADayOfHistory()
+{
+    // A minute a real client wrote (stats.lua's layout) before the demo started.
+    const auto time = m_core.inspect({"TIME"});
+    QVERIFY(time && !time->elements.empty());
+    const qint64 minute = time->elements[0].toInteger().value_or(0) / 60;
+    const auto field = [](qint64 m) { return "m" + QByteArray::number(m % 1440); };
+    const QByteArray real = QByteArray::number(minute - 3) + " 1 1 0 0 0";
+    QVERIFY(m_core.inspect({"HSET", "tg:stats:comment", field(minute - 3), real}).ok());
+
+    DemoTraffic traffic(m_core.options(), m_core.schema());
+    QSignalSpy started(&traffic, &DemoTraffic::started);
+    traffic.start();
+    QVERIFY(started.wait(10000));
+    // Every minute of the last day has figures in stats.lua's layout; the real one stays.
+    for (const qint64 ago : {10, 600, 1400}) {
+        QTRY_VERIFY(!m_core.bytes({"HGET", "tg:stats:comment", field(minute - ago)}).isEmpty());
+        const QList<QByteArray> parts =
+            m_core.bytes({"HGET", "tg:stats:comment", field(minute - ago)}).split(' ');
+        QCOMPARE(parts.size(), 6);
+        QCOMPARE(parts[0].toLongLong(), minute - ago);
+        QVERIFY(parts[1].toLongLong() > 0);
+    }
+    QCOMPARE(m_core.bytes({"HGET", "tg:stats:comment", field(minute - 3)}), real);
+    QVERIFY(m_core.integer({"PTTL", "tg:stats:comment"}) > 24 * 3'600'000);
+    traffic.stop();
 }
 
 void DemoTrafficTest::followsPolicyEdits()

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void failedFlushNeverFailsAHit();
     void countsAreChecked_data();
     void countsAreChecked();
+    void historyHoldsSecondsAndMinutes();
 
 private:
     struct Totals
@@ -242,6 +243,48 @@ void HitStatsTest::countsAreChecked()
         QCOMPARE(reply.error().kind, ErrorKind::InvalidInput);
         QCOMPARE(m_core.integer({"EXISTS", key}), qint64(0));
     }
+}
+
+void HitStatsTest::historyHoldsSecondsAndMinutes()
+{
+    // Every field of both history rings first holds an ancient second or minute: the call
+    // restarts the one it lands in instead of adding to it.
+    const QByteArray key = m_core.schema().statsKey("history");
+    Command seed{"HSET", key};
+    for (int slot = 0; slot < 300; ++slot)
+        seed << "s" + QByteArray::number(slot) << "1 9 9 9 9 9";
+    for (int slot = 0; slot < 1440; ++slot)
+        seed << "m" + QByteArray::number(slot) << "1 9 9 9 9 9";
+    QVERIFY(m_core.inspect(seed).ok());
+    const auto call = [&](QList<QByteArray> counts) {
+        counts.prepend("counts");
+        auto reply = await<Reply>([&](QObject* c, Callback<Reply> done) {
+            runScript(m_core.client(), QStringLiteral("stats"), {key}, counts, c, std::move(done));
+        });
+        return reply.ok() ? reply->integer : qint64(-1);
+    };
+    const qint64 first = call({"5", "7", "2", "1", "0"});
+    const qint64 second = call({"3", "3", "0", "3", "1"});
+    QVERIFY(first > 0 && second >= first);
+    const auto field = [&](const QByteArray& name) { return m_core.bytes({"HGET", key, name}); };
+    const auto secondField = [](qint64 s) { return "s" + QByteArray::number(s % 300); };
+    const auto minuteField = [](qint64 s) { return "m" + QByteArray::number(s / 60 % 1440); };
+    if (first == second) {
+        QCOMPARE(field(secondField(first)), QByteArray::number(first) + " 8 10 2 4 1");
+    } else {
+        QCOMPARE(field(secondField(first)), QByteArray::number(first) + " 5 7 2 1 0");
+        QCOMPARE(field(secondField(second)), QByteArray::number(second) + " 3 3 0 3 1");
+    }
+    if (first / 60 == second / 60) {
+        QCOMPARE(field(minuteField(first)), QByteArray::number(first / 60) + " 8 10 2 4 1");
+    } else {
+        QCOMPARE(field(minuteField(first)), QByteArray::number(first / 60) + " 5 7 2 1 0");
+        QCOMPARE(field(minuteField(second)), QByteArray::number(second / 60) + " 3 3 0 3 1");
+    }
+    // The other fields are left alone; the key lives a day and an hour.
+    QCOMPARE(field(secondField(first + 150)), QByteArray("1 9 9 9 9 9"));
+    const auto ttl = m_core.inspect({"PTTL", key});
+    QVERIFY(ttl && ttl->integer > 24 * 3'600'000);
 }
 
 QTEST_GUILESS_MAIN(HitStatsTest)

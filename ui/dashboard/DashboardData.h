@@ -8,22 +8,39 @@
 
 namespace tollgate::ui {
 
-/// Seconds of history the dashboard charts (the stats ring holds 120).
-constexpr int kDashboardSeconds = 60;
+/// What the charts span, from stats.lua's history: per second over the last 5 minutes, per
+/// minute over the last hour or the last day.
+enum class ChartRange
+{
+    FiveMinutes,
+    Hour,
+    Day
+};
 
-/// One action's last kDashboardSeconds seconds from its stats ring, oldest first, plus its
-/// active bans from the last background scan.
+struct RangeShape
+{
+    int points;        // points on the chart, the newest whole second or minute last
+    int bucketSeconds; // 1: per second, 60: per minute
+    int ringSlots;     // slots of the ring read: 300 seconds or 1,440 minutes
+    char ring;         // the ring's field prefix: 's' (seconds) or 'm' (minutes)
+};
+RangeShape shapeOf(ChartRange range);
+
+/// One action's figures over the chosen range, oldest first (one value per bucket), the last
+/// whole second's rates, and its bans in force.
 struct ActionStats
 {
     QByteArray action;
-    QVector<double> hits;    // hits per second (every outcome)
+    int bucketSeconds = 1;
+    QVector<double> hits;    // hits per bucket (every outcome)
     QVector<double> denials; // deny + banned
     QVector<double> warns;
     QVector<double> banned;
-    qint64 activeBans = 0;   // <p>:{user}:<action>:ban keys seen by the last scan
+    double nowHits = 0, nowDenials = 0, nowWarns = 0; // the last whole second
+    qint64 activeBans = 0;                            // exact (BanCounter)
 
-    double lastHits() const { return hits.isEmpty() ? 0 : hits.last(); }
-    double lastDenials() const { return denials.isEmpty() ? 0 : denials.last(); }
+    double lastHits() const { return nowHits; }
+    double lastDenials() const { return nowDenials; }
 };
 
 /// From INFO stats / memory / clients.
@@ -35,12 +52,14 @@ struct ServerStats
     qint64 connectedClients = 0;
 };
 
-/// A subject close to or over its limit, from a hit.lua peek.
+/// A subject close to or over its limit, as the core reads it (Usage.h).
 struct NearLimitEntry
 {
     QByteArray user;
     QByteArray action;
     HitResult state;
+    qint64 bannedSinceMs = 0; // when the ban in force began (epoch ms); 0: not banned
+    double perMinute = -1;    // hits counted per minute since its window began; -1: unknown
 };
 
 } // namespace tollgate::ui

@@ -5,6 +5,8 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QDateTime>
+#include <QLocale>
 #include <QStringDecoder>
 
 namespace tollgate::ui {
@@ -44,7 +46,7 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
     case DenialsPerSec:
         return row.lastDenials();
     case WarnsPerSec:
-        return row.warns.isEmpty() ? 0.0 : row.warns.last();
+        return row.nowWarns;
     case ActiveBans:
         return row.activeBans;
     case ColumnCount:
@@ -115,7 +117,19 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case Count:
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
-        return row.state.remaining;
+        return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;
+    case Since: {
+        if (row.bannedSinceMs <= 0)
+            return QStringLiteral("\u2013");
+        // The time alone when it is today's: the column stays narrow.
+        const QDateTime since = QDateTime::fromMSecsSinceEpoch(row.bannedSinceMs);
+        return since.date() == QDate::currentDate()
+                   ? QLocale().toString(since.time(), QLocale::ShortFormat)
+                   : QLocale().toString(since, QLocale::ShortFormat);
+    }
+    case Rate:
+        return row.perMinute < 0 ? QStringLiteral("\u2013")
+                                 : QLocale().toString(row.perMinute, 'f', 1);
     case ColumnCount:
         break;
     }
@@ -124,6 +138,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
 
 QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Rate)
+        return tr("Hits counted per minute since the user's window began (fixed windows)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -137,6 +153,10 @@ QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Count / limit");
     case Remaining:
         return tr("Remaining");
+    case Since:
+        return tr("Banned since");
+    case Rate:
+        return tr("Hits/min");
     case ColumnCount:
         break;
     }

@@ -30,7 +30,7 @@ class NearLimitModel : public RowTableModel<NearLimitEntry>
 {
     Q_OBJECT
 public:
-    enum Column { User, Action, Tier, Count, Remaining, ColumnCount };
+    enum Column { User, Action, Tier, Count, Remaining, Since, Rate, ColumnCount };
 
     using RowTableModel::RowTableModel;
 

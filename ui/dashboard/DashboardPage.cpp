@@ -1,13 +1,17 @@
 #include "ui/dashboard/DashboardPage.h"
 
 #include "ui/common/Session.h"
+#include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardModels.h"
+#include "ui/dashboard/NearLimitSweep.h"
 #include "ui/dashboard/RateChart.h"
 #include "ui/dashboard/StatsSampler.h"
 
 #include <QChart>
 #include <QLegend>
 
+#include <QButtonGroup>
+#include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -15,7 +19,9 @@
 #include <QLabel>
 #include <QLocale>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <tuple>
 
 namespace tollgate::ui {
 
@@ -51,9 +57,8 @@ QLabel* sectionTitle(const QString& text, QWidget* parent)
 DashboardPage::DashboardPage(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_sampler(new StatsSampler(session, this)),
       m_actions(new ActionStatsModel(this)), m_nearLimit(new NearLimitModel(this)),
-      m_hitsChart(new RateChart(tr("Hits per second"), m_actions, &ActionStats::hits, this)),
-      m_denialsChart(
-          new RateChart(tr("Denials per second"), m_actions, &ActionStats::denials, this)),
+      m_hitsChart(new RateChart(tr("Hits"), m_actions, &ActionStats::hits, this)),
+      m_denialsChart(new RateChart(tr("Denials"), m_actions, &ActionStats::denials, this)),
       m_status(new QLabel(this)),
       m_actionsView(makeTable(m_actions, QStringLiteral("actionStatsTableView"), this)),
       m_nearLimitView(makeTable(m_nearLimit, QStringLiteral("nearLimitTableView"), this))
@@ -63,6 +68,13 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     m_denialsChart->setObjectName(QStringLiteral("denialsChartView"));
     m_status->setObjectName(QStringLiteral("statusLabel"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setWordWrap(true); // long figures never widen the window
+    m_status->setToolTip(
+        tr("Bans are counted from the ban keys alone (a paced SCAN, no subject is read), then "
+           "kept current by ban and unban events and each ban's end; a ban from a client that "
+           "publishes no event counts from the next pass. The near-limit list comes from a "
+           "sweep of every subject paced to a few thousand commands a second, so at a million "
+           "subjects a pass takes minutes; subjects named by events are read at once."));
 
     auto* tiles = new QHBoxLayout;
     tiles->addWidget(tile(tr("Server ops/s"), QStringLiteral("ops"), &m_ops));
@@ -75,6 +87,26 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     m_denialsChart->chart()->legend()->hide();
     connect(m_hitsChart, &RateChart::actionVisibilityChanged, m_denialsChart,
             &RateChart::setActionVisible);
+    // 5 min per second, 1 h and 24 h per minute (stats.lua's history in Redis).
+    auto* ranges = new QHBoxLayout;
+    ranges->addWidget(new QLabel(tr("Charts over:"), this));
+    m_rangeButtons = new QButtonGroup(this);
+    for (const auto& [range, text, name] :
+         {std::tuple{ChartRange::FiveMinutes, tr("5 min"), "fiveMinutesButton"},
+          std::tuple{ChartRange::Hour, tr("1 h"), "hourButton"},
+          std::tuple{ChartRange::Day, tr("24 h"), "dayButton"}}) {
+        auto* button = new QToolButton(this);
+        button->setText(text);
+        button->setObjectName(QLatin1String(name));
+        button->setCheckable(true);
+        button->setChecked(range == ChartRange::FiveMinutes);
+        m_rangeButtons->addButton(button, int(range));
+        ranges->addWidget(button);
+    }
+    ranges->addStretch(1);
+    connect(m_rangeButtons, &QButtonGroup::idClicked, this,
+            [this](int id) { setRange(ChartRange(id)); });
+
     auto* charts = new QHBoxLayout;
     charts->addWidget(m_hitsChart, 1);
     charts->addWidget(m_denialsChart, 1);
@@ -103,6 +135,7 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(tiles);
+    layout->addLayout(ranges);
     layout->addLayout(charts, 3);
     layout->addLayout(tables, 2);
     layout->addWidget(m_status);
@@ -132,6 +165,15 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     connect(m_sampler, &StatsSampler::failed, this, [this](const Error& error) {
         m_status->setText(tr("Could not sample: %1").arg(error.toString()));
     });
+}
+
+void DashboardPage::setRange(ChartRange range)
+{
+    if (QAbstractButton* button = m_rangeButtons->button(int(range)))
+        button->setChecked(true);
+    m_hitsChart->setRange(range);
+    m_denialsChart->setRange(range);
+    m_sampler->setRange(range);
 }
 
 QWidget* DashboardPage::tile(const QString& title, const QString& name, QLabel** value)
@@ -164,22 +206,35 @@ void DashboardPage::showServer()
 
 void DashboardPage::showScanSummary()
 {
-    if (!m_sampler->hasScanned()) {
-        m_status->setText(tr("Scanning subjects…"));
-        return;
-    }
-    m_bans->setText(QLocale().toString(m_sampler->userWideBans()));
     const QLocale locale;
-    QString text = tr("Last scan: %1 keys, %2 subjects banned, denied or warned")
-                       .arg(locale.toString(m_sampler->scannedKeys()),
-                            locale.toString(m_sampler->nearLimitTotal()));
-    if (m_sampler->nearLimitTotal() > qint64(m_sampler->nearLimit().size()))
-        text += tr(" (the worst %1 listed)")
-                    .arg(locale.toString(qint64(m_sampler->nearLimit().size())));
-    if (!m_sampler->scanComplete())
-        text += tr(". The scan stopped at %1 keys: these figures are a sample, the Subjects page "
-                   "has every subject.")
-                    .arg(locale.toString(m_sampler->options().maxScanKeys));
+    const auto time = [&locale](const QDateTime& when) {
+        return locale.toString(when.time(), QLocale::ShortFormat);
+    };
+    BanCounter* bans = m_sampler->banCounter();
+    NearLimitSweep* sweep = m_sampler->sweep();
+    QString text;
+    if (bans->hasPass()) {
+        m_bans->setText(locale.toString(m_sampler->userWideBans()));
+        text = tr("Active bans: every ban key counted at %1, then kept by events and ban ends.")
+                   .arg(time(bans->lastFinished()));
+    } else {
+        text = tr("Counting the ban keys…");
+    }
+    text += QLatin1Char(' ');
+    const QString listed = m_sampler->nearLimit().size() < size_t(sweep->total())
+                               ? tr(" (the worst %1 listed)")
+                                     .arg(locale.toString(qint64(m_sampler->nearLimit().size())))
+                               : QString();
+    if (sweep->hasCompletePass())
+        text += tr("Near or over the limit: %1 of %2 subjects in the sweep that ended at %3 "
+                   "(%4 s)%5.")
+                    .arg(locale.toString(sweep->total()), locale.toString(sweep->lastSubjects()),
+                         time(sweep->lastFinished()),
+                         locale.toString(qMax<qint64>(1, sweep->lastDurationMs() / 1000)), listed);
+    else
+        text += tr("Near or over the limit: first sweep of every subject, %1 so far in %2 keys%3.")
+                    .arg(locale.toString(sweep->total()),
+                         locale.toString(qMax<qint64>(0, sweep->runningScanned())), listed);
     m_status->setText(text);
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 
+#include "ui/dashboard/DashboardData.h"
+
 #include <QWidget>
 
+class QButtonGroup;
 class QLabel;
 class QTableView;
 
@@ -13,8 +16,9 @@ class RateChart;
 class Session;
 class StatsSampler;
 
-/// The live overview: hits/s and denials/s per action (charts), server ops/s, memory and
-/// clients (tiles), active bans per action and the near / over the limit list (tables).
+/// The live overview: hits and denials per action (charts over 5 min, 1 h or 24 h), server
+/// ops/s, memory and clients (tiles), bans in force per action and the near / over the limit
+/// list (tables).
 /// Samples only while visible.
 class DashboardPage : public QWidget
 {
@@ -27,6 +31,8 @@ public:
     NearLimitModel* nearLimitModel() const { return m_nearLimit; }
     RateChart* hitsChart() const { return m_hitsChart; }
     RateChart* denialsChart() const { return m_denialsChart; }
+    /// What the charts span (the 5 min / 1 h / 24 h buttons).
+    void setRange(ChartRange range);
 
 Q_SIGNALS:
     /// A row of the near-limit list was activated: the shell opens that user.
@@ -47,6 +53,7 @@ private:
     NearLimitModel* m_nearLimit;
     RateChart* m_hitsChart;
     RateChart* m_denialsChart;
+    QButtonGroup* m_rangeButtons = nullptr;
     QLabel* m_ops = nullptr;
     QLabel* m_memory = nullptr;
     QLabel* m_clients = nullptr;

@@ -6,12 +6,15 @@
 
 #include <QColor>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QToolTip>
 #include <QValueAxis>
 #include <cmath>
+#include <map>
+#include <vector>
 
 namespace tollgate::ui {
 
@@ -51,27 +54,27 @@ QPen seriesPen(int row)
 
 } // namespace
 
-RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, QWidget* parent)
-    : QChartView(parent), m_model(model), m_rate(rate), m_x(new QValueAxis), m_y(new QValueAxis)
+RateChart::RateChart(const QString& what, ActionStatsModel* model, Rate rate, QWidget* parent)
+    : QChartView(parent), m_model(model), m_rate(rate), m_what(what), m_x(new QValueAxis),
+      m_y(new QValueAxis)
 {
     auto* chart = new QChart;
-    chart->setTitle(title);
     chart->setAnimationOptions(QChart::NoAnimation); // redrawn every second: no flicker
     // On the right the names stack and keep their full width; at the bottom, seven actions
     // in a narrow chart were cut to "co…".
     chart->legend()->setAlignment(Qt::AlignRight);
     chart->legend()->setToolTip(tr("Click an action to hide or show its line"));
     chart->setMargins(QMargins(4, 4, 4, 4));
-    m_x->setRange(-kDashboardSeconds, 0); // the points span -59 .. 0; round labels matter more
-    m_x->setTickCount(7);
-    m_x->setLabelFormat(QStringLiteral("%d s"));
     m_y->setRange(0, 5);
     m_y->setTickCount(6);
     m_y->setLabelFormat(QStringLiteral("%d"));
-    m_y->setTitleText(tr("per second"));
     chart->addAxis(m_x, Qt::AlignBottom);
     chart->addAxis(m_y, Qt::AlignLeft);
     setChart(chart);
+    m_range = ChartRange::Day; // so that setRange() below lays the axes out
+    setRange(ChartRange::FiveMinutes);
+    // Once laid out the tick count settles (the same count again changes nothing).
+    connect(chart, &QChart::plotAreaChanged, this, &RateChart::fitTimeTicks);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(200);
     applyPalette();
@@ -80,6 +83,55 @@ RateChart::RateChart(const QString& title, ActionStatsModel* model, Rate rate, Q
     connect(model, &QAbstractItemModel::rowsInserted, this, &RateChart::refresh);
     connect(model, &QAbstractItemModel::rowsRemoved, this, &RateChart::refresh);
     connect(model, &QAbstractItemModel::modelReset, this, &RateChart::refresh);
+}
+
+void RateChart::setRange(ChartRange range)
+{
+    if (range == m_range)
+        return;
+    m_range = range;
+    // The points span -(n-1) .. 0; round labels matter more than the first point.
+    switch (range) {
+    case ChartRange::FiveMinutes:
+        m_x->setRange(-300, 0);
+        m_x->setLabelFormat(QStringLiteral("%d s"));
+        break;
+    case ChartRange::Hour:
+        m_x->setRange(-60, 0);
+        m_x->setLabelFormat(QStringLiteral("%d min"));
+        break;
+    case ChartRange::Day:
+        m_x->setRange(-24, 0);
+        m_x->setLabelFormat(QStringLiteral("%d h"));
+        break;
+    }
+    fitTimeTicks();
+    const bool perSecond = shapeOf(range).bucketSeconds == 1;
+    m_y->setTitleText(perSecond ? tr("per second") : tr("per minute"));
+    chart()->setTitle(perSecond ? tr("%1 per second").arg(m_what)
+                                : tr("%1 per minute").arg(m_what));
+}
+
+void RateChart::fitTimeTicks()
+{
+    // As many round steps as the labels have room for: a narrow chart (1024 px, legend beside
+    // it) would elide "-50 min" to "-5…". Tick counts that give whole seconds, minutes, hours.
+    static const std::map<ChartRange, std::vector<int>> counts{
+        {ChartRange::FiveMinutes, {6, 4, 3, 2}}, // every 60, 100, 150, 300 s
+        {ChartRange::Hour, {7, 5, 4, 3, 2}},     // every 10, 15, 20, 30, 60 min
+        {ChartRange::Day, {9, 7, 5, 3, 2}}};     // every 3, 4, 6, 12, 24 h
+    const QString widest = QString::asprintf(qPrintable(m_x->labelFormat()), int(m_x->min()));
+    const int label = QFontMetrics(m_x->labelsFont()).horizontalAdvance(widest) + 16;
+    const qreal plot =
+        chart()->plotArea().width() > 0 ? chart()->plotArea().width() : qreal(width()) * 0.6;
+    int fitting = 2;
+    for (int count : counts.at(m_range))
+        if (plot / (count - 1) >= label) {
+            fitting = count;
+            break;
+        }
+    if (m_x->tickCount() != fitting)
+        m_x->setTickCount(fitting);
 }
 
 void RateChart::changeEvent(QEvent* event)
@@ -164,18 +216,23 @@ void RateChart::connectMarker(const QByteArray& action, QLineSeries* line)
     });
 }
 
-QString RateChart::valueText(const QByteArray& action, double second) const
+QString RateChart::valueText(const QByteArray& action, double x) const
 {
     const QLineSeries* line = m_series.value(action);
     if (!line || line->count() == 0)
         return QString();
-    // The nearest whole second: hovering lands between points.
+    // The nearest point: hovering lands between them.
     const qsizetype last = line->count() - 1;
-    const qsizetype index = qBound<qsizetype>(0, last + qRound(second), last);
+    const qsizetype index = qBound<qsizetype>(0, last + qRound(x * pointsPerUnit()), last);
     const QPointF point = line->at(index);
-    const int ago = qRound(-point.x());
-    const QString when = ago == 0 ? tr("now") : tr("%1 s ago").arg(ago);
-    return tr("%1: %2 /s, %3").arg(displayId(action), QLocale().toString(point.y(), 'g', 4), when);
+    const int ago = qRound(-point.x() * pointsPerUnit()); // in seconds or minutes
+    const QString value = QLocale().toString(point.y(), 'g', 4);
+    if (m_range == ChartRange::FiveMinutes)
+        return tr("%1: %2 /s, %3")
+            .arg(displayId(action), value, ago == 0 ? tr("now") : tr("%1 s ago").arg(ago));
+    return tr("%1: %2 /min, %3")
+        .arg(displayId(action), value,
+             ago == 0 ? tr("the last minute") : tr("%1 min ago").arg(ago));
 }
 
 void RateChart::refresh()
@@ -199,7 +256,7 @@ void RateChart::refresh()
         const qsizetype offset = values.size() - 1;
         const bool visible = !m_hidden.contains(stats.action);
         for (qsizetype i = 0; i < values.size(); ++i) {
-            points.append(QPointF(double(i - offset), values[i]));
+            points.append(QPointF(double(i - offset) / pointsPerUnit(), values[i]));
             if (visible)
                 top = std::max(top, values[i]);
         }

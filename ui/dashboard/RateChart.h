@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/dashboard/DashboardData.h"
+
 #include <QChartView>
 #include <QHash>
 #include <QSet>
@@ -11,10 +13,10 @@ class QValueAxis;
 namespace tollgate::ui {
 
 class ActionStatsModel;
-struct ActionStats;
 
-/// A line chart of one per-second rate of every action over the last minute, one series per
-/// action, drawn from the rows of an ActionStatsModel (the data the table shows). Clicking a
+/// A line chart of one rate of every action over the chosen range (per second over 5 minutes,
+/// per minute over an hour or a day), one series per action, drawn from the rows of an
+/// ActionStatsModel (the data the table shows). Clicking a
 /// legend entry hides or shows its series; hovering a line shows the action and its value.
 /// Colours follow the widget palette (light or dark); lines differ by colour and dash, so
 /// overlapping ones stay apart.
@@ -24,7 +26,13 @@ class RateChart : public QChartView
 public:
     using Rate = const QVector<double> ActionStats::*;
 
-    RateChart(const QString& title, ActionStatsModel* model, Rate rate, QWidget* parent = nullptr);
+    /// `what` names the rate ("Hits"); the title adds "per second" or "per minute".
+    RateChart(const QString& what, ActionStatsModel* model, Rate rate, QWidget* parent = nullptr);
+
+    /// The span and unit of the x axis; the series follow with the model's next rows.
+    void setRange(ChartRange range);
+    ChartRange range() const { return m_range; }
+    QValueAxis* timeAxis() const { return m_x; }
 
     /// The series of one action, for tests; nullptr when the action has none.
     QLineSeries* series(const QByteArray& action) const { return m_series.value(action); }
@@ -34,8 +42,9 @@ public:
     QLegendMarker* marker(const QByteArray& action) const;
     /// Hides or shows one action's series (what a legend click does); kept across refreshes.
     void setActionVisible(const QByteArray& action, bool visible);
-    /// What hovering `action`'s line at x = `second` shows ("like: 4 /s, 12 s ago").
-    QString valueText(const QByteArray& action, double second) const;
+    /// What hovering `action`'s line at `x` (the axis' unit: s, min or h) shows
+    /// ("like: 4 /s, 12 s ago", "like: 240 /min, 5 min ago").
+    QString valueText(const QByteArray& action, double x) const;
 
 Q_SIGNALS:
     /// The user switched an action's line off or on (a legend click), so a chart without
@@ -47,12 +56,18 @@ protected:
 
 private:
     void refresh();
+    void fitTimeTicks();
     void applyPalette();
     void connectMarker(const QByteArray& action, QLineSeries* line);
     void showMarker(QLegendMarker* marker, bool visible);
 
+    // Points per unit of the x axis: 1 (seconds, minutes) or 60 (minutes on an axis of hours).
+    int pointsPerUnit() const { return m_range == ChartRange::Day ? 60 : 1; }
+
     ActionStatsModel* m_model;
     Rate m_rate;
+    QString m_what;
+    ChartRange m_range = ChartRange::FiveMinutes;
     QValueAxis* m_x;
     QValueAxis* m_y;
     QHash<QByteArray, QLineSeries*> m_series;

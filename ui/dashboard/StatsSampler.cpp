@@ -1,84 +1,40 @@
 #include "ui/dashboard/StatsSampler.h"
 
 #include "core/cluster/NodeStats.h"
-#include "core/limits/Subjects.h"
 #include "ui/common/Session.h"
+#include "ui/dashboard/StatsHistory.h"
 
-#include <algorithm>
 #include <memory>
-#include <tuple>
 
 namespace tollgate::ui {
 
-namespace {
-
-// The fields of one second in the stats ring (stats.lua): the second the slot holds, hits,
-// warnings, denials, bans.
-constexpr int kFieldsPerSecond = 5;
-constexpr int kRingSlots = 120;
-
-int severity(Tier tier)
-{
-    switch (tier) {
-    case Tier::Banned:
-        return 0;
-    case Tier::Deny:
-        return 1;
-    case Tier::Warn:
-        return 2;
-    case Tier::Ok:
-        break;
-    }
-    return 3;
-}
-
-// Lives on the client's worker thread until the scan is done.
-struct ScanTally
-{
-    int maxNear = 100;
-    std::map<QByteArray, qint64> bans;
-    qint64 userBans = 0;
-    qint64 scanned = 0;
-    bool complete = true;             // false: stopped at maxScanKeys, the figures are a sample
-    qint64 nearTotal = 0;             // every subject near or over the limit, not only those kept
-    std::vector<NearLimitEntry> near; // worst first once trimmed
-
-    // Keeps the worst maxNear: banned, deny, warn, then by remaining.
-    void trim()
-    {
-        std::sort(near.begin(), near.end(), [](const NearLimitEntry& a, const NearLimitEntry& b) {
-            const int sa = severity(a.state.tier), sb = severity(b.state.tier);
-            if (sa != sb)
-                return sa < sb;
-            if (a.state.remaining != b.state.remaining)
-                return a.state.remaining < b.state.remaining;
-            return std::tie(a.action, a.user) < std::tie(b.action, b.user);
-        });
-        if (int(near.size()) > maxNear)
-            near.resize(size_t(maxNear));
-    }
-};
-
-} // namespace
-
-StatsSampler::StatsSampler(Session* session, QObject* parent) : QObject(parent), m_session(session)
+StatsSampler::StatsSampler(Session* session, QObject* parent)
+    : QObject(parent), m_session(session), m_banCounter(new BanCounter(session, this)),
+      m_sweep(new NearLimitSweep(session, this))
 {
     m_timer.setInterval(m_options.interval);
     connect(&m_timer, &QTimer::timeout, this, &StatsSampler::tick);
-    connect(session, &Session::eventReceived, this,
-            [this](const QByteArray& event) { onEvent(event); });
+    connect(session, &Session::eventReceived, this, &StatsSampler::onEvent);
+    connect(m_banCounter, &BanCounter::updated, this, &StatsSampler::updateBans);
+    connect(m_banCounter, &BanCounter::failed, this, &StatsSampler::failed);
+    connect(m_sweep, &NearLimitSweep::updated, this, &StatsSampler::nearLimitUpdated);
+    connect(m_sweep, &NearLimitSweep::failed, this, &StatsSampler::failed);
 }
 
 void StatsSampler::setOptions(const Options& options)
 {
     m_options = options;
     m_timer.setInterval(options.interval);
+    m_banCounter->setOptions(options.bans);
+    m_sweep->setOptions(options.sweep);
 }
 
 void StatsSampler::setActive(bool active)
 {
     if (active == m_timer.isActive())
         return;
+    m_banCounter->setActive(active);
+    m_sweep->setActive(active);
     if (!active) {
         m_timer.stop();
         return;
@@ -87,12 +43,24 @@ void StatsSampler::setActive(bool active)
     tick();
 }
 
-void StatsSampler::onEvent(const QByteArray& event)
+void StatsSampler::onEvent(const QByteArray& event, const QByteArray& user,
+                           const QByteArray& action)
 {
-    if (event == "policy")
+    if (event == "policy") {
         m_policiesLoaded = false;
-    else if (event == "ban" || event == "unban" || event == "reset")
-        m_scanSoon = true; // picked up by the next tick, so a burst of events costs one scan
+        return;
+    }
+    if (!isActive() || user.isEmpty() || (event != "ban" && event != "unban" && event != "reset"))
+        return;
+    // The named subject and ban now; other counters may have moved too: the next sweep soon.
+    m_sweep->readNamed(user, action);
+    m_sweep->sweepSoon();
+    if (event != "reset") {
+        std::vector<QByteArray> actions;
+        for (const auto& entry : m_policies)
+            actions.push_back(entry.first);
+        m_banCounter->reread(user, action, actions);
+    }
 }
 
 void StatsSampler::tick()
@@ -104,11 +72,13 @@ void StatsSampler::tick()
     else
         sampleStats();
     sampleServer();
+}
 
-    const bool scanDue =
-        m_scanSoon || !m_scanAge.isValid() || m_scanAge.elapsed() >= m_options.scanInterval.count();
-    if (m_policiesLoaded && !m_scanInFlight && scanDue)
-        startScan();
+void StatsSampler::updateBans()
+{
+    for (ActionStats& stats : m_actions)
+        stats.activeBans = m_banCounter->count(stats.action, m_serverNowMs);
+    Q_EMIT actionsUpdated();
 }
 
 void StatsSampler::refreshPolicies()
@@ -128,8 +98,6 @@ void StatsSampler::refreshPolicies()
         m_policiesLoaded = true;
         m_policiesAge.start();
         sampleStats();
-        if (!m_scanInFlight && (m_scanSoon || !m_scanAge.isValid()))
-            startScan();
     });
 }
 
@@ -145,21 +113,17 @@ void StatsSampler::sampleStats()
                                : time.error());
             return;
         }
-        // Whole seconds only: the current one is still being counted.
-        const qint64 last = time->elements[0].toInteger().value_or(0) - 1;
-        const qint64 first = last - kDashboardSeconds + 1;
-
-        Command fields;
-        for (qint64 second = first; second <= last; ++second) {
-            const QByteArray slot = QByteArray::number(second % kRingSlots);
-            fields << slot + ":t" << slot + ":h" << slot + ":w" << slot + ":d" << slot + ":b";
-        }
+        const qint64 now = time->elements[0].toInteger().value_or(0);
+        const qint64 micros =
+            time->elements.size() > 1 ? time->elements[1].toInteger().value_or(0) : 0;
+        m_serverNowMs = now * 1000 + micros / 1000;
+        auto read = std::make_shared<const StatsHistoryRead>(m_range, now);
 
         auto result = std::make_shared<std::vector<ActionStats>>();
         for (const auto& entry : m_policies) {
             ActionStats stats;
             stats.action = entry.first;
-            stats.activeBans = m_bans.count(entry.first) ? m_bans.at(entry.first) : 0;
+            stats.activeBans = m_banCounter->count(entry.first, m_serverNowMs);
             result->push_back(std::move(stats));
         }
         if (result->empty()) {
@@ -170,43 +134,42 @@ void StatsSampler::sampleStats()
         }
         auto pending = std::make_shared<int>(int(result->size()));
         auto error = std::make_shared<std::optional<Error>>();
-        // Sent back to back: the client pipelines them on its one connection.
+        const Context self(this);
+        // Sent back to back: the client pipelines them on its one connection. The replies (up
+        // to 1,441 fields each) are taken apart on the client's worker thread.
         for (size_t i = 0; i < result->size(); ++i) {
             Command command{QByteArrayLiteral("HMGET"),
                             m_session->schema().statsKey(result->at(i).action)};
-            command << fields;
+            command << read->fields;
             m_session->client()->execute(
-                command, this, [this, result, pending, error, i, first](Result<Reply> reply) {
-                    ActionStats& stats = (*result)[i];
+                command, nullptr,
+                [this, self, result, pending, error, i, read](Result<Reply> reply) {
                     if (!reply)
                         *error = reply.error();
                     else
-                        for (int s = 0; s < kDashboardSeconds; ++s) {
-                            const auto value = [&](int field) {
-                                const size_t index = size_t(s * kFieldsPerSecond + field);
-                                return index < reply->elements.size()
-                                           ? double(reply->elements[index].toInteger().value_or(0))
-                                           : 0.0;
-                            };
-                            // A slot still holding an older second counts as nothing.
-                            const bool current = value(0) == double(first + s);
-                            stats.hits << (current ? value(1) : 0);
-                            stats.warns << (current ? value(2) : 0);
-                            stats.denials << (current ? value(3) : 0);
-                            stats.banned << (current ? value(4) : 0);
-                        }
+                        read->apply(*reply, (*result)[i]);
                     if (--*pending > 0)
                         return;
-                    m_statsInFlight = false;
-                    if (*error) {
-                        Q_EMIT failed(**error);
-                        return;
-                    }
-                    m_actions = std::move(*result);
-                    Q_EMIT actionsUpdated();
+                    self.post([this, result, error] {
+                        m_statsInFlight = false;
+                        if (*error) {
+                            Q_EMIT failed(**error);
+                            return;
+                        }
+                        m_actions = std::move(*result);
+                        Q_EMIT actionsUpdated();
+                    });
                 });
         }
     });
+}
+
+void StatsSampler::setRange(ChartRange range)
+{
+    if (range == m_range)
+        return;
+    m_range = range;
+    sampleStats(); // now, not at the next tick (a sample in flight is followed by the tick's)
 }
 
 void StatsSampler::sampleServer()
@@ -232,70 +195,6 @@ void StatsSampler::sampleServer()
             m_server.connectedClients = total.connectedClients;
             Q_EMIT serverUpdated();
         });
-}
-
-void StatsSampler::startScan()
-{
-    m_scanInFlight = true;
-    m_scanSoon = false;
-    m_scanAge.start();
-
-    auto tally = std::make_shared<ScanTally>();
-    tally->maxNear = m_options.maxNearLimit;
-    SubjectsOptions options;
-    options.scanCount = std::max(1000, m_options.scanCount);
-    options.pause = m_options.scanPause;
-    const qint64 maxKeys = m_options.maxScanKeys;
-    const Context self(this); // made here, on our thread; the callbacks run on the worker
-    // The core enumeration (the same rows and numbers as the Subjects page and the CLI); the
-    // batches are tallied on the client's worker thread, only `tally` is touched there.
-    Subjects(m_session->client(), m_session->schema())
-        .stream(
-            options,
-            [tally, maxKeys](std::vector<Subject>& batch, const SubjectsProgress& progress) {
-                for (Subject& s : batch) {
-                    if (s.ban)
-                        ++tally->bans[s.action];
-                    if (s.action.isEmpty() && s.userBan)
-                        ++tally->userBans;
-                    // Every banned subject counts, also one whose counter has expired (bans
-                    // are their own keys), and so does every denied or warned one.
-                    if (!s.banned() && !(s.stateKnown && s.nearLimit()))
-                        continue;
-                    NearLimitEntry entry{s.user, s.action, s.state};
-                    if (s.banned())
-                        entry.state.tier = Tier::Banned;
-                    tally->near.push_back(std::move(entry));
-                    ++tally->nearTotal;
-                }
-                tally->trim();
-                tally->scanned = progress.scanned;
-                tally->complete = maxKeys <= 0 || progress.scanned < maxKeys;
-                return tally->complete;
-            },
-            [this, self, tally](Result<SubjectsProgress> done) {
-                const Callback<SubjectsProgress> finish = [this,
-                                                           tally](Result<SubjectsProgress> r) {
-                    m_scanInFlight = false;
-                    if (!r) {
-                        Q_EMIT failed(r.error());
-                        return;
-                    }
-                    tally->trim();
-                    m_bans = tally->bans;
-                    m_userWideBans = tally->userBans;
-                    m_scannedKeys = r->scanned;
-                    m_scanComplete = tally->complete;
-                    m_nearLimitTotal = tally->nearTotal;
-                    m_hasScanned = true;
-                    for (ActionStats& stats : m_actions)
-                        stats.activeBans = m_bans.count(stats.action) ? m_bans.at(stats.action) : 0;
-                    m_nearLimit = std::move(tally->near);
-                    Q_EMIT actionsUpdated();
-                    Q_EMIT nearLimitUpdated();
-                };
-                deliver(self, finish, std::move(done));
-            });
 }
 
 } // namespace tollgate::ui

@@ -1,5 +1,6 @@
 #include "ui/shell/MainWindow.h"
 
+#include "ui/common/CommandRateLabel.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Session.h"
 #include "ui/common/Widgets.h"
@@ -68,6 +69,8 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
     m_roleLabel = new ElidedLabel;
     m_roleLabel->setObjectName(QStringLiteral("roleLabel"));
     statusBar()->addWidget(m_serverLabel);
+    m_load = new CommandRateLabel;
+    statusBar()->addPermanentWidget(m_load);
     statusBar()->addPermanentWidget(m_roleLabel);
 
     buildMenus();
@@ -98,6 +101,7 @@ void MainWindow::dropSession()
     m_stack->hide();
     m_banner->setSession(nullptr);
     m_writes->setSession(nullptr);
+    m_load->setClient(nullptr);
     m_session.reset();
     for (const QPointer<QWidget>& dialog : std::as_const(m_dialogs))
         delete dialog.data();
@@ -192,6 +196,7 @@ void MainWindow::setSession(std::unique_ptr<Session> session)
     showPage(current);
     m_banner->setSession(m_session.get());
     if (m_session) {
+        m_load->setClient(m_session->client());
         connect(m_session.get(), &Session::stateChanged, this, &MainWindow::refreshStatus);
         connect(m_session.get(), &Session::permissionsChanged, this, &MainWindow::refreshStatus);
         connect(m_session->client(), &Client::nodeChanged, this, &MainWindow::refreshStatus);

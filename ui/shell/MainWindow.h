@@ -14,6 +14,7 @@ class QStackedWidget;
 
 namespace tollgate::ui {
 
+class CommandRateLabel;
 class ConnectionBanner;
 class ProfileStore;
 class Session;
@@ -74,6 +75,7 @@ private:
     QLineEdit* m_findUser;
     QLabel* m_serverLabel;
     QLabel* m_roleLabel;
+    CommandRateLabel* m_load;
 };
 
 } // namespace tollgate::ui

@@ -1,5 +1,6 @@
 #include "ui/shell/ScreenshotTour.h"
 
+#include "ui/dashboard/DashboardPage.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/shell/MainWindow.h"
 
@@ -15,6 +16,9 @@ namespace {
 
 constexpr int kSettleMs = 1500; // a page's first refresh, a chart's first points
 const QString kUserStep = QStringLiteral("user");
+// The dashboard again with its charts over the last hour and the last day.
+const QString kHourStep = QStringLiteral("dashboard-1h");
+const QString kDayStep = QStringLiteral("dashboard-24h");
 const QString kAboutStep = QStringLiteral("about");
 
 } // namespace
@@ -32,6 +36,8 @@ void ScreenshotTour::start(int warmUpMs)
     // The order of the README: dashboard, subjects, the user, then the rest.
     for (const QString& key : m_window->pageKeys()) {
         m_steps << key;
+        if (key == QLatin1String("dashboard") && qobject_cast<DashboardPage*>(m_window->page(key)))
+            m_steps << kHourStep << kDayStep;
         if (key == QLatin1String("subjects"))
             m_steps << kUserStep;
     }
@@ -64,6 +70,18 @@ void ScreenshotTour::next()
             if (m_userDialog)
                 m_userDialog->close();
             QTimer::singleShot(200, this, &ScreenshotTour::next);
+        });
+        return;
+    }
+    if (step == kHourStep || step == kDayStep) {
+        auto* dashboard = qobject_cast<DashboardPage*>(m_window->page(QStringLiteral("dashboard")));
+        m_window->showPage(QStringLiteral("dashboard"));
+        dashboard->setRange(step == kHourStep ? ChartRange::Hour : ChartRange::Day);
+        QTimer::singleShot(kSettleMs, this, [this, step, dashboard] {
+            capture(m_window, step);
+            if (step == kDayStep)
+                dashboard->setRange(ChartRange::FiveMinutes);
+            next();
         });
         return;
     }

@@ -52,6 +52,18 @@ void SubjectsLoader::stop()
     m_sweep.stop();
 }
 
+void SubjectsLoader::setSweeping(bool on)
+{
+    m_sweeping = on;
+    if (!on) {
+        m_sweep.stop();
+        if (m_passRunning && m_sweepRunning)
+            stop();
+    } else if (m_firstPassDone && !m_passRunning && !m_sweep.isActive()) {
+        m_sweep.start(m_options.sweepRest);
+    }
+}
+
 void SubjectsLoader::start()
 {
     stop();
@@ -61,9 +73,10 @@ void SubjectsLoader::start()
 
 void SubjectsLoader::startPass(bool paced)
 {
-    if (m_passRunning)
+    if (m_passRunning || (paced && !m_sweeping))
         return;
     m_passRunning = true;
+    m_sweepRunning = paced;
     m_cancelled = std::make_shared<std::atomic<bool>>(false);
     Q_EMIT passStarted();
     auto cancelled = m_cancelled;
@@ -108,7 +121,8 @@ void SubjectsLoader::startPass(bool paced)
                             m_firstPassDone = true;
                         Q_EMIT progress(done->scanned, done->subjects, m_totalKeys, true);
                     }
-                    m_sweep.start(m_options.sweepRest);
+                    if (m_sweeping)
+                        m_sweep.start(m_options.sweepRest);
                 });
             },
             [self, this](const PolicyListing& listing) {

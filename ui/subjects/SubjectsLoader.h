@@ -29,7 +29,7 @@ public:
     {
         int scanCount = 1000;
         int readsInFlight = 4;
-        int steadyCommandsPerSecond = 4000;         // the sweep's share of the 5,000/s budget
+        int steadyCommandsPerSecond = 3000;         // the sweep's share of the 5,000/s budget
         std::chrono::milliseconds sweepRest{2'000}; // between two sweeps (each is paced)
         qint64 prefixSearchMax = 10'000;            // rows a prefix search brings in
     };
@@ -44,6 +44,9 @@ public:
     void start();
     void stop();
     bool isRunning() const { return m_passRunning; }
+    /// Off while the page is hidden: no background sweep then (the running one is dropped),
+    /// so the page shown has the command budget to itself. The first pass goes on.
+    void setSweeping(bool on);
     bool firstPassDone() const { return m_firstPassDone; }
 
     /// Full peek of these subjects (the rows on screen).
@@ -75,6 +78,8 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     bool m_passRunning = false;
     bool m_firstPassDone = false;
+    bool m_sweeping = true;
+    bool m_sweepRunning = false; // the running pass is a paced sweep
     qint64 m_totalKeys = 0;
     QTimer m_sweep; // starts the next paced sweep
     QTimer m_named; // flushes subjects named by events

@@ -64,10 +64,6 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("statusLabel"));
     m_status->setTextFormat(Qt::PlainText);
-    m_rateLabel = new QLabel(this);
-    m_rateLabel->setObjectName(QStringLiteral("commandRateLabel"));
-    m_rateLabel->setToolTip(tr("Commands the console sent to Redis in the last second, with "
-                               "those its scripts run inside"));
 
     m_view = new QTableView(this);
     m_view->setObjectName(QStringLiteral("subjectsTableView"));
@@ -108,7 +104,6 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_summary, 1);
     bottom->addWidget(m_status);
-    bottom->addWidget(m_rateLabel);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_view, 1);
@@ -134,10 +129,6 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_ticker->setInterval(kTickMs);
     // Only the visible rows repaint: no model signal, no Redis round trip.
     connect(m_ticker, &QTimer::timeout, m_view->viewport(), qOverload<>(&QWidget::update));
-    m_rateTimer = new QTimer(this);
-    m_rateTimer->setInterval(1000);
-    connect(m_rateTimer, &QTimer::timeout, this, &SubjectsPage::sampleRate);
-    m_rateTimer->start();
 
     auto* refreshKey = new QShortcut(QKeySequence::Refresh, this, this, &SubjectsPage::refresh);
     refreshKey->setContext(Qt::WidgetWithChildrenShortcut);
@@ -235,6 +226,7 @@ void SubjectsPage::showEvent(QShowEvent* event)
         fitColumnsToWidth();
     m_ticker->start();
     m_visible->start();
+    m_loader->setSweeping(true);
     if (!m_loader->isRunning() && !m_loader->firstPassDone())
         m_loader->start();
 }
@@ -244,6 +236,7 @@ void SubjectsPage::hideEvent(QHideEvent* event)
     QWidget::hideEvent(event);
     m_ticker->stop();
     m_visible->stop();
+    m_loader->setSweeping(false);
 }
 
 void SubjectsPage::refresh()
@@ -286,14 +279,6 @@ void SubjectsPage::refreshVisible()
     for (int row = first; row <= last; ++row)
         keys.push_back(m_model->keyAt(row));
     m_loader->refreshVisible(keys);
-}
-
-void SubjectsPage::sampleRate()
-{
-    const quint64 now = m_session->client()->commandCount();
-    m_rate = m_lastCommands == 0 ? 0 : qint64(now - m_lastCommands);
-    m_lastCommands = now;
-    m_rateLabel->setText(tr("Console load: %1 commands/s").arg(number(m_rate)));
 }
 
 void SubjectsPage::updateActions(const PolicyListing& listing)

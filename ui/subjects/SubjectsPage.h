@@ -35,9 +35,6 @@ public:
 
     SubjectsModel* model() const { return m_model; }
     SubjectsLoader* loader() const { return m_loader; }
-    /// Commands per second the console sent in the last second (scripts' inner commands
-    /// included), as the status line shows it.
-    qint64 commandRate() const { return m_rate; }
 
 public Q_SLOTS:
     /// Reads everything again (a new first pass).
@@ -61,7 +58,6 @@ private:
     void refreshVisible();
     void updateActions(const PolicyListing& listing);
     void updateSummary();
-    void sampleRate();
 
     Session* m_session;
     SubjectsModel* m_model;
@@ -73,16 +69,12 @@ private:
     QTableView* m_view;
     QLabel* m_summary;
     QLabel* m_status;
-    QLabel* m_rateLabel;
     QTimer* m_filterDelay;
     QTimer* m_visible; // peeks the rows on screen
     QTimer* m_ticker;  // repaints the TTL column
-    QTimer* m_rateTimer;
     QTimer* m_summaryDelay;
     QString m_progress;
     QString m_invalidPolicies;
-    quint64 m_lastCommands = 0;
-    qint64 m_rate = 0;
     bool m_passDone = false;
     bool m_columnsFitted = false; // once, at the first show: later widths are the user's
     quint16 m_pass = 0; // the full pass running or last finished (SubjectsModel::beginPass)

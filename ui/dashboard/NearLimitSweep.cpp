@@ -1,0 +1,208 @@
+#include "ui/dashboard/NearLimitSweep.h"
+
+#include "core/limits/Subjects.h"
+#include "ui/common/Session.h"
+
+#include <QElapsedTimer>
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace tollgate::ui {
+
+namespace {
+
+// What one subject costs the sweep: GET and PTTL of a fixed window, an EXISTS shared by 8
+// subjects, the SCAN call shared by a thousand keys; a little over 2, rounded up to leave room
+// for peeks of the other algorithms.
+constexpr int kCommandsPerKey = 3;
+constexpr int kScanCount = 1000;
+
+int severity(Tier tier)
+{
+    switch (tier) {
+    case Tier::Banned:
+        return 0;
+    case Tier::Deny:
+        return 1;
+    case Tier::Warn:
+        return 2;
+    case Tier::Ok:
+        break;
+    }
+    return 3;
+}
+
+// Banned (also with no counter left: bans are keys of their own), denied or warned, or near
+// the limit: the entry it shows as; none otherwise. Its rate comes from what was read, no
+// extra command: a fixed window's count over the time since the window began (the window
+// less what is left of it).
+std::optional<NearLimitEntry> entryOf(const Subject& s, const PolicyCatalog& policies)
+{
+    if (!s.banned() && !(s.stateKnown && s.nearLimit()))
+        return std::nullopt;
+    NearLimitEntry entry{s.user, s.action, s.state};
+    if (const BanInfo* ban = s.activeBan()) {
+        entry.state.tier = Tier::Banned;
+        entry.bannedSinceMs = ban->createdMs;
+    }
+    const auto policy = policies.valid.find(s.action);
+    if (s.stateKnown && policy != policies.valid.end() &&
+        policy->second.algorithm == Algorithm::FixedWindow)
+        for (const WindowLimit& window : policy->second.windows)
+            if (window.limit == s.state.limit) {
+                const qint64 elapsed = window.windowMs - s.state.resetMs;
+                if (elapsed >= 1000 && s.state.resetMs > 0)
+                    entry.perMinute = double(s.state.count) * 60'000 / double(elapsed);
+                break;
+            }
+    return entry;
+}
+
+// One pass's running figures, on the client's worker thread only.
+struct PassTally
+{
+    int max = 100;
+    std::shared_ptr<const PolicyCatalog> policies; // from the pass' own policy listing
+    qint64 total = 0;
+    qint64 scanned = 0;
+    std::vector<NearLimitEntry> entries;
+    QElapsedTimer clock;
+};
+
+} // namespace
+
+void trimNearLimit(std::vector<NearLimitEntry>& entries, int max)
+{
+    std::sort(entries.begin(), entries.end(), [](const NearLimitEntry& a, const NearLimitEntry& b) {
+        const int sa = severity(a.state.tier), sb = severity(b.state.tier);
+        if (sa != sb)
+            return sa < sb;
+        if (a.state.remaining != b.state.remaining)
+            return a.state.remaining < b.state.remaining;
+        return std::tie(a.action, a.user) < std::tie(b.action, b.user);
+    });
+    if (int(entries.size()) > max)
+        entries.resize(size_t(std::max(0, max)));
+}
+
+NearLimitSweep::NearLimitSweep(Session* session, QObject* parent)
+    : QObject(parent), m_session(session),
+      m_loop(new PassLoop([this](auto cancelled) { startPass(cancelled); }, this))
+{
+    m_loop->setRest(m_options.rest);
+}
+
+void NearLimitSweep::setOptions(const Options& options)
+{
+    m_options = options;
+    m_loop->setRest(options.rest);
+}
+
+void NearLimitSweep::setActive(bool active)
+{
+    m_loop->setActive(active);
+}
+
+void NearLimitSweep::startPass(const std::shared_ptr<std::atomic<bool>>& cancelled)
+{
+    m_runningScanned = 0;
+    auto tally = std::make_shared<PassTally>();
+    tally->max = m_options.maxEntries;
+    tally->policies = m_policies; // until the pass' own listing arrives
+    tally->clock.start();
+    const bool firstPass = !hasCompletePass();
+
+    SubjectsOptions options;
+    options.scanCount = kScanCount;
+    options.readsInFlight = 1;
+    options.pause = std::chrono::milliseconds(qint64(kScanCount) * kCommandsPerKey * 1000 /
+                                              std::max(1, m_options.commandsPerSecond));
+    const Context self(this);
+    Subjects(m_session->client(), m_session->schema())
+        .stream(
+            options,
+            [tally, cancelled, firstPass, self, this](std::vector<Subject>& batch,
+                                                      const SubjectsProgress& progress) {
+                for (const Subject& s : batch)
+                    if (auto entry = entryOf(s, *tally->policies)) {
+                        tally->entries.push_back(std::move(*entry));
+                        ++tally->total;
+                    }
+                trimNearLimit(tally->entries, tally->max);
+                tally->scanned = progress.scanned;
+                // Until a pass completes, the first one shows what it found so far.
+                self.post([this, cancelled, firstPass, scanned = progress.scanned,
+                           partial = firstPass ? tally->entries : std::vector<NearLimitEntry>(),
+                           total = tally->total] {
+                    if (cancelled->load())
+                        return;
+                    m_runningScanned = scanned;
+                    if (firstPass) {
+                        m_entries = partial;
+                        m_total = total;
+                    }
+                    Q_EMIT updated();
+                });
+                return !cancelled->load();
+            },
+            [tally, cancelled, self, this](Result<SubjectsProgress> done) {
+                self.post([this, tally, cancelled, done] {
+                    if (cancelled->load())
+                        return;
+                    m_loop->ended(done.ok());
+                    if (!done) {
+                        Q_EMIT failed(done.error());
+                        return;
+                    }
+                    m_entries = std::move(tally->entries);
+                    m_total = tally->total;
+                    m_policies = tally->policies;
+                    m_subjects = done->subjects;
+                    m_durationMs = tally->clock.elapsed();
+                    Q_EMIT updated();
+                });
+            },
+            [tally](const PolicyListing& listing) {
+                tally->policies =
+                    std::make_shared<const PolicyCatalog>(PolicyCatalog::from(listing));
+            });
+}
+
+void NearLimitSweep::readNamed(const QByteArray& user, const QByteArray& action)
+{
+    // An empty action: every action of the user (addressed through the policies), and every
+    // entry of the user is replaced by what the read finds.
+    auto take = [this, user, action](Result<std::vector<Subject>> subjects) {
+        if (!subjects) {
+            Q_EMIT failed(subjects.error());
+            return;
+        }
+        std::vector<NearLimitEntry> fresh;
+        for (const Subject& s : *subjects)
+            if (auto entry = entryOf(s, *m_policies))
+                fresh.push_back(std::move(*entry));
+        upsert(user, action, std::move(fresh));
+    };
+    const Subjects subjects(m_session->client(), m_session->schema());
+    if (action.isEmpty())
+        subjects.user(user, false, this, take);
+    else
+        subjects.read({{user, action}}, false, this, take);
+}
+
+void NearLimitSweep::upsert(const QByteArray& user, const QByteArray& action,
+                            std::vector<NearLimitEntry> fresh)
+{
+    m_entries.erase(std::remove_if(m_entries.begin(), m_entries.end(),
+                                   [&](const NearLimitEntry& e) {
+                                       return e.user == user &&
+                                              (action.isEmpty() || e.action == action);
+                                   }),
+                    m_entries.end());
+    std::move(fresh.begin(), fresh.end(), std::back_inserter(m_entries));
+    trimNearLimit(m_entries, m_options.maxEntries);
+    Q_EMIT updated();
+}
+
+} // namespace tollgate::ui

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/redis/Reply.h"
+#include "ui/dashboard/DashboardData.h"
+
+#include <QList>
+
+namespace tollgate::ui {
+
+/// What one HMGET of an action's stats hash reads for a chart range: stats.lua's history
+/// fields "s<second % 300>" and "m<minute % 1440>", each "<second or minute> <hits> <cost>
+/// <warn> <denied> <banned>". Whole seconds and minutes only: the current one is still being
+/// counted.
+struct StatsHistoryRead
+{
+    RangeShape shape{};
+    qint64 firstBucket = 0;   // the oldest second or minute charted
+    qint64 lastSecond = 0;    // the last whole second (the table's "now")
+    QList<QByteArray> fields; // the last whole second's, then one per point
+
+    StatsHistoryRead(ChartRange range, qint64 serverSeconds);
+
+    /// Fills `stats`' series and rates from the HMGET reply; a field missing, malformed or
+    /// still holding an older second or minute counts as nothing.
+    void apply(const Reply& reply, ActionStats& stats) const;
+};
+
+} // namespace tollgate::ui
