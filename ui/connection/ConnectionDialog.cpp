@@ -102,7 +102,7 @@ void ConnectionDialog::buildForm()
     m_ssh = new SshTunnelBox;
 
     auto* form = new QFormLayout;
-    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("Na&me:"), m_name);
     form->addRow(tr("&Transport:"), m_transport);
     form->addRow(tr("&Host:"), m_host);
     form->addRow(tr("&Port:"), m_port);

@@ -9,7 +9,7 @@
 namespace tollgate::ui {
 
 SentinelBox::SentinelBox(QWidget* parent)
-    : QGroupBox(tr("Se&ntinel"), parent), m_sentinels(new QLineEdit(this)),
+    : QGroupBox(tr("Sent&inel"), parent), m_sentinels(new QLineEdit(this)),
       m_master(new QLineEdit(this)), m_user(new QLineEdit(this)), m_password(new QLineEdit(this)),
       m_replica(new QCheckBox(tr("Connect to a replica (read-only profiles)"), this))
 {

@@ -7,9 +7,9 @@
 namespace tollgate::ui {
 
 SshTunnelBox::SshTunnelBox(QWidget* parent)
-    : QGroupBox(tr("SSH t&unnel"), parent), m_destination(new QLineEdit),
+    : QGroupBox(tr("SSH tu&nnel"), parent), m_destination(new QLineEdit),
       m_identity(new QLineEdit), m_config(new QLineEdit),
-      m_acceptNewHostKey(new QCheckBox(tr("Accept a &new host key (record it in known_hosts)")))
+      m_acceptNewHostKey(new QCheckBox(tr("Accept a new host ke&y (record it in known_hosts)")))
 {
     setObjectName(QStringLiteral("sshGroupBox"));
     setCheckable(true);

@@ -195,7 +195,15 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
     std::map<qint64, QStringList> slots;         // by slot number
     QStringList totals;
     QList<QStringList> other;
+    // The history fields (s<second % 300>, m<minute % 1440>) feed the Dashboard's 5 min, 1 h
+    // and 24 h charts: counted here, not listed, so the table stays one row per ring second.
+    static const QRegularExpression history(QStringLiteral("^[sm]\\d+$"));
+    qint64 historySeconds = 0, historyMinutes = 0;
     for (const auto& [field, value] : fields) {
+        if (history.match(QString::fromLatin1(field)).hasMatch()) {
+            ++(field.startsWith('s') ? historySeconds : historyMinutes);
+            continue;
+        }
         const int colon = int(field.indexOf(':'));
         const QByteArray head = field.left(colon), tail = field.mid(colon + 1);
         bool numeric = false;
@@ -231,6 +239,10 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
                      "made (h hits, c cost, w warnings, d denied, b bans, ab/mb automatic and "
                      "manual bans): %1.")
                       .arg(totals.isEmpty() ? tr("none") : totals.join(QStringLiteral(", ")));
+    out.meaning += QLatin1Char(' ') + tr("History for the charts: %1 of the last 300 seconds and "
+                                         "%2 of the last 1,440 minutes hold counts.")
+                                          .arg(historySeconds)
+                                          .arg(historyMinutes);
     return out;
 }
 
