@@ -161,7 +161,7 @@ Status writeStep(const PolicyStore& store, const PolicyPlanStep& step, const Cli
 {
     if (step.kind == Kind::Delete)
         return waitFor<Unit>([&](Callback<Unit> done) {
-            store.remove(step.policy.action, step.revision, cli.actor, nullptr, done);
+            store.remove(step.policy.action, step.revision, cli.actor, reason, nullptr, done);
         });
     Policy policy = step.policy;
     policy.revision = step.revision;

@@ -248,9 +248,16 @@ void PolicyStore::save(const Policy& policy, const QString& actor, const QString
 void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
                          Context context, Callback<Unit> done) const
 {
+    remove(action, revision, actor, QString(), context, std::move(done));
+}
+
+void PolicyStore::remove(const QByteArray& action, qint64 revision, const QString& actor,
+                         const QString& reason, Context context, Callback<Unit> done) const
+{
     withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
         runScript(store.m_client, QStringLiteral("policy_delete"), policyScriptKeys(layout, action),
-                  {QByteArray::number(revision), actor.toUtf8(), layout.schema().eventsChannel()},
+                  {QByteArray::number(revision), actor.toUtf8(), layout.schema().eventsChannel(),
+                   reason.toUtf8()},
                   nullptr, [=](Result<Reply> reply) {
                       deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
                   });

@@ -53,6 +53,9 @@ public:
     /// Deletes the policy if it is still at `revision`.
     void remove(const QByteArray& action, qint64 revision, const QString& actor, Context context,
                 Callback<Unit> done) const;
+    /// The same with the operator's reason, written into the audit entry.
+    void remove(const QByteArray& action, qint64 revision, const QString& actor,
+                const QString& reason, Context context, Callback<Unit> done) const;
 
 private:
     /// Runs `call` with a copy of this store and the server's key layout (KeyLayout::of).

@@ -237,6 +237,9 @@ void tst_PolicyFiles::pruneDeletesWhatTheFileDoesNotName()
     QVERIFY2(pruned.out.contains("- deleted old (revision 1)"), qPrintable(pruned.describe()));
     QCOMPARE(policyCount(m_source), qint64(1));
     QCOMPARE(m_source.command({"EXISTS", "tg:policy:old"}), QByteArray(":0\r\n"));
+    // The delete is audited with the reason too.
+    const QByteArray audit = m_source.command({"XREVRANGE", "tg:audit", "+", "-", "COUNT", "1"});
+    QVERIFY2(audit.contains("policy_delete") && audit.contains("cleanup"), audit.constData());
 }
 
 void tst_PolicyFiles::applyNeedsAReason()
