@@ -56,6 +56,8 @@ int policyCommand(Cli& cli, const QStringList& args);
 /// `policy export` and `policy apply` (PolicyFileCommands.cpp), reached through policyCommand.
 int policyExportCommand(Cli& cli, const QStringList& args);
 int policyApplyCommand(Cli& cli, const QStringList& args);
+/// `policy history`, `diff`, `rollback` and `restore` (PolicyHistoryCommands.cpp); `sub` names it.
+int policyHistoryCommand(Cli& cli, const QString& sub, const QStringList& args);
 int hitCommand(Cli& cli, const QStringList& args);
 int peekCommand(Cli& cli, const QStringList& args);
 int banCommand(Cli& cli, const QStringList& args);

@@ -33,11 +33,6 @@ QString kindName(KeySchema::Parsed::Kind kind)
     return QStringLiteral("other");
 }
 
-QString timeText(qint64 ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-}
-
 } // namespace
 
 int repairCommand(Cli& cli, const QStringList& args)

@@ -4,6 +4,7 @@
 #include "core/limits/IdText.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <cstdio>
@@ -151,6 +152,21 @@ QString humanMs(qint64 ms)
 QString text(const QByteArray& id)
 {
     return idToDisplayText(id);
+}
+
+QString timeText(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QJsonArray toJson(const std::vector<PolicyFieldChange>& changes)
+{
+    QJsonArray fields;
+    for (const PolicyFieldChange& c : changes)
+        fields.append(QJsonObject{{QStringLiteral("field"), QString::fromLatin1(c.name)},
+                                  {QStringLiteral("before"), c.before},
+                                  {QStringLiteral("after"), c.after}});
+    return fields;
 }
 
 void writeFields(JsonLine& out, const HitResult& hit)

@@ -5,6 +5,7 @@
 #include "core/limits/HitResult.h"
 #include "core/limits/Moderation.h"
 #include "core/limits/Policy.h"
+#include "core/limits/PolicyText.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -38,6 +39,8 @@ void printTable(const QList<QStringList>& rows);
 /// "850ms", "9.7s", "1h30m": for people, not exact.
 QString humanMs(qint64 ms);
 QString text(const QByteArray& id);
+/// "2026-01-31 14:05:00", local time.
+QString timeText(qint64 ms);
 
 /// The fields of a hit's result and of a ban, written into an open object: the one list of
 /// them, behind toJson() and behind the per-row lines of `subjects --json`.
@@ -47,5 +50,7 @@ void writeFields(JsonLine& out, const BanInfo& ban);
 QJsonObject toJson(const HitResult& hit);
 QJsonObject toJson(const Policy& policy);
 QJsonObject toJson(const BanInfo& ban);
+/// [{"field","before","after"}, ...]: a field-by-field diff (policy apply --plan, policy diff).
+QJsonArray toJson(const std::vector<PolicyFieldChange>& changes);
 
 } // namespace tollgate::ctl

@@ -307,11 +307,15 @@ int policyCommand(Cli& cli, const QStringList& args)
         return policyExportCommand(cli, rest);
     if (sub == QLatin1String("apply"))
         return policyApplyCommand(cli, rest);
+    if (QStringList{QStringLiteral("history"), QStringLiteral("diff"), QStringLiteral("rollback"),
+                    QStringLiteral("restore")}
+            .contains(sub))
+        return policyHistoryCommand(cli, sub, rest);
     if (sub.isEmpty())
-        return usage(QStringLiteral(
-            "policy needs a sub-command: list, get, set, delete, reindex, export or apply"));
+        return usage(QStringLiteral("policy needs a sub-command: list, get, set, delete, reindex, "
+                                    "export, apply, history, diff, rollback or restore"));
     return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete, "
-                                "reindex, export, apply)")
+                                "reindex, export, apply, history, diff, rollback, restore)")
                      .arg(sub));
 }
 

@@ -107,14 +107,8 @@ QJsonObject stepJson(const PolicyPlanStep& step)
 {
     QJsonObject object{{QStringLiteral("action"), text(step.policy.action)},
                        {QStringLiteral("revision"), step.revision}};
-    if (step.kind == Kind::Change) {
-        QJsonArray fields;
-        for (const PolicyFieldChange& c : step.changes)
-            fields.append(QJsonObject{{QStringLiteral("field"), QString::fromLatin1(c.name)},
-                                      {QStringLiteral("before"), c.before},
-                                      {QStringLiteral("after"), c.after}});
-        object.insert(QStringLiteral("fields"), fields);
-    }
+    if (step.kind == Kind::Change)
+        object.insert(QStringLiteral("fields"), toJson(step.changes));
     return object;
 }
 

@@ -20,6 +20,8 @@ const char kUsage[] =
 
 Commands:
   policy list | get <action> | set <action> ... | delete <action> | reindex
+  policy history <action> | diff <action> A B | rollback <action> --to N --reason R
+         | restore <action> --reason R    earlier revisions, compared and put back
   hit <action> <user> [--cost N]        count a hit (exit 1 when denied)
   peek <action> <user> [--cost N]       what a hit would get, counting nothing
   refund <action> <user> [--cost N]     give back units (default the policy's cost)

@@ -27,6 +27,11 @@ QByteArray KeyLayout::policyKey(const QByteArray& action) const
     return m_schema.policyKey(action, m_cluster);
 }
 
+QByteArray KeyLayout::policyHistoryKey(const QByteArray& action) const
+{
+    return m_schema.policyHistoryKey(action, m_cluster);
+}
+
 QByteArray KeyLayout::policyIndexKey() const
 {
     return m_schema.policyIndexKey(m_cluster);

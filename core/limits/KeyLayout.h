@@ -32,6 +32,7 @@ public:
 
     QByteArray policyKey(const QByteArray& action) const;
     QByteArray policyIndexKey() const;
+    QByteArray policyHistoryKey(const QByteArray& action) const;
     /// Where policy changes and console notes (AuditLog::record) go: <p>:audit, <p>:{:}:audit.
     QByteArray policyAuditKey() const;
     QByteArray policyPattern() const;

@@ -198,6 +198,11 @@ QByteArray KeySchema::policyKey(const QByteArray& action, bool cluster) const
     return policyBase(cluster) + "policy:" + escape(action);
 }
 
+QByteArray KeySchema::policyHistoryKey(const QByteArray& action, bool cluster) const
+{
+    return policyKey(action, cluster) + ":history"; // an escaped id holds no ':'
+}
+
 QByteArray KeySchema::policyIndexKey(bool cluster) const
 {
     return policyBase(cluster) + "policies";
@@ -335,9 +340,13 @@ bool KeySchema::parseShared(QByteArrayView rest, Parsed* parsed) const
     }
     if (!rest.startsWith("policy:"))
         return false;
-    auto action = unescape(rest.sliced(7));
+    QByteArrayView escaped = rest.sliced(7);
+    const bool history = escaped.endsWith(":history");
+    if (history)
+        escaped.chop(8);
+    auto action = unescape(escaped);
     if (action && !action->isEmpty()) {
-        parsed->kind = Parsed::Kind::Policy;
+        parsed->kind = history ? Parsed::Kind::PolicyHistory : Parsed::Kind::Policy;
         parsed->action = *action;
     }
     return true;

@@ -14,12 +14,13 @@ namespace tollgate {
 ///   <p>:{<user>}:audit                               per-user audit stream
 ///   <p>:policy:<action>                              policy hash
 ///   <p>:policies                                     index of the policy hashes (set)
+///   <p>:policy:<action>:history                      earlier revisions of a policy (stream)
 ///   <p>:stats:<action>                               per-second hit statistics (hash)
 ///   <p>:audit                                        global audit stream
 ///   <p>:events                                       pub/sub channel
 /// On a Redis Cluster the policy keys and the audit stream of policy changes share the fixed
 /// hash tag "{:}" (no escaped id holds ':'), so each policy script touches one slot:
-///   <p>:{:}:policy:<action>   <p>:{:}:policies   <p>:{:}:audit
+///   <p>:{:}:policy:<action>   <p>:{:}:policy:<action>:history   <p>:{:}:policies   <p>:{:}:audit
 /// Which layout a call uses is decided in one place, KeyLayout.
 /// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
 /// ':', '{', '}', glob characters or whitespace: every key parses back exactly, all keys of
@@ -51,6 +52,9 @@ public:
     QByteArray policyKey(const QByteArray& action, bool cluster = false) const;
     /// Set of escaped action names with a policy, kept by the policy scripts (plus "*").
     QByteArray policyIndexKey(bool cluster = false) const;
+    /// Stream of the revisions a save, delete or restore replaced (newest 100), kept by the policy
+    /// scripts; it has no TTL, so a deleted policy can be restored.
+    QByteArray policyHistoryKey(const QByteArray& action, bool cluster = false) const;
     /// Where policy changes are audited: the global stream, or "<p>:{:}:audit" on a cluster.
     QByteArray policyAuditKey(bool cluster) const;
     /// Per-action per-second outcome counters for the console (stats.lua).
@@ -76,6 +80,7 @@ public:
             UserAudit,
             Policy,
             PolicyIndex,
+            PolicyHistory,
             Stats,
             Audit,
             Foreign

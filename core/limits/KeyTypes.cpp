@@ -26,6 +26,7 @@ QByteArray expectedRedisType(const KeySchema::Parsed& parsed)
         return QByteArrayLiteral("set");
     case Kind::UserAudit:
     case Kind::Audit:
+    case Kind::PolicyHistory:
         return QByteArrayLiteral("stream");
     case Kind::Foreign:
         return {};

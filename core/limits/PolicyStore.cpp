@@ -63,13 +63,6 @@ void readPolicies(Client* client, const KeyLayout& layout, const QList<QByteArra
         });
 }
 
-// policy_set.lua and policy_delete.lua: the hash, its audit stream, the index (one slot on a
-// cluster, so the change stays atomic with its audit entry).
-Command policyScriptKeys(const KeyLayout& layout, const QByteArray& action)
-{
-    return {layout.policyKey(action), layout.policyAuditKey(), layout.policyIndexKey()};
-}
-
 // The policy keys an index names (escaped action names, plus the marker "*"), as they are:
 // a member that is no escaped name names no hash, and policy_reindex.lua drops it.
 QList<QByteArray> indexedKeys(const KeyLayout& layout, const Reply& members)
@@ -84,6 +77,12 @@ QList<QByteArray> indexedKeys(const KeyLayout& layout, const Reply& members)
 }
 
 } // namespace
+
+Command PolicyStore::scriptKeys(const KeyLayout& layout, const QByteArray& action)
+{
+    return {layout.policyKey(action), layout.policyAuditKey(), layout.policyIndexKey(),
+            layout.policyHistoryKey(action)};
+}
 
 void PolicyStore::withLayout(std::function<void(const PolicyStore&, const KeyLayout&)> call) const
 {
@@ -235,7 +234,7 @@ void PolicyStore::save(const Policy& policy, const QString& actor, const QString
         args << field << value;
     withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
         runScript(store.m_client, QStringLiteral("policy_set"),
-                  policyScriptKeys(layout, policy.action), args, nullptr, [=](Result<Reply> reply) {
+                  scriptKeys(layout, policy.action), args, nullptr, [=](Result<Reply> reply) {
                       if (!reply) {
                           deliver(context, done, Result<qint64>(reply.error()));
                           return;
@@ -255,7 +254,7 @@ void PolicyStore::remove(const QByteArray& action, qint64 revision, const QStrin
                          const QString& reason, Context context, Callback<Unit> done) const
 {
     withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
-        runScript(store.m_client, QStringLiteral("policy_delete"), policyScriptKeys(layout, action),
+        runScript(store.m_client, QStringLiteral("policy_delete"), scriptKeys(layout, action),
                   {QByteArray::number(revision), actor.toUtf8(), layout.schema().eventsChannel(),
                    reason.toUtf8()},
                   nullptr, [=](Result<Reply> reply) {

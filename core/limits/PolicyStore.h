@@ -2,6 +2,7 @@
 
 #include "core/limits/KeyLayout.h"
 #include "core/limits/Policy.h"
+#include "core/limits/PolicyHistory.h"
 #include "core/redis/Client.h"
 
 #include <vector>
@@ -24,7 +25,8 @@ struct PolicyListing
 
 /// Policies in Redis (<p>:policy:<action> hashes; <p>:{:}:policy:<action> on a cluster). Saving is
 /// compare-and-set on the revision (policy_set.lua): a stale revision fails with
-/// ErrorKind::Conflict, never overwrites.
+/// ErrorKind::Conflict, never overwrites. Every save and delete keeps the revision it replaces
+/// in the policy's history (<p>:policy:<action>:history, the newest 100).
 class PolicyStore
 {
 public:
@@ -57,7 +59,29 @@ public:
     void remove(const QByteArray& action, qint64 revision, const QString& actor,
                 const QString& reason, Context context, Callback<Unit> done) const;
 
+    /// HGETALL of the policy and XREVRANGE of its history in one pipeline. NotFound when the
+    /// action has neither (never saved, or its history was deleted by hand).
+    void history(const QByteArray& action, Context context, Callback<PolicyHistory> done) const;
+    /// Puts revision `toRevision` back as a new revision if the stored one is still
+    /// `fromRevision` (policy_restore.lua, audited "rollback" with the reason). Delivers the new
+    /// revision; NotFound for a revision the history does not hold.
+    void rollback(const QByteArray& action, qint64 fromRevision, qint64 toRevision,
+                  const QString& actor, const QString& reason, Context context,
+                  Callback<qint64> done) const;
+    /// Brings a deleted policy back at revision `toRevision` of its history (0 = the revision
+    /// that was deleted), audited "restore"; Conflict if a policy is stored.
+    void restore(const QByteArray& action, qint64 toRevision, const QString& actor,
+                 const QString& reason, Context context, Callback<qint64> done) const;
+
 private:
+    /// The keys of policy_set.lua, policy_delete.lua and policy_restore.lua: the hash, its audit
+    /// stream, the index and the history (one slot on a cluster, so the change stays atomic
+    /// with its audit entry).
+    static Command scriptKeys(const KeyLayout& layout, const QByteArray& action);
+    /// policy_restore.lua: revision `toRevision` back, if the stored one is `expectedRevision`.
+    void restoreRevision(const QByteArray& action, qint64 expectedRevision, qint64 toRevision,
+                         const QString& actor, const QString& reason, Context context,
+                         Callback<qint64> done) const;
     /// Runs `call` with a copy of this store and the server's key layout (KeyLayout::of).
     void withLayout(std::function<void(const PolicyStore&, const KeyLayout&)> call) const;
     void scanPolicyKeys(const KeyLayout& layout, Callback<QList<QByteArray>> done) const;

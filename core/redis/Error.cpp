@@ -44,6 +44,8 @@ Error classifyErrorReply(const QByteArray& text)
         return {ErrorKind::Conflict, QString::fromUtf8(rest)};
     if (code == "TG_CONTRACT")
         return {ErrorKind::Contract, QString::fromUtf8(rest)};
+    if (code == "TG_NOTFOUND")
+        return {ErrorKind::NotFound, QString::fromUtf8(rest)};
     if (code == "TG_CORRUPT")
         return {ErrorKind::WrongType, QString::fromUtf8(rest)};
     // A script found before writing anything that the ACL user may not run one of its writes.

@@ -1,7 +1,13 @@
--- policy_set.lua and policy_delete.lua: the policy hash KEYS[1], the global audit stream KEYS[2]
--- and the index KEYS[3] ("" or KEYS[1] again = none), edited by ARGV[2] from the revision ARGV[1].
+-- policy_set.lua, policy_delete.lua and policy_restore.lua: the policy hash KEYS[1], the global
+-- audit stream KEYS[2], the index KEYS[3] and the history stream KEYS[4] ("", absent or KEYS[1]
+-- again = none), edited by ARGV[2] from the revision ARGV[1].
 local key, global, index = KEYS[1], KEYS[2], KEYS[3]
+local history = KEYS[4] or ''
+if history == key then history = '' end
 local action = (key or ''):match('([^:]*)$')     -- escaped, as it appears in the key
+
+-- Fields the scripts own in a policy hash: a client may not give them.
+local OWNED = { revision = true, updated_by = true, updated_ms = true, updated_reason = true, contract = true }
 
 -- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
 local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
@@ -13,11 +19,12 @@ local function edited_revision()
   return expected, required('actor', ARGV[2])
 end
 
--- The stored revision (0 when none), once the audit stream and the index are of their types; nil
--- and TG_CORRUPT or TG_CONFLICT when it is not the one edited.
+-- The stored revision (0 when none), once the audit stream, the index and the history are of
+-- their types; nil and TG_CORRUPT or TG_CONFLICT when it is not the one edited.
 local function current_revision(expected)
   local bad = (global ~= '' and global ~= key and expect_type(global, 'stream'))
     or (index ~= '' and index ~= key and expect_type(index, 'set'))
+    or (history ~= '' and expect_type(history, 'stream'))
   if bad then return nil, bad end
   local stored = redis.call('HGET', key, 'revision')
   local current = stored and to_int(stored, 15)
