@@ -6,6 +6,7 @@
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PolicyEditor.h"
+#include "ui/policies/PolicyHistoryPanel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -15,6 +16,7 @@
 #include <QScrollArea>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -78,10 +80,16 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     form->setWidget(m_editor);
     form->setWidgetResizable(true);
     form->setFrameShape(QFrame::NoFrame);
+    m_history = new PolicyHistoryPanel(session, this);
+    m_history->setObjectName(QStringLiteral("policyHistoryPanel"));
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("policyTabWidget"));
+    m_tabs->addTab(form, tr("Policy"));
+    m_tabs->addTab(m_history, tr("History"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName(QStringLiteral("policiesSplitter"));
     splitter->addWidget(left);
-    splitter->addWidget(form);
+    splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 1); // the form keeps its height, the table takes the rest
     splitter->setStretchFactor(1, 0);
     splitter->setChildrenCollapsible(false);
@@ -102,6 +110,13 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &PoliciesPage::onSelectionChanged);
     connect(m_editor, &PolicyEditor::saved, this,
+            [this](const QByteArray& action) { reload(action); });
+    // The history is read when it is looked at, not on every selection.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
+        if (m_tabs->widget(tab) == m_history)
+            loadHistory();
+    });
+    connect(m_history, &PolicyHistoryPanel::restored, this,
             [this](const QByteArray& action) { reload(action); });
     connect(session, &Session::permissionsChanged, this, &PoliciesPage::updateButtons);
     connect(session, &Session::eventReceived, this, [this](const QByteArray& event) {
@@ -170,6 +185,25 @@ void PoliciesPage::onSelectionChanged()
     const int row = m_model->rowOf(selectedAction());
     if (const Policy* policy = m_model->policyAt(row))
         m_editor->load(*policy);
+    if (m_tabs->currentWidget() == m_history && !selectedAction().isEmpty())
+        m_history->showAction(selectedAction());
+}
+
+void PoliciesPage::showHistory()
+{
+    if (m_tabs->currentWidget() == m_history)
+        loadHistory();
+    else
+        m_tabs->setCurrentWidget(m_history); // loads it
+}
+
+void PoliciesPage::loadHistory()
+{
+    const QByteArray action = selectedAction();
+    if (!action.isEmpty() && action != m_history->action())
+        m_history->showAction(action);
+    else
+        m_history->reload();
 }
 
 void PoliciesPage::updateButtons()

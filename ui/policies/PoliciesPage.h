@@ -5,15 +5,17 @@
 class QLabel;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 
 namespace tollgate::ui {
 
 class PoliciesModel;
 class PolicyEditor;
+class PolicyHistoryPanel;
 class Session;
 
-/// Policies: the table of every action's policy (live: reloaded on "policy" events) and the
-/// editor of the selected one, with New… and Delete….
+/// Policies: the table of every action's policy (live: reloaded on "policy" events), and below
+/// it, in two tabs, the editor of the selected one (with New… and Delete…) and its history.
 class PoliciesPage : public QWidget
 {
     Q_OBJECT
@@ -22,6 +24,9 @@ public:
 
     PoliciesModel* model() const { return m_model; }
     PolicyEditor* editor() const { return m_editor; }
+    PolicyHistoryPanel* historyPanel() const { return m_history; }
+    /// Shows the History tab (of the selected action, if any).
+    void showHistory();
 
     /// PolicyStore::list, then selects `select` (or keeps the current selection).
     void reload(const QByteArray& select = {});
@@ -33,6 +38,8 @@ Q_SIGNALS:
 private:
     void removePolicy(const QByteArray& action, qint64 revision);
     void onSelectionChanged();
+    /// The selected action's history into the panel (or the shown one's again).
+    void loadHistory();
     void deleteSelected();
     void updateButtons();
     QByteArray selectedAction() const;
@@ -41,6 +48,8 @@ private:
     PoliciesModel* m_model;
     QTableView* m_table;
     PolicyEditor* m_editor;
+    PolicyHistoryPanel* m_history;
+    QTabWidget* m_tabs;
     QPushButton* m_reload;
     QPushButton* m_new;
     QPushButton* m_delete;
