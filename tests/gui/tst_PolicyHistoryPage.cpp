@@ -7,6 +7,8 @@
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "ui/audit/AuditModel.h"
+#include "ui/audit/AuditPage.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void historyDiffAndRestore();
     void restoreHonoursTheConflictCheck();
     void deletedPolicyComesBack();
+    void auditPageReadsRollbackAndRestore();
 
 private:
     // Saves `action` with limits 1, 2, ... `revisions` per minute through the core.
@@ -192,6 +195,46 @@ void PolicyHistoryPageTest::deletedPolicyComesBack()
     QTRY_COMPARE(stored("upload")->revision, qint64(3));
     QTRY_VERIFY(m_page->model()->rowOf("upload") >= 0); // back in the table
     QTRY_COMPARE(revisions()->item(0, 0)->text(), QStringLiteral("3 (current)"));
+}
+
+void PolicyHistoryPageTest::auditPageReadsRollbackAndRestore()
+{
+    saveRevisions("like", 2);
+    const auto await = [this](auto call) {
+        std::optional<Result<qint64>> result;
+        call([&](Result<qint64> r) { result = r; });
+        QTRY_VERIFY(result.has_value());
+        QVERIFY2(*result, *result ? "" : qPrintable(result->error().toString()));
+    };
+    const PolicyStore store = m_session->policies();
+    await([&](Callback<qint64> done) {
+        store.rollback("like", 2, 1, QStringLiteral("ops-olga"), QStringLiteral("bad deploy"), this,
+                       done);
+    });
+    std::optional<Status> removed;
+    store.remove("like", 3, QStringLiteral("core"), this, [&](Status s) { removed = s; });
+    QTRY_VERIFY(removed.has_value() && *removed);
+    await([&](Callback<qint64> done) {
+        store.restore("like", 0, QStringLiteral("ops-paul"), QStringLiteral("deleted by mistake"),
+                      this, done);
+    });
+
+    // Read like a ban: who, which action, why, and which revision came back as which.
+    AuditPage page(m_session.get());
+    page.show();
+    AuditModel* model = page.model();
+    QTRY_VERIFY(model->rowCount() >= 5);
+    const auto cell = [model](int row, AuditModel::Column column) {
+        return model->data(model->index(row, column)).toString();
+    };
+    QCOMPARE(cell(0, AuditModel::Event), QStringLiteral("restore"));
+    QCOMPARE(cell(0, AuditModel::Action), QStringLiteral("like"));
+    QCOMPARE(cell(0, AuditModel::Actor), QStringLiteral("ops-paul"));
+    QCOMPARE(cell(0, AuditModel::Reason),
+             QStringLiteral("deleted by mistake (revision 3 back as revision 4)"));
+    QCOMPARE(cell(2, AuditModel::Event), QStringLiteral("rollback"));
+    QCOMPARE(cell(2, AuditModel::Actor), QStringLiteral("ops-olga"));
+    QCOMPARE(cell(2, AuditModel::Reason), QStringLiteral("bad deploy (revision 1 back as revision 3)"));
 }
 
 QTEST_MAIN(PolicyHistoryPageTest)

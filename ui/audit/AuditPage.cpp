@@ -20,8 +20,8 @@ namespace tollgate::ui {
 namespace {
 
 // The events core writes; others found in the stream are added as they appear.
-const char* const kKnownEvents[] = {"ban",    "unban",         "reset",  "auto_ban",
-                                    "policy", "policy_delete", "repair", "warn"};
+const char* const kKnownEvents[] = {"ban",    "unban",         "reset",    "auto_ban", "policy",
+                                    "policy_delete", "rollback", "restore", "repair", "warn"};
 
 } // namespace
 
