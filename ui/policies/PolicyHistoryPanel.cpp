@@ -156,7 +156,7 @@ void PolicyHistoryPanel::reload()
             m_status->setText(
                 (m_history->deleted() ? tr("Deleted; select a revision to restore it. ")
                                       : QString()) +
-                countText(qint64(count), tr("1 revision"), tr("%1 revisions").arg(count)));
+                countText(qint64(count), tr("revision"), tr("revisions")));
         }
         fill();
         Q_EMIT loaded();
@@ -231,8 +231,8 @@ void PolicyHistoryPanel::showDiff()
     m_diffSummary->setText(a == b ? tr("The same revision.")
                            : changes->empty()
                                ? tr("Revisions %1 and %2 set the same policy.").arg(a).arg(b)
-                               : countText(qint64(changes->size()), tr("1 field differs"),
-                                           tr("%1 fields differ").arg(changes->size())));
+                               : countText(qint64(changes->size()), tr("field differs"),
+                                           tr("fields differ")));
 }
 
 qint64 PolicyHistoryPanel::selectedRevision() const

@@ -1,12 +1,16 @@
 #include "ui/shell/ScreenshotTour.h"
 
 #include "ui/dashboard/DashboardPage.h"
+#include "ui/policies/PoliciesModel.h"
+#include "ui/policies/PoliciesPage.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QDir>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTimer>
 #include <QWidget>
 
@@ -20,6 +24,8 @@ const QString kUserStep = QStringLiteral("user");
 const QString kHourStep = QStringLiteral("dashboard-1h");
 const QString kDayStep = QStringLiteral("dashboard-24h");
 const QString kAboutStep = QStringLiteral("about");
+// The Policies page's History tab, an earlier revision selected (its diff with the current one).
+const QString kPolicyHistoryStep = QStringLiteral("policies-history");
 
 } // namespace
 
@@ -40,6 +46,8 @@ void ScreenshotTour::start(int warmUpMs)
             m_steps << kHourStep << kDayStep;
         if (key == QLatin1String("subjects"))
             m_steps << kUserStep;
+        if (key == QLatin1String("policies") && qobject_cast<PoliciesPage*>(m_window->page(key)))
+            m_steps << kPolicyHistoryStep;
     }
     if (!m_steps.contains(kUserStep))
         m_steps << kUserStep;
@@ -82,6 +90,27 @@ void ScreenshotTour::next()
             if (step == kDayStep)
                 dashboard->setRange(ChartRange::FiveMinutes);
             next();
+        });
+        return;
+    }
+    if (step == kPolicyHistoryStep) {
+        auto* page = qobject_cast<PoliciesPage*>(m_window->page(QStringLiteral("policies")));
+        m_window->showPage(QStringLiteral("policies"));
+        // The demo's "like", whose history has the most to show when it was edited.
+        if (auto* table = page->findChild<QTableView*>(QStringLiteral("policiesTableView"));
+            table && page->model()->rowOf("like") >= 0)
+            table->selectRow(page->model()->rowOf("like"));
+        page->showHistory();
+        QTimer::singleShot(kSettleMs, this, [this, page] {
+            auto* revisions = page->findChild<QTableWidget*>(QStringLiteral("revisionsTableWidget"));
+            if (revisions && revisions->rowCount() > 1)
+                revisions->selectRow(1);
+            QTimer::singleShot(300, this, [this, page] {
+                capture(m_window, kPolicyHistoryStep);
+                if (auto* tabs = page->findChild<QTabWidget*>(QStringLiteral("policyTabWidget")))
+                    tabs->setCurrentIndex(0);
+                next();
+            });
         });
         return;
     }
