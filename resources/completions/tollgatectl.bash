@@ -37,7 +37,7 @@ _tollgatectl()
         return
     fi
     if [[ $command == policy && $prev == policy ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "list get set delete reindex export apply" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "list get set delete reindex export apply history diff rollback restore" -- "$cur")
         return
     fi
     if [[ $command == bench && $prev == bench ]]; then
