@@ -1,7 +1,8 @@
 // Screens that fit: on every page, with long data (ids of 1,000 bytes, long reasons and actors,
 // a policy of eight windows, a row of invalid policies), nothing pushes the main window past
 // 1024x700; the user detail opens within the screen with its buttons in view; the Policies table
-// shows every column at 1024 without scrolling; the Lua page's help is wrapped, not cut.
+// shows every column at 1024 without scrolling, and its History tab, with a long action, actor
+// and reason, keeps its buttons in view; the Lua page's help is wrapped, not cut.
 
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
@@ -11,6 +12,8 @@
 #include "ui/common/Session.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/policies/PoliciesModel.h"
+#include "ui/policies/PoliciesPage.h"
+#include "ui/policies/PolicyHistoryPanel.h"
 #include "ui/shell/MainWindow.h"
 
 #include <QHeaderView>
@@ -19,6 +22,7 @@
 #include <QScreen>
 #include <QScrollBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -69,6 +73,7 @@ private Q_SLOTS:
     void mainWindowFitsOnEveryPage();
     void userDetailOpensWithinTheScreen();
     void policiesShowEveryColumnAt1024();
+    void policyHistoryFitsAt1024();
     void luaHelpIsWrappedNotCut();
 
 private:
@@ -235,6 +240,45 @@ void ScreenFitTest::policiesShowEveryColumnAt1024()
                                 .arg(table->viewport()->width())));
     }
     QVERIFY(!table->horizontalScrollBar()->isVisible());
+}
+
+void ScreenFitTest::policyHistoryFitsAt1024()
+{
+    // A second revision of a long-named action, saved with a long reason by the long actor.
+    const QByteArray action = "history-" + QByteArray(200, 'h');
+    save(policy(action, {{10, 60'000}}));
+    Policy second = policy(action, {{20, 60'000}});
+    second.revision = 1;
+    std::optional<Result<qint64>> saved;
+    m_seeder->policies().save(second, m_seeder->settings().actor, QString(300, u'r'), this,
+                              [&](Result<qint64> r) { saved = r; });
+    QTRY_VERIFY(saved.has_value() && *saved);
+
+    auto window = openWindow(kSmallScreen);
+    window->showPage(QStringLiteral("policies"));
+    auto* page = qobject_cast<PoliciesPage*>(window->page(QStringLiteral("policies")));
+    QVERIFY(page);
+    QTRY_VERIFY(page->model()->rowOf(action) >= 0);
+    page->findChild<QTableView*>(QStringLiteral("policiesTableView"))
+        ->selectRow(page->model()->rowOf(action));
+    page->showHistory();
+    auto* revisions = page->findChild<QTableWidget*>(QStringLiteral("revisionsTableWidget"));
+    QTRY_COMPARE(revisions->rowCount(), 2);
+    revisions->selectRow(1);
+    QTest::qWait(100); // a layout pass with the rows in
+    QVERIFY2(fits(window->minimumSizeHint(), kSmallScreen),
+             qPrintable(describe(window->minimumSizeHint()) + QStringLiteral("; ") +
+                        widestChild(page)));
+    QCOMPARE(window->size(), kSmallScreen);
+    for (const char* name :
+         {"restoreRevisionButton", "showHistoryButton", "diffTableWidget", "revisionsTableWidget"}) {
+        auto* widget = page->findChild<QWidget*>(QLatin1String(name));
+        QVERIFY2(widget && widget->isVisible(), name);
+        const QRect at(widget->mapTo(window.get(), QPoint(0, 0)), widget->size());
+        QVERIFY2(window->rect().contains(at), qPrintable(QStringLiteral("%1 leaves the window")
+                                                              .arg(QLatin1String(name))));
+    }
+    QCOMPARE(page->findChild<QTableWidget*>(QStringLiteral("diffTableWidget"))->rowCount(), 1);
 }
 
 void ScreenFitTest::luaHelpIsWrappedNotCut()
