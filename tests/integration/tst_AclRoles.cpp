@@ -221,6 +221,19 @@ void AclRolesTest::support()
     expectRefused("support",
                   {QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like"),
                    QStringLiteral("--revision"), QStringLiteral("1")});
+    // The history is readable, a rollback is a policy change.
+    QCOMPARE(ctl("support", {QStringLiteral("policy"), QStringLiteral("history"),
+                             QStringLiteral("like")})
+                 .code,
+             0);
+    QCOMPARE(ctl("operator", {QStringLiteral("policy"), QStringLiteral("set"),
+                              QStringLiteral("like"), QStringLiteral("--limit"),
+                              QStringLiteral("9"), QStringLiteral("--window"), QStringLiteral("1m")})
+                 .code,
+             0);
+    expectRefused("support", {QStringLiteral("policy"), QStringLiteral("rollback"),
+                              QStringLiteral("like"), QStringLiteral("--to"), QStringLiteral("1"),
+                              QStringLiteral("--reason"), QStringLiteral("x")});
     // Deleting an audit stream by hand is not granted either.
     QVERIFY(m_redis.command({"ACL", "DRYRUN", "support", "DEL", "tg:{43}:audit"})
                 .contains("no permissions"));
@@ -252,6 +265,17 @@ void AclRolesTest::operatorRole()
                          QStringLiteral("--revision"), QStringLiteral("2")});
     QVERIFY2(removed.code == 0, qPrintable(removed.describe()));
     QCOMPARE(integer({"EXISTS", "tg:policy:like"}), qint64(0));
+    // Its history stays: the operator brings it back, then rolls back to the first revision.
+    const Run restored = ctl("operator", {QStringLiteral("policy"), QStringLiteral("restore"),
+                                          QStringLiteral("like"), QStringLiteral("--reason"),
+                                          QStringLiteral("deleted by mistake")});
+    QVERIFY2(restored.code == 0, qPrintable(restored.describe()));
+    const Run rolled = ctl("operator", {QStringLiteral("policy"), QStringLiteral("rollback"),
+                                        QStringLiteral("like"), QStringLiteral("--to"),
+                                        QStringLiteral("1"), QStringLiteral("--reason"),
+                                        QStringLiteral("back to the first limits")});
+    QVERIFY2(rolled.code == 0, qPrintable(rolled.describe()));
+    QCOMPARE(m_redis.command({"HGET", "tg:policy:like", "revision"}), QByteArray("$1\r\n4\r\n"));
 }
 
 void AclRolesTest::application()
