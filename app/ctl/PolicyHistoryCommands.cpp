@@ -9,10 +9,6 @@ namespace tollgate::ctl {
 
 namespace {
 
-const QStringList kOwnedFields{QStringLiteral("revision"), QStringLiteral("updated_by"),
-                               QStringLiteral("updated_ms"), QStringLiteral("updated_reason"),
-                               QStringLiteral("contract")};
-
 // "fixed_window 10 per 10s, ban 1h", or why the stored fields are no policy.
 QString summary(const PolicyHistory& history, const PolicyRevision& revision)
 {
@@ -30,7 +26,7 @@ QJsonObject revisionJson(const PolicyRevision& revision, bool current)
 {
     QJsonObject fields; // every client field as stored, whatever this version knows of them
     for (const auto& [name, value] : revision.fields) {
-        if (!kOwnedFields.contains(QString::fromLatin1(name)))
+        if (!isScriptOwnedField(name))
             fields.insert(QString::fromUtf8(name), QString::fromUtf8(value));
     }
     return {{QStringLiteral("revision"), revision.revision},

@@ -4,6 +4,12 @@
 
 namespace tollgate {
 
+bool isScriptOwnedField(const QByteArray& name)
+{
+    return name == "revision" || name == "updated_by" || name == "updated_ms" ||
+           name == "updated_reason" || name == "contract";
+}
+
 PolicyRevision PolicyRevision::fromFields(const QList<QPair<QByteArray, QByteArray>>& fields)
 {
     PolicyRevision revision;

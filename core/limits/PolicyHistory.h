@@ -25,6 +25,10 @@ struct PolicyRevision
     Result<Policy> policy(const QByteArray& action) const;
 };
 
+/// Whether the scripts own the policy-hash field `name` (revision, updated_by, updated_ms,
+/// updated_reason, contract): a client never gives it, a rollback never copies it.
+bool isScriptOwnedField(const QByteArray& name);
+
 /// What `policy history` shows: the stored revision, if any, and the earlier ones the history
 /// stream keeps, newest first.
 struct PolicyHistory

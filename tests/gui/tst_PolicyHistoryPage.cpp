@@ -148,6 +148,8 @@ void PolicyHistoryPageTest::historyDiffAndRestore()
     QCOMPARE(stored("like")->updatedBy, QStringLiteral("ops-olga"));
     QTRY_COMPARE(revisions()->rowCount(), 4); // nothing rewritten: 4, 3, 2, 1
     QTRY_COMPARE(revisions()->item(0, 3)->text(), QStringLiteral("bad deploy"));
+    QTRY_VERIFY(child<QLabel>("historyStatusLabel")->text().contains(
+        QStringLiteral("revision 1 is back as revision 4")));
     // The editor follows the new revision.
     QTRY_COMPARE(m_page->editor()->loadedRevision(), qint64(4));
 }

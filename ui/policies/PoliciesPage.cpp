@@ -226,7 +226,7 @@ void PoliciesPage::deleteSelected()
     const qint64 revision = policy->revision;
     Ask::confirm(this, tr("Delete policy"),
                  tr("Delete the policy of action \"%1\" (revision %2)? Hits of \"%1\" will "
-                    "no longer be limited.")
+                    "no longer be limited. Its history is kept: the History tab can restore it.")
                      .arg(displayId(action))
                      .arg(revision),
                  [this, action, revision] { removePolicy(action, revision); });

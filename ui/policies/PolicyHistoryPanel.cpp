@@ -128,6 +128,7 @@ void PolicyHistoryPanel::showAction(const QByteArray& action)
     if (action != m_action) {
         m_action = action;
         m_history.reset();
+        m_notice.clear();
         m_actionEdit->setText(displayId(action));
         fill();
     }
@@ -156,7 +157,8 @@ void PolicyHistoryPanel::reload()
             m_status->setText(
                 (m_history->deleted() ? tr("Deleted; select a revision to restore it. ")
                                       : QString()) +
-                countText(qint64(count), tr("revision"), tr("revisions")));
+                countText(qint64(count), tr("revision"), tr("revisions")) +
+                (m_notice.isEmpty() ? QString() : QStringLiteral(" \u00b7 ") + m_notice));
         }
         fill();
         Q_EMIT loaded();
@@ -286,7 +288,7 @@ void PolicyHistoryPanel::write(qint64 revision, const QString& reason)
                           .arg(displayId(action), errorKindName(written.error().kind),
                                written.error().message));
         } else {
-            m_status->setText(tr("Revision %1 is back as revision %2.").arg(revision).arg(*written));
+            m_notice = tr("revision %1 is back as revision %2").arg(revision).arg(*written);
             Q_EMIT restored(action, *written);
         }
         reload();

@@ -51,6 +51,7 @@ private:
     QByteArray m_action;
     std::optional<PolicyHistory> m_history;
     quint64 m_generation = 0; // a reply for an action no longer shown is dropped
+    QString m_notice;         // what the last restore did, kept across the reload it causes
 
     QLineEdit* m_actionEdit;
     QPushButton* m_show;
