@@ -6,6 +6,7 @@
 //
 //   bench_console [--subjects 1000000] [--steady 10] [--settle 3] [--no-burner]
 //                 [--screenshot user.png] [--trace-stalls]
+#include "bench/support/LagProbe.h"
 #include "core/demo/DemoServer.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Blocking.h"
@@ -35,32 +36,6 @@ using namespace tollgate;
 using namespace tollgate::ui;
 
 namespace {
-
-// The longest time the GUI thread's event loop did not get round to a 5 ms timer.
-class LagProbe : public QObject
-{
-public:
-    LagProbe()
-    {
-        m_timer.setInterval(5);
-        m_timer.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_timer, &QTimer::timeout, this,
-                         [this] { m_worst = qMax(m_worst, m_clock.restart() - 5); });
-        m_clock.start();
-        m_timer.start();
-    }
-    qint64 take()
-    {
-        const qint64 worst = m_worst;
-        m_worst = 0;
-        return worst;
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_worst = 0;
-};
 
 qint64 threadCpuMs()
 {
@@ -323,7 +298,7 @@ int main(int argc, char** argv)
     Session session(settings);
     session.open();
     waitUntil([&] { return session.state() == ConnectionState::Connected; }, 10'000);
-    LagProbe lag;
+    bench::LagProbe lag;
     // The window's own page set, one shown at a time as the navigation does.
     QStackedWidget stack;
     stack.resize(1280, 800);
@@ -354,9 +329,9 @@ int main(int argc, char** argv)
     clock.start();
     stack.show();
     const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
-    const qint64 firstPaintStall = lag.take(); // creating, polishing and painting the page
+    const qint64 firstPaintStall = lag.takeLongest(); // creating, polishing and painting the page
     const qint64 allRows = firstRows + waitUntil([&] { return passDone && model->isIdle(); });
-    const qint64 loadStall = lag.take();
+    const qint64 loadStall = lag.takeLongest();
     const double loadServer = serverCpuSeconds(probe) - loadServerCpu;
     const double loadClient = cpuSeconds(RUSAGE_SELF) - loadClientCpu;
 
@@ -396,24 +371,24 @@ int main(int argc, char** argv)
         bool applied = false;
         auto c =
             QObject::connect(model, &SubjectsModel::orderApplied, [&applied] { applied = true; });
-        lag.take();
+        lag.takeLongest();
         view->sortByColumn(column, Qt::DescendingOrder);
         sortSlowest = qMax(sortSlowest, waitUntil([&] { return applied && model->isIdle(); }));
-        sortStall = qMax(sortStall, lag.take());
+        sortStall = qMax(sortStall, lag.takeLongest());
         QObject::disconnect(c);
     }
     row("longest GUI stall: sorting by each column",
         QStringLiteral("%1 ms (slowest sort %2 ms)").arg(sortStall).arg(sortSlowest), "<= 50 ms");
 
     auto* filter = page.findChild<QLineEdit*>(QStringLiteral("filterLineEdit"));
-    lag.take();
+    lag.takeLongest();
     filter->setText(QStringLiteral("u12"));
     Q_EMIT filter->returnPressed();
     waitUntil([&] { return model->isIdle() && model->rowCount() < model->totals().subjects; });
     filter->clear();
     Q_EMIT filter->returnPressed();
     waitUntil([&] { return model->isIdle() && model->rowCount() == model->totals().subjects; });
-    row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.take()), "<= 50 ms");
+    row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.takeLongest()), "<= 50 ms");
 
     const QByteArray target = "u" + QByteArray::number(n * 987'654 / 1'000'000);
     clock.restart();
@@ -483,7 +458,7 @@ int main(int argc, char** argv)
                      }});
     const auto measure = [&](const Shown& what) {
         PageFigures f;
-        lag.take();
+        lag.takeLongest();
         what.show();
         waitUntil([] { return false; }, qint64(settle) * 1000);
         const quint64 consoleBefore = session.client()->commandCount();
@@ -497,7 +472,7 @@ int main(int argc, char** argv)
         waitUntil([] { return false; }, 300); // the last INFO's answer
         f.steady = rate.average();
         f.peak = rate.peak();
-        f.stall = lag.take();
+        f.stall = lag.takeLongest();
         what.hide();
         return f;
     };
