@@ -18,6 +18,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
@@ -30,7 +31,9 @@
 #include <ctime>
 #include <functional>
 #include <future>
+#include <map>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace tollgate;
 using namespace tollgate::ui;
@@ -121,6 +124,32 @@ double cpuSeconds(int who)
     getrusage(who, &usage);
     auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// CPU seconds each thread of this process has used, added up by thread name (GUI thread,
+// redis-io-N, the pool): where the client's share of loading goes.
+std::map<QByteArray, double> cpuSecondsByThread()
+{
+    std::map<QByteArray, double> byName;
+    const double tick = double(sysconf(_SC_CLK_TCK));
+    for (const QString& tid :
+         QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(QStringLiteral("/proc/self/task/%1/stat").arg(tid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        // "<tid> (<comm>) <state> ...": utime and stime are fields 14 and 15, counted from 1.
+        const qsizetype open = line.indexOf('('), close = line.lastIndexOf(')');
+        if (open < 0 || close < open)
+            continue;
+        QByteArray name = line.mid(open + 1, close - open - 1);
+        if (name.startsWith("redis-io-"))
+            name = "redis-io";
+        const QList<QByteArray> fields = line.mid(close + 2).split(' ');
+        if (fields.size() > 12)
+            byName[name] += (fields[11].toDouble() + fields[12].toDouble()) / tick;
+    }
+    return byName;
 }
 
 // Commands the server ran per second (INFO commandstats, scripts' inner commands included),
@@ -326,6 +355,7 @@ int main(int argc, char** argv)
     });
     const double loadServerCpu = serverCpuSeconds(probe);
     const double loadClientCpu = cpuSeconds(RUSAGE_SELF);
+    const std::map<QByteArray, double> loadThreadCpu = cpuSecondsByThread();
     clock.start();
     stack.show();
     const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
@@ -334,6 +364,15 @@ int main(int argc, char** argv)
     const qint64 loadStall = lag.takeLongest();
     const double loadServer = serverCpuSeconds(probe) - loadServerCpu;
     const double loadClient = cpuSeconds(RUSAGE_SELF) - loadClientCpu;
+    QStringList perThread;
+    for (const auto& [name, seconds] : cpuSecondsByThread()) {
+        const auto before = loadThreadCpu.find(name);
+        const double used = seconds - (before == loadThreadCpu.end() ? 0.0 : before->second);
+        if (used >= 0.05)
+            perThread << QStringLiteral("%1 %2")
+                             .arg(QString::fromUtf8(name))
+                             .arg(used * 1e6 / double(qMax<qint64>(1, n)), 0, 'f', 1);
+    }
 
     std::printf("\nbench_console: %lld subjects (%lld keys), Subjects page offscreen, %s\n\n",
                 static_cast<long long>(model->totals().subjects),
@@ -360,6 +399,7 @@ int main(int argc, char** argv)
     row("client CPU per subject while loading",
         QStringLiteral("%1 us").arg(loadClient * 1e6 / double(qMax<qint64>(1, n)), 0, 'f', 2),
         "<= 5 us");
+    row("  of which, by thread (us per subject)", perThread.join(QStringLiteral(", ")), "");
     row("longest GUI stall: loading",
         QStringLiteral("%1 ms (first paint %2 ms)").arg(loadStall).arg(firstPaintStall),
         "<= 50 ms");
