@@ -30,6 +30,7 @@ private Q_SLOTS:
     void oddActionIds();
     void unknownFieldsRoundTrip();
     void aclRefusalWritesNothing();
+    void historyOfTheWrongTypeIsNamed();
 
 private:
     Result<PolicyHistory> history(const QByteArray& action);
@@ -335,6 +336,22 @@ void PolicyHistoryTest::aclRefusalWritesNothing()
     QVERIFY(saved.error().message.contains(QStringLiteral("nothing was written")));
     QCOMPARE(snapshot("like"), before);
     m_core.onEveryPrimary({"ACL", "DELUSER", "nohistory"});
+}
+
+void PolicyHistoryTest::historyOfTheWrongTypeIsNamed()
+{
+    QCOMPARE(saveRevisions("like", 1), qint64(1));
+    const QByteArray key = m_core.layout().policyHistoryKey("like");
+    QVERIFY(m_core.inspect({"SET", key, "not a stream"}));
+    const auto before = snapshot("like");
+    Policy policy = makePolicy("like", 5, 60000);
+    policy.revision = 1;
+    const auto saved = m_core.save(policy);
+    QCOMPARE(saved.error().kind, ErrorKind::WrongType);
+    QVERIFY2(saved.error().message.contains(QString::fromUtf8(key)),
+             qPrintable(saved.error().message));
+    QCOMPARE(history("like").error().kind, ErrorKind::WrongType);
+    QCOMPARE(snapshot("like"), before);
 }
 
 QTEST_GUILESS_MAIN(PolicyHistoryTest)
