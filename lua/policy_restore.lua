@@ -24,7 +24,8 @@ audit entry "rollback" (a policy was stored) or "restore" (none was) with the ac
 ARGV[4] and detail "revision=N; from=M", then the changed fields as policy_set.lua writes them,
 goes to the global stream; "policy\n0\n<action>" is published. All of it or nothing.
 Reply: the new revision.
-Errors: TG_INVALID (bad arguments, or ARGV[5] is the stored revision: nothing to put back),
+Errors (naming the action as it appears in the key):
+        TG_INVALID (bad arguments, or ARGV[5] is the stored revision: nothing to put back),
         TG_NOTFOUND "policy <action> has no history" | "policy <action> has no revision N" |
                     "revision N of policy <action> was pruned from its history (it keeps
                     revisions A to B)",
@@ -60,11 +61,11 @@ if bad then return bad end
 
 ---------------------------------------------------------------- the revision to put back
 local entries = archived()
-local name = unescape(action)
-if #entries == 0 then return redis.error_reply('TG_NOTFOUND policy ' .. name .. ' has no history') end
+-- Messages name the action as it appears in the key: one line, whatever its bytes.
+if #entries == 0 then return redis.error_reply('TG_NOTFOUND policy ' .. action .. ' has no history') end
 if wanted == 0 then wanted = entries[1].revision end
 if wanted == current then
-  return redis.error_reply('TG_INVALID policy ' .. name .. ' is at revision ' .. int(current) .. ' already')
+  return redis.error_reply('TG_INVALID policy ' .. action .. ' is at revision ' .. int(current) .. ' already')
 end
 local chosen
 for _, entry in ipairs(entries) do
@@ -74,9 +75,9 @@ if not chosen then
   local oldest = entries[#entries].revision
   if wanted < oldest then
     return redis.error_reply(string.format('TG_NOTFOUND revision %d of policy %s was pruned from its history ' ..
-      '(it keeps revisions %d to %d)', wanted, name, oldest, entries[1].revision))
+      '(it keeps revisions %d to %d)', wanted, action, oldest, entries[1].revision))
   end
-  return redis.error_reply('TG_NOTFOUND policy ' .. name .. ' has no revision ' .. int(wanted))
+  return redis.error_reply('TG_NOTFOUND policy ' .. action .. ' has no revision ' .. int(wanted))
 end
 
 ---------------------------------------------------------------- the writes
@@ -95,7 +96,7 @@ local revision = highest_revision(current) + 1
 local writes = {}
 archive(writes, stored)
 write_revision(writes, fields, revision, actor, reason, server_ms())
-audit_policy(writes, { 'event', current > 0 and 'rollback' or 'restore', 'user', '', 'action', name,
+audit_policy(writes, { 'event', current > 0 and 'rollback' or 'restore', 'user', '', 'action', unescape(action),
   'actor', actor, 'reason', reason, 'until_ms', '0', 'detail', 'revision=' .. int(revision) ..
   '; from=' .. int(wanted) .. (current > 0 and changed_fields(stored, fields) or '') })
 publish(writes, channel, 'policy', '', action)
