@@ -1,7 +1,8 @@
 // A client in another language, written from lua/README.md alone
 // (tests/python/second_client.py, standard library only), against tollgatectl on one server:
 // it reads the stored policy, addresses every id the CLI addresses (invalid UTF-8 included: the
-// CLI keeps argv's bytes) and gets TG_INVALID for the ids the contract refuses.
+// CLI keeps argv's bytes) and gets TG_INVALID for the ids the contract refuses; then it reads a
+// policy's history and rolls it back with policy_restore.lua, and tollgatectl lists the result.
 
 #include "tests/support/CoreFixture.h"
 
@@ -86,6 +87,16 @@ void SecondLanguageTest::sameIdsSameKeys()
     for (const QJsonValue& reply : invalid)
         QVERIFY2(reply.toString().startsWith(QStringLiteral("TG_INVALID")),
                  qPrintable(reply.toString()));
+
+    const QJsonObject history = result[QStringLiteral("history")].toObject();
+    const QByteArray shown = QJsonDocument(history).toJson(QJsonDocument::Compact);
+    QVERIFY2(history[QStringLiteral("stored")].toInt() == 2 &&
+                 history[QStringLiteral("earlier")].toArray() == QJsonArray{1} &&
+                 history[QStringLiteral("reply")].toInt() == 3 &&
+                 history[QStringLiteral("revisions")].toArray() == (QJsonArray{3, 2, 1}) &&
+                 history[QStringLiteral("reason")].toString() == QStringLiteral("from python") &&
+                 history[QStringLiteral("windows")].toString() == QStringLiteral("60000:10"),
+             shown.constData());
 }
 
 QTEST_GUILESS_MAIN(SecondLanguageTest)

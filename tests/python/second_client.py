@@ -123,7 +123,29 @@ def main():
     for user in (b"", b"u" * 1025):
         reply = hit(redis, sha, source, policy, b"like", user)
         result["invalid"].append(str(reply) if isinstance(reply, RuntimeError) else "accepted")
+    result["history"] = history(redis, ctl, port, lua_dir)
     print(json.dumps(result))
+
+
+def history(redis, ctl, port, lua_dir):
+    """tollgatectl saves a second revision of like; Python reads the history stream and puts
+    revision 1 back with policy_restore.lua (lua/README.md, "Policy history"); tollgatectl then
+    lists what Python wrote."""
+    url = b"redis://127.0.0.1:%d" % port
+    subprocess.run([ctl.encode(), b"--url", url, b"policy", b"set", b"like", b"--limit", b"20", b"--window", b"1m"],
+                   check=True, capture_output=True)
+    stored = int(redis.call(b"HGET", b"tg:policy:like", b"revision"))
+    entries = redis.call(b"XREVRANGE", b"tg:policy:like:history", b"+", b"-", b"COUNT", b"1000")
+    earlier = [int(dict(zip(fields[::2], fields[1::2]))[b"revision"]) for _, fields in entries]
+    restore = open(lua_dir + "/policy_restore.lua", "rb").read()
+    keys = [b"tg:policy:like", b"tg:audit", b"tg:policies", b"tg:policy:like:history"]
+    reply = redis.call(b"EVAL", restore, len(keys), *keys, stored, b"python", b"", b"from python", earlier[-1])
+    run = subprocess.run([ctl.encode(), b"--url", url, b"--json", b"policy", b"history", b"like"], capture_output=True)
+    revisions = json.loads(run.stdout or b"{}").get("revisions", [])
+    return {"stored": stored, "earlier": earlier, "reply": reply if isinstance(reply, int) else str(reply),
+            "revisions": [r["revision"] for r in revisions],
+            "reason": revisions[0]["reason"] if revisions else "",
+            "windows": revisions[0]["fields"].get("windows", "") if revisions else ""}
 
 
 if __name__ == "__main__":
