@@ -28,6 +28,7 @@ private Q_SLOTS:
     void operatorSessionOnCluster();
     void repairFindsKeysOnEveryPrimary();
     void ttlRaceOnCluster();
+    void policyHistoryOnCluster();
 
 private:
     CliRun ctl(std::initializer_list<QByteArray> args);
@@ -227,6 +228,31 @@ void ClusterCliTest::ttlRaceOnCluster()
     QCOMPARE(errors.load(), qint64(0));
     QCOMPARE(keysWithoutTtl("tg:{*}:race:*"), qint64(0));
     qInfo("%lld scripted hits, none left a key without TTL", static_cast<long long>(hits.load()));
+}
+
+void ClusterCliTest::policyHistoryOnCluster()
+{
+    // Save twice, delete, restore, roll back: each step one script on the {:} slot.
+    CliRun run = ctl({"policy", "set", "upload", "--limit", "100", "--window", "1d"});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    run = ctl({"policy", "set", "upload", "--limit", "120", "--window", "1d"});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    run = ctl({"policy", "delete", "upload"});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    run = ctl({"policy", "restore", "upload", "--reason", "deleted by mistake"});
+    QVERIFY2(run.code == 0 && run.out.contains("revision 2 is back as revision 3"),
+             qPrintable(run.describe()));
+    run = ctl({"policy", "rollback", "upload", "--to", "1", "--reason", "too generous"});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    run = ctl({"policy", "diff", "upload", "3", "4"});
+    QVERIFY2(run.code == 0 && run.out.contains("windows: '1d:120' -> '1d:100'"),
+             qPrintable(run.describe()));
+    run = ctl({"--json", "policy", "history", "upload"});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    QCOMPARE(run.object().value(QStringLiteral("revisions")).toArray().size(), 4);
+    const QByteArray history = KeySchema("tg").policyHistoryKey("upload", true);
+    QCOMPARE(m_cluster.node(m_cluster.nodeOfKey(history)).command({"XLEN", history}),
+             QByteArray(":3\r\n"));
 }
 
 QTEST_GUILESS_MAIN(ClusterCliTest)
