@@ -74,6 +74,8 @@ void KeyLayoutTest::clusterKeysParse_data()
     const KeyLayout standalone(KeySchema(), false);
     QTest::newRow("cluster policy")
         << cluster.policyKey("a:b c") << Kind::Policy << QByteArray("a:b c");
+    QTest::newRow("cluster history")
+        << cluster.policyHistoryKey("a:b c") << Kind::PolicyHistory << QByteArray("a:b c");
     QTest::newRow("cluster index") << cluster.policyIndexKey() << Kind::PolicyIndex << QByteArray();
     QTest::newRow("cluster audit") << cluster.policyAuditKey() << Kind::Audit << QByteArray();
     QTest::newRow("standalone index")

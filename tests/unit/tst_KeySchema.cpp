@@ -175,6 +175,12 @@ void KeySchemaTest::parseEveryKind_data()
                                 << Algorithm::FixedWindow << qint64(0);
     QTest::newRow("policy") << s.policyKey(a) << Kind::Policy << QByteArray() << a
                             << Algorithm::FixedWindow << qint64(0);
+    QTest::newRow("policy history") << s.policyHistoryKey(a) << Kind::PolicyHistory << QByteArray()
+                                    << a << Algorithm::FixedWindow << qint64(0);
+    // The history of an action named "x:history" is no policy hash, and the reverse.
+    QTest::newRow("policy named history") << s.policyKey("x:history") << Kind::Policy
+                                          << QByteArray() << QByteArray("x:history")
+                                          << Algorithm::FixedWindow << qint64(0);
     QTest::newRow("stats") << s.statsKey(a) << Kind::Stats << QByteArray() << a
                            << Algorithm::FixedWindow << qint64(0);
     QTest::newRow("global audit") << s.auditKey() << Kind::Audit << QByteArray() << QByteArray()
