@@ -65,8 +65,9 @@ Result<qint64> revisionArgument(const QString& value, const QString& what)
     bool ok = false;
     const qint64 revision = value.toLongLong(&ok);
     if (!ok || revision < 1)
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("%1 must be a revision number >= 1, got '%2'").arg(what, value)};
+        return Error{
+            ErrorKind::InvalidInput,
+            QStringLiteral("%1 must be a revision number >= 1, got '%2'").arg(what, value)};
     return revision;
 }
 
@@ -142,7 +143,8 @@ int diff(Cli& cli, const QStringList& args)
                   .arg(*after)
                   .arg(changes->empty() ? QStringLiteral(": no differences") : QString()));
     for (const PolicyFieldChange& c : *changes)
-        printLine(QStringLiteral("  %1: '%2' -> '%3'").arg(QString::fromLatin1(c.name), c.before, c.after));
+        printLine(QStringLiteral("  %1: '%2' -> '%3'")
+                      .arg(QString::fromLatin1(c.name), c.before, c.after));
     return ExitOk;
 }
 
@@ -151,7 +153,8 @@ int bringBack(Cli& cli, const QStringList& args, bool restore)
 {
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addOption({QStringLiteral("reason"), QStringLiteral("Why (written into the audit entry)."),
+    parser.addOption({QStringLiteral("reason"),
+                      QStringLiteral("Why (written into the audit entry)."),
                       QStringLiteral("text")});
     if (!restore)
         parser.addOption({QStringLiteral("to"), QStringLiteral("The revision to put back."),
@@ -182,9 +185,9 @@ int bringBack(Cli& cli, const QStringList& args, bool restore)
                          .arg(name)
                          .arg(h.current->revision)});
     if (!restore && h.deleted())
-        return fail({ErrorKind::NotFound,
-                     QStringLiteral("policy %1 is deleted: `policy restore %1` brings it back")
-                         .arg(name)});
+        return fail(
+            {ErrorKind::NotFound,
+             QStringLiteral("policy %1 is deleted: `policy restore %1` brings it back").arg(name)});
     if (!restore && !h.find(*target))
         return fail(h.missing(*target));
     auto written = waitFor<qint64>([&](Callback<qint64> done) {
@@ -202,10 +205,11 @@ int bringBack(Cli& cli, const QStringList& args, bool restore)
                               {QStringLiteral("revision"), *written},
                               {QStringLiteral("from"), from}});
     else
-        printLine(QStringLiteral("policy %1 %2: revision %3 is back as revision %4")
-                      .arg(name, restore ? QStringLiteral("restored") : QStringLiteral("rolled back"))
-                      .arg(from)
-                      .arg(*written));
+        printLine(
+            QStringLiteral("policy %1 %2: revision %3 is back as revision %4")
+                .arg(name, restore ? QStringLiteral("restored") : QStringLiteral("rolled back"))
+                .arg(from)
+                .arg(*written));
     return ExitOk;
 }
 

@@ -38,10 +38,11 @@ Result<Policy> PolicyRevision::policy(const QByteArray& action) const
     }
     auto policy = Policy::fromFields(action, policyFields);
     if (!policy)
-        return Error{ErrorKind::WrongType, QStringLiteral("revision %1 of policy %2 is no valid "
-                                                          "policy: %3")
-                                               .arg(revision)
-                                               .arg(idToDisplayText(action), policy.error().message)};
+        return Error{ErrorKind::WrongType,
+                     QStringLiteral("revision %1 of policy %2 is no valid "
+                                    "policy: %3")
+                         .arg(revision)
+                         .arg(idToDisplayText(action), policy.error().message)};
     return policy;
 }
 
@@ -67,7 +68,8 @@ Error PolicyHistory::missing(qint64 revision) const
                     .arg(name)
                     .arg(earlier.back().revision)
                     .arg(current ? current->revision : earlier.front().revision)};
-    return {ErrorKind::NotFound, QStringLiteral("policy %1 has no revision %2").arg(name).arg(revision)};
+    return {ErrorKind::NotFound,
+            QStringLiteral("policy %1 has no revision %2").arg(name).arg(revision)};
 }
 
 Result<Policy> PolicyHistory::policyAt(qint64 revision) const

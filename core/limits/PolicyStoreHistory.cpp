@@ -13,12 +13,12 @@ void PolicyStore::history(const QByteArray& action, Context context,
     if (rejected(id, context, done))
         return;
     withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
-        std::vector<Command> commands{
-            {QByteArrayLiteral("HGETALL"), layout.policyKey(action)},
-            {QByteArrayLiteral("XREVRANGE"), layout.policyHistoryKey(action), "+", "-", "COUNT",
-             "1000"}};
+        std::vector<Command> commands{{QByteArrayLiteral("HGETALL"), layout.policyKey(action)},
+                                      {QByteArrayLiteral("XREVRANGE"),
+                                       layout.policyHistoryKey(action), "+", "-", "COUNT", "1000"}};
         store.m_client->executeBatch(
-            std::move(commands), nullptr, [action, context, done](std::vector<Result<Reply>> replies) {
+            std::move(commands), nullptr,
+            [action, context, done](std::vector<Result<Reply>> replies) {
                 for (const Result<Reply>& reply : replies) {
                     if (!reply) {
                         deliver(context, done, Result<PolicyHistory>(reply.error()));
@@ -81,7 +81,8 @@ void PolicyStore::restoreRevision(const QByteArray& action, qint64 expectedRevis
     withLayout([=](const PolicyStore& store, const KeyLayout& layout) {
         runScript(store.m_client, QStringLiteral("policy_restore"), scriptKeys(layout, action),
                   {QByteArray::number(expectedRevision), actor.toUtf8(),
-                   layout.schema().eventsChannel(), reason.toUtf8(), QByteArray::number(toRevision)},
+                   layout.schema().eventsChannel(), reason.toUtf8(),
+                   QByteArray::number(toRevision)},
                   nullptr, [context, done](Result<Reply> reply) {
                       if (!reply)
                           deliver(context, done, Result<qint64>(reply.error()));

@@ -142,14 +142,16 @@ void PolicyHistoryPageTest::historyDiffAndRestore()
     QVERIFY(restore->isEnabled());
     restore->click();
     QTRY_VERIFY(openReasonPrompt(m_page.get()));
-    QVERIFY(answerReasonPrompt(m_page.get(), QStringLiteral("bad deploy")).contains(QStringLiteral("revision 1")));
+    QVERIFY(answerReasonPrompt(m_page.get(), QStringLiteral("bad deploy"))
+                .contains(QStringLiteral("revision 1")));
     QTRY_COMPARE(stored("like")->revision, qint64(4));
     QCOMPARE(stored("like")->windows.front().limit, qint64(1));
     QCOMPARE(stored("like")->updatedBy, QStringLiteral("ops-olga"));
     QTRY_COMPARE(revisions()->rowCount(), 4); // nothing rewritten: 4, 3, 2, 1
     QTRY_COMPARE(revisions()->item(0, 3)->text(), QStringLiteral("bad deploy"));
-    QTRY_VERIFY(child<QLabel>("historyStatusLabel")->text().contains(
-        QStringLiteral("revision 1 is back as revision 4")));
+    QTRY_VERIFY(child<QLabel>("historyStatusLabel")
+                    ->text()
+                    .contains(QStringLiteral("revision 1 is back as revision 4")));
     // The editor follows the new revision.
     QTRY_COMPARE(m_page->editor()->loadedRevision(), qint64(4));
 }
@@ -236,7 +238,8 @@ void PolicyHistoryPageTest::auditPageReadsRollbackAndRestore()
              QStringLiteral("deleted by mistake (revision 3 back as revision 4)"));
     QCOMPARE(cell(2, AuditModel::Event), QStringLiteral("rollback"));
     QCOMPARE(cell(2, AuditModel::Actor), QStringLiteral("ops-olga"));
-    QCOMPARE(cell(2, AuditModel::Reason), QStringLiteral("bad deploy (revision 1 back as revision 3)"));
+    QCOMPARE(cell(2, AuditModel::Reason),
+             QStringLiteral("bad deploy (revision 1 back as revision 3)"));
 }
 
 QTEST_MAIN(PolicyHistoryPageTest)

@@ -109,8 +109,8 @@ QMap<QByteArray, QByteArray> PolicyHistoryTest::snapshot(const QByteArray& actio
 
 QByteArray PolicyHistoryTest::newestAudit(const char* field)
 {
-    const auto reply = m_core.inspect({"XREVRANGE", m_core.layout().policyAuditKey(), "+", "-",
-                                       "COUNT", "1"});
+    const auto reply =
+        m_core.inspect({"XREVRANGE", m_core.layout().policyAuditKey(), "+", "-", "COUNT", "1"});
     if (!reply || reply->elements.empty())
         return {};
     for (const auto& [name, value] : reply->elements[0].elements[1].toPairs()) {
@@ -203,11 +203,11 @@ void PolicyHistoryTest::badRollbacksAreRefused()
 {
     QCOMPARE(saveRevisions("like", 2), qint64(2));
     const auto before = snapshot("like");
-    QCOMPARE(rollback("like", 2, 9).error().kind, ErrorKind::NotFound);    // no such revision
+    QCOMPARE(rollback("like", 2, 9).error().kind, ErrorKind::NotFound);     // no such revision
     QCOMPARE(rollback("like", 2, 2).error().kind, ErrorKind::InvalidInput); // already there
     QCOMPARE(rollback("like", 2, 0).error().kind, ErrorKind::InvalidInput);
     QCOMPARE(rollback("ghost", 1, 1).error().kind, ErrorKind::Conflict); // not stored
-    QCOMPARE(restore("ghost").error().kind, ErrorKind::NotFound);       // no history at all
+    QCOMPARE(restore("ghost").error().kind, ErrorKind::NotFound);        // no history at all
     QCOMPARE(history("ghost").error().kind, ErrorKind::NotFound);
     const auto noReason = await<qint64>([&](QObject* context, Callback<qint64> done) {
         m_core.policies().rollback("like", 2, 1, QStringLiteral("alice"), QStringLiteral(" "),
@@ -309,8 +309,8 @@ void PolicyHistoryTest::aclRefusalWritesNothing()
     QCOMPARE(saveRevisions("like", 2), qint64(2));
     const KeyLayout layout = m_core.layout();
     // The scripts run on any key (a selector), their writes are checked against the root rules.
-    Command setuser{"ACL", "SETUSER", "nohistory", "reset", "on", ">pw", "+@all", "-evalsha",
-                    "%R~*"};
+    Command setuser{"ACL", "SETUSER", "nohistory", "reset", "on",
+                    ">pw", "+@all",   "-evalsha",  "%R~*"};
     setuser << "%W~" + layout.policyKey("like") << "%W~" + layout.policyIndexKey()
             << "%W~" + layout.policyAuditKey() << "(+evalsha ~*)";
     for (const auto& reply : m_core.onEveryPrimary(setuser))

@@ -57,10 +57,10 @@ CliRun tst_PolicyHistoryCli::ctl(const QStringList& args, const QString& url)
 void tst_PolicyHistoryCli::seed()
 {
     for (const char* limit : {"1", "2", "3"}) {
-        const CliRun run = ctl({QStringLiteral("policy"), QStringLiteral("set"),
-                                QStringLiteral("like"), QStringLiteral("--limit"),
-                                QString::fromLatin1(limit), QStringLiteral("--window"),
-                                QStringLiteral("1m")});
+        const CliRun run =
+            ctl({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+                 QStringLiteral("--limit"), QString::fromLatin1(limit), QStringLiteral("--window"),
+                 QStringLiteral("1m")});
         QVERIFY2(run.code == 0, qPrintable(run.describe()));
     }
 }
@@ -68,8 +68,9 @@ void tst_PolicyHistoryCli::seed()
 QMap<QByteArray, QByteArray> tst_PolicyHistoryCli::snapshot()
 {
     QMap<QByteArray, QByteArray> keys;
-    for (const QByteArray& key : {QByteArray("tg:policy:like"), QByteArray("tg:policy:like:history"),
-                                  QByteArray("tg:policies"), QByteArray("tg:audit")})
+    for (const QByteArray& key :
+         {QByteArray("tg:policy:like"), QByteArray("tg:policy:like:history"),
+          QByteArray("tg:policies"), QByteArray("tg:audit")})
         keys[key] = m_redis.command({"DUMP", key});
     return keys;
 }
@@ -77,7 +78,8 @@ QMap<QByteArray, QByteArray> tst_PolicyHistoryCli::snapshot()
 void tst_PolicyHistoryCli::historyListsEveryRevision()
 {
     seed();
-    const CliRun text = ctl({QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("like")});
+    const CliRun text =
+        ctl({QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("like")});
     QVERIFY2(text.code == 0, qPrintable(text.describe()));
     QVERIFY2(text.out.contains("3 (current)") && text.out.contains("1 per 1m") &&
                  text.out.contains("tester"),
@@ -99,12 +101,13 @@ void tst_PolicyHistoryCli::historyListsEveryRevision()
 void tst_PolicyHistoryCli::diffComparesFieldByField()
 {
     seed();
-    const CliRun text = ctl({QStringLiteral("policy"), QStringLiteral("diff"), QStringLiteral("like"),
-                             QStringLiteral("1"), QStringLiteral("3")});
+    const CliRun text = ctl({QStringLiteral("policy"), QStringLiteral("diff"),
+                             QStringLiteral("like"), QStringLiteral("1"), QStringLiteral("3")});
     QVERIFY2(text.code == 0, qPrintable(text.describe()));
     QVERIFY2(text.out.contains("windows: '1m:1' -> '1m:3'"), text.out.constData());
-    const CliRun json = ctl({QStringLiteral("--json"), QStringLiteral("policy"), QStringLiteral("diff"),
-                             QStringLiteral("like"), QStringLiteral("2"), QStringLiteral("2")});
+    const CliRun json =
+        ctl({QStringLiteral("--json"), QStringLiteral("policy"), QStringLiteral("diff"),
+             QStringLiteral("like"), QStringLiteral("2"), QStringLiteral("2")});
     QVERIFY2(json.code == 0, qPrintable(json.describe()));
     QCOMPARE(json.object().value(QStringLiteral("fields")).toArray().size(), 0);
 }
@@ -112,12 +115,14 @@ void tst_PolicyHistoryCli::diffComparesFieldByField()
 void tst_PolicyHistoryCli::rollbackAndRestore()
 {
     seed();
-    CliRun run = ctl({QStringLiteral("--json"), QStringLiteral("policy"), QStringLiteral("rollback"),
-                      QStringLiteral("like"), QStringLiteral("--to"), QStringLiteral("1"),
-                      QStringLiteral("--reason"), QStringLiteral("bad deploy")});
+    CliRun run =
+        ctl({QStringLiteral("--json"), QStringLiteral("policy"), QStringLiteral("rollback"),
+             QStringLiteral("like"), QStringLiteral("--to"), QStringLiteral("1"),
+             QStringLiteral("--reason"), QStringLiteral("bad deploy")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     QCOMPARE(run.object().value(QStringLiteral("revision")).toInt(), 4);
-    QCOMPARE(m_redis.command({"HGET", "tg:policy:like", "windows"}), QByteArray("$7\r\n60000:1\r\n"));
+    QCOMPARE(m_redis.command({"HGET", "tg:policy:like", "windows"}),
+             QByteArray("$7\r\n60000:1\r\n"));
 
     run = ctl({QStringLiteral("policy"), QStringLiteral("delete"), QStringLiteral("like")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
@@ -148,19 +153,27 @@ void tst_PolicyHistoryCli::errorsWriteNothing_data()
     QTest::newRow("bad revision") << QStringList{QStringLiteral("diff"), QStringLiteral("like"),
                                                  QStringLiteral("one"), QStringLiteral("2")}
                                   << 2 << QByteArray("rev-a");
-    QTest::newRow("unknown revision")
-        << QStringList{QStringLiteral("rollback"), QStringLiteral("like"), QStringLiteral("--to"),
-                       QStringLiteral("9"), reason, QStringLiteral("r")}
-        << 3 << QByteArray("has no revision 9");
-    QTest::newRow("unknown action") << QStringList{QStringLiteral("history"), QStringLiteral("ghost")}
-                                    << 3 << QByteArray("no policy and no history");
+    QTest::newRow("unknown revision") << QStringList{QStringLiteral("rollback"),
+                                                     QStringLiteral("like"),
+                                                     QStringLiteral("--to"),
+                                                     QStringLiteral("9"),
+                                                     reason,
+                                                     QStringLiteral("r")}
+                                      << 3 << QByteArray("has no revision 9");
+    QTest::newRow("unknown action")
+        << QStringList{QStringLiteral("history"), QStringLiteral("ghost")} << 3
+        << QByteArray("no policy and no history");
     QTest::newRow("restore of a stored policy")
-        << QStringList{QStringLiteral("restore"), QStringLiteral("like"), reason, QStringLiteral("r")}
+        << QStringList{QStringLiteral("restore"), QStringLiteral("like"), reason,
+                       QStringLiteral("r")}
         << 3 << QByteArray("exists (revision 3)");
-    QTest::newRow("rollback to the current revision")
-        << QStringList{QStringLiteral("rollback"), QStringLiteral("like"), QStringLiteral("--to"),
-                       QStringLiteral("3"), reason, QStringLiteral("r")}
-        << 2 << QByteArray("already");
+    QTest::newRow("rollback to the current revision") << QStringList{QStringLiteral("rollback"),
+                                                                     QStringLiteral("like"),
+                                                                     QStringLiteral("--to"),
+                                                                     QStringLiteral("3"),
+                                                                     reason,
+                                                                     QStringLiteral("r")}
+                                                      << 2 << QByteArray("already");
 }
 
 void tst_PolicyHistoryCli::errorsWriteNothing()
@@ -194,7 +207,8 @@ void tst_PolicyHistoryCli::aclRefusalIsExit3()
                       QStringLiteral("9"), QStringLiteral("--window"), QStringLiteral("1m")},
           QStringList{QStringLiteral("delete"), QStringLiteral("like")}}) {
         const CliRun run = ctl(QStringList{QStringLiteral("policy")} + args, url);
-        QVERIFY2(run.code == 3 && run.err.contains("nothing was written"), qPrintable(run.describe()));
+        QVERIFY2(run.code == 3 && run.err.contains("nothing was written"),
+                 qPrintable(run.describe()));
         QCOMPARE(snapshot(), before);
     }
 }

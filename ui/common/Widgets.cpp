@@ -3,9 +3,11 @@
 #include "ui/common/Palette.h"
 
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScreen>
+#include <QTableWidget>
 
 namespace tollgate::ui {
 
@@ -19,6 +21,28 @@ QLabel* makeErrorLabel(QWidget* parent)
     palette.setColor(QPalette::WindowText, toneColor(Tone::Denied, palette));
     label->setPalette(palette);
     return label;
+}
+
+QTableWidget* makeReadOnlyTable(QWidget* parent, const QString& name, const QStringList& headers)
+{
+    auto* table = new QTableWidget(0, int(headers.size()), parent);
+    table->setObjectName(name);
+    table->setHorizontalHeaderLabels(headers);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setWordWrap(false);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+QTableWidgetItem* makeTextCell(const QString& text)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setToolTip(text);
+    return item;
 }
 
 QLineEdit* makeReasonLineEdit(QWidget* parent)

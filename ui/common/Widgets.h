@@ -1,8 +1,12 @@
 #pragma once
 
+#include <QStringList>
+
 class QLabel;
 class QLineEdit;
 class QSize;
+class QTableWidget;
+class QTableWidgetItem;
 class QWidget;
 
 namespace tollgate::ui {
@@ -12,6 +16,12 @@ QLabel* makeErrorLabel(QWidget* parent);
 
 /// The "why" of a ban, unban or reset ("reasonLineEdit"): required, at most what core accepts.
 QLineEdit* makeReasonLineEdit(QWidget* parent);
+
+/// A small table of whole rows to read, not edit (at most a few hundred rows): one row selected
+/// at a time, columns sized to their contents, the last one stretched.
+QTableWidget* makeReadOnlyTable(QWidget* parent, const QString& name, const QStringList& headers);
+/// A cell of such a table, its whole text in the tooltip (long reasons are cut in the cell).
+QTableWidgetItem* makeTextCell(const QString& text);
 
 /// Gives a window `preferred` size, or less on a smaller screen (the screen it is on, or the
 /// primary one): a dialog's buttons must never open off-screen.

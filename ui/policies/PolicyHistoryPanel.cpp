@@ -6,8 +6,9 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/common/Widgets.h"
+#include "ui/policies/PolicyRevisionDiff.h"
 
-#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,29 +22,14 @@ namespace tollgate::ui {
 
 namespace {
 
-enum RevisionColumn { RevisionCol, SavedCol, ByCol, ReasonCol, RevisionColumnCount };
-
-QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& headers)
+enum RevisionColumn
 {
-    auto* table = new QTableWidget(0, int(headers.size()), parent);
-    table->setObjectName(name);
-    table->setHorizontalHeaderLabels(headers);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setWordWrap(false);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
-QTableWidgetItem* cell(const QString& text)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setToolTip(text);
-    return item;
-}
+    RevisionCol,
+    SavedCol,
+    ByCol,
+    ReasonCol,
+    RevisionColumnCount
+};
 
 } // namespace
 
@@ -55,16 +41,10 @@ PolicyHistoryPanel::PolicyHistoryPanel(Session* session, QWidget* parent)
     m_actionEdit->setPlaceholderText(tr("Action (a deleted one too)"));
     m_show = new QPushButton(tr("Show"), this);
     m_show->setObjectName(QStringLiteral("showHistoryButton"));
-    m_revisions = makeTable(this, QStringLiteral("revisionsTableWidget"),
-                            {tr("Revision"), tr("Saved"), tr("By"), tr("Reason")});
-    m_before = new QComboBox(this);
-    m_before->setObjectName(QStringLiteral("diffBeforeComboBox"));
-    m_after = new QComboBox(this);
-    m_after->setObjectName(QStringLiteral("diffAfterComboBox"));
-    m_diff = makeTable(this, QStringLiteral("diffTableWidget"), {tr("Field"), tr("Before"), tr("After")});
-    m_diff->setSelectionMode(QAbstractItemView::NoSelection);
-    m_diffSummary = new ElidedLabel(this);
-    m_diffSummary->setObjectName(QStringLiteral("diffSummaryLabel"));
+    m_revisions = makeReadOnlyTable(this, QStringLiteral("revisionsTableWidget"),
+                                    {tr("Revision"), tr("Saved"), tr("By"), tr("Reason")});
+    m_diff = new PolicyRevisionDiff(this);
+    m_diff->setObjectName(QStringLiteral("policyRevisionDiff"));
     m_restore = new QPushButton(tr("Restore this revision…"), this);
     m_restore->setObjectName(QStringLiteral("restoreRevisionButton"));
     m_restore->setProperty("tollgateWrite", static_cast<int>(Session::Write::EditPolicy));
@@ -77,22 +57,10 @@ PolicyHistoryPanel::PolicyHistoryPanel(Session* session, QWidget* parent)
     top->addWidget(m_show);
     top->addWidget(m_restore);
 
-    auto* compare = new QHBoxLayout;
-    compare->addWidget(new QLabel(tr("Compare"), this));
-    compare->addWidget(m_before, 1);
-    compare->addWidget(new QLabel(tr("with"), this));
-    compare->addWidget(m_after, 1);
-    auto* right = new QWidget(this);
-    auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addLayout(compare);
-    rightLayout->addWidget(m_diff, 1);
-    rightLayout->addWidget(m_diffSummary);
-
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("historySplitter"));
     split->addWidget(m_revisions);
-    split->addWidget(right);
+    split->addWidget(m_diff);
     split->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -105,15 +73,10 @@ PolicyHistoryPanel::PolicyHistoryPanel(Session* session, QWidget* parent)
     connect(m_actionEdit, &QLineEdit::returnPressed, m_show, &QPushButton::click);
     connect(m_revisions, &QTableWidget::itemSelectionChanged, this, [this] {
         // The selected revision against the newest: what restoring it would change.
-        const int row = m_revisions->currentRow();
-        if (row >= 0) {
-            m_before->setCurrentIndex(0);
-            m_after->setCurrentIndex(row);
-        }
+        if (m_revisions->currentRow() >= 0)
+            m_diff->compareWithNewest(m_revisions->currentRow());
         updateButtons();
     });
-    connect(m_before, &QComboBox::currentIndexChanged, this, &PolicyHistoryPanel::showDiff);
-    connect(m_after, &QComboBox::currentIndexChanged, this, &PolicyHistoryPanel::showDiff);
     connect(m_restore, &QPushButton::clicked, this, &PolicyHistoryPanel::restoreSelected);
     connect(session, &Session::permissionsChanged, this, &PolicyHistoryPanel::updateButtons);
     connect(session, &Session::eventReceived, this, [this](const QByteArray& event) {
@@ -141,38 +104,37 @@ void PolicyHistoryPanel::reload()
     if (m_action.isEmpty())
         return;
     m_status->setText(tr("Loading…"));
-    m_session->policies().history(m_action, this, [this, generation](Result<PolicyHistory> history) {
-        if (generation != m_generation)
-            return;
-        if (!history) {
-            m_history.reset();
-            m_status->setText(history.error().kind == ErrorKind::NotFound
-                                  ? history.error().message
-                                  : tr("Could not read the history (%1): %2")
-                                        .arg(errorKindName(history.error().kind),
-                                             history.error().message));
-        } else {
-            m_history = std::move(*history);
-            const size_t count = m_history->earlier.size() + (m_history->current ? 1 : 0);
-            m_status->setText(
-                (m_history->deleted() ? tr("Deleted; select a revision to restore it. ")
-                                      : QString()) +
-                countText(qint64(count), tr("revision"), tr("revisions")) +
-                (m_notice.isEmpty() ? QString() : QStringLiteral(" \u00b7 ") + m_notice));
-        }
-        fill();
-        Q_EMIT loaded();
-    });
+    m_session->policies().history(
+        m_action, this, [this, generation](Result<PolicyHistory> history) {
+            if (generation != m_generation)
+                return;
+            if (!history) {
+                m_history.reset();
+                m_status->setText(
+                    history.error().kind == ErrorKind::NotFound
+                        ? history.error().message
+                        : tr("Could not read the history (%1): %2")
+                              .arg(errorKindName(history.error().kind), history.error().message));
+            } else {
+                m_history = std::move(*history);
+                const size_t count = m_history->earlier.size() + (m_history->current ? 1 : 0);
+                m_status->setText(
+                    (m_history->deleted() ? tr("Deleted; select a revision to restore it. ")
+                                          : QString()) +
+                    countText(qint64(count), tr("revision"), tr("revisions")) +
+                    (m_notice.isEmpty() ? QString() : QStringLiteral(" \u00b7 ") + m_notice));
+            }
+            fill();
+            Q_EMIT loaded();
+        });
 }
 
 void PolicyHistoryPanel::fill()
 {
     // At most 101 rows (the stored revision and the history's 100): filled in one go.
     const qint64 keep = selectedRevision();
-    const QSignalBlocker blockTable(m_revisions), blockBefore(m_before), blockAfter(m_after);
+    const QSignalBlocker blockTable(m_revisions);
     m_revisions->setRowCount(0);
-    m_before->clear();
-    m_after->clear();
     std::vector<const PolicyRevision*> rows;
     if (m_history && m_history->current)
         rows.push_back(&*m_history->current);
@@ -181,60 +143,29 @@ void PolicyHistoryPanel::fill()
             rows.push_back(&revision);
     }
     m_revisions->setRowCount(int(rows.size()));
+    QStringList labels;
+    std::vector<qint64> numbers;
     for (int row = 0; row < int(rows.size()); ++row) {
         const PolicyRevision& r = *rows[size_t(row)];
         const bool current = row == 0 && m_history->current;
-        const QString name = current ? tr("%1 (current)").arg(r.revision) : QString::number(r.revision);
-        auto* number = cell(name);
+        const QString name =
+            current ? tr("%1 (current)").arg(r.revision) : QString::number(r.revision);
+        auto* number = makeTextCell(name);
         number->setData(Qt::UserRole, r.revision);
         m_revisions->setItem(row, RevisionCol, number);
-        m_revisions->setItem(row, SavedCol, cell(formatTime(r.updatedMs)));
-        m_revisions->setItem(row, ByCol, cell(r.updatedBy));
-        m_revisions->setItem(row, ReasonCol, cell(r.reason));
-        m_before->addItem(tr("revision %1").arg(name), r.revision);
-        m_after->addItem(tr("revision %1").arg(name), r.revision);
+        m_revisions->setItem(row, SavedCol, makeTextCell(formatTime(r.updatedMs)));
+        m_revisions->setItem(row, ByCol, makeTextCell(r.updatedBy));
+        m_revisions->setItem(row, ReasonCol, makeTextCell(r.reason));
+        labels << tr("revision %1").arg(name);
+        numbers.push_back(r.revision);
         if (r.revision == keep)
             m_revisions->selectRow(row);
     }
     // Newest against the selected (or the one before the newest).
     const int selected = m_revisions->currentRow();
-    m_before->setCurrentIndex(0);
-    m_after->setCurrentIndex(selected >= 0 ? selected : std::min(1, int(rows.size()) - 1));
-    showDiff();
+    m_diff->setHistory(m_history ? &*m_history : nullptr, labels, numbers,
+                       selected >= 0 ? selected : std::min(1, int(rows.size()) - 1));
     updateButtons();
-}
-
-void PolicyHistoryPanel::showDiff()
-{
-    m_diff->setRowCount(0);
-    if (!m_history || m_before->currentIndex() < 0 || m_after->currentIndex() < 0) {
-        m_diffSummary->clear();
-        return;
-    }
-    // Older on the left: "before" is the lower revision whichever way they were picked.
-    qint64 a = m_before->currentData().toLongLong();
-    qint64 b = m_after->currentData().toLongLong();
-    if (a > b)
-        std::swap(a, b);
-    m_diff->setHorizontalHeaderLabels(
-        {tr("Field"), tr("Revision %1").arg(a), tr("Revision %1").arg(b)});
-    const auto changes = diffRevisions(*m_history, a, b);
-    if (!changes) {
-        m_diffSummary->setText(changes.error().message);
-        return;
-    }
-    m_diff->setRowCount(int(changes->size()));
-    for (int row = 0; row < int(changes->size()); ++row) {
-        const PolicyFieldChange& change = (*changes)[size_t(row)];
-        m_diff->setItem(row, 0, cell(QString::fromLatin1(change.name)));
-        m_diff->setItem(row, 1, cell(change.before));
-        m_diff->setItem(row, 2, cell(change.after));
-    }
-    m_diffSummary->setText(a == b ? tr("The same revision.")
-                           : changes->empty()
-                               ? tr("Revisions %1 and %2 set the same policy.").arg(a).arg(b)
-                               : countText(qint64(changes->size()), tr("field differs"),
-                                           tr("fields differ")));
 }
 
 qint64 PolicyHistoryPanel::selectedRevision() const
@@ -247,12 +178,14 @@ void PolicyHistoryPanel::updateButtons()
 {
     const QString blocked = m_session->writeBlockedReason(Session::Write::EditPolicy);
     const qint64 revision = selectedRevision();
-    const bool isCurrent = m_history && m_history->current && m_history->current->revision == revision;
+    const bool isCurrent =
+        m_history && m_history->current && m_history->current->revision == revision;
     m_restore->setEnabled(blocked.isEmpty() && revision > 0 && !isCurrent);
     m_restore->setToolTip(!blocked.isEmpty() ? blocked
                           : revision == 0    ? tr("Select an earlier revision to put back")
-                          : isCurrent        ? tr("This is the stored revision")
-                                             : tr("Save revision %1 again as a new revision").arg(revision));
+                          : isCurrent
+                              ? tr("This is the stored revision")
+                              : tr("Save revision %1 again as a new revision").arg(revision));
 }
 
 void PolicyHistoryPanel::restoreSelected()

@@ -5,7 +5,6 @@
 #include <QWidget>
 #include <optional>
 
-class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -13,6 +12,7 @@ class QTableWidget;
 
 namespace tollgate::ui {
 
+class PolicyRevisionDiff;
 class Session;
 
 /// The history of one action's policy (PolicyStore::history): its revisions newest first, a
@@ -41,7 +41,6 @@ Q_SIGNALS:
 
 private:
     void fill();
-    void showDiff();
     void restoreSelected();
     void write(qint64 revision, const QString& reason);
     void updateButtons();
@@ -56,10 +55,7 @@ private:
     QLineEdit* m_actionEdit;
     QPushButton* m_show;
     QTableWidget* m_revisions;
-    QComboBox* m_before;
-    QComboBox* m_after;
-    QTableWidget* m_diff;
-    QLabel* m_diffSummary;
+    PolicyRevisionDiff* m_diff;
     QPushButton* m_restore;
     QLabel* m_status;
 };
