@@ -130,9 +130,10 @@ struct HitReplyHandler
             if (!hit->allowed)
                 hit->message = policy.message;
             if (stats)
-                // hit.lua bans on every deny of a policy that bans (lua/README.md).
+                // hit.lua bans on every deny of a policy that bans (lua/README.md); a shadow
+                // hit counts as "would deny" / "would ban" instead.
                 stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost,
-                              policy.hasBan());
+                              policy.hasBan(), hit->shadow);
         }
         if (!done)
             return;
