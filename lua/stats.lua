@@ -128,7 +128,5 @@ if hits > 0 then
 end
 if auto_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:ab', auto_bans) end
 if manual_bans > 0 then redis.call('HINCRBY', KEYS[1], 'total:mb', manual_bans) end
-if would_deny > 0 then redis.call('HINCRBY', KEYS[1], 'total:wd', would_deny) end
-if would_ban > 0 then redis.call('HINCRBY', KEYS[1], 'total:wb', would_ban) end
 redis.call('PEXPIRE', KEYS[1], 90000000) -- 25 hours: a day of minutes outlives a quiet night
 return second

@@ -36,15 +36,23 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
     const ActionStats& row = m_rows[size_t(index.row())];
     if (role == Qt::TextAlignmentRole && index.column() != Action)
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && row.shadow && index.column() == Action)
+        return QBrush(toneColor(Tone::Warn));
+    if (role == Qt::ToolTipRole && row.shadow && index.column() == Action)
+        return tr("%1: shadow policy, counts and reports but never denies or bans")
+            .arg(displayId(row.action));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
     case Action:
-        return displayId(row.action);
+        return row.shadow ? tr("%1 (shadow)").arg(displayId(row.action)) : displayId(row.action);
     case HitsPerSec:
         return row.lastHits();
     case DenialsPerSec:
         return row.lastDenials();
+    case WouldDenyPerSec:
+        return row.shadow || row.nowWouldDenials > 0 ? QVariant(row.nowWouldDenials)
+                                                     : QVariant(QStringLiteral("\u2013"));
     case WarnsPerSec:
         return row.nowWarns;
     case ActiveBans:
@@ -66,6 +74,8 @@ QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Hits/s");
     case DenialsPerSec:
         return tr("Denials/s");
+    case WouldDenyPerSec:
+        return tr("Would deny/s");
     case WarnsPerSec:
         return tr("Warnings/s");
     case ActiveBans:

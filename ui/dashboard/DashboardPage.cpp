@@ -85,6 +85,8 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     // One legend for both (same colours per action), so at 1024 px each chart keeps half the
     // width; a click in it hides the action in both.
     m_denialsChart->chart()->legend()->hide();
+    // Shadow policies deny nobody: what enforcing them would deny is drawn dotted beside.
+    m_denialsChart->setShadowRate(&ActionStats::wouldDenials);
     connect(m_hitsChart, &RateChart::actionVisibilityChanged, m_denialsChart,
             &RateChart::setActionVisible);
     // 5 min per second, 1 h and 24 h per minute (stats.lua's history in Redis).
