@@ -10,6 +10,7 @@
 #include "core/limits/PreparedHit.h"
 #include "core/metrics/Exposition.h"
 #include "core/metrics/ScrapeCollector.h"
+#include "tests/support/AlgorithmRows.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 
@@ -18,21 +19,11 @@
 using namespace tollgate;
 using tollgate::test::CoreFixture;
 
-Q_DECLARE_METATYPE(tollgate::Algorithm)
 
 namespace {
 
 constexpr qint64 kHour = 3'600'000;
 constexpr qint64 kDay = 86'400'000;
-
-void algorithmRows()
-{
-    QTest::addColumn<Algorithm>("algorithm");
-    QTest::newRow("fixed_window") << Algorithm::FixedWindow;
-    QTest::newRow("sliding_log") << Algorithm::SlidingLog;
-    QTest::newRow("sliding_window") << Algorithm::SlidingWindow;
-    QTest::newRow("token_bucket") << Algorithm::TokenBucket;
-}
 
 // 3 per hour and 5 per day (no window turns over while a test runs), shadow, banning for an
 // hour when `ban`.
@@ -57,9 +48,9 @@ private Q_SLOTS:
     void initTestCase();
     void init();
 
-    void shadowAllowsAndReportsTheEnforcedDecision_data() { algorithmRows(); }
+    void shadowAllowsAndReportsTheEnforcedDecision_data() { test::algorithmRows(); }
     void shadowAllowsAndReportsTheEnforcedDecision();
-    void countDeniedCountsPastTheLimit_data() { algorithmRows(); }
+    void countDeniedCountsPastTheLimit_data() { test::algorithmRows(); }
     void countDeniedCountsPastTheLimit();
     void plainShadowPolicyTakesTheShortForm();
     void banInForceIsReportedNotEnforced();
