@@ -13,6 +13,7 @@
 #include <QAbstractItemModelTester>
 #include <QChart>
 #include <QLineSeries>
+#include <QTableView>
 #include <QtTest>
 #include <algorithm>
 #include <optional>
@@ -172,7 +173,9 @@ void tst_DashboardShadow::dashboardMarksShadowAndDrawsWouldDeny()
                 .toString()
                 .contains(QStringLiteral("never denies")));
     QCOMPARE(actions->headerData(ActionStatsModel::WouldDenyPerSec, Qt::Horizontal).toString(),
-             QStringLiteral("Would deny/s"));
+             QStringLiteral("Would\ndeny/s"));
+    auto* table = m_page->findChild<QTableView*>(QStringLiteral("actionStatsTableView"));
+    QVERIFY(table && !table->isColumnHidden(ActionStatsModel::WouldDenyPerSec));
 
     auto* denials = m_page->findChild<RateChart*>(QStringLiteral("denialsChartView"));
     QVERIFY(denials);

@@ -65,6 +65,8 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
 
 QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == WouldDenyPerSec)
+        return tr("Hits of a shadow policy that enforcing it would have denied (they were allowed)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -75,11 +77,11 @@ QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, 
     case DenialsPerSec:
         return tr("Denials/s");
     case WouldDenyPerSec:
-        return tr("Would deny/s");
+        return tr("Would\ndeny/s"); // two lines: the table fits beside the near-limit one
     case WarnsPerSec:
         return tr("Warnings/s");
     case ActiveBans:
-        return tr("Active bans");
+        return tr("Active\nbans");
     case ColumnCount:
         break;
     }

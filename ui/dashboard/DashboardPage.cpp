@@ -21,6 +21,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <tuple>
 
 namespace tollgate::ui {
@@ -144,6 +145,11 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
+        // The would-deny column only while a shadow policy exists: the table stays narrow.
+        const auto& rows = m_actions->rows();
+        const bool shadow = std::any_of(rows.begin(), rows.end(),
+                                        [](const ActionStats& row) { return row.shadow; });
+        m_actionsView->setColumnHidden(ActionStatsModel::WouldDenyPerSec, !shadow);
         m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         const bool empty = m_sampler->actions().empty();
         m_guide->setVisible(empty);
