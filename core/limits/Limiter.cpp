@@ -31,6 +31,11 @@ Result<HitResult> Limiter::answerWithoutRedis(FailureMode mode, InsuranceLimiter
         break;
     }
     hit.redisError = error.toString();
+    // A shadow policy denies nobody, not even when Redis is away: the would-be answer stays.
+    if (policy.shadow && count) {
+        hit.shadow = true;
+        hit.allowed = true;
+    }
     if (!hit.allowed)
         hit.message = policy.message;
     return hit;

@@ -10,6 +10,7 @@
 #include "core/limits/PreparedHit.h"
 #include "core/metrics/Exposition.h"
 #include "core/metrics/ScrapeCollector.h"
+#include "core/scripts/ScriptRunner.h"
 #include "tests/support/AlgorithmRows.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void countDeniedCountsPastTheLimit();
     void plainShadowPolicyTakesTheShortForm();
     void banInForceIsReportedNotEnforced();
+    void failClosedStillAllowsAShadowHit();
     void refusedAclUserWritesNothing();
     void statisticsAndExposition();
     void cliSwitchesToShadowAndBack();
@@ -193,6 +195,25 @@ void ShadowModeTest::banInForceIsReportedNotEnforced()
     QCOMPARE(hit->count, qint64(0)); // nothing counts during a ban, as when enforced
 }
 
+// When Redis cannot answer, a failure policy that denies still lets a shadow policy's hit pass,
+// reporting the denial as the would-be answer; a peek keeps the enforced answer.
+void ShadowModeTest::failClosedStillAllowsAShadowHit()
+{
+    Policy policy = shadowPolicy(Algorithm::FixedWindow, false);
+    const Error down{ErrorKind::Io, QStringLiteral("connection refused")};
+    auto hit = Limiter::answerWithoutRedis(FailureMode::FailClosed, nullptr, policy, "ivy", 1,
+                                           true, down);
+    QVERIFY(hit && hit->allowed && hit->shadow && hit->wouldDeny());
+    QCOMPARE(hit->decidedBy, DecidedBy::FailClosed);
+    auto peek = Limiter::answerWithoutRedis(FailureMode::FailClosed, nullptr, policy, "ivy", 1,
+                                            false, down);
+    QVERIFY(peek && !peek->allowed && !peek->shadow);
+    policy.shadow = false;
+    hit = Limiter::answerWithoutRedis(FailureMode::FailClosed, nullptr, policy, "ivy", 1, true,
+                                      down);
+    QVERIFY(hit && !hit->allowed && !hit->shadow);
+}
+
 void ShadowModeTest::refusedAclUserWritesNothing()
 {
     const Policy shadow = shadowPolicy(Algorithm::FixedWindow, true);
@@ -245,6 +266,16 @@ void ShadowModeTest::statisticsAndExposition()
     QCOMPARE(m_core.bytes({"HGET", key, "total:wb"}), QByteArray("3"));
     QCOMPARE(m_core.integer({"HEXISTS", key, "total:d"}), qint64(0));
     QCOMPARE(m_core.integer({"HEXISTS", key, "total:ab"}), qint64(0));
+    // Counts that cannot add up are refused, nothing written.
+    for (const Command& bad : {Command{"counts", "2", "2", "0", "0", "0", "0", "0", "3", "0"},
+                               Command{"counts", "5", "5", "0", "0", "0", "0", "0", "1", "2"},
+                               Command{"counts", "5", "5", "2", "2", "0", "0", "0", "2", "0"}}) {
+        auto refused = test::await<Reply>([&](QObject* context, auto done) {
+            runScript(m_core.client(), QStringLiteral("stats"), {key}, bad, context, done);
+        });
+        QVERIFY(!refused && refused.error().message.contains(QStringLiteral("would_ban")));
+    }
+    QCOMPARE(m_core.bytes({"HGET", key, "total:h"}), QByteArray("6"));
 
     ScrapeCollector collector(m_core.client(), m_core.schema());
     std::optional<MetricsSnapshot> snapshot;
