@@ -191,6 +191,19 @@ void tst_DashboardShadow::dashboardMarksShadowAndDrawsWouldDeny()
     QVERIFY(denials->chart()->title().contains(QStringLiteral("would deny")));
     auto* hitsChart = m_page->findChild<RateChart*>(QStringLiteral("hitsChartView"));
     QVERIFY(hitsChart && !hitsChart->shadowSeries("probe")); // only the denials chart
+
+    // Near the limit: mallory at the shadow policy's limit reads "deny (shadow)", her ban of the
+    // enforced one "banned".
+    NearLimitModel* nearLimit = m_page->nearLimitModel();
+    const auto tierOf = [nearLimit](const QByteArray& action) {
+        for (int row = 0; row < nearLimit->rowCount(); ++row)
+            if (nearLimit->data(nearLimit->index(row, NearLimitModel::Action)).toString() ==
+                QString::fromUtf8(action))
+                return nearLimit->data(nearLimit->index(row, NearLimitModel::Tier)).toString();
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(tierOf("probe"), QStringLiteral("deny (shadow)"), 15'000);
+    QTRY_COMPARE_WITH_TIMEOUT(tierOf("login"), QStringLiteral("banned"), 15'000);
 }
 
 QTEST_MAIN(tst_DashboardShadow)

@@ -104,6 +104,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         return {};
     const NearLimitEntry& row = m_rows[size_t(index.row())];
     if (role == Qt::ForegroundRole && index.column() == Tier) {
+        if (row.state.shadow && row.state.tier != tollgate::Tier::Ok)
+            return QBrush(toneColor(Tone::Warn)); // nobody is refused by a shadow policy
         switch (row.state.tier) {
         case tollgate::Tier::Banned:
         case tollgate::Tier::Deny:
@@ -125,7 +127,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case Action:
         return displayId(row.action);
     case Tier:
-        return tierName(row.state.tier);
+        return row.state.shadow ? tr("%1 (shadow)").arg(tierName(row.state.tier))
+                                : tierName(row.state.tier);
     case Count:
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
