@@ -192,18 +192,23 @@ void tst_DashboardShadow::dashboardMarksShadowAndDrawsWouldDeny()
     auto* hitsChart = m_page->findChild<RateChart*>(QStringLiteral("hitsChartView"));
     QVERIFY(hitsChart && !hitsChart->shadowSeries("probe")); // only the denials chart
 
-    // Near the limit: mallory at the shadow policy's limit reads "deny (shadow)", her ban of the
-    // enforced one "banned".
+    // Near the limit: mallory at the shadow policy's limit reads "deny" in italics with a
+    // tooltip that says so, her ban of the enforced one "banned".
     NearLimitModel* nearLimit = m_page->nearLimitModel();
-    const auto tierOf = [nearLimit](const QByteArray& action) {
+    const auto tierOf = [nearLimit](const QByteArray& action, int role) {
         for (int row = 0; row < nearLimit->rowCount(); ++row)
             if (nearLimit->data(nearLimit->index(row, NearLimitModel::Action)).toString() ==
                 QString::fromUtf8(action))
-                return nearLimit->data(nearLimit->index(row, NearLimitModel::Tier)).toString();
-        return QString();
+                return nearLimit->data(nearLimit->index(row, NearLimitModel::Tier), role);
+        return QVariant();
     };
-    QTRY_COMPARE_WITH_TIMEOUT(tierOf("probe"), QStringLiteral("deny (shadow)"), 15'000);
-    QTRY_COMPARE_WITH_TIMEOUT(tierOf("login"), QStringLiteral("banned"), 15'000);
+    QTRY_COMPARE_WITH_TIMEOUT(tierOf("probe", Qt::DisplayRole).toString(), QStringLiteral("deny"),
+                              15'000);
+    QVERIFY(tierOf("probe", Qt::ToolTipRole).toString().contains(QStringLiteral("Shadow policy")));
+    QVERIFY(tierOf("probe", Qt::FontRole).value<QFont>().italic());
+    QTRY_COMPARE_WITH_TIMEOUT(tierOf("login", Qt::DisplayRole).toString(), QStringLiteral("banned"),
+                              15'000);
+    QVERIFY(!tierOf("login", Qt::FontRole).isValid());
 }
 
 QTEST_MAIN(tst_DashboardShadow)

@@ -6,6 +6,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 #include <QLocale>
 #include <QStringDecoder>
 
@@ -104,8 +105,10 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         return {};
     const NearLimitEntry& row = m_rows[size_t(index.row())];
     if (role == Qt::ForegroundRole && index.column() == Tier) {
-        if (row.state.shadow && row.state.tier != tollgate::Tier::Ok)
-            return QBrush(toneColor(Tone::Warn)); // nobody is refused by a shadow policy
+        // A shadow policy's "deny" refuses nobody: the warn colour, in italics (the column
+        // keeps its width at 1280 px).
+        if (row.state.shadow && row.state.tier == tollgate::Tier::Deny)
+            return QBrush(toneColor(Tone::Warn));
         switch (row.state.tier) {
         case tollgate::Tier::Banned:
         case tollgate::Tier::Deny:
@@ -117,6 +120,12 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         }
         return {};
     }
+    if (role == Qt::FontRole && index.column() == Tier && row.state.shadow &&
+        row.state.tier == tollgate::Tier::Deny) {
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+    }
     if (role == Qt::TextAlignmentRole && index.column() >= Count)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
@@ -127,8 +136,9 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case Action:
         return displayId(row.action);
     case Tier:
-        return row.state.shadow ? tr("%1 (shadow)").arg(tierName(row.state.tier))
-                                : tierName(row.state.tier);
+        if (role == Qt::ToolTipRole && row.state.shadow && row.state.tier == tollgate::Tier::Deny)
+            return tr("Shadow policy: enforcing it would deny the next hit");
+        return tierName(row.state.tier);
     case Count:
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
