@@ -268,6 +268,14 @@ int set(Cli& cli, const QStringList& args)
     Result<Policy> policy = modeOnly ? storedPolicy(parser, store) : policyFromFlags(parser);
     if (!policy)
         return fail(policy.error());
+    if (modeOnly && policy->shadow == toShadow && !parser.isSet(QStringLiteral("revision"))) {
+        // Already so: no new revision for nothing.
+        if (cli.json)
+            printJson(toJson(*policy));
+        else
+            printPolicyText(*policy);
+        return ExitOk;
+    }
     policy->shadow = toShadow;
     auto revision = modeOnly ? Result<qint64>(policy->revision)
                              : currentRevision(parser, store, policy->action);

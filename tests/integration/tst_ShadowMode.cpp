@@ -327,6 +327,10 @@ void ShadowModeTest::cliSwitchesToShadowAndBack()
     QCOMPARE(run.object().value(QStringLiteral("shadow")).toBool(), false);
     QCOMPARE(run.object().value(QStringLiteral("revision")).toInt(), 2);
     QCOMPARE(run.object().value(QStringLiteral("ban_ms")).toInteger(), kHour); // the rest kept
+    run = ctl({QStringLiteral("--json"), QStringLiteral("policy"), QStringLiteral("set"),
+               QStringLiteral("like"), QStringLiteral("--enforce")});
+    QVERIFY2(run.code == 0, qPrintable(run.describe()));
+    QCOMPARE(run.object().value(QStringLiteral("revision")).toInt(), 2); // already: no new one
     run = ctl(hit);
     QCOMPARE(run.code, 1); // enforced: denied and banned now
     QCOMPARE(run.object().value(QStringLiteral("allowed")).toBool(), false);
