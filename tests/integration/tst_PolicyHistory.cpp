@@ -29,6 +29,7 @@ private Q_SLOTS:
     void oddActionIds_data();
     void oddActionIds();
     void unknownFieldsRoundTrip();
+    void shadowRoundTrips();
     void aclRefusalWritesNothing();
     void historyOfTheWrongTypeIsNamed();
 
@@ -301,6 +302,27 @@ void PolicyHistoryTest::unknownFieldsRoundTrip()
     // The owned fields stay the scripts': a client may not give them.
     const auto owned = set("3", {"updated_reason", "mine"});
     QCOMPARE(owned.error().kind, ErrorKind::InvalidInput);
+}
+
+void PolicyHistoryTest::shadowRoundTrips()
+{
+    // Tried in shadow, then enforced, then rolled back to the shadow revision.
+    Policy policy = makePolicy("like", 5, 10000);
+    policy.shadow = true;
+    QCOMPARE(*m_core.save(policy), qint64(1));
+    policy.shadow = false;
+    policy.revision = 1;
+    QCOMPARE(*m_core.save(policy), qint64(2));
+    const auto changes = diffRevisions(*history("like"), 1, 2);
+    QVERIFY(changes);
+    QCOMPARE(changes->size(), size_t(1));
+    QCOMPARE(changes->front().name, QByteArray("shadow"));
+    QCOMPARE(*rollback("like", 2, 1), qint64(3));
+    const auto stored = await<Policy>([&](QObject* context, Callback<Policy> done) {
+        m_core.policies().get("like", context, std::move(done));
+    });
+    QVERIFY(stored);
+    QVERIFY(stored->shadow);
 }
 
 void PolicyHistoryTest::aclRefusalWritesNothing()
