@@ -91,7 +91,7 @@ void ScriptContractTest::contractOneHitLayoutIsRefusedByName()
         QVERIFY(!reply);
         QCOMPARE(reply.error().kind, ErrorKind::Contract);
         QVERIFY2(reply.error().message.contains(QStringLiteral("contract 1")) &&
-                     reply.error().message.contains(QStringLiteral("contract 2")),
+                     reply.error().message.contains(QStringLiteral("contract 3")),
                  qPrintable(reply.error().message));
     }
     QCOMPARE(m_core.dbsize(), qint64(0));

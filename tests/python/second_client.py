@@ -81,7 +81,8 @@ def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg", mo
     base = prefix + b":{" + escape(user) + b"}"
     code = {b"fixed_window": b"fw", b"sliding_log": b"sl", b"sliding_window": b"sw", b"token_bucket": b"tb"}
     windows = [w.split(b":") for w in policy[b"windows"].split(b",")]  # "<window_ms>:<limit>,..."
-    keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":audit", prefix + b":audit"]
+    keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":overrides", base + b":audit",
+            prefix + b":audit"]
     keys += [base + b":" + escape(action) + b":" + code[policy[b"algorithm"]] + b":" + w for w, _ in windows]
     args = [mode, policy[b"algorithm"], policy[b"cost"], policy[b"count_denied"], policy[b"warn"],
             policy[b"ban_ms"], policy.get(b"ban_until", b""), policy.get(b"tz_offsets", b"0"), user, action,
