@@ -185,7 +185,7 @@ void PreparedHitTest::fullFormForEveryRule()
     auto prepared = PreparedHit::prepare(policy, m_core.schema());
     QVERIFY(prepared.ok());
     QVERIFY(!(*prepared)->shortForm());
-    QCOMPARE((*prepared)->keyCount(), qsizetype(5));
+    QCOMPARE((*prepared)->keyCount(), qsizetype(6));
     auto hit = m_core.hit(policy, "u");
     QVERIFY2(hit.ok(), qPrintable(hit.ok() ? QString() : hit.error().toString()));
     QCOMPARE(hit->count, qint64(1));
