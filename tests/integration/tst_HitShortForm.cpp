@@ -199,6 +199,12 @@ void HitShortFormTest::shortFormRefusesMalformed_data()
             k[2] = "tgM:{u1}:override";
             row("overrides misspelt", k, args);
             k = keys;
+            k[2] = "tgM:{u1}:overrides " + keys[3];
+            row("overrides key holding the state key", k, args);
+            k = keys;
+            k[2] = "tgM:{u1}:overrides tgM:{u1}:";
+            row("overrides key holding the head", k, args);
+            k = keys;
             k[3] = "tgM:{u2}:like:" + code + ":60000";
             row("state key of another user", k, args);
             k = keys;
