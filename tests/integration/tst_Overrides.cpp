@@ -53,6 +53,8 @@ private Q_SLOTS:
 
     void limitOverrideActsAsItsPolicy_data();
     void limitOverrideActsAsItsPolicy();
+    void refundsAndPenaltiesCountInTheOverride_data() { algorithmRows(); }
+    void refundsAndPenaltiesCountInTheOverride();
     void exemptionIsCountedNeverDeniedNorBanned_data() { algorithmRows(); }
     void exemptionIsCountedNeverDeniedNorBanned();
     void actionOverrideWinsOverEveryAction();
@@ -185,6 +187,37 @@ void OverridesTest::limitOverrideActsAsItsPolicy()
     QVERIFY(other);
     QCOMPARE(other->limit, qint64(3));
     QCOMPARE(other->appliedOverride, AppliedOverride::None);
+}
+
+// refund.lua reads the override as the hit does: a penalty and a refund count in the
+// override's windows (through the redirect when they are not the policy's), and its ban is the
+// policy's when the override's limit is crossed.
+void OverridesTest::refundsAndPenaltiesCountInTheOverride()
+{
+    QFETCH(Algorithm, algorithm);
+    const Policy policy = policyOf(algorithm, {{3, kHour}}, kHour);
+    QVERIFY(set(limit("gil", "ocr", {{6, 2 * kHour}})));
+    const Refunds refunds(m_core.client(), m_core.schema());
+    auto taken = test::await<RefundResult>([&](QObject* context, auto done) {
+        refunds.penalize(policy, "gil", 5, QStringLiteral("ops"), QStringLiteral("abuse"), context, done);
+    });
+    QVERIFY2(taken, qPrintable(taken ? QString() : taken.error().toString()));
+    QCOMPARE(taken->limit, qint64(6));
+    QCOMPARE(taken->count, qint64(5));
+    QVERIFY(!taken->banCreated); // 5 fit in 6
+    const QByteArray overrideWindow = m_core.schema().stateKey("gil", "ocr", algorithm, 2 * kHour);
+    QCOMPARE(m_core.integer({"EXISTS", overrideWindow}), qint64(1));
+    QCOMPARE(m_core.integer({"EXISTS", m_core.schema().stateKey("gil", "ocr", algorithm, kHour)}),
+             qint64(0));
+    auto back = test::await<RefundResult>(
+        [&](QObject* context, auto done) { refunds.refund(policy, "gil", 2, context, done); });
+    QVERIFY(back && back->changed);
+    QCOMPARE(back->count, qint64(3));
+    taken = test::await<RefundResult>([&](QObject* context, auto done) {
+        refunds.penalize(policy, "gil", 4, QStringLiteral("ops"), QStringLiteral("abuse"), context, done);
+    });
+    QVERIFY(taken);
+    QVERIFY(taken->banCreated); // 3 + 4 > 6: the policy's ban
 }
 
 void OverridesTest::exemptionIsCountedNeverDeniedNorBanned()
