@@ -8,6 +8,7 @@
 
 #include "core/limits/Overrides.h"
 #include "core/limits/Refunds.h"
+#include "core/limits/Repair.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>
@@ -61,6 +62,7 @@ private Q_SLOTS:
     void overrideEndsAndTheUserFallsBackToThePolicy();
     void setListDeleteAreAuditedAndIndexed();
     void reindexRebuildsTheIndex();
+    void repairGivesALostTtlBack();
     void refusedAclUserWritesNothing();
     void oddIdsWork_data();
     void oddIdsWork();
@@ -366,6 +368,29 @@ void OverridesTest::reindexRebuildsTheIndex()
     all = list();
     QVERIFY(all);
     QCOMPARE(all->size(), size_t(2));
+}
+
+// An overrides hash that lost its TTL (PERSIST by hand) would outlive its overrides: repair.lua
+// gives it the latest end of its fields back; one with a permanent field is left as it is.
+void OverridesTest::repairGivesALostTtlBack()
+{
+    QVERIFY(set(limit("lu", "ocr", {{10, kHour}}, kHour)));
+    QVERIFY(set(limit("lu", "upload", {{10, kHour}}, 2 * kHour)));
+    OverrideRequest permanent = limit("mo", "ocr", {{10, kHour}}, 0);
+    permanent.permanent = true;
+    QVERIFY(set(permanent));
+    const QByteArray lu = m_core.schema().overridesKey("lu");
+    QVERIFY(m_core.inspect({"PERSIST", lu}));
+    RepairOptions options;
+    options.fix = true;
+    options.reason = QStringLiteral("lost ttl");
+    const Repair repair(m_core.client(), m_core.schema());
+    auto report = test::await<RepairReport>(
+        [&](QObject* context, auto done) { repair.run(options, {}, context, done); });
+    QVERIFY2(report, qPrintable(report ? QString() : report.error().toString()));
+    const qint64 ttl = m_core.pttl(lu);
+    QVERIFY2(ttl > kHour && ttl <= 2 * kHour, qPrintable(QString::number(ttl)));
+    QCOMPARE(m_core.pttl(m_core.schema().overridesKey("mo")), qint64(-1));
 }
 
 void OverridesTest::refusedAclUserWritesNothing()
