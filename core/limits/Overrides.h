@@ -35,7 +35,8 @@ struct Override
 
     bool isPermanent() const { return untilMs == 0; }
     bool everyAction() const { return action == kEveryAction; }
-    /// Whether it still applies at server time `nowMs` (a field past its end is ignored by hit.lua).
+    /// Whether it still applies at server time `nowMs` (a field past its end is ignored by
+    /// hit.lua).
     bool activeAt(qint64 nowMs) const { return untilMs == 0 || nowMs < untilMs; }
     /// "100 per 1m, 1000 per 1h" or "unlimited".
     QString describe() const;
