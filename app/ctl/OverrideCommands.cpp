@@ -131,7 +131,10 @@ Status checkAgainstPolicy(Cli& cli, Client* client, const OverrideRequest& reque
         return policy.error();
     if (request.kind == OverrideKind::Unlimited)
         return Unit{};
-    if (Status valid = withOverrideWindows(*policy, request.windows).validate(); !valid)
+    Policy shape = *policy; // the windows as given: a limit the algorithm cannot hold is an error
+    shape.windows = request.windows;
+    shape.calendarAligned = false; // other windows than calendar ones start at the first hit
+    if (Status valid = shape.validate(); !valid)
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("override for %1 (%2): %3")
                          .arg(text(request.action),

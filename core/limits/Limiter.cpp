@@ -6,6 +6,7 @@
 #include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tollgate {
 
@@ -127,9 +128,12 @@ struct HitReplyHandler
         // The user's override has other windows than those sent (lua/README.md, "Overrides"):
         // the same hit again with the windows the script names. An override changed between
         // the two calls redirects once more; a third time is an error.
-        if (!reply && reply.error().kind == ErrorKind::Redirect && redirects < 2 &&
-            redirect(reply.error().message.toUtf8()))
-            return;
+        if (!reply && reply.error().kind == ErrorKind::Redirect && redirects < 2) {
+            const std::optional<Error> unsent = redirect(reply.error().message.toUtf8());
+            if (!unsent)
+                return;
+            reply = *unsent; // e.g. override windows this policy's algorithm cannot hold
+        }
         const Policy& policy = (base ? base : prepared)->policy();
         Result<HitResult> hit = reply
                                     ? HitResult::fromReply(*reply)
@@ -153,9 +157,9 @@ struct HitReplyHandler
             [done = std::move(done), hit = std::move(hit)]() mutable { done(std::move(hit)); });
     }
 
-    // Sends the hit with the windows `target` names ("policy" or an override's); false when
-    // that cannot be prepared (the error then goes to the caller as it is).
-    bool redirect(const QByteArray& target)
+    // Sends the hit with the windows `target` names ("policy" or an override's); the error when
+    // that cannot be prepared, for the caller.
+    std::optional<Error> redirect(const QByteArray& target)
     {
         const std::shared_ptr<const PreparedHit> own = base ? base : prepared;
         const KeyLayout layout = own->layout();
@@ -168,14 +172,16 @@ struct HitReplyHandler
         Result<EncodedCommand> again = next ? (*next)->command(peek, user, cost)
                                             : Result<EncodedCommand>(next.error());
         if (!again)
-            return false;
+            return Error{again.error().kind, QStringLiteral("the override of user %1: %2")
+                                                 .arg(QString::fromUtf8(user.left(200)),
+                                                      again.error().message)};
         HitReplyHandler handler = *this;
         handler.base = own;
         handler.prepared = *next;
         handler.command = *again;
         handler.redirects = redirects + 1;
         client->execute(std::move(*again), nullptr, std::move(handler));
-        return true;
+        return std::nullopt;
     }
 };
 

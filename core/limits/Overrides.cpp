@@ -2,6 +2,8 @@
 
 #include "core/limits/Duration.h"
 
+#include <algorithm>
+
 namespace tollgate {
 
 namespace {
@@ -104,6 +106,14 @@ Policy withOverrideWindows(const Policy& policy, const std::vector<WindowLimit>&
 {
     Policy with = policy;
     with.windows = windows;
+    // A limit past what the algorithm holds counts as that maximum, as hit.lua takes it (an
+    // override of every action may meet a sliding log or a token bucket).
+    for (WindowLimit& w : with.windows) {
+        if (with.algorithm == Algorithm::SlidingLog)
+            w.limit = std::min(w.limit, Policy::kMaxSlidingLogLimit);
+        if (with.algorithm == Algorithm::TokenBucket)
+            w.limit = std::min(w.limit, w.windowMs * 1000);
+    }
     if (with.calendarAligned && !with.validate())
         with.calendarAligned = false;
     return with;

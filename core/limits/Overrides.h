@@ -66,7 +66,8 @@ QByteArray overrideWindowsText(const std::vector<WindowLimit>& windows);
 Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text);
 
 /// `policy` with a limit override's windows in place of its own (the rest of the policy stays);
-/// calendar alignment only when they are calendar windows, else they start at the first hit.
+/// a limit past what the algorithm holds is that maximum (as hit.lua reads it); calendar
+/// alignment only when they are calendar windows, else they start at the first hit.
 Policy withOverrideWindows(const Policy& policy, const std::vector<WindowLimit>& windows);
 
 /// Overrides in Redis: override_set.lua / override_delete.lua write the user's hash, its TTL,

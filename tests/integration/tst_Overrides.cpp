@@ -59,6 +59,7 @@ private Q_SLOTS:
     void exemptionIsCountedNeverDeniedNorBanned_data() { algorithmRows(); }
     void exemptionIsCountedNeverDeniedNorBanned();
     void actionOverrideWinsOverEveryAction();
+    void everyActionLimitPastTheAlgorithmIsItsMaximum();
     void overrideEndsAndTheUserFallsBackToThePolicy();
     void setListDeleteAreAuditedAndIndexed();
     void reindexRebuildsTheIndex();
@@ -278,6 +279,22 @@ void OverridesTest::actionOverrideWinsOverEveryAction()
     hit = m_core.hit(other, "dee");
     QVERIFY(hit);
     QCOMPARE(hit->appliedOverride, AppliedOverride::Unlimited);
+}
+
+// A "*" override meets every policy of the user: a limit a sliding log cannot hold counts as the
+// log's maximum, with the policy's windows (the script) and with others (the client).
+void OverridesTest::everyActionLimitPastTheAlgorithmIsItsMaximum()
+{
+    const Policy log = policyOf(Algorithm::SlidingLog, {{2, kHour}});
+    QVERIFY(set(limit("nia", "*", {{500'000, kHour}})));
+    auto hit = m_core.hit(log, "nia");
+    QVERIFY2(hit, qPrintable(hit ? QString() : hit.error().toString()));
+    QCOMPARE(hit->limit, Policy::kMaxSlidingLogLimit);
+    QVERIFY(set(limit("nia", "*", {{500'000, 2 * kHour}})));
+    hit = m_core.hit(log, "nia");
+    QVERIFY2(hit, qPrintable(hit ? QString() : hit.error().toString()));
+    QCOMPARE(hit->limit, Policy::kMaxSlidingLogLimit);
+    QCOMPARE(hit->appliedOverride, AppliedOverride::Limit);
 }
 
 void OverridesTest::overrideEndsAndTheUserFallsBackToThePolicy()
