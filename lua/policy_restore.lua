@@ -33,8 +33,8 @@ Errors (naming the action as it appears in the key):
         TG_CORRUPT (revision is not an integer, the audit key or the history is not a stream,
                     the index is not a set), TG_NOPERM (nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

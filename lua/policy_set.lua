@@ -21,7 +21,7 @@ If it differs from ARGV[1]: TG_CONFLICT. Otherwise the stored hash, if any, beco
 entry of the history (trimmed to the last 100), and the hash is replaced (fields not given are
 removed) by the given fields plus revision = one above the highest revision the action had (the
 stored one, else the newest in the history, else 0), updated_by = actor, updated_ms = server
-time, updated_reason = ARGV[4], contract = 2 (the script contract the hash follows); <action>
+time, updated_reason = ARGV[4], contract = 3 (the script contract the hash follows); <action>
 and the marker "*" are added to the index; an audit entry "policy" (action unescaped from the
 key, detail "revision=N", then "; <field>: <old> -> <new>" for each client field the save
 changes when the policy existed: a field it adds is "(none) -> <new>", one it drops
@@ -33,8 +33,8 @@ Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited re
                     the index is not a set),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -29,7 +29,7 @@ local function write_revision(writes, fields, revision, actor, reason, now_ms)
   writes[#writes + 1] = { 'DEL', key }
   writes[#writes + 1] = { 'HSET', key, unpack(fields) }
   writes[#writes + 1] = { 'HSET', key, 'revision', int(revision), 'updated_by', actor,
-    'updated_ms', int(now_ms), 'updated_reason', reason, 'contract', '2' }
+    'updated_ms', int(now_ms), 'updated_reason', reason, 'contract', '3' }
   if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
     writes[#writes + 1] = { 'SADD', index, action, '*' }
   end
