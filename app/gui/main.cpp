@@ -2,6 +2,7 @@
 // a session to the main window; everything else lives in ui/.
 #include "app/gui/ConsoleOptions.h"
 #include "core/demo/DemoCluster.h"
+#include "core/demo/DemoOverrides.h"
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
 #include "core/demo/QuitOnSignal.h"
@@ -163,6 +164,7 @@ int main(int argc, char* argv[])
     if (parser.isSet(screenshots)) {
         const QByteArray user = DemoTraffic::abusiveUsers().value(0);
         auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        tour->addUser(QStringLiteral("user-overrides"), DemoOverrides::trialUser());
         // TOLLGATE_SCREENSHOT_SIZE=1024x700: the pictures at another window size.
         const QStringList size = qEnvironmentVariable("TOLLGATE_SCREENSHOT_SIZE").split(u'x');
         if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)

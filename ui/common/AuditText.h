@@ -9,14 +9,20 @@ namespace tollgate::ui {
 /// How both audit views (the global Audit log page and a user's history) word an entry, so
 /// the same event reads the same wherever it is looked at.
 
+/// The "what": the event name, and for an override what it gives ("override: 200 per 1m",
+/// "override: unlimited (exempt)", "override removed"), read from the entry's detail.
+QString auditEventText(const AuditEntry& entry);
+/// The scope: the action, "(all)" for a user-wide ban or an every-action override.
+QString auditActionText(const AuditEntry& entry);
+
 /// The "why": the reason, or the machine detail when there is no reason. Free text is made
 /// safe for one line (displayId).
 QString auditWhyText(const AuditEntry& entry);
 /// The tooltip of the "why": reason and detail on two lines.
 QString auditWhyToolTip(const AuditEntry& entry);
 
-/// The end of what the event started: "2024-05-01 14:02:00", "permanent" for a ban without
-/// one, empty for events that have no end.
+/// The end of what the event started: "2024-05-01 14:02:00", "permanent" for a ban or an
+/// override without one, empty for events that have no end.
 QString auditUntilText(const AuditEntry& entry);
 
 } // namespace tollgate::ui
