@@ -50,8 +50,8 @@ Several windows are all-or-nothing: a hit counts in every window or in none (unl
 The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
 with the same answers; see lua/README.md, "Fast paths and the general path".
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/constants.lua"
@@ -99,7 +99,7 @@ end
 
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
-local short = #ARGV == 2 * #KEYS - 1
+local short = #ARGV == 2 * #KEYS - 3 or (#ARGV == 2 * #KEYS - 2 and ARGV[#ARGV] == 'override')
 local SCRIPT, MODE_A, MODE_B = 'hit', 'hit', 'peek'   -- for hit/arguments.lua (refund.lua has its own)
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
@@ -135,6 +135,8 @@ local function main()
   end
 
 --@include "hit/bans.lua"
+
+--@include "hit/override.lua"
 
 --@include "hit/windows.lua"
 

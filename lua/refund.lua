@@ -25,8 +25,8 @@ Reply: { changed 1|0, ban_created 1|0, count, limit, remaining, reset_ms, ban_un
   end of the ban created (epoch ms), else 0.
 Errors: hit.lua's: TG_INVALID, TG_CORRUPT (naming the key), TG_CONTRACT, TG_NOPERM (nothing written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/constants.lua"
@@ -75,6 +75,8 @@ local function main()
 --@include "refund/token_bucket.lua"
   end
 
+--@include "hit/override.lua"
+
 --@include "hit/windows.lua"
 
 --@include "hit/reply.lua"
@@ -97,7 +99,7 @@ local function main()
     changed = true
     if banned then
       if banned > 0 then end_windows_at(ban_end, banned) end
-    elseif over and (ban_ms > 0 or ban_until == 'midnight') then
+    elseif over and not exempt and (ban_ms > 0 or ban_until == 'midnight') then
       ban_until_ms = auto_ban(string.format('penalty: %s; limit exceeded: %d/%d per %d ms',
         reason, over.count, over.limit, over.window_ms), actor)
     end

@@ -31,8 +31,8 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (an audit key is not a stre
         (fix: the ACL user may not run one of the fixes or audit writes; nothing is written).
         The dry run writes nothing: call it with EVALSHA_RO.
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -58,7 +58,26 @@ Result<HitResult> HitResult::fromReply(const Reply& reply)
     if (!allowed)
         return malformed();
     hit.allowed = *allowed == 1;
+    if (reply.elements.size() >= 9) { // [8] the override that decided, [9] shadow
+        const QByteArray applied = reply.elements[7].toBytes();
+        if (applied == "limit")
+            hit.appliedOverride = AppliedOverride::Limit;
+        else if (applied == "unlimited")
+            hit.appliedOverride = AppliedOverride::Unlimited;
+        else if (!applied.isEmpty())
+            return malformed();
+    }
     return hit;
+}
+
+QString appliedOverrideName(AppliedOverride applied)
+{
+    switch (applied) {
+    case AppliedOverride::None: return {};
+    case AppliedOverride::Limit: return QStringLiteral("limit");
+    case AppliedOverride::Unlimited: return QStringLiteral("unlimited");
+    }
+    return {};
 }
 
 } // namespace tollgate

@@ -58,6 +58,12 @@ struct OverrideRequest
     Status validate() const;
 };
 
+/// An override's windows as stored and as hit.lua's TG_OVERRIDE names them:
+/// "<window_ms>:<limit>,..." (1..8 pairs, ascending as given).
+QByteArray overrideWindowsText(const std::vector<WindowLimit>& windows);
+/// The inverse; InvalidInput naming the text when it is not that.
+Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text);
+
 /// Overrides in Redis: override_set.lua / override_delete.lua write the user's hash, its TTL,
 /// both audit streams (like a ban: actor and reason, ACL-checked first, all or nothing) and the
 /// index <p>:overrides (one member per user, scored by when the user's last override ends; on

@@ -1,5 +1,7 @@
   local function reply(w, allowed, tier, retry)
-    return { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    local r = { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    if applied ~= '' then r[8], r[9] = applied, 0 end      -- the override that decided, not shadow
+    return r
   end
 
   local function smallest_remaining()
