@@ -200,9 +200,9 @@ void ScreenFitTest::userDetailOpensWithinTheScreen()
                         widestChild(dialog)));
     dialog->resize(kSmallScreen);
     QTRY_COMPARE(dialog->size(), kSmallScreen);
-    for (const char* name : {"banButton", "unbanButton", "resetButton", "closeButton",
-                             "giveMoreButton", "addOverrideButton", "editOverrideButton",
-                             "removeOverrideButton"}) {
+    for (const char* name :
+         {"banButton", "unbanButton", "resetButton", "closeButton", "giveMoreButton",
+          "addOverrideButton", "editOverrideButton", "removeOverrideButton"}) {
         auto* button = dialog->findChild<QPushButton*>(QLatin1String(name));
         QVERIFY2(button, name);
         const QRect at(button->mapTo(dialog, QPoint(0, 0)), button->size());

@@ -54,7 +54,7 @@ void tst_SubjectsOverrides::initTestCase()
     m_session = std::make_unique<Session>(settings);
     m_session->open();
     QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
-    for (const QByteArray action : {QByteArray("login"), QByteArray("search")}) {
+    for (const QByteArray& action : {QByteArray("login"), QByteArray("search")}) {
         Policy policy;
         policy.action = action;
         policy.windows = {{5, 60'000}};
@@ -67,8 +67,8 @@ void tst_SubjectsOverrides::initTestCase()
     // Plenty of ordinary rows, two users with overrides.
     for (int i = 0; i < 200; ++i)
         hit("user-" + QByteArray::number(i), i % 2 ? "login" : "search", 1);
-    for (const QByteArray user : {QByteArray("trial-co"), QByteArray("loadbot")})
-        for (const QByteArray action : {QByteArray("login"), QByteArray("search")})
+    for (const QByteArray& user : {QByteArray("trial-co"), QByteArray("loadbot")})
+        for (const QByteArray& action : {QByteArray("login"), QByteArray("search")})
             hit(user, action, 2);
 
     OverrideRequest trial;
@@ -141,7 +141,12 @@ void tst_SubjectsOverrides::marksJoinTheRows()
     QTRY_VERIFY_WITH_TIMEOUT(model->viewRowOf("loadbot", "search") >= 0 &&
                                  model->viewRowOf("trial-co", "login") >= 0,
                              10000);
-    QTRY_VERIFY(banCell("trial-co", "search").startsWith(QStringLiteral("override 10 per 1m until")));
+    QTRY_VERIFY(banCell("trial-co", "search").startsWith(QStringLiteral("override until")));
+    const int trialRow = model->viewRowOf("trial-co", "search");
+    QVERIFY(model->index(trialRow, SubjectsModel::Ban)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("10 per 1m\nby support-sam: trial")));
     QCOMPARE(banCell("trial-co", "login"), QString()); // the override is for search only
     QVERIFY(banCell("loadbot", "login").startsWith(QStringLiteral("exempt permanently")));
     QVERIFY(banCell("loadbot", "search").startsWith(QStringLiteral("exempt permanently")));

@@ -86,6 +86,8 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
         return entry.event;
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return auditWhyToolTip(entry);
+    if (role == Qt::ToolTipRole && index.column() == Event)
+        return auditEventToolTip(entry);
     if (role == Qt::ToolTipRole && index.column() == Time)
         return QString::fromLatin1(entry.id);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)

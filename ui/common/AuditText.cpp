@@ -24,18 +24,10 @@ std::optional<QString> overrideDetailText(const QString& detail)
         return overrideWhatText(OverrideKind::Unlimited, {});
     if (!detail.startsWith(QLatin1String("limit ")))
         return std::nullopt;
-    std::vector<WindowLimit> windows;
-    for (const QString& pair : detail.mid(6).split(QLatin1Char(','))) {
-        const QStringList parts = pair.split(QLatin1Char(':'));
-        bool okMs = false;
-        bool okLimit = false;
-        const WindowLimit window{parts.value(1).toLongLong(&okLimit),
-                                 parts.value(0).toLongLong(&okMs)};
-        if (parts.size() != 2 || !okMs || !okLimit)
-            return std::nullopt;
-        windows.push_back(window);
-    }
-    return overrideWhatText(OverrideKind::Limit, windows);
+    const auto windows = overrideWindowsFromText(detail.mid(6).toUtf8());
+    if (!windows)
+        return std::nullopt;
+    return overrideWhatText(OverrideKind::Limit, *windows);
 }
 
 } // namespace
@@ -43,12 +35,20 @@ std::optional<QString> overrideDetailText(const QString& detail)
 QString auditEventText(const AuditEntry& entry)
 {
     if (entry.event == kOverride)
+        return entry.detail == QLatin1String("unlimited") ? tr("exemption") : tr("override");
+    if (entry.event == kOverrideDelete)
+        return tr("override removed");
+    return displayId(entry.event.toUtf8());
+}
+
+QString auditEventToolTip(const AuditEntry& entry)
+{
+    if (entry.event == kOverride)
         if (const auto what = overrideDetailText(entry.detail))
             return tr("override: %1").arg(*what);
-    if (entry.event == kOverrideDelete)
-        return entry.detail == QLatin1String("deleted=0") ? tr("override removed (none was set)")
-                                                         : tr("override removed");
-    return displayId(entry.event.toUtf8());
+    if (entry.event == kOverrideDelete && entry.detail == QLatin1String("deleted=0"))
+        return tr("override removed (none was in force)");
+    return auditEventText(entry);
 }
 
 QString auditActionText(const AuditEntry& entry)
@@ -69,7 +69,9 @@ QString auditWhyText(const AuditEntry& entry)
 
 QString auditWhyToolTip(const AuditEntry& entry)
 {
-    const QString detail = displayId(entry.detail.toUtf8());
+    const QString detail = entry.event == kOverride || entry.event == kOverrideDelete
+                               ? auditEventToolTip(entry)
+                               : displayId(entry.detail.toUtf8());
     return detail.isEmpty() ? auditWhyText(entry)
                             : displayId(entry.reason.toUtf8()) + QLatin1Char('\n') + detail;
 }

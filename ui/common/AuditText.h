@@ -9,9 +9,12 @@ namespace tollgate::ui {
 /// How both audit views (the global Audit log page and a user's history) word an entry, so
 /// the same event reads the same wherever it is looked at.
 
-/// The "what": the event name, and for an override what it gives ("override: 200 per 1m",
-/// "override: unlimited (exempt)", "override removed"), read from the entry's detail.
+/// The "what", short for a column: the event name, or for overrides "override", "exemption"
+/// (an unlimited override), "override removed".
 QString auditEventText(const AuditEntry& entry);
+/// The "what" in full, for a tooltip: what an override gives, read from the entry's detail
+/// ("override: 200 per 1m, 2000 per 1h", "override: unlimited (exempt)").
+QString auditEventToolTip(const AuditEntry& entry);
 /// The scope: the action, "(all)" for a user-wide ban or an every-action override.
 QString auditActionText(const AuditEntry& entry);
 

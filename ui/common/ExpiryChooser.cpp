@@ -72,8 +72,9 @@ Result<Expiry> ExpiryChooser::expiry() const
         if (!duration)
             return duration.error();
         if (*duration <= 0 || *duration > kMaxMs)
-            return Error{ErrorKind::InvalidInput, tr("The %1 must last between 1ms and 100 years, not %2")
-                                                      .arg(m_noun, m_duration->currentText())};
+            return Error{ErrorKind::InvalidInput,
+                         tr("The %1 must last between 1ms and 100 years, not %2")
+                             .arg(m_noun, m_duration->currentText())};
         expiry.durationMs = *duration;
     } else if (m_untilDate->isChecked()) {
         const qint64 until = m_until->dateTime().toMSecsSinceEpoch();

@@ -26,9 +26,9 @@ QString overrideWhatText(OverrideKind kind, const std::vector<WindowLimit>& wind
 {
     if (kind == OverrideKind::Unlimited)
         return tr("unlimited (exempt)");
-    Policy shape; // Policy words windows; one wording for both
+    Override shape; // core words the windows, as the CLI shows them
     shape.windows = windows;
-    return shape.windowsText();
+    return shape.describe();
 }
 
 QString overrideEndText(qint64 untilMs, qint64 nowMs)

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
 #include <QSize>
-#include <QList>
-#include <QPair>
 #include <QStringList>
 
 namespace tollgate::ui {

@@ -39,9 +39,8 @@ quint64 prefixKey(QByteArrayView id)
 
 } // namespace
 
-bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user,
-                            const QByteArray& rowAction, const OverrideMarks* marks,
-                            qint64 nowMs) const
+bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user, const QByteArray& rowAction,
+                            const OverrideMarks* marks, qint64 nowMs) const
 {
     if (actionSet && rowAction != action)
         return false;

@@ -43,13 +43,13 @@ QString untilText(qint64 untilMs)
     return SubjectsModel::tr("until %1").arg(shortTime(untilMs));
 }
 
-// "exempt until 14:05", "override 200 per 1m permanently": the marker of the Ban column.
+// "exempt until 14:05", "override permanently": the marker of the Ban column, short enough
+// for it (what the override gives is in the tooltip).
 QString overrideText(const OverrideMarks::Mark& mark)
 {
     const QString until = untilText(mark.untilMs);
-    if (mark.kind == OverrideKind::Unlimited)
-        return SubjectsModel::tr("exempt %1").arg(until);
-    return SubjectsModel::tr("override %1 %2").arg(overrideWhatText(mark.kind, mark.windows), until);
+    return mark.kind == OverrideKind::Unlimited ? SubjectsModel::tr("exempt %1").arg(until)
+                                                : SubjectsModel::tr("override %1").arg(until);
 }
 
 // A banned row tells the ban's story: nothing remains until the ban ends, whatever the counter.
@@ -145,7 +145,8 @@ QVariant SubjectsModel::display(int storeRow, int column) const
         const QString marker = mark ? overrideText(*mark) : QString();
         if (!extra || !extra->ban)
             return marker;
-        return QString((mark ? marker + QStringLiteral(" · ") : QString()) + (extra->userWide ? tr("all actions") : tr("this action")) +
+        return QString((mark ? marker + QStringLiteral(" · ") : QString()) +
+                       (extra->userWide ? tr("all actions") : tr("this action")) +
                        (extra->ban->createdMs > 0
                             ? tr(" since %1").arg(shortTime(extra->ban->createdMs))
                             : QString()) +
@@ -204,9 +205,10 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
                                              : tr("permanent"));
         if (column == Ban)
             if (const OverrideMarks::Mark* mark = markOf(storeRow))
-                return tr("%1\nby %2: %3")
-                    .arg(display(storeRow, column).toString(), displayId(mark->actor.toUtf8()),
-                         displayId(mark->reason.toUtf8()));
+                return tr("%1: %2\nby %3: %4")
+                    .arg(display(storeRow, column).toString(),
+                         overrideWhatText(mark->kind, mark->windows),
+                         displayId(mark->actor.toUtf8()), displayId(mark->reason.toUtf8()));
         return column == User ? display(storeRow, column) : QVariant();
     }
     case Qt::TextAlignmentRole:
@@ -287,9 +289,9 @@ void SubjectsModel::applySlice()
         }
         m_appendedSinceOrder = true;
         const CompactRow& row = m_store.row(storeRow);
-        if (m_filter.isEmpty() || m_filter.accepts(row, m_store.user(storeRow),
-                                                   m_store.action(storeRow), m_marks.get(),
-                                                   QDateTime::currentMSecsSinceEpoch()))
+        if (m_filter.isEmpty() ||
+            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow), m_marks.get(),
+                             QDateTime::currentMSecsSinceEpoch()))
             appended.push_back(quint32(storeRow));
     }
     if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
@@ -362,8 +364,8 @@ void SubjectsModel::requestOrder(bool keepOrder)
     announceAppended(); // a kept order must hold them, a new one holds them anyway
     m_ordering = true;
     m_orderAgain = false;
-    OrderRequest request{m_filter,     m_sort, std::exchange(m_retirePass, 0), std::nullopt,
-                         m_marks, QDateTime::currentMSecsSinceEpoch()};
+    OrderRequest request{m_filter,     m_sort,  std::exchange(m_retirePass, 0),
+                         std::nullopt, m_marks, QDateTime::currentMSecsSinceEpoch()};
     if (keepOrder)
         request.keep = m_order; // one copy of 4 bytes a row, no per-row work
     else

@@ -32,8 +32,8 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
 
     m_expiry = new ExpiryChooser(
         tr("ban"),
-        {QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"), QStringLiteral("1w")}, 1,
-        this);
+        {QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"), QStringLiteral("1w")},
+        1, this);
 
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);

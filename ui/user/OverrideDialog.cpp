@@ -56,10 +56,10 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
     m_policyLabel->setWordWrap(true);
 
-    m_expiry = new ExpiryChooser(tr("override"),
-                                 {QStringLiteral("1h"), QStringLiteral("24h"), QStringLiteral("1w"),
-                                  QStringLiteral("30d")},
-                                 1, this);
+    m_expiry = new ExpiryChooser(
+        tr("override"),
+        {QStringLiteral("1h"), QStringLiteral("24h"), QStringLiteral("1w"), QStringLiteral("30d")},
+        1, this);
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);
 
@@ -215,17 +215,16 @@ void OverrideDialog::apply()
     for (const Override& existing : m_existing) {
         if (m_editing || existing.action != request.action)
             continue;
-        Ask::confirm(this, tr("Replace override"),
-                     tr("This user already has an override for %1 (%2, %3, by %4: \"%5\"). "
-                        "Replace it with the new one?")
-                         .arg(overrideScopeText(existing.action),
-                              overrideWhatText(existing.kind, existing.windows),
-                              existing.isPermanent()
-                                  ? tr("permanent")
-                                  : tr("until %1").arg(formatTime(existing.untilMs)),
-                              displayId(existing.actor.toUtf8()),
-                              displayId(existing.reason.toUtf8())),
-                     [this, request] { submit(request); });
+        Ask::confirm(
+            this, tr("Replace override"),
+            tr("This user already has an override for %1 (%2, %3, by %4: \"%5\"). "
+               "Replace it with the new one?")
+                .arg(overrideScopeText(existing.action),
+                     overrideWhatText(existing.kind, existing.windows),
+                     existing.isPermanent() ? tr("permanent")
+                                            : tr("until %1").arg(formatTime(existing.untilMs)),
+                     displayId(existing.actor.toUtf8()), displayId(existing.reason.toUtf8())),
+            [this, request] { submit(request); });
         return;
     }
     submit(request);
@@ -237,19 +236,18 @@ void OverrideDialog::submit(const OverrideRequest& request)
         return;
     m_busy = true;
     m_apply->setEnabled(false);
-    m_session->overrides().set(request, m_session,
-                               guarded<Override>(this, [this](Result<Override> stored) {
-                                   m_busy = false;
-                                   if (!stored) {
-                                       validate();
-                                       m_error->setText(stored.error().toString());
-                                       Ask::warn(this, tr("Setting the override failed"),
-                                                 stored.error().toString());
-                                       return;
-                                   }
-                                   Q_EMIT applied(*stored);
-                                   accept();
-                               }));
+    m_session->overrides().set(
+        request, m_session, guarded<Override>(this, [this](Result<Override> stored) {
+            m_busy = false;
+            if (!stored) {
+                validate();
+                m_error->setText(stored.error().toString());
+                Ask::warn(this, tr("Setting the override failed"), stored.error().toString());
+                return;
+            }
+            Q_EMIT applied(*stored);
+            accept();
+        }));
 }
 
 } // namespace tollgate::ui

@@ -8,9 +8,9 @@
 #include "ui/user/UserOverridesTable.h"
 #include "ui/user/WriteGuard.h"
 
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QPushButton>
-#include <QVBoxLayout>
 
 namespace tollgate::ui {
 
@@ -44,11 +44,14 @@ OverridesPanel::OverridesPanel(Session* session, const QByteArray& user, QWidget
             editSelected();
     });
 
-    auto* buttons = new QVBoxLayout;
+    // Two by two beside the table: the section stays as low as two rows of buttons.
+    auto* buttons = new QGridLayout;
     buttons->setContentsMargins(0, 0, 0, 0);
-    for (QPushButton* button : {m_giveMore, m_add, m_edit, m_remove})
-        buttons->addWidget(button);
-    buttons->addStretch(1);
+    buttons->addWidget(m_giveMore, 0, 0);
+    buttons->addWidget(m_add, 0, 1);
+    buttons->addWidget(m_edit, 1, 0);
+    buttons->addWidget(m_remove, 1, 1);
+    buttons->setRowStretch(2, 1);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_table, 1);
@@ -155,8 +158,7 @@ void OverridesPanel::removeSelected()
     ReasonPrompt::ask(
         this, tr("Remove override"),
         tr("Remove the override of %1 for %2 (%3)? The user falls back to the policy at once.")
-            .arg(displayId(m_user), scope,
-                 overrideWhatText(selected->kind, selected->windows)),
+            .arg(displayId(m_user), scope, overrideWhatText(selected->kind, selected->windows)),
         tr("Remove"), [this, action, scope](const QString& reason) {
             m_session->overrides().remove(
                 m_user, action, m_session->actor(), reason, m_session,
@@ -165,9 +167,9 @@ void OverridesPanel::removeSelected()
                         Q_EMIT failed(tr("Removing the override failed"), removed.error());
                         return;
                     }
-                    Q_EMIT written(*removed ? tr("Override for %1 removed.").arg(scope)
-                                            : tr("The override for %1 had already ended.")
-                                                  .arg(scope));
+                    Q_EMIT written(*removed
+                                       ? tr("Override for %1 removed.").arg(scope)
+                                       : tr("The override for %1 had already ended.").arg(scope));
                 }));
         });
 }

@@ -61,12 +61,18 @@ void UserActionsTable::setActions(const UserActions& loaded, const std::vector<O
         const UserActionRow& row = m_rows[size_t(r)];
         setCell(r, Action, displayId(row.action));
         QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
-        if (const Override* o = row.policy ? overrideFor(overrides, row.action) : nullptr)
-            windows = tr("%1 (override; policy: %2)")
-                          .arg(overrideWhatText(o->kind, o->windows), windows);
+        const Override* o = row.policy ? overrideFor(overrides, row.action) : nullptr;
+        const QString policyWindows = windows;
+        if (o) // the override's, short; the policy's in the tooltip
+            windows = o->kind == OverrideKind::Unlimited
+                          ? overrideWhatText(o->kind, o->windows)
+                          : tr("%1 (override)").arg(overrideWhatText(o->kind, o->windows));
         if (!row.keyWindows.isEmpty())
             windows += tr(" (other keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
         setCell(r, Windows, windows);
+        if (o)
+            item(r, Windows)
+                ->setToolTip(tr("%1\nthe policy gives everyone %2").arg(windows, policyWindows));
         if (row.usage) {
             setCell(r, Count, QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit),
                     right);

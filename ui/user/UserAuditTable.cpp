@@ -19,6 +19,7 @@ void UserAuditTable::setEntries(const std::vector<AuditEntry>& entries)
         const AuditEntry& entry = entries[size_t(r)];
         setCell(r, Time, formatTime(entry.timeMs));
         setCell(r, Event, auditEventText(entry));
+        item(r, Event)->setToolTip(auditEventToolTip(entry));
         setCell(r, Action, auditActionText(entry));
         setCell(r, Actor, displayId(entry.actor.toUtf8()));
         // Worded like the global Audit log page: the same event reads the same in both.
