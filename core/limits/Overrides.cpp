@@ -99,6 +99,15 @@ Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text)
     return windows;
 }
 
+Policy withOverrideWindows(const Policy& policy, const std::vector<WindowLimit>& windows)
+{
+    Policy with = policy;
+    with.windows = windows;
+    if (with.calendarAligned && !with.validate())
+        with.calendarAligned = false;
+    return with;
+}
+
 Result<Override> OverrideStore::fromField(const QByteArray& user, const QByteArray& field,
                                           const QByteArray& value)
 {

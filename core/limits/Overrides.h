@@ -64,6 +64,10 @@ QByteArray overrideWindowsText(const std::vector<WindowLimit>& windows);
 /// The inverse; InvalidInput naming the text when it is not that.
 Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text);
 
+/// `policy` with a limit override's windows in place of its own (the rest of the policy stays);
+/// calendar alignment only when they are calendar windows, else they start at the first hit.
+Policy withOverrideWindows(const Policy& policy, const std::vector<WindowLimit>& windows);
+
 /// Overrides in Redis: override_set.lua / override_delete.lua write the user's hash, its TTL,
 /// both audit streams (like a ban: actor and reason, ACL-checked first, all or nothing) and the
 /// index <p>:overrides (one member per user, scored by when the user's last override ends; on

@@ -1,5 +1,6 @@
 #include "core/limits/PreparedHit.h"
 
+#include "core/limits/Overrides.h"
 #include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptLibrary.h"
 
@@ -142,12 +143,7 @@ Result<std::shared_ptr<const PreparedHit>>
 PreparedHit::prepareForOverride(const Policy& policy, const std::vector<WindowLimit>& windows,
                                 const KeyLayout& layout)
 {
-    Policy withOverride = policy;
-    withOverride.windows = windows;
-    // Calendar alignment holds for calendar windows only; other windows start at the first hit.
-    if (withOverride.calendarAligned && !withOverride.validate())
-        withOverride.calendarAligned = false;
-    return build(withOverride, layout, true);
+    return build(withOverrideWindows(policy, windows), layout, true);
 }
 
 bool PreparedHit::preparedFrom(const Policy& o, bool cluster) const

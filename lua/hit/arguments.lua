@@ -1,9 +1,13 @@
   ---------------------------------------------------------------- arguments
   -- Earlier contracts' layouts: 1 had the two bans and the user's audit stream before the state
   -- keys, 2 added the global audit stream (full form) and had no overrides hash in either form.
+  -- (KEYS[3] was the user's audit stream in the full forms, a state key in the short one.)
   local old = (#ARGV == FIXED_ARGS + 2 * (#KEYS - 3) and #KEYS >= 4 and 1)
-    or (#ARGV == FIXED_ARGS + 2 * (#KEYS - 4) and #KEYS >= 5 and 2) or (SCRIPT == 'hit' and #ARGV == 2 * #KEYS - 1 and #KEYS >= 3 and 2)
-  if old and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban' and KEYS[3]:sub(-10) ~= '}:overrides' then
+    or (#ARGV == FIXED_ARGS + 2 * (#KEYS - 4) and #KEYS >= 5 and 2)
+  local old_short = SCRIPT == 'hit' and #ARGV == 2 * #KEYS - 1 and #KEYS >= 3
+  if ((old and KEYS[3]:sub(-7) == '}:audit') or (old_short and KEYS[3]:find(':%l%l:%d+$')))
+    and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban' then
+    old = old or 2
     fail('TG_CONTRACT', 'this call has the layout of script contract ' .. old .. '; these scripts follow contract 3, '
       .. 'where KEYS[3] is the user\'s overrides hash (lua/README.md, "Contract version")')
   end

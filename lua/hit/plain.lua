@@ -20,8 +20,9 @@
       local found, _, head, user_at, user_end, action, kind, w =
         (user_ban .. ' ' .. action_ban .. ' ' .. overrides .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
           '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1overrides %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      -- (the overrides key needs no length of its own: with the others' lengths right, the
+      -- pattern can only place it exactly between the action ban and the state key)
       if not found or kind ~= code or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
-        or #overrides ~= #head + 9
         or #key ~= #head + #action + 4 + #w or user_end - user_at > MAX_ID or #action > MAX_ID then
         break
       end

@@ -21,7 +21,7 @@ local function override_keys(user)
   local base = prefix .. '{' .. escaped .. '}:'
   local wanted = { base .. 'overrides', base .. 'audit', prefix .. 'audit', prefix .. 'overrides' }
   for i = 1, 4 do
-    local none = i >= 3 and (KEYS[i] == '' or KEYS[i] == KEYS[i - 2])
+    local none = i >= 3 and (KEYS[i] == '' or KEYS[i] == KEYS[i == 3 and 2 or 1])
     if (KEYS[i] ~= wanted[i] and not none) or #prefix < 2 then
       return nil, nil, redis.error_reply(string.format('TG_INVALID KEYS[%d] is "%s", expected "%s" (ids escaped as in lua/README.md)',
         i, KEYS[i]:sub(1, 200), wanted[i]:sub(1, 200)))
