@@ -128,7 +128,10 @@ int main(int argc, char* argv[])
                                                        : QStringLiteral("demo");
         settings = adjust(settings);
         if (parser.isSet(demo)) {
-            traffic = std::make_unique<DemoTraffic>(settings.connection, KeySchema(settings.prefix));
+            DemoTraffic::Options options;
+            options.overriddenUsers = true; // so the console has overrides to show
+            traffic = std::make_unique<DemoTraffic>(settings.connection,
+                                                    KeySchema(settings.prefix), options);
             QObject::connect(traffic.get(), &DemoTraffic::failed, &window, [](const Error& e) {
                 std::fprintf(stderr, "tollgate: demo traffic: %s\n", qPrintable(e.toString()));
             });

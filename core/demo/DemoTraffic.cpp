@@ -158,7 +158,8 @@ void DemoTraffic::loadPolicies()
             }
             // The charts of the last hour and day get a past to show.
             seedDemoHistory(m_client.get(), m_schema, m_policies);
-            DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
+            if (m_options.overriddenUsers)
+                DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
             m_timer.start();
             m_reload.start();
             Q_EMIT started();
@@ -265,10 +266,11 @@ void DemoTraffic::tick()
 
     // The overridden users: the trial customer searches above the policy's limit but within
     // its override (15 a minute), the exempt load test hammers the API and is never denied.
-    const Policy* search = m_tickCount % 40 == 0 ? policy("search") : nullptr;
+    const bool overridden = m_options.overriddenUsers;
+    const Policy* search = overridden && m_tickCount % 40 == 0 ? policy("search") : nullptr;
     if (search && sent++ < budget)
         hit(*search, DemoOverrides::trialUser());
-    const Policy* api = m_tickCount > 20 ? policy("api") : nullptr;
+    const Policy* api = overridden && m_tickCount > 20 ? policy("api") : nullptr;
     if (api && sent++ < budget)
         hit(*api, DemoOverrides::exemptUser());
 
