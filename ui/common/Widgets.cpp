@@ -2,9 +2,12 @@
 
 #include "ui/common/Palette.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScreen>
 
 namespace tollgate::ui {
@@ -19,6 +22,20 @@ QLabel* makeErrorLabel(QWidget* parent)
     palette.setColor(QPalette::WindowText, toneColor(Tone::Denied, palette));
     label->setPalette(palette);
     return label;
+}
+
+QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
+                                   const QString& applyName, QPushButton** apply)
+{
+    auto* buttons = new QDialogButtonBox(dialog);
+    *apply = buttons->addButton(applyText, QDialogButtonBox::AcceptRole);
+    (*apply)->setObjectName(applyName);
+    (*apply)->setDefault(true); // Enter submits once the input is valid
+    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("cancelButton"));
+    cancel->setAutoDefault(false);
+    QObject::connect(cancel, &QPushButton::clicked, dialog, &QDialog::reject);
+    return buttons;
 }
 
 QLineEdit* makeReasonLineEdit(QWidget* parent)

@@ -1,8 +1,12 @@
 #pragma once
 
+class QDialog;
+class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSize;
+class QString;
 class QWidget;
 
 namespace tollgate::ui {
@@ -12,6 +16,12 @@ QLabel* makeErrorLabel(QWidget* parent);
 
 /// The "why" of a ban, unban or reset ("reasonLineEdit"): required, at most what core accepts.
 QLineEdit* makeReasonLineEdit(QWidget* parent);
+
+/// The buttons of a write dialog: the write (`applyText`, named `applyName`: the default
+/// button, so Enter submits once it is enabled) and Cancel ("cancelButton", rejects `dialog`).
+/// The write button goes to `*apply`; connect its clicked() to the write.
+QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
+                                   const QString& applyName, QPushButton** apply);
 
 /// Gives a window `preferred` size, or less on a smaller screen (the screen it is on, or the
 /// primary one): a dialog's buttons must never open off-screen.

@@ -38,15 +38,9 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);
 
-    auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(tr("&Ban"), QDialogButtonBox::AcceptRole);
-    m_apply->setObjectName(QStringLiteral("applyBanButton"));
-    m_apply->setDefault(true); // Enter submits once the input is valid
-    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    cancel->setAutoDefault(false);
+    QDialogButtonBox* buttons =
+        makeWriteButtons(this, tr("&Ban"), QStringLiteral("applyBanButton"), &m_apply);
     connect(m_apply, &QPushButton::clicked, this, &BanDialog::apply);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));

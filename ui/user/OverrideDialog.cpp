@@ -63,16 +63,10 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);
 
-    auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(preset == Preset::GiveMore ? tr("&Give more") : tr("&Set"),
-                                 QDialogButtonBox::AcceptRole);
-    m_apply->setObjectName(QStringLiteral("applyOverrideButton"));
-    m_apply->setDefault(true); // Enter submits once the input is valid
-    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    cancel->setAutoDefault(false);
+    QDialogButtonBox* buttons =
+        makeWriteButtons(this, preset == Preset::GiveMore ? tr("&Give more") : tr("&Set"),
+                         QStringLiteral("applyOverrideButton"), &m_apply);
     connect(m_apply, &QPushButton::clicked, this, &OverrideDialog::apply);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
     auto* windowsRow = new QHBoxLayout;
     windowsRow->addWidget(m_limit);

@@ -49,16 +49,10 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         m_outlookLabel->hide();
     }
 
-    auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(unban ? tr("&Unban") : tr("Re&set"), QDialogButtonBox::AcceptRole);
-    m_apply->setObjectName(unban ? QStringLiteral("applyUnbanButton")
-                                 : QStringLiteral("applyResetButton"));
-    m_apply->setDefault(true); // Enter in the reason submits once the input is valid
-    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    cancel->setAutoDefault(false);
+    QDialogButtonBox* buttons = makeWriteButtons(
+        this, unban ? tr("&Unban") : tr("Re&set"),
+        unban ? QStringLiteral("applyUnbanButton") : QStringLiteral("applyResetButton"), &m_apply);
     connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));
