@@ -1,7 +1,7 @@
 --[[ override_delete.lua: end one override of a user now, leaving a trail even when there was none.
 
 KEYS[1..4]  as override_set.lua: overrides hash, user audit stream, global audit stream ("" or
-            KEYS[2] = none), override index ("" or KEYS[1] = none)
+            the user's stream again = none), override index ("" or the hash again = none)
 
 ARGV[1]  raw user id, 1..1024 bytes
 ARGV[2]  raw action id, or "*" (the every-action override; the others stay)

@@ -1,12 +1,15 @@
 --[[ refund.lua: give back units hits counted ("refund") or count extra ones ("penalize").
 
-KEYS             exactly hit.lua's full form: user ban, action ban, user audit stream, global audit
-                 stream ("" or KEYS[3] again = no global mirror), one state key per window (1..8)
+KEYS             exactly hit.lua's full form: user ban, action ban, the user's overrides, user audit
+                 stream, global audit stream ("" or KEYS[4] again = no global mirror), one state key
+                 per window (1..8)
 ARGV[1]          mode: "refund" | "penalize"
 ARGV[2..12]      as hit.lua's full form (count_denied and warn are checked, not used)
 ARGV[13]         actor: who penalizes (required for penalize; the actor of a ban it creates)
 ARGV[14]         reason (required for penalize; part of the reason of a ban it creates)
-ARGV[15..14+2n]  n pairs limit_i, window_ms_i, as hit.lua's ARGV[13..]
+ARGV[15..14+2n]  n pairs limit_i, window_ms_i, as hit.lua's ARGV[13..], then optionally "override"
+                 The user's override applies as in hit.lua (TG_OVERRIDE included); a penalty of an
+                 exempt ("unlimited") user never bans.
                  ARGV[3] (cost, 1..1e9) is the number of units to give back or to add.
 
 refund: in every window, cost units leave the newest ones counted, never below empty, and no
@@ -23,7 +26,7 @@ Reply: { changed 1|0, ban_created 1|0, count, limit, remaining, reset_ms, ban_un
   count, limit, remaining, reset_ms: the window with the smallest remaining after the call, as in
   hit.lua's reply; changed 0 = nothing was written (refund of empty windows); ban_until_ms: the
   end of the ban created (epoch ms), else 0.
-Errors: hit.lua's: TG_INVALID, TG_CORRUPT (naming the key), TG_CONTRACT, TG_NOPERM (nothing written).
+Errors: hit.lua's: TG_INVALID, TG_CORRUPT (naming the key), TG_CONTRACT, TG_OVERRIDE, TG_NOPERM (nothing written).
 
 Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
 "contract", the script answers 3 and does nothing else.

@@ -52,7 +52,8 @@ QString untilText(const Override& o)
 // The override's windows from --limit/--window, --windows or --unlimited (exactly one).
 Status readKind(const QCommandLineParser& parser, OverrideRequest* request)
 {
-    const bool single = parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
+    const bool single =
+        parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
     const bool several = parser.isSet(QStringLiteral("windows"));
     const bool unlimited = parser.isSet(QStringLiteral("unlimited"));
     if (int(single) + int(several) + int(unlimited) != 1)
@@ -90,8 +91,9 @@ Status readEnd(const QCommandLineParser& parser, OverrideRequest* request)
                      int(parser.isSet(QStringLiteral("until"))) +
                      int(parser.isSet(QStringLiteral("permanent")));
     if (ends != 1)
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("override set needs exactly one of --for, --until or --permanent")};
+        return Error{
+            ErrorKind::InvalidInput,
+            QStringLiteral("override set needs exactly one of --for, --until or --permanent")};
     request->permanent = parser.isSet(QStringLiteral("permanent"));
     if (parser.isSet(QStringLiteral("for"))) {
         auto duration = parseDuration(parser.value(QStringLiteral("for")));
@@ -141,15 +143,26 @@ Status checkAgainstPolicy(Cli& cli, Client* client, const OverrideRequest& reque
 int setCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action, or '*' for every action."));
+    parser.addPositionalArgument(QStringLiteral("action"),
+                                 QStringLiteral("The action, or '*' for every action."));
     parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
     parser.addOptions({
-        QCommandLineOption(QStringLiteral("limit"), QStringLiteral("Units per --window."), QStringLiteral("n")),
-        QCommandLineOption(QStringLiteral("window"), QStringLiteral("The window (1m, 1h, 1d)."), QStringLiteral("duration")),
-        QCommandLineOption(QStringLiteral("windows"), QStringLiteral("Several windows: 1m:100,1h:1000."), QStringLiteral("list")),
-        QCommandLineOption(QStringLiteral("unlimited"), QStringLiteral("Exempt: counted, never denied, never banned automatically.")),
-        QCommandLineOption(QStringLiteral("for"), QStringLiteral("For this long (24h, 7d)."), QStringLiteral("duration")),
-        QCommandLineOption(QStringLiteral("until"), QStringLiteral("Until an ISO date/time (local unless it has an offset)."), QStringLiteral("when")),
+        QCommandLineOption(QStringLiteral("limit"), QStringLiteral("Units per --window."),
+                           QStringLiteral("n")),
+        QCommandLineOption(QStringLiteral("window"), QStringLiteral("The window (1m, 1h, 1d)."),
+                           QStringLiteral("duration")),
+        QCommandLineOption(QStringLiteral("windows"),
+                           QStringLiteral("Several windows: 1m:100,1h:1000."),
+                           QStringLiteral("list")),
+        QCommandLineOption(
+            QStringLiteral("unlimited"),
+            QStringLiteral("Exempt: counted, never denied, never banned automatically.")),
+        QCommandLineOption(QStringLiteral("for"), QStringLiteral("For this long (24h, 7d)."),
+                           QStringLiteral("duration")),
+        QCommandLineOption(
+            QStringLiteral("until"),
+            QStringLiteral("Until an ISO date/time (local unless it has an offset)."),
+            QStringLiteral("when")),
         QCommandLineOption(QStringLiteral("permanent"), QStringLiteral("Until deleted by hand.")),
         reasonOption(),
     });
@@ -181,17 +194,20 @@ int setCommand(Cli& cli, const QStringList& args)
         printJson(toJson(*stored));
     else
         printLine(QStringLiteral("override of %1 for %2: %3, %4")
-                      .arg(text(stored->user), text(stored->action), stored->describe(), untilText(*stored)));
+                      .arg(text(stored->user), text(stored->action), stored->describe(),
+                           untilText(*stored)));
     return ExitOk;
 }
 
 int listCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("Only this user's (optional)."));
-    parser.addOption(QCommandLineOption(QStringLiteral("action"),
-                                        QStringLiteral("Only those that apply to this action (its own and '*')."),
-                                        QStringLiteral("action")));
+    parser.addPositionalArgument(QStringLiteral("user"),
+                                 QStringLiteral("Only this user's (optional)."));
+    parser.addOption(QCommandLineOption(
+        QStringLiteral("action"),
+        QStringLiteral("Only those that apply to this action (its own and '*')."),
+        QStringLiteral("action")));
     if (auto exit = parseArguments(parser, args, 0, 1))
         return *exit;
     const QByteArray action = actionOf(parser.value(QStringLiteral("action")));
@@ -210,13 +226,15 @@ int listCommand(Cli& cli, const QStringList& args)
     if (!found)
         return fail(found.error());
     QJsonArray array;
-    QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"), QStringLiteral("OVERRIDE"),
-                             QStringLiteral("ENDS"), QStringLiteral("BY"), QStringLiteral("REASON")}};
+    QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"),
+                             QStringLiteral("OVERRIDE"), QStringLiteral("ENDS"),
+                             QStringLiteral("BY"), QStringLiteral("REASON")}};
     for (const Override& o : *found) {
         if (!action.isEmpty() && o.action != action && !o.everyAction())
             continue;
         array.append(toJson(o));
-        rows << QStringList{text(o.user), text(o.action), o.describe(), untilText(o), o.actor, o.reason};
+        rows << QStringList{text(o.user), text(o.action), o.describe(),
+                            untilText(o), o.actor,        o.reason};
     }
     if (cli.json)
         printJson(array);
@@ -265,9 +283,8 @@ int reindexCommand(Cli& cli, const QStringList& args)
     Client* client = cli.client();
     if (!client)
         return ExitUsage;
-    auto count = waitFor<qint64>([&](Callback<qint64> done) {
-        OverrideStore(client, cli.schema()).reindex(nullptr, done);
-    });
+    auto count = waitFor<qint64>(
+        [&](Callback<qint64> done) { OverrideStore(client, cli.schema()).reindex(nullptr, done); });
     if (!count)
         return fail(count.error());
     if (cli.json)

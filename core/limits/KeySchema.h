@@ -12,7 +12,7 @@ namespace tollgate {
 ///   <p>:{<user>}:<action>:ban                        ban of one action (hash)
 ///   <p>:{<user>}:ban                                 ban of every action (hash)
 ///   <p>:{<user>}:audit                               per-user audit stream
-///   <p>:{<user>}:overrides                           the user's overrides (hash, one field per action)
+///   <p>:{<user>}:overrides                           the user's overrides (hash)
 ///   <p>:overrides                                    index of the users with overrides (zset)
 ///   <p>:policy:<action>                              policy hash
 ///   <p>:policies                                     index of the policy hashes (set)

@@ -101,7 +101,6 @@ namespace {
 struct HitReplyHandler
 {
     Client* client;
-    KeySchema schema;
     std::shared_ptr<const PreparedHit> prepared;
     std::shared_ptr<const PreparedHit> base; // the policy's own, once redirected to an override's
     EncodedCommand command;
@@ -159,7 +158,7 @@ struct HitReplyHandler
     bool redirect(const QByteArray& target)
     {
         const std::shared_ptr<const PreparedHit> own = base ? base : prepared;
-        const KeyLayout layout(schema, client->isCluster());
+        const KeyLayout layout = own->layout();
         Result<std::shared_ptr<const PreparedHit>> next = own;
         if (target != "policy") {
             auto windows = overrideWindowsFromText(target);
@@ -213,7 +212,7 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     EncodedCommand sent = *command;
     m_client->execute(std::move(sent), nullptr,
-                      HitReplyHandler{m_client, m_schema, std::move(*prepared), nullptr,
+                      HitReplyHandler{m_client, std::move(*prepared), nullptr,
                                       std::move(*command), user, cost, peek, false, 0, onError, std::move(insurance),
                                       peek ? nullptr : m_stats, std::move(context),
                                       std::move(done)});

@@ -39,8 +39,8 @@ Result<std::vector<Override>> activeOverrides(const QByteArray& user, const Repl
 // On a cluster the scripts cannot reach the index (another slot): the user's entry is
 // written after the change, from the key's end the script answered (-1 permanent, 0 none).
 // A refused or failed index write leaves the override in force; reindex() repairs the index.
-void indexOnCluster(Client* client, const KeyLayout& layout, const QByteArray& user,
-                    qint64 keyEnd, std::function<void()> then)
+void indexOnCluster(Client* client, const KeyLayout& layout, const QByteArray& user, qint64 keyEnd,
+                    std::function<void()> then)
 {
     if (!layout.isCluster()) {
         then();
@@ -92,10 +92,11 @@ void OverrideStore::set(const OverrideRequest& request, Context context,
                   nullptr, [=](Result<Reply> reply) {
                       if (!reply || reply->elements.size() < 3) {
                           deliver(context, done,
-                                  Result<Override>(reply ? Error{ErrorKind::Protocol,
-                                                                 QStringLiteral("malformed reply "
-                                                                                "from override_set")}
-                                                         : reply.error()));
+                                  Result<Override>(reply
+                                                       ? Error{ErrorKind::Protocol,
+                                                               QStringLiteral("malformed reply "
+                                                                              "from override_set")}
+                                                       : reply.error()));
                           return;
                       }
                       Override stored;
@@ -108,9 +109,8 @@ void OverrideStore::set(const OverrideRequest& request, Context context,
                       stored.untilMs = reply->elements[0].toInteger().value_or(0);
                       stored.setMs = reply->elements[1].toInteger().value_or(0);
                       const qint64 keyEnd = reply->elements[2].toInteger().value_or(-1);
-                      indexOnCluster(client, layout, request.user, keyEnd, [=] {
-                          deliver(context, done, Result<Override>(stored));
-                      });
+                      indexOnCluster(client, layout, request.user, keyEnd,
+                                     [=] { deliver(context, done, Result<Override>(stored)); });
                   });
     });
 }
@@ -122,7 +122,8 @@ void OverrideStore::remove(const QByteArray& user, const QByteArray& action, con
     if (valid && action != Override::kEveryAction)
         valid = KeySchema::validateId(action, QStringLiteral("action"));
     if (valid && (actor.trimmed().isEmpty() || reason.trimmed().isEmpty()))
-        valid = Error{ErrorKind::InvalidInput, QStringLiteral("an actor and a reason are required")};
+        valid =
+            Error{ErrorKind::InvalidInput, QStringLiteral("an actor and a reason are required")};
     if (rejected(valid, context, done))
         return;
     Client* client = m_client;
@@ -140,9 +141,8 @@ void OverrideStore::remove(const QByteArray& user, const QByteArray& action, con
                       const qint64 keyEnd = reply->elements.size() > 1
                                                 ? reply->elements[1].toInteger().value_or(0)
                                                 : 0;
-                      indexOnCluster(client, layout, user, keyEnd, [=] {
-                          deliver(context, done, Result<bool>(deleted));
-                      });
+                      indexOnCluster(client, layout, user, keyEnd,
+                                     [=] { deliver(context, done, Result<bool>(deleted)); });
                   });
     });
 }
@@ -191,24 +191,23 @@ void OverrideStore::list(const QByteArray& action, Context context,
                     deliver(context, done, Result<std::vector<Override>>(std::vector<Override>{}));
                     return;
                 }
-                client->executeBatch(std::move(reads), nullptr,
-                                     [=](std::vector<Result<Reply>> hashes) {
-                                         std::vector<Override> all;
-                                         for (size_t i = 0; i < hashes.size(); ++i) {
-                                             auto found = hashes[i]
-                                                              ? activeOverrides(users[i], *hashes[i], nowMs)
-                                                              : Result<std::vector<Override>>(hashes[i].error());
-                                             if (!found) {
-                                                 deliver(context, done, std::move(found));
-                                                 return;
-                                             }
-                                             for (Override& o : *found)
-                                                 if (action.isEmpty() || o.action == action ||
-                                                     o.everyAction())
-                                                     all.push_back(std::move(o));
-                                         }
-                                         deliver(context, done, Result<std::vector<Override>>(std::move(all)));
-                                     });
+                client->executeBatch(
+                    std::move(reads), nullptr, [=](std::vector<Result<Reply>> hashes) {
+                        std::vector<Override> all;
+                        for (size_t i = 0; i < hashes.size(); ++i) {
+                            auto found = hashes[i]
+                                             ? activeOverrides(users[i], *hashes[i], nowMs)
+                                             : Result<std::vector<Override>>(hashes[i].error());
+                            if (!found) {
+                                deliver(context, done, std::move(found));
+                                return;
+                            }
+                            for (Override& o : *found)
+                                if (action.isEmpty() || o.action == action || o.everyAction())
+                                    all.push_back(std::move(o));
+                        }
+                        deliver(context, done, Result<std::vector<Override>>(std::move(all)));
+                    });
             });
     });
 }
@@ -239,7 +238,8 @@ void OverrideStore::reindex(Context context, Callback<qint64> done) const
                 // override_reindex.lua: the index replaced by these members, atomically.
                 Command args{QByteArray::number(serverMs(ends[0]))};
                 for (qsizetype i = 0; i < users.size(); ++i) {
-                    const qint64 end = ends[size_t(i) + 1] ? ends[size_t(i) + 1]->toInteger().value_or(-2) : -2;
+                    const qint64 end =
+                        ends[size_t(i) + 1] ? ends[size_t(i) + 1]->toInteger().value_or(-2) : -2;
                     if (end == -2)
                         continue; // gone since the scan
                     args << users[i] << (end == -1 ? QByteArray("+inf") : QByteArray::number(end));

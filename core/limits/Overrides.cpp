@@ -81,9 +81,10 @@ Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text)
 {
     std::vector<WindowLimit> windows;
     const auto bad = [&] {
-        return Error{ErrorKind::Protocol,
-                     QStringLiteral("override windows '%1' are not <window_ms>:<limit>,...")
-                         .arg(QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 200))))};
+        return Error{
+            ErrorKind::Protocol,
+            QStringLiteral("override windows '%1' are not <window_ms>:<limit>,...")
+                .arg(QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 200))))};
     };
     for (const QByteArray& pair : text.toByteArray().split(',')) {
         const qsizetype colon = pair.indexOf(':');

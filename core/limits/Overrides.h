@@ -35,7 +35,8 @@ struct Override
 
     bool isPermanent() const { return untilMs == 0; }
     bool everyAction() const { return action == kEveryAction; }
-    /// Whether it still applies at server time `nowMs` (a field past its end is ignored by hit.lua).
+    /// Whether it still applies at server time `nowMs` (a field past its end is ignored by
+    /// hit.lua).
     bool activeAt(qint64 nowMs) const { return untilMs == 0 || nowMs < untilMs; }
     /// "100 per 1m, 1000 per 1h" or "unlimited".
     QString describe() const;
@@ -61,7 +62,7 @@ struct OverrideRequest
 /// An override's windows as stored and as hit.lua's TG_OVERRIDE names them:
 /// "<window_ms>:<limit>,..." (1..8 pairs, ascending as given).
 QByteArray overrideWindowsText(const std::vector<WindowLimit>& windows);
-/// The inverse; InvalidInput naming the text when it is not that.
+/// The inverse; Protocol naming the text when it is not that (it comes from the server).
 Result<std::vector<WindowLimit>> overrideWindowsFromText(QByteArrayView text);
 
 /// `policy` with a limit override's windows in place of its own (the rest of the policy stays);
@@ -79,8 +80,8 @@ public:
     OverrideStore(Client* client, KeySchema schema);
 
     /// Validates, then sets (or replaces) the override of request.action. Delivers it as stored
-    /// (setMs and untilMs from the server's clock). InvalidInput, Permission (TG_NOPERM:
-    /// nothing written).
+    /// (setMs and untilMs from the server's clock). InvalidInput, NoPerm (TG_NOPERM: nothing
+    /// written).
     void set(const OverrideRequest& request, Context context, Callback<Override> done) const;
     /// Deletes the override of `action` ("*" = the every-action one, not all of them). Delivers
     /// whether there was one (and an audit entry is written either way).
@@ -89,8 +90,9 @@ public:
     /// The user's overrides still in force (HGETALL of one key; no SCAN), sorted by action.
     void ofUser(const QByteArray& user, Context context,
                 Callback<std::vector<Override>> done) const;
-    /// Every override in force: the index (ZRANGEBYSCORE now +inf), then each user's hash in
-    /// one pipeline. An empty `action` = every action; otherwise that action's and the "*" ones.
+    /// Every override in force: the index (ZRANGE WITHSCORES with TIME; members whose end has
+    /// passed are skipped), then each user's hash (HGETALL) in one pipeline. An empty `action`
+    /// = every action; otherwise that action's and the "*" ones.
     void list(const QByteArray& action, Context context,
               Callback<std::vector<Override>> done) const;
     /// Rebuilds the index from the users' hashes (SCAN MATCH <p>:{*}:overrides, on every

@@ -59,6 +59,7 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::build(const Policy& poli
     auto prepared = std::make_shared<PreparedHit>();
     PreparedHit& p = *prepared;
     p.m_policy = policy;
+    p.m_schema = schema;
     p.m_cluster = layout.isCluster();
     const auto userKey = [](const auto& keyOf, UserKey* out) -> Status {
         auto split = splitAroundUser(keyOf);

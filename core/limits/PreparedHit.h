@@ -41,6 +41,8 @@ public:
         return prepare(policy, KeyLayout(schema, false));
     }
     const Policy& policy() const { return m_policy; }
+    /// The layout it was prepared for (the TG_OVERRIDE redirect prepares another with it).
+    KeyLayout layout() const { return KeyLayout(m_schema, m_cluster); }
     qsizetype keyCount() const { return (m_short ? 3 : 5) + qsizetype(m_stateKeys.size()); }
     /// Whether hits go in hit.lua's short form (a policy without warn level, bans, counted
     /// denials or local time; lua/README.md).
@@ -63,6 +65,7 @@ private:
     };
 
     Policy m_policy;
+    KeySchema m_schema;
     bool m_cluster = false; // KEYS[4] is then KEYS[3] again, not m_globalAudit
     bool m_short = false;   // no KEYS[4..5], ARGV = mode, algorithm, cost, m_tail
     bool m_forOverride = false; // m_tail ends with the marker "override"

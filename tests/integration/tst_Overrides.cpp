@@ -135,9 +135,10 @@ void OverridesTest::limitOverrideActsAsItsPolicy_data()
 {
     QTest::addColumn<Algorithm>("algorithm");
     QTest::addColumn<bool>("sameWindows"); // the policy's window lengths, or others (redirect)
-    for (const auto& [name, algorithm] :
-         {std::pair{"fixed_window", Algorithm::FixedWindow}, {"sliding_log", Algorithm::SlidingLog},
-          {"sliding_window", Algorithm::SlidingWindow}, {"token_bucket", Algorithm::TokenBucket}}) {
+    for (const auto& [name, algorithm] : {std::pair{"fixed_window", Algorithm::FixedWindow},
+                                          {"sliding_log", Algorithm::SlidingLog},
+                                          {"sliding_window", Algorithm::SlidingWindow},
+                                          {"token_bucket", Algorithm::TokenBucket}}) {
         QTest::addRow("%s, the policy's windows", name) << algorithm << true;
         QTest::addRow("%s, other windows", name) << algorithm << false;
     }
@@ -178,11 +179,13 @@ void OverridesTest::limitOverrideActsAsItsPolicy()
              m_core.integer({"EXISTS", m_core.schema().actionBanKey("twin", "ocr")}));
     // Only the override's windows were written; the policy's own are untouched when they differ.
     for (const WindowLimit& w : windows)
-        QCOMPARE(m_core.integer({"EXISTS", m_core.schema().stateKey("ann", "ocr", algorithm, w.windowMs)}),
+        QCOMPARE(m_core.integer(
+                     {"EXISTS", m_core.schema().stateKey("ann", "ocr", algorithm, w.windowMs)}),
                  qint64(1));
     if (!sameWindows)
         for (const WindowLimit& w : policy.windows)
-            QCOMPARE(m_core.integer({"EXISTS", m_core.schema().stateKey("ann", "ocr", algorithm, w.windowMs)}),
+            QCOMPARE(m_core.integer(
+                         {"EXISTS", m_core.schema().stateKey("ann", "ocr", algorithm, w.windowMs)}),
                      qint64(0));
     // A user without an override keeps the policy.
     auto other = m_core.hit(policy, "bob");
@@ -201,7 +204,8 @@ void OverridesTest::refundsAndPenaltiesCountInTheOverride()
     QVERIFY(set(limit("gil", "ocr", {{6, 2 * kHour}})));
     const Refunds refunds(m_core.client(), m_core.schema());
     auto taken = test::await<RefundResult>([&](QObject* context, auto done) {
-        refunds.penalize(policy, "gil", 5, QStringLiteral("ops"), QStringLiteral("abuse"), context, done);
+        refunds.penalize(policy, "gil", 5, QStringLiteral("ops"), QStringLiteral("abuse"), context,
+                         done);
     });
     QVERIFY2(taken, qPrintable(taken ? QString() : taken.error().toString()));
     QCOMPARE(taken->limit, qint64(6));
@@ -216,7 +220,8 @@ void OverridesTest::refundsAndPenaltiesCountInTheOverride()
     QVERIFY(back && back->changed);
     QCOMPARE(back->count, qint64(3));
     taken = test::await<RefundResult>([&](QObject* context, auto done) {
-        refunds.penalize(policy, "gil", 4, QStringLiteral("ops"), QStringLiteral("abuse"), context, done);
+        refunds.penalize(policy, "gil", 4, QStringLiteral("ops"), QStringLiteral("abuse"), context,
+                         done);
     });
     QVERIFY(taken);
     QVERIFY(taken->banCreated); // 3 + 4 > 6: the policy's ban
@@ -237,12 +242,14 @@ void OverridesTest::exemptionIsCountedNeverDeniedNorBanned()
         QCOMPARE(hit->retryAfterMs, qint64(0));
         // counted in the policy's window, as a denied hit that counts (a log and a bucket hold
         // no more than the limit)
-        const bool capped = algorithm == Algorithm::SlidingLog || algorithm == Algorithm::TokenBucket;
+        const bool capped =
+            algorithm == Algorithm::SlidingLog || algorithm == Algorithm::TokenBucket;
         QCOMPARE(hit->count, capped ? std::min<qint64>(i, 2) : qint64(i));
     }
     const Refunds refunds(m_core.client(), m_core.schema());
     auto penalty = test::await<RefundResult>([&](QObject* context, auto done) {
-        refunds.penalize(policy, "cy", 5, QStringLiteral("ops"), QStringLiteral("abuse"), context, done);
+        refunds.penalize(policy, "cy", 5, QStringLiteral("ops"), QStringLiteral("abuse"), context,
+                         done);
     });
     QVERIFY(penalty);
     QVERIFY(!penalty->banCreated);
@@ -362,7 +369,8 @@ void OverridesTest::reindexRebuildsTheIndex()
     auto all = list();
     QVERIFY(all && all->empty());
     const OverrideStore store(m_core.client(), m_core.schema());
-    auto count = test::await<qint64>([&](QObject* context, auto done) { store.reindex(context, done); });
+    auto count =
+        test::await<qint64>([&](QObject* context, auto done) { store.reindex(context, done); });
     QVERIFY2(count, qPrintable(count ? QString() : count.error().toString()));
     QCOMPARE(*count, qint64(2));
     all = list();

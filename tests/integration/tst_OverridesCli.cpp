@@ -37,13 +37,15 @@ void OverridesCliTest::initTestCase()
 void OverridesCliTest::init()
 {
     TOLLGATE_REQUIRE(m_core, flush());
-    const test::CliRun run = ctl({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
-                                  QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
-                                  QStringLiteral("1m")});
+    const test::CliRun run =
+        ctl({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("like"),
+             QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
+             QStringLiteral("1m")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
-    const test::CliRun log = ctl({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("search"),
-                                  QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
-                                  QStringLiteral("1m"), QStringLiteral("--algorithm"), QStringLiteral("sliding_log")});
+    const test::CliRun log =
+        ctl({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("search"),
+             QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--window"),
+             QStringLiteral("1m"), QStringLiteral("--algorithm"), QStringLiteral("sliding_log")});
     QVERIFY2(log.code == 0, qPrintable(log.describe()));
 }
 
@@ -55,8 +57,9 @@ test::CliRun OverridesCliTest::ctl(const QStringList& args, const QString& url)
 void OverridesCliTest::documentedShapes()
 {
     const auto s = [](const char* text) { return QString::fromUtf8(text); };
-    test::CliRun run = ctl({s("override"), s("set"), s("like"), s("ann"), s("--limit"), s("5"),
-                            s("--window"), s("1m"), s("--for"), s("24h"), s("--reason"), s("enterprise trial")});
+    test::CliRun run =
+        ctl({s("override"), s("set"), s("like"), s("ann"), s("--limit"), s("5"), s("--window"),
+             s("1m"), s("--for"), s("24h"), s("--reason"), s("enterprise trial")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
     run = ctl({s("--json"), s("hit"), s("like"), s("ann")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
@@ -96,8 +99,10 @@ void OverridesCliTest::documentedShapes()
     run = ctl({s("override"), s("list")});
     QVERIFY2(run.code == 0 && run.out.contains("enterprise trial"), qPrintable(run.describe()));
 
-    run = ctl({s("--json"), s("override"), s("delete"), s("like"), s("ann"), s("--reason"), s("over")});
-    QVERIFY2(run.code == 0 && run.object().value(s("deleted")).toBool(), qPrintable(run.describe()));
+    run = ctl(
+        {s("--json"), s("override"), s("delete"), s("like"), s("ann"), s("--reason"), s("over")});
+    QVERIFY2(run.code == 0 && run.object().value(s("deleted")).toBool(),
+             qPrintable(run.describe()));
     run = ctl({s("--json"), s("hit"), s("like"), s("ann")});
     QVERIFY(!run.object().contains(s("override")));
     QCOMPARE(run.object().value(s("limit")).toInt(), 2);
@@ -109,33 +114,51 @@ void OverridesCliTest::badInputWritesNothing_data()
     const auto set = [](QStringList rest) {
         return QStringList{QStringLiteral("override"), QStringLiteral("set")} + rest;
     };
-    const QString huge = QString(100 * 1024, QLatin1Char('u')); // (one argv string holds at most 128 KiB)
-    const QStringList timed{QStringLiteral("--for"), QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("r")};
-    const QStringList five{QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"), QStringLiteral("1m")};
+    const QString huge =
+        QString(100 * 1024, QLatin1Char('u')); // (one argv string holds at most 128 KiB)
+    const QStringList timed{QStringLiteral("--for"), QStringLiteral("1h"),
+                            QStringLiteral("--reason"), QStringLiteral("r")};
+    const QStringList five{QStringLiteral("--limit"), QStringLiteral("5"),
+                           QStringLiteral("--window"), QStringLiteral("1m")};
     const QString u = QStringLiteral("u"), like = QStringLiteral("like");
-    QTest::newRow("limit 0") << set(QStringList{like, u, QStringLiteral("--limit"), QStringLiteral("0"),
-                                                QStringLiteral("--window"), QStringLiteral("1m")} + timed);
-    QTest::newRow("--for 0") << set(QStringList{like, u} + five + QStringList{QStringLiteral("--for"), QStringLiteral("0"),
-                                                                          QStringLiteral("--reason"), QStringLiteral("r")});
+    QTest::newRow("limit 0") << set(QStringList{like, u, QStringLiteral("--limit"),
+                                                QStringLiteral("0"), QStringLiteral("--window"),
+                                                QStringLiteral("1m")} +
+                                    timed);
+    QTest::newRow("--for 0") << set(QStringList{like, u} + five +
+                                    QStringList{QStringLiteral("--for"), QStringLiteral("0"),
+                                                QStringLiteral("--reason"), QStringLiteral("r")});
     QTest::newRow("unknown action") << set(QStringList{QStringLiteral("nope"), u} + five + timed);
-    QTest::newRow("a window past a year") << set(QStringList{like, u, QStringLiteral("--windows"), QStringLiteral("400d:5")} + timed);
-    QTest::newRow("longer than 100 years") << set(QStringList{like, u} + five + QStringList{
-        QStringLiteral("--for"), QStringLiteral("40000d"), QStringLiteral("--reason"), QStringLiteral("r")});
-    QTest::newRow("past the log's limit") << set(QStringList{QStringLiteral("search"), u, QStringLiteral("--limit"),
-                                                             QStringLiteral("100001"), QStringLiteral("--window"),
-                                                             QStringLiteral("1m")} + timed);
-    QTest::newRow("no end") << set(QStringList{like, u} + five + QStringList{QStringLiteral("--reason"), QStringLiteral("r")});
-    QTest::newRow("two ends") << set(QStringList{like, u} + five + timed + QStringList{QStringLiteral("--permanent")});
-    QTest::newRow("no reason") << set(QStringList{like, u} + five + QStringList{QStringLiteral("--for"), QStringLiteral("1h")});
-    QTest::newRow("limit without window") << set(QStringList{like, u, QStringLiteral("--limit"), QStringLiteral("5")} + timed);
-    QTest::newRow("limit and unlimited") << set(QStringList{like, u, QStringLiteral("--unlimited")} + five + timed);
-    QTest::newRow("until in the past") << set(QStringList{like, u} + five + QStringList{
-        QStringLiteral("--until"), QStringLiteral("2001-01-01"), QStringLiteral("--reason"), QStringLiteral("r")});
+    QTest::newRow("a window past a year")
+        << set(QStringList{like, u, QStringLiteral("--windows"), QStringLiteral("400d:5")} + timed);
+    QTest::newRow("longer than 100 years")
+        << set(QStringList{like, u} + five +
+               QStringList{QStringLiteral("--for"), QStringLiteral("40000d"),
+                           QStringLiteral("--reason"), QStringLiteral("r")});
+    QTest::newRow("past the log's limit") << set(
+        QStringList{QStringLiteral("search"), u, QStringLiteral("--limit"),
+                    QStringLiteral("100001"), QStringLiteral("--window"), QStringLiteral("1m")} +
+        timed);
+    QTest::newRow("no end") << set(QStringList{like, u} + five +
+                                   QStringList{QStringLiteral("--reason"), QStringLiteral("r")});
+    QTest::newRow("two ends") << set(QStringList{like, u} + five + timed +
+                                     QStringList{QStringLiteral("--permanent")});
+    QTest::newRow("no reason") << set(QStringList{like, u} + five +
+                                      QStringList{QStringLiteral("--for"), QStringLiteral("1h")});
+    QTest::newRow("limit without window")
+        << set(QStringList{like, u, QStringLiteral("--limit"), QStringLiteral("5")} + timed);
+    QTest::newRow("limit and unlimited")
+        << set(QStringList{like, u, QStringLiteral("--unlimited")} + five + timed);
+    QTest::newRow("until in the past")
+        << set(QStringList{like, u} + five +
+               QStringList{QStringLiteral("--until"), QStringLiteral("2001-01-01"),
+                           QStringLiteral("--reason"), QStringLiteral("r")});
     QTest::newRow("100 KB user") << set(QStringList{like, huge} + five + timed);
     QTest::newRow("empty user") << set(QStringList{like, QString()} + five + timed);
     QTest::newRow("delete without reason")
         << QStringList{QStringLiteral("override"), QStringLiteral("delete"), like, u};
-    QTest::newRow("no subcommand") << QStringList{QStringLiteral("override"), QStringLiteral("put")};
+    QTest::newRow("no subcommand")
+        << QStringList{QStringLiteral("override"), QStringLiteral("put")};
 }
 
 void OverridesCliTest::badInputWritesNothing()
@@ -150,17 +173,18 @@ void OverridesCliTest::badInputWritesNothing()
 
 void OverridesCliTest::refusedAclUserExitsThree()
 {
-    for (const auto& setUser : m_core.onEveryPrimary(
-             {"ACL", "SETUSER", "support", "reset", "on", ">support-pw", "~*", "&*", "+@all", "-xadd"}))
+    for (const auto& setUser : m_core.onEveryPrimary({"ACL", "SETUSER", "support", "reset", "on",
+                                                      ">support-pw", "~*", "&*", "+@all", "-xadd"}))
         QVERIFY(setUser);
     ConnectionOptions options = m_core.options();
     options.user = QStringLiteral("support");
     options.password = QStringLiteral("support-pw");
     const qint64 keys = m_core.dbsize();
-    const test::CliRun run = ctl({QStringLiteral("override"), QStringLiteral("set"), QStringLiteral("like"),
-                                  QStringLiteral("eve"), QStringLiteral("--unlimited"), QStringLiteral("--for"),
-                                  QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("r")},
-                                 options.toUrl(true));
+    const test::CliRun run =
+        ctl({QStringLiteral("override"), QStringLiteral("set"), QStringLiteral("like"),
+             QStringLiteral("eve"), QStringLiteral("--unlimited"), QStringLiteral("--for"),
+             QStringLiteral("1h"), QStringLiteral("--reason"), QStringLiteral("r")},
+            options.toUrl(true));
     QVERIFY2(run.code == 3 && run.err.contains("nothing was written"), qPrintable(run.describe()));
     QCOMPARE(m_core.dbsize(), keys);
 }
