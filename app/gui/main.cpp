@@ -2,6 +2,7 @@
 // a session to the main window; everything else lives in ui/.
 #include "app/gui/ConsoleOptions.h"
 #include "core/demo/DemoCluster.h"
+#include "core/demo/DemoOverrides.h"
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
 #include "core/demo/QuitOnSignal.h"
@@ -127,7 +128,10 @@ int main(int argc, char* argv[])
                                                        : QStringLiteral("demo");
         settings = adjust(settings);
         if (parser.isSet(demo)) {
-            traffic = std::make_unique<DemoTraffic>(settings.connection, KeySchema(settings.prefix));
+            DemoTraffic::Options options;
+            options.overriddenUsers = true; // so the console has overrides to show
+            traffic = std::make_unique<DemoTraffic>(settings.connection,
+                                                    KeySchema(settings.prefix), options);
             QObject::connect(traffic.get(), &DemoTraffic::failed, &window, [](const Error& e) {
                 std::fprintf(stderr, "tollgate: demo traffic: %s\n", qPrintable(e.toString()));
             });
@@ -163,6 +167,7 @@ int main(int argc, char* argv[])
     if (parser.isSet(screenshots)) {
         const QByteArray user = DemoTraffic::abusiveUsers().value(0);
         auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        tour->addUser(QStringLiteral("user-overrides"), DemoOverrides::trialUser());
         // TOLLGATE_SCREENSHOT_SIZE=1024x700: the pictures at another window size.
         const QStringList size = qEnvironmentVariable("TOLLGATE_SCREENSHOT_SIZE").split(u'x');
         if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)

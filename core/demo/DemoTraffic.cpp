@@ -1,6 +1,7 @@
 #include "core/demo/DemoTraffic.h"
 
 #include "core/demo/DemoHistory.h"
+#include "core/demo/DemoOverrides.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
 
@@ -159,6 +160,8 @@ void DemoTraffic::loadPolicies()
             }
             // The charts of the last hour and day get a past to show.
             seedDemoHistory(m_client.get(), m_schema, m_policies);
+            if (m_options.overriddenUsers)
+                DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
             m_timer.start();
             m_reload.start();
             Q_EMIT started();
@@ -262,6 +265,16 @@ void DemoTraffic::tick()
             for (int i = 0; i < abuser.hitsPerTick && sent < budget; ++i, ++sent)
                 hit(*p, abuser.user);
     }
+
+    // The overridden users: the trial customer searches above the policy's limit but within
+    // its override (15 a minute), the exempt load test hammers the API and is never denied.
+    const bool overridden = m_options.overriddenUsers;
+    const Policy* search = overridden && m_tickCount % 40 == 0 ? policy("search") : nullptr;
+    if (search && sent++ < budget)
+        hit(*search, DemoOverrides::trialUser());
+    const Policy* api = overridden && m_tickCount > 20 ? policy("api") : nullptr;
+    if (api && sent++ < budget)
+        hit(*api, DemoOverrides::exemptUser());
 
     // Ordinary users: about one click every five seconds each.
     const double perTick = m_options.ordinaryUsers * m_options.tick.count() / 5000.0;

@@ -32,6 +32,9 @@ public:
         // new or deleted action) change the traffic's outcomes within seconds.
         std::chrono::milliseconds policyReload{2000};
         QString actor = QStringLiteral("demo");
+        // The console's demo: a customer with an override and an exempt load test, hitting
+        // (DemoOverrides); off for `tollgatectl simulate`, which writes no overrides.
+        bool overriddenUsers = false;
     };
 
     DemoTraffic(ConnectionOptions connection, KeySchema schema, Options options,

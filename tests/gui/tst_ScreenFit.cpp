@@ -1,8 +1,9 @@
 // Screens that fit: on every page, with long data (ids of 1,000 bytes, long reasons and actors,
 // a policy of eight windows, a row of invalid policies), nothing pushes the main window past
-// 1024x700; the user detail opens within the screen with its buttons in view; the Policies table
-// shows every column at 1024 without scrolling, and its History tab, with a long action, actor
-// and reason, keeps its buttons in view; the Lua page's help is wrapped, not cut.
+// 1024x700; the user detail opens within the screen with its buttons (the Overrides section's
+// included) in view; the Policies table shows every column at 1024 without scrolling, and its
+// History tab, with a long action, actor and reason, keeps its buttons in view; the Lua page's
+// help is wrapped, not cut.
 
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
@@ -204,7 +205,9 @@ void ScreenFitTest::userDetailOpensWithinTheScreen()
                         widestChild(dialog)));
     dialog->resize(kSmallScreen);
     QTRY_COMPARE(dialog->size(), kSmallScreen);
-    for (const char* name : {"banButton", "unbanButton", "resetButton", "closeButton"}) {
+    for (const char* name :
+         {"banButton", "unbanButton", "resetButton", "closeButton", "giveMoreButton",
+          "addOverrideButton", "editOverrideButton", "removeOverrideButton"}) {
         auto* button = dialog->findChild<QPushButton*>(QLatin1String(name));
         QVERIFY2(button, name);
         const QRect at(button->mapTo(dialog, QPoint(0, 0)), button->size());

@@ -86,6 +86,8 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
         return entry.event;
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return auditWhyToolTip(entry);
+    if (role == Qt::ToolTipRole && index.column() == Event)
+        return auditEventToolTip(entry);
     if (role == Qt::ToolTipRole && index.column() == Time)
         return QString::fromLatin1(entry.id);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
@@ -94,12 +96,11 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
     case Time:
         return formatTime(entry.timeMs);
     case Event:
-        return safeText(entry.event.toUtf8());
+        return auditEventText(entry); // worded like the user detail's history
     case User:
         return safeText(entry.user);
     case Action:
-        return entry.action.isEmpty() && !entry.user.isEmpty() ? tr("(all)")
-                                                               : safeText(entry.action);
+        return auditActionText(entry);
     case Actor:
         return safeText(entry.actor.toUtf8());
     case Reason:

@@ -35,14 +35,25 @@ QList<QPair<Session::Write, Command>> probes(const KeyLayout& layout)
     const Command policyAudit{"XADD", layout.policyAuditKey(), "*", "event", "probe"};
     const Command publish{"PUBLISH", schema.eventsChannel(), "probe"};
     QList<QPair<W, Command>> list;
-    for (W write :
-         {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey, W::RunScript})
+    const QByteArray overrides = schema.overridesKey("probe");
+    for (W write : {W::Ban, W::Unban, W::Reset, W::EditPolicy, W::DeleteKey, W::RepairKey,
+                    W::RunScript, W::Override})
         list << qMakePair(write, evalsha) << qMakePair(write, load);
-    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey, W::RepairKey})
+    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey, W::RepairKey, W::Override})
         list << qMakePair(write, global);
     list << qMakePair(W::EditPolicy, policyAudit);
-    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey})
+    for (W write : {W::Ban, W::Unban, W::Reset, W::DeleteKey, W::Override})
         list << qMakePair(write, xadd) << qMakePair(write, publish);
+    // override_set.lua / override_delete.lua, and the index (on a cluster kept by the client).
+    const QByteArray index = layout.overrideIndexKey();
+    list << qMakePair(W::Override, Command{"HSET", overrides, "probe", "probe"})
+         << qMakePair(W::Override, Command{"HDEL", overrides, "probe"})
+         << qMakePair(W::Override, Command{"PEXPIREAT", overrides, "1"})
+         << qMakePair(W::Override, Command{"PERSIST", overrides})
+         << qMakePair(W::Override, Command{"DEL", overrides})
+         << qMakePair(W::Override, Command{"ZADD", index, "1", "probe"})
+         << qMakePair(W::Override, Command{"ZREM", index, "probe"})
+         << qMakePair(W::Override, Command{"ZREMRANGEBYSCORE", index, "-inf", "0"});
     list << qMakePair(W::Ban, Command{"HSET", ban, "reason", "probe"})
          << qMakePair(W::Ban, Command{"PEXPIREAT", ban, "1"})
          << qMakePair(W::Unban, Command{"DEL", ban}) << qMakePair(W::Reset, Command{"DEL", state})

@@ -4,6 +4,7 @@
 #include "core/limits/KeySchema.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
+#include "core/limits/Overrides.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Client.h"
 
@@ -27,7 +28,18 @@ class Session : public QObject
     Q_OBJECT
 public:
     /// A write the console can perform; pages disable the ones not allowed.
-    enum class Write { Ban, Unban, Reset, EditPolicy, DeleteKey, RepairKey, RunScript };
+    enum class Write
+    {
+        Ban,
+        Unban,
+        Reset,
+        EditPolicy,
+        DeleteKey,
+        RepairKey,
+        RunScript,
+        Override // set or delete a user's override (override_set.lua, override_delete.lua)
+    };
+    static constexpr int kWriteCount = int(Write::Override) + 1;
 
     struct Settings
     {
@@ -53,6 +65,7 @@ public:
     PolicyStore policies() const { return PolicyStore(client(), m_schema); }
     Moderation moderation() const { return Moderation(client(), m_schema); }
     AuditLog audit() const { return AuditLog(client(), m_schema); }
+    OverrideStore overrides() const { return OverrideStore(client(), m_schema); }
 
     const Settings& settings() const { return m_settings; }
     QString actor() const { return m_settings.actor; }

@@ -2,10 +2,13 @@
 
 #include "ui/common/Palette.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScreen>
 #include <QTableWidget>
 
@@ -43,6 +46,20 @@ QTableWidgetItem* makeTextCell(const QString& text)
     auto* item = new QTableWidgetItem(text);
     item->setToolTip(text);
     return item;
+}
+
+QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
+                                   const QString& applyName, QPushButton** apply)
+{
+    auto* buttons = new QDialogButtonBox(dialog);
+    *apply = buttons->addButton(applyText, QDialogButtonBox::AcceptRole);
+    (*apply)->setObjectName(applyName);
+    (*apply)->setDefault(true); // Enter submits once the input is valid
+    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("cancelButton"));
+    cancel->setAutoDefault(false);
+    QObject::connect(cancel, &QPushButton::clicked, dialog, &QDialog::reject);
+    return buttons;
 }
 
 QLineEdit* makeReasonLineEdit(QWidget* parent)

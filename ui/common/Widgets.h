@@ -2,11 +2,15 @@
 
 #include <QStringList>
 
+class QDialog;
+class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSize;
 class QTableWidget;
 class QTableWidgetItem;
+class QString;
 class QWidget;
 
 namespace tollgate::ui {
@@ -22,6 +26,11 @@ QLineEdit* makeReasonLineEdit(QWidget* parent);
 QTableWidget* makeReadOnlyTable(QWidget* parent, const QString& name, const QStringList& headers);
 /// A cell of such a table, its whole text in the tooltip (long reasons are cut in the cell).
 QTableWidgetItem* makeTextCell(const QString& text);
+/// The buttons of a write dialog: the write (`applyText`, named `applyName`: the default
+/// button, so Enter submits once it is enabled) and Cancel ("cancelButton", rejects `dialog`).
+/// The write button goes to `*apply`; connect its clicked() to the write.
+QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
+                                   const QString& applyName, QPushButton** apply);
 
 /// Gives a window `preferred` size, or less on a smaller screen (the screen it is on, or the
 /// primary one): a dialog's buttons must never open off-screen.

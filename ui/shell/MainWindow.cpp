@@ -297,7 +297,7 @@ void MainWindow::refreshStatus()
     const QString user =
         settings.connection.user.isEmpty() ? QStringLiteral("default") : settings.connection.user;
     int denied = 0;
-    for (int w = 0; w <= int(Session::Write::RunScript); ++w)
+    for (int w = 0; w < Session::kWriteCount; ++w)
         denied += m_session->canWrite(Session::Write(w)) ? 0 : 1;
     QString role;
     if (m_session->state() != ConnectionState::Connected && !m_session->isReadOnly())
@@ -314,7 +314,7 @@ void MainWindow::refreshStatus()
         role = tr("ACL user %1: %2 of %3 write actions not permitted \u00b7 actor %4")
                    .arg(user)
                    .arg(denied)
-                   .arg(int(Session::Write::RunScript) + 1)
+                   .arg(Session::kWriteCount)
                    .arg(m_session->actor());
     else
         role = tr("ACL user %1: read and write \u00b7 actor %2").arg(user, m_session->actor());

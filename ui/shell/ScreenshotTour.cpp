@@ -31,8 +31,9 @@ const QString kPolicyHistoryStep = QStringLiteral("policies-history");
 
 ScreenshotTour::ScreenshotTour(MainWindow* window, QString directory, QByteArray user,
                                QObject* parent)
-    : QObject(parent), m_window(window), m_directory(std::move(directory)), m_user(std::move(user))
+    : QObject(parent), m_window(window), m_directory(std::move(directory))
 {
+    m_users.append({kUserStep, std::move(user)});
 }
 
 void ScreenshotTour::start(int warmUpMs)
@@ -45,15 +46,17 @@ void ScreenshotTour::start(int warmUpMs)
         if (key == QLatin1String("dashboard") && qobject_cast<DashboardPage*>(m_window->page(key)))
             m_steps << kHourStep << kDayStep;
         if (key == QLatin1String("subjects"))
-            m_steps << kUserStep;
+            for (const auto& [step, user] : std::as_const(m_users))
+                m_steps << step;
         if (key == QLatin1String("policies") && qobject_cast<PoliciesPage*>(m_window->page(key)))
             m_steps << kPolicyHistoryStep;
     }
     if (!m_steps.contains(kUserStep))
-        m_steps << kUserStep;
+        for (const auto& [step, user] : std::as_const(m_users))
+            m_steps << step;
     m_steps << kAboutStep;
     // Show the first page during the warm-up, so it has data when we get there.
-    if (!m_steps.isEmpty() && m_steps.first() != kUserStep)
+    if (!m_steps.isEmpty() && !userOf(m_steps.first()))
         m_window->showPage(m_steps.first());
     QTimer::singleShot(warmUpMs, this, &ScreenshotTour::next);
 }
@@ -65,16 +68,16 @@ void ScreenshotTour::next()
         return;
     }
     const QString step = m_steps.takeFirst();
-    if (step == kUserStep) {
-        m_userDialog = m_window->openUser(m_user);
+    if (const QByteArray* user = userOf(step)) {
+        m_userDialog = m_window->openUser(*user);
         if (!m_userDialog) {
             m_failed << step;
             next();
             return;
         }
         m_userDialog->resize(m_size.boundedTo(QSize(1000, 700)));
-        QTimer::singleShot(kSettleMs + 1000, this, [this] {
-            capture(m_userDialog, kUserStep);
+        QTimer::singleShot(kSettleMs + 1000, this, [this, step] {
+            capture(m_userDialog, step);
             if (m_userDialog)
                 m_userDialog->close();
             QTimer::singleShot(200, this, &ScreenshotTour::next);
@@ -129,13 +132,21 @@ void ScreenshotTour::next()
     // A page that looks a user up (the Topology page) shows the tour's user.
     if (auto* userField =
             m_window->page(step)->findChild<QLineEdit*>(QStringLiteral("userLineEdit")))
-        userField->setText(QString::fromUtf8(m_user));
+        userField->setText(QString::fromUtf8(m_users.first().second));
     m_window->raise();
     m_window->activateWindow();
     QTimer::singleShot(kSettleMs, this, [this, step] {
         capture(m_window, step);
         next();
     });
+}
+
+const QByteArray* ScreenshotTour::userOf(const QString& step) const
+{
+    for (const auto& [name, user] : m_users)
+        if (name == step)
+            return &user;
+    return nullptr;
 }
 
 void ScreenshotTour::capture(QWidget* widget, const QString& name)

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
 #include <QSize>
 #include <QStringList>
@@ -12,7 +14,7 @@ class MainWindow;
 
 /// `tollgate --screenshots DIR`: after a warm-up, shows each page in turn at `size` (default
 /// 1280x800) and saves QWidget::grab() to DIR/<page>.png, plus DIR/user.png (the detail of
-/// one user), then emits finished. Timers only: no nested event loops.
+/// one user) and any added with addUser(), then emits finished. Timers only: no nested event loops.
 class ScreenshotTour : public QObject
 {
     Q_OBJECT
@@ -23,6 +25,9 @@ public:
     void start(int warmUpMs = 8000);
     /// The window size for the pictures (people use the console from 1024x700 up).
     void setSize(const QSize& size) { m_size = size; }
+    /// Another user detail to take, as DIR/<step>.png, right after DIR/user.png (e.g. a user
+    /// with overrides). Before start().
+    void addUser(const QString& step, const QByteArray& user) { m_users.append({step, user}); }
 
 Q_SIGNALS:
     /// ok = every picture was written; `failed` names the ones that were not.
@@ -31,10 +36,12 @@ Q_SIGNALS:
 private:
     void next();
     void capture(QWidget* widget, const QString& name);
+    /// The user of a user detail step, or null for other steps.
+    const QByteArray* userOf(const QString& step) const;
 
     QPointer<MainWindow> m_window;
     QString m_directory;
-    QByteArray m_user;
+    QList<QPair<QString, QByteArray>> m_users; // user detail steps: name, user
     QStringList m_steps;
     QStringList m_failed;
     QPointer<QWidget> m_userDialog;

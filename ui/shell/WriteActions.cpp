@@ -27,7 +27,7 @@ QString blockedReason(const QObject* object, const Session* session)
                    : QString();
     bool ok = false;
     const int write = value.toInt(&ok);
-    if (!ok || write < 0 || write > int(Session::Write::RunScript))
+    if (!ok || write < 0 || write >= Session::kWriteCount)
         return {};
     return session->writeBlockedReason(Session::Write(write));
 }

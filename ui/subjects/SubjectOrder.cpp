@@ -39,8 +39,8 @@ quint64 prefixKey(QByteArrayView id)
 
 } // namespace
 
-bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user,
-                            const QByteArray& rowAction) const
+bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user, const QByteArray& rowAction,
+                            const OverrideMarks* marks, qint64 nowMs) const
 {
     if (actionSet && rowAction != action)
         return false;
@@ -67,6 +67,15 @@ bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user,
         if (!row.has(CompactRow::HasError))
             return false;
         break;
+    case State::Overridden:
+    case State::Exempt: {
+        const OverrideMarks::Mark* mark = marks ? marks->find(user, rowAction, nowMs) : nullptr;
+        const OverrideKind wanted =
+            state == State::Exempt ? OverrideKind::Unlimited : OverrideKind::Limit;
+        if (!mark || mark->kind != wanted)
+            return false;
+        break;
+    }
     }
     if (text.isEmpty())
         return true;
@@ -140,8 +149,8 @@ RowOrder computeOrder(const StoreSnapshot& snap, const OrderRequest& request)
             const CompactRow& row = snap.rows.at(i);
             if (row.has(CompactRow::Retired) || !stays(quint32(i)))
                 continue;
-            if (filter.isEmpty() ||
-                filter.accepts(row, snap.user(row), snap.actions.at(row.action)))
+            if (filter.isEmpty() || filter.accepts(row, snap.user(row), snap.actions.at(row.action),
+                                                   request.marks.get(), request.nowMs))
                 order.rows.push_back(quint32(i));
         }
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/subjects/OverrideMarks.h"
 #include "ui/subjects/SubjectStore.h"
 
 #include <QString>
@@ -19,7 +20,9 @@ struct SubjectFilter
         Denied,
         Warned,
         NearLimit,
-        Errors
+        Errors,
+        Overridden, // an override with other limits applies to the row
+        Exempt      // an unlimited override applies to the row
     };
 
     QByteArray text;   // user id: case-insensitive substring; "abc*" = prefix
@@ -28,7 +31,9 @@ struct SubjectFilter
     State state = State::Any;
 
     bool isEmpty() const { return text.isEmpty() && !actionSet && state == State::Any; }
-    bool accepts(const CompactRow& row, QByteArrayView user, const QByteArray& action) const;
+    /// `marks` (the override index, at epoch ms `nowMs`) is only read by the override states.
+    bool accepts(const CompactRow& row, QByteArrayView user, const QByteArray& action,
+                 const OverrideMarks* marks = nullptr, qint64 nowMs = 0) const;
     bool operator==(const SubjectFilter& o) const
     {
         return text == o.text && action == o.action && actionSet == o.actionSet && state == o.state;
@@ -70,6 +75,8 @@ struct OrderRequest
     // Given: keep this order (rows stay where the operator sees them) and only drop the
     // retired rows; the filter and the sort are not applied again.
     std::optional<std::vector<quint32>> keep;
+    SharedOverrideMarks marks; // for the override states of the filter
+    qint64 nowMs = 0;          // epoch ms the marks are judged at
 };
 
 /// Filters and sorts on precomputed keys, or keeps the given order: for the worker thread,

@@ -2,6 +2,7 @@
 
 #include "core/redis/Context.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/OverrideText.h"
 #include "ui/common/Palette.h"
 
 #include <QDateTime>
@@ -40,6 +41,15 @@ QString untilText(qint64 untilMs)
     if (untilMs <= 0)
         return SubjectsModel::tr("permanently");
     return SubjectsModel::tr("until %1").arg(shortTime(untilMs));
+}
+
+// "exempt until 14:05", "override permanently": the marker of the Ban column, short enough
+// for it (what the override gives is in the tooltip).
+QString overrideText(const OverrideMarks::Mark& mark)
+{
+    const QString until = untilText(mark.untilMs);
+    return mark.kind == OverrideKind::Unlimited ? SubjectsModel::tr("exempt %1").arg(until)
+                                                : SubjectsModel::tr("override %1").arg(until);
 }
 
 // A banned row tells the ban's story: nothing remains until the ban ends, whatever the counter.
@@ -85,7 +95,7 @@ QVariant SubjectsModel::headerData(int section, Qt::Orientation orientation, int
     case Ttl:
         return tr("Resets in");
     case Ban:
-        return tr("Ban");
+        return tr("Ban / override");
     default:
         return {};
     }
@@ -129,26 +139,42 @@ QVariant SubjectsModel::display(int storeRow, int column) const
         return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
                    ? formatCountdown(row.resetDeadline - now)
                    : QString();
-    case Ban:
+    case Ban: {
+        // Banned, exempt and overridden read at a glance in one column.
+        const OverrideMarks::Mark* mark = markOf(storeRow);
+        const QString marker = mark ? overrideText(*mark) : QString();
         if (!extra || !extra->ban)
-            return QString();
-        return QString((extra->userWide ? tr("all actions") : tr("this action")) +
+            return marker;
+        return QString((mark ? marker + QStringLiteral(" · ") : QString()) +
+                       (extra->userWide ? tr("all actions") : tr("this action")) +
                        (extra->ban->createdMs > 0
                             ? tr(" since %1").arg(shortTime(extra->ban->createdMs))
                             : QString()) +
                        (extra->ban->reason.isEmpty()
                             ? QString()
                             : QStringLiteral(": ") + displayId(extra->ban->reason.toUtf8())));
+    }
     default:
         return {};
     }
 }
 
-QVariant SubjectsModel::foreground(const CompactRow& row, int column) const
+const OverrideMarks::Mark* SubjectsModel::markOf(int storeRow) const
+{
+    return m_marks->find(m_store.user(storeRow), m_store.action(storeRow),
+                         QDateTime::currentMSecsSinceEpoch());
+}
+
+QVariant SubjectsModel::foreground(const CompactRow& row, const OverrideMarks::Mark* mark,
+                                   int column) const
 {
     // Shades from the palette: readable on a light and on a dark desktop alike.
     if ((column == Ban || column == Count) && row.has(CompactRow::Banned))
         return toneColor(Tone::Denied);
+    if (column == Ban && mark) // exempt green, other limits in the palette's accent
+        return mark->kind == OverrideKind::Unlimited
+                   ? toneColor(Tone::Ok)
+                   : QGuiApplication::palette().color(QPalette::Link);
     if (row.has(CompactRow::HasError))
         return toneColor(Tone::Warn);
     return {};
@@ -177,6 +203,12 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
                          : QString(),
                      extra->ban->untilMs > 0 ? tr("until %1").arg(formatTime(extra->ban->untilMs))
                                              : tr("permanent"));
+        if (column == Ban)
+            if (const OverrideMarks::Mark* mark = markOf(storeRow))
+                return tr("%1: %2\nby %3: %4")
+                    .arg(display(storeRow, column).toString(),
+                         overrideWhatText(mark->kind, mark->windows),
+                         displayId(mark->actor.toUtf8()), displayId(mark->reason.toUtf8()));
         return column == User ? display(storeRow, column) : QVariant();
     }
     case Qt::TextAlignmentRole:
@@ -184,7 +216,11 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ForegroundRole:
-        return foreground(row, column);
+        return foreground(row, column == Ban ? markOf(storeRow) : nullptr, column);
+    case OverrideRole: {
+        const OverrideMarks::Mark* mark = markOf(storeRow);
+        return mark ? int(mark->kind) : -1;
+    }
     case SortRole:
         if (column == User)
             return m_store.userId(storeRow);
@@ -254,7 +290,8 @@ void SubjectsModel::applySlice()
         m_appendedSinceOrder = true;
         const CompactRow& row = m_store.row(storeRow);
         if (m_filter.isEmpty() ||
-            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow)))
+            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow), m_marks.get(),
+                             QDateTime::currentMSecsSinceEpoch()))
             appended.push_back(quint32(storeRow));
     }
     if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
@@ -304,6 +341,20 @@ void SubjectsModel::setFilter(const SubjectFilter& filter)
     requestOrder();
 }
 
+void SubjectsModel::setOverrideMarks(SharedOverrideMarks marks)
+{
+    if (!marks || marks == m_marks)
+        return;
+    const bool wasEmpty = m_marks->isEmpty();
+    m_marks = std::move(marks);
+    if (m_filter.state == SubjectFilter::State::Overridden ||
+        m_filter.state == SubjectFilter::State::Exempt)
+        requestOrder();
+    // One whole-range signal; the view repaints only what it shows.
+    if (!m_order.empty() && !(wasEmpty && m_marks->isEmpty()))
+        Q_EMIT dataChanged(index(0, Ban), index(int(m_order.size()) - 1, Ban));
+}
+
 void SubjectsModel::requestOrder(bool keepOrder)
 {
     if (m_ordering) {
@@ -313,7 +364,8 @@ void SubjectsModel::requestOrder(bool keepOrder)
     announceAppended(); // a kept order must hold them, a new one holds them anyway
     m_ordering = true;
     m_orderAgain = false;
-    OrderRequest request{m_filter, m_sort, std::exchange(m_retirePass, 0), std::nullopt};
+    OrderRequest request{m_filter,     m_sort,  std::exchange(m_retirePass, 0),
+                         std::nullopt, m_marks, QDateTime::currentMSecsSinceEpoch()};
     if (keepOrder)
         request.keep = m_order; // one copy of 4 bytes a row, no per-row work
     else

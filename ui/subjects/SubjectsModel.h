@@ -42,7 +42,8 @@ public:
         ActionIdRole,                // raw action id (QByteArray)
         BannedRole,
         NearLimitRole,
-        ErrorRole, // what is wrong on the row, or empty
+        ErrorRole,    // what is wrong on the row, or empty
+        OverrideRole, // int(OverrideKind) of the override that applies, -1 when none
     };
 
     explicit SubjectsModel(QObject* parent = nullptr);
@@ -65,6 +66,10 @@ public:
     void finishPass(quint16 pass);
     /// Starts an off-thread filter.
     void setFilter(const SubjectFilter& filter);
+    /// The override index to join rows against (OverrideWatcher): repaints the rows shown,
+    /// and filters again when the filter is by override. No read per row, ever.
+    void setOverrideMarks(SharedOverrideMarks marks);
+    const SharedOverrideMarks& overrideMarks() const { return m_marks; }
     const SubjectFilter& filter() const { return m_filter; }
     void clear();
     /// Room for about `rows` rows (the keyspace size), allocated once up front.
@@ -98,7 +103,8 @@ private:
     void requestOrder(bool keepOrder = false);
     void applyOrder(quint64 generation, RowOrder order);
     QVariant display(int storeRow, int column) const;
-    QVariant foreground(const CompactRow& row, int column) const;
+    QVariant foreground(const CompactRow& row, const OverrideMarks::Mark* mark, int column) const;
+    const OverrideMarks::Mark* markOf(int storeRow) const;
 
     SubjectStore m_store;
     std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
@@ -108,6 +114,7 @@ private:
     std::deque<PendingBatch> m_pending;
     QTimer m_slicer;
     SubjectFilter m_filter;
+    SharedOverrideMarks m_marks = std::make_shared<const OverrideMarks>();
     SortSpec m_sort;
     bool m_ordering = false;
     bool m_orderAgain = false;

@@ -3,6 +3,7 @@
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/subjects/CountBarDelegate.h"
+#include "ui/subjects/OverrideWatcher.h"
 #include "ui/subjects/SubjectsLoader.h"
 #include "ui/subjects/SubjectsModel.h"
 #include "ui/user/UserDetailDialog.h"
@@ -41,6 +42,14 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_model = new SubjectsModel(this);
     m_model->setObjectName(QStringLiteral("subjectsModel"));
     m_loader = new SubjectsLoader(session, this);
+    // Who is overridden or exempt: the override index, joined in the model, never a read
+    // per row.
+    m_overrides = new OverrideWatcher(session, this);
+    connect(m_overrides, &OverrideWatcher::marksChanged, this,
+            [this](const SharedOverrideMarks& marks) {
+                m_model->setOverrideMarks(marks);
+                updateSummary();
+            });
 
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("filterLineEdit"));
@@ -59,6 +68,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_state->addItem(tr("Warned"), int(SubjectFilter::State::Warned));
     m_state->addItem(tr("Near the limit"), int(SubjectFilter::State::NearLimit));
     m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
+    m_state->addItem(tr("Overridden"), int(SubjectFilter::State::Overridden));
+    m_state->addItem(tr("Exempt"), int(SubjectFilter::State::Exempt));
     m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
     m_status = new ElidedLabel(this);
@@ -226,6 +237,7 @@ void SubjectsPage::showEvent(QShowEvent* event)
         fitColumnsToWidth();
     m_ticker->start();
     m_visible->start();
+    m_overrides->setActive(true);
     m_loader->setSweeping(true);
     if (!m_loader->isRunning() && !m_loader->firstPassDone())
         m_loader->start();
@@ -236,6 +248,7 @@ void SubjectsPage::hideEvent(QHideEvent* event)
     QWidget::hideEvent(event);
     m_ticker->stop();
     m_visible->stop();
+    m_overrides->setActive(false);
     m_loader->setSweeping(false);
 }
 
@@ -243,6 +256,7 @@ void SubjectsPage::refresh()
 {
     m_status->clear();
     m_loader->start();
+    m_overrides->refresh();
 }
 
 void SubjectsPage::applyFilter()
@@ -327,6 +341,11 @@ void SubjectsPage::updateSummary()
             .arg(number(t.banned), number(t.denied), number(t.warned), number(t.nearLimit));
     if (t.errors > 0)
         text += tr(", %1 with errors").arg(number(t.errors));
+    // Counted in the override index: users, also those without counters right now.
+    const OverrideMarks& marks = *m_model->overrideMarks();
+    if (!marks.isEmpty())
+        text += tr("; users overridden: %1, exempt: %2")
+                    .arg(number(marks.overriddenUsers()), number(marks.exemptUsers()));
     if (m_model->rowCount() != t.subjects)
         text += tr(" (%1 shown)").arg(number(m_model->rowCount()));
     if (!m_progress.isEmpty())

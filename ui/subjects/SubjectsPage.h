@@ -16,6 +16,7 @@ class QTimer;
 
 namespace tollgate::ui {
 
+class OverrideWatcher;
 class SubjectsLoader;
 class SubjectsModel;
 class UserDetailDialog;
@@ -25,7 +26,8 @@ class UserDetailDialog;
 /// totals are over every row; sorting and filtering run off the GUI thread. Afterwards only
 /// the rows on screen, subjects named by events and a paced sweep are read again. Find a user
 /// by exact id (addressed, instant) or `prefix*`; filter by action and by banned / denied /
-/// warned / near the limit / errors. Double-click or Enter opens the user.
+/// warned / near the limit / errors / overridden / exempt (the override index, joined in the
+/// model). Double-click or Enter opens the user.
 class SubjectsPage : public QWidget
 {
     Q_OBJECT
@@ -35,6 +37,7 @@ public:
 
     SubjectsModel* model() const { return m_model; }
     SubjectsLoader* loader() const { return m_loader; }
+    OverrideWatcher* overrideWatcher() const { return m_overrides; }
 
 public Q_SLOTS:
     /// Reads everything again (a new first pass).
@@ -62,6 +65,7 @@ private:
     Session* m_session;
     SubjectsModel* m_model;
     SubjectsLoader* m_loader;
+    OverrideWatcher* m_overrides;
     QLineEdit* m_filter;
     QComboBox* m_action;
     QComboBox* m_state;

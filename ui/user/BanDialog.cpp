@@ -1,21 +1,18 @@
 #include "ui/user/BanDialog.h"
 
-#include "core/limits/Duration.h"
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/ExpiryChooser.h"
+#include "ui/common/ReasonCheck.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
-#include <QButtonGroup>
 #include <QComboBox>
-#include <QDateTimeEdit>
 #include <QDialogButtonBox>
 #include <QFormLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRadioButton>
 #include <QVBoxLayout>
 
 namespace tollgate::ui {
@@ -33,69 +30,31 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     for (const QByteArray& action : actions)
         m_scope->addItem(displayId(action), action);
 
-    m_forDuration = new QRadioButton(tr("&For"), this);
-    m_forDuration->setObjectName(QStringLiteral("durationRadioButton"));
-    m_untilDate = new QRadioButton(tr("&Until"), this);
-    m_untilDate->setObjectName(QStringLiteral("untilRadioButton"));
-    m_permanent = new QRadioButton(tr("&Permanently"), this);
-    m_permanent->setObjectName(QStringLiteral("permanentRadioButton"));
-    auto* group = new QButtonGroup(this);
-    group->addButton(m_forDuration);
-    group->addButton(m_untilDate);
-    group->addButton(m_permanent);
-    m_forDuration->setChecked(true);
-
-    m_duration = new QComboBox(this);
-    m_duration->setObjectName(QStringLiteral("durationComboBox"));
-    m_duration->setEditable(true);
-    m_duration->addItems(
-        {QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"), QStringLiteral("1w")});
-    m_duration->setCurrentIndex(1);
-    m_duration->setToolTip(tr("A number with a unit: 30s, 10m, 1h30m, 1d, 2w"));
-
-    m_until = new QDateTimeEdit(QDateTime::currentDateTime().addDays(1), this);
-    m_until->setObjectName(QStringLiteral("untilDateTimeEdit"));
-    m_until->setCalendarPopup(true);
-    m_until->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
+    m_expiry = new ExpiryChooser(
+        tr("ban"),
+        {QStringLiteral("10m"), QStringLiteral("1h"), QStringLiteral("1d"), QStringLiteral("1w")},
+        1, this);
 
     m_reason = makeReasonLineEdit(this);
     m_error = makeErrorLabel(this);
 
-    auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(tr("&Ban"), QDialogButtonBox::AcceptRole);
-    m_apply->setObjectName(QStringLiteral("applyBanButton"));
-    m_apply->setDefault(true); // Enter submits once the input is valid
-    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    cancel->setAutoDefault(false);
+    QDialogButtonBox* buttons =
+        makeWriteButtons(this, tr("&Ban"), QStringLiteral("applyBanButton"), &m_apply);
     connect(m_apply, &QPushButton::clicked, this, &BanDialog::apply);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
-    auto* durationRow = new QHBoxLayout;
-    durationRow->addWidget(m_forDuration);
-    durationRow->addWidget(m_duration, 1);
-    auto* untilRow = new QHBoxLayout;
-    untilRow->addWidget(m_untilDate);
-    untilRow->addWidget(m_until, 1);
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));
     form->addRow(tr("&Scope:"), m_scope);
-    form->addRow(tr("Duration:"), durationRow);
-    form->addRow(QString(), untilRow);
-    form->addRow(QString(), m_permanent);
+    form->addRow(tr("Duration:"), m_expiry);
     form->addRow(tr("&Reason:"), m_reason);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    connect(m_reason, &QLineEdit::textChanged, this, [this] {
-        m_touched = true;
-        validate();
-    });
-    connect(m_duration, &QComboBox::currentTextChanged, this, &BanDialog::validate);
-    connect(m_until, &QDateTimeEdit::dateTimeChanged, this, &BanDialog::validate);
-    connect(group, &QButtonGroup::buttonToggled, this, &BanDialog::validate);
+    m_check = new ReasonCheck(m_reason, m_error, m_apply);
+    connect(m_check, &ReasonCheck::edited, this, &BanDialog::validate);
+    connect(m_expiry, &ExpiryChooser::changed, this, &BanDialog::validate);
     validate();
     m_reason->setFocus(Qt::OtherFocusReason); // the scope and a 1h ban are the usual defaults
     resize(460, sizeHint().height());
@@ -103,10 +62,7 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
 
 Result<BanRequest> BanDialog::request() const
 {
-    Result<BanRequest> request = scheduled();
-    if (request && request->reason.isEmpty())
-        return Error{ErrorKind::InvalidInput, tr("A reason is required")};
-    return request;
+    return m_check->require(scheduled());
 }
 
 Result<BanRequest> BanDialog::scheduled() const
@@ -115,38 +71,18 @@ Result<BanRequest> BanDialog::scheduled() const
     request.user = m_user;
     request.action = m_scope->currentData().toByteArray();
     request.actor = m_session->actor();
-    request.reason = m_reason->text().trimmed();
-    if (m_forDuration->isChecked()) {
-        const Result<qint64> duration = parseDuration(m_duration->currentText());
-        if (!duration)
-            return duration.error();
-        if (*duration <= 0 || *duration > kMaxBanMs)
-            return Error{
-                ErrorKind::InvalidInput,
-                tr("A ban lasts between 1ms and 100 years, not %1").arg(m_duration->currentText())};
-        request.durationMs = *duration;
-    } else if (m_untilDate->isChecked()) {
-        const qint64 until = m_until->dateTime().toMSecsSinceEpoch();
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        if (until <= now)
-            return Error{ErrorKind::InvalidInput, tr("The end of the ban must be in the future")};
-        if (until - now > kMaxBanMs)
-            return Error{ErrorKind::InvalidInput,
-                         tr("The end of the ban is more than 100 years away")};
-        request.untilMs = until;
-    }
+    request.reason = m_check->reason();
+    const Result<Expiry> expiry = m_expiry->expiry();
+    if (!expiry)
+        return expiry.error();
+    request.durationMs = expiry->durationMs;
+    request.untilMs = expiry->untilMs;
     return request;
 }
 
 void BanDialog::validate()
 {
-    m_duration->setEnabled(m_forDuration->isChecked());
-    m_until->setEnabled(m_untilDate->isChecked());
-    const Result<BanRequest> current = request();
-    // An empty reason nobody has typed in yet is not an error to show in red.
-    const bool untouched = !m_touched && m_reason->text().trimmed().isEmpty();
-    m_error->setText(current || (untouched && scheduled()) ? QString() : current.error().message);
-    m_apply->setEnabled(current.ok() && !m_busy);
+    m_check->show(scheduled(), m_busy);
 }
 
 void BanDialog::apply()

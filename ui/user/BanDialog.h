@@ -7,13 +7,14 @@
 #include <vector>
 
 class QComboBox;
-class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QRadioButton;
 
 namespace tollgate::ui {
+
+class ExpiryChooser;
+class ReasonCheck;
 
 /// Bans one user from one action or from all of them: for a duration (10m, 1h, 1d or typed,
 /// parsed by core parseDuration), until a date, or permanently; a reason is required. The Ban
@@ -23,8 +24,6 @@ class BanDialog : public QDialog
 {
     Q_OBJECT
 public:
-    static constexpr qint64 kMaxBanMs = 100LL * 365 * 86'400'000; // ban.lua's limit
-
     BanDialog(Session* session, const QByteArray& user, const QList<QByteArray>& actions,
               QWidget* parent = nullptr);
     /// The user's bans as last shown: replacing one of them (e.g. a permanent ban by a short
@@ -47,16 +46,12 @@ private:
     Session* m_session;
     QByteArray m_user;
     QComboBox* m_scope;
-    QRadioButton* m_forDuration;
-    QRadioButton* m_untilDate;
-    QRadioButton* m_permanent;
-    QComboBox* m_duration;
-    QDateTimeEdit* m_until;
+    ExpiryChooser* m_expiry;
     QLineEdit* m_reason;
     QLabel* m_error;
     QPushButton* m_apply;
+    ReasonCheck* m_check;
     bool m_busy = false;
-    bool m_touched = false; // the reason was edited: only then is "required" an error
     std::vector<BanInfo> m_existing;
 };
 

@@ -3,6 +3,7 @@
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
+#include "ui/common/ReasonCheck.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
 
@@ -48,16 +49,10 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         m_outlookLabel->hide();
     }
 
-    auto* buttons = new QDialogButtonBox(this);
-    m_apply = buttons->addButton(unban ? tr("&Unban") : tr("Re&set"), QDialogButtonBox::AcceptRole);
-    m_apply->setObjectName(unban ? QStringLiteral("applyUnbanButton")
-                                 : QStringLiteral("applyResetButton"));
-    m_apply->setDefault(true); // Enter in the reason submits once the input is valid
-    QPushButton* cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    cancel->setObjectName(QStringLiteral("cancelButton"));
-    cancel->setAutoDefault(false);
+    QDialogButtonBox* buttons = makeWriteButtons(
+        this, unban ? tr("&Unban") : tr("Re&set"),
+        unban ? QStringLiteral("applyUnbanButton") : QStringLiteral("applyResetButton"), &m_apply);
     connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
 
     auto* form = new QFormLayout;
     form->addRow(tr("User:"), new QLabel(displayId(user), this));
@@ -72,10 +67,8 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    connect(m_reason, &QLineEdit::textChanged, this, [this] {
-        m_touched = true;
-        validate();
-    });
+    m_check = new ReasonCheck(m_reason, m_error, m_apply);
+    connect(m_check, &ReasonCheck::edited, this, &ReasonDialog::validate);
     connect(m_scope, &QComboBox::currentIndexChanged, this, &ReasonDialog::showOutlook);
     validate();
     m_reason->setFocus(Qt::OtherFocusReason); // the one thing to type
@@ -109,10 +102,7 @@ void ReasonDialog::showOutlook()
 
 void ReasonDialog::validate()
 {
-    const bool ok = !m_reason->text().trimmed().isEmpty();
-    // No red text for a field nobody has typed in yet; the disabled button says enough.
-    m_error->setText(ok || !m_touched ? QString() : tr("A reason is required"));
-    m_apply->setEnabled(ok && !m_busy);
+    m_check->show(Status(Unit{}), m_busy); // the reason is all there is to check
 }
 
 QString ReasonDialog::describe(const QByteArray& action) const
@@ -131,7 +121,7 @@ QString ReasonDialog::describe(const QByteArray& action) const
 
 void ReasonDialog::apply()
 {
-    const QString reason = m_reason->text().trimmed();
+    const QString reason = m_check->reason();
     if (reason.isEmpty() || m_busy) {
         validate();
         return;

@@ -13,6 +13,8 @@ class QPushButton;
 
 namespace tollgate::ui {
 
+class ReasonCheck;
+
 /// Unban or reset counters of one user, for one action or all of them, with a required reason.
 /// Reset asks for confirmation (Ask::confirm) naming exactly what it deletes. Performs the
 /// write itself (Moderation, audited with Session::actor) and accepts on success.
@@ -53,11 +55,11 @@ private:
     QLineEdit* m_reason;
     QLabel* m_error;
     QPushButton* m_apply;
+    ReasonCheck* m_check;
     QCheckBox* m_alsoReset = nullptr; // unban only
     QLabel* m_outlookLabel = nullptr; // unban only
     std::function<std::pair<QString, bool>(const QByteArray&)> m_outlook;
     bool m_busy = false;
-    bool m_touched = false; // the reason was edited: only then is "required" an error
 };
 
 } // namespace tollgate::ui

@@ -155,6 +155,16 @@ void loadUserActions(Session* session, const QByteArray& user, QObject* owner, b
 
 QString verdictText(const HitResult& next)
 {
+    // An override decides in hit.lua itself: the verdict says so, so support knows why.
+    if (next.appliedOverride == AppliedOverride::Unlimited && next.tier != Tier::Banned)
+        return tr("yes: exempt (override)");
+    if (next.appliedOverride == AppliedOverride::Limit)
+        return verdictWithoutOverride(next) + tr(" (override)");
+    return verdictWithoutOverride(next);
+}
+
+QString verdictWithoutOverride(const HitResult& next)
+{
     if (next.tier == Tier::Banned)
         return next.retryAfterMs < 0
                    ? tr("no: banned permanently")

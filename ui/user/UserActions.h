@@ -42,7 +42,10 @@ struct UserActions
 void loadUserActions(Session* session, const QByteArray& user, QObject* owner, bool scan,
                      const UserActions& previous, std::function<void(UserActions)> done);
 
-/// The verdict column: "yes", "yes, with a warning", "no: denied (retry in 12s)", "no: banned".
+/// The verdict column: "yes", "yes, with a warning", "no: denied (retry in 12s)", "no: banned",
+/// and when an override decides, "yes: exempt (override)" or "… (override)".
 QString verdictText(const HitResult& next);
+/// The same without naming an override.
+QString verdictWithoutOverride(const HitResult& next);
 
 } // namespace tollgate::ui

@@ -1,6 +1,7 @@
 #include "ui/user/UserActionsTable.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/OverrideText.h"
 #include "ui/common/Palette.h"
 
 #include <QDeadlineTimer>
@@ -16,8 +17,32 @@ UserActionsTable::UserActionsTable(QWidget* parent)
 {
 }
 
-void UserActionsTable::setActions(const UserActions& loaded)
+namespace {
+
+// The override that applies to `action`: its own, else the every-action one.
+const Override* overrideFor(const std::vector<Override>& overrides, const QByteArray& action)
 {
+    const Override* every = nullptr;
+    for (const Override& o : overrides) {
+        if (o.action == action)
+            return &o;
+        if (o.everyAction())
+            every = &o;
+    }
+    return every;
+}
+
+} // namespace
+
+QByteArray UserActionsTable::currentAction() const
+{
+    const int row = currentRow() >= 0 ? currentRow() : 0;
+    return row < int(m_rows.size()) ? m_rows[size_t(row)].action : QByteArray();
+}
+
+void UserActionsTable::setActions(const UserActions& loaded, const std::vector<Override>& overrides)
+{
+    const QByteArray current = currentRow() >= 0 ? currentAction() : QByteArray();
     // What support looks for first: denied and banned actions, then the ones with counters,
     // then the policies this user has not touched; alphabetical within each.
     m_rows.clear();
@@ -36,9 +61,18 @@ void UserActionsTable::setActions(const UserActions& loaded)
         const UserActionRow& row = m_rows[size_t(r)];
         setCell(r, Action, displayId(row.action));
         QString windows = row.policy ? row.policy->windowsText() : tr("no policy");
+        const Override* o = row.policy ? overrideFor(overrides, row.action) : nullptr;
+        const QString policyWindows = windows;
+        if (o) // the override's, short; the policy's in the tooltip
+            windows = o->kind == OverrideKind::Unlimited
+                          ? overrideWhatText(o->kind, o->windows)
+                          : tr("%1 (override)").arg(overrideWhatText(o->kind, o->windows));
         if (!row.keyWindows.isEmpty())
             windows += tr(" (other keys: %1)").arg(QString::fromUtf8(row.keyWindows.join(", ")));
         setCell(r, Windows, windows);
+        if (o)
+            item(r, Windows)
+                ->setToolTip(tr("%1\nthe policy gives everyone %2").arg(windows, policyWindows));
         if (row.usage) {
             setCell(r, Count, QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit),
                     right);
@@ -61,6 +95,8 @@ void UserActionsTable::setActions(const UserActions& loaded)
                                          : tr("no policy: not limited"));
         }
         setCell(r, Reset, QString(), right);
+        if (!current.isNull() && row.action == current)
+            setCurrentCell(r, Action); // the 2 s reload keeps support's row
     }
     tick(); // fills the countdowns, so the columns are sized for them
     fitColumns();

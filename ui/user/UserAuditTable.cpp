@@ -18,8 +18,9 @@ void UserAuditTable::setEntries(const std::vector<AuditEntry>& entries)
     for (int r = 0; r < int(entries.size()); ++r) {
         const AuditEntry& entry = entries[size_t(r)];
         setCell(r, Time, formatTime(entry.timeMs));
-        setCell(r, Event, displayId(entry.event.toUtf8()));
-        setCell(r, Action, entry.action.isEmpty() ? tr("(all)") : displayId(entry.action));
+        setCell(r, Event, auditEventText(entry));
+        item(r, Event)->setToolTip(auditEventToolTip(entry));
+        setCell(r, Action, auditActionText(entry));
         setCell(r, Actor, displayId(entry.actor.toUtf8()));
         // Worded like the global Audit log page: the same event reads the same in both.
         setCell(r, Reason, auditWhyText(entry));

@@ -5,6 +5,7 @@
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
+#include "ui/user/OverridesPanel.h"
 #include "ui/user/ReasonDialog.h"
 #include "ui/user/UnbanOutlook.h"
 #include "ui/user/UserActions.h"
@@ -70,6 +71,14 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_actionsTable = new UserActionsTable(this);
     m_bansTable = new UserBansTable(this);
     m_auditTable = new UserAuditTable(this);
+    m_overrides = new OverridesPanel(session, user, this);
+    m_overrides->setActionHint([this] { return m_actionsTable->currentAction(); });
+    connect(m_overrides, &OverridesPanel::written, this, [this](const QString& message) {
+        setNote(m_error, {});
+        setNote(m_message, message);
+        refresh();
+    });
+    connect(m_overrides, &OverridesPanel::failed, this, &UserDetailDialog::showError);
 
     m_ban = new QPushButton(tr("&Ban…"), this);
     m_ban->setObjectName(QStringLiteral("banButton"));
@@ -95,10 +104,12 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     splitter->setObjectName(QStringLiteral("detailSplitter"));
     splitter->addWidget(group(tr("Actions"), m_actionsTable, splitter));
     splitter->addWidget(group(tr("Bans"), m_bansTable, splitter));
+    splitter->addWidget(group(tr("Overrides"), m_overrides, splitter));
     splitter->addWidget(group(tr("Audit history (newest first)"), m_auditTable, splitter));
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
-    splitter->setStretchFactor(2, 3);
+    splitter->setStretchFactor(2, 1);
+    splitter->setStretchFactor(3, 2);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_ban);
@@ -125,6 +136,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_ticker->setInterval(250);
     connect(m_ticker, &QTimer::timeout, m_actionsTable, &UserActionsTable::tick);
     connect(m_ticker, &QTimer::timeout, m_bansTable, &UserBansTable::tick);
+    connect(m_ticker, &QTimer::timeout, m_overrides, &OverridesPanel::tick);
     m_ticker->start();
 
     connect(session, &Session::eventReceived, this,
@@ -167,17 +179,26 @@ void UserDetailDialog::reload(bool scanKeys)
         Q_EMIT refreshed();
         return;
     }
-    m_pending = 3;
+    m_pending = 4;
     // Before anything was loaded there is nothing to address the light way.
     scanKeys = scanKeys || !m_everLoaded;
     loadActions(generation, scanKeys); // then the bans of the actions it found
     loadAudit(generation);
+    m_overrides->load([this, generation](std::optional<Error> error) {
+        if (generation != m_generation)
+            return;
+        if (error)
+            showError(tr("Loading overrides failed"), *error);
+        partDone(generation);
+    });
 }
 
 void UserDetailDialog::partDone(int generation)
 {
     if (generation != m_generation || --m_pending > 0)
         return;
+    // The actions name the windows an override gives: both parts are in now.
+    m_actionsTable->setActions(m_loaded, m_overrides->overrides());
     m_loadedAt = QDateTime::currentMSecsSinceEpoch();
     m_everLoaded = true;
     showSummary();
@@ -202,7 +223,9 @@ void UserDetailDialog::showSummary()
     for (const auto& [action, row] : m_loaded.rows)
         withKeys += row.hasKeys ? 1 : 0;
     const int bans = int(m_bansTable->bans().size());
-    if (m_loaded.userKeys == 0 && withKeys == 0 && bans == 0 && m_auditCount == 0) {
+    const int overrides = int(m_overrides->overrides().size());
+    if (m_loaded.userKeys == 0 && withKeys == 0 && bans == 0 && overrides == 0 &&
+        m_auditCount == 0) {
         m_summary->setText(tr("No keys for this id: no counters, bans or audit entries. The "
                               "verdicts below are what its first hit would get."));
         return;
@@ -210,6 +233,7 @@ void UserDetailDialog::showSummary()
     m_summary->setText(
         countText(withKeys, tr("action with counters"), tr("actions with counters")) +
         QStringLiteral(" · ") + countText(bans, tr("ban"), tr("bans")) + QStringLiteral(" · ") +
+        countText(overrides, tr("override"), tr("overrides")) + QStringLiteral(" · ") +
         tr("updated %1").arg(formatTime(m_loadedAt)));
 }
 
@@ -235,7 +259,7 @@ void UserDetailDialog::loadActions(int generation, bool scanKeys)
                             setNote(m_error, loaded.errors.join(QLatin1Char('\n')));
                         } else {
                             m_loaded = std::move(loaded);
-                            m_actionsTable->setActions(m_loaded);
+                            m_overrides->setPolicies(m_loaded.policies);
                         }
                         partDone(generation);
                         loadBans(generation);
@@ -311,6 +335,7 @@ void UserDetailDialog::openBan()
 void UserDetailDialog::updateUnban()
 {
     applyWritePermissions(this, m_session); // the session's say first
+    m_overrides->updateButtons();
     if (m_unban->isEnabled() && m_bansTable->bans().empty()) {
         m_unban->setEnabled(false);
         m_unban->setToolTip(tr("This user has no ban to lift"));

@@ -18,10 +18,12 @@ namespace tollgate::ui {
 class UserActionsTable;
 class UserAuditTable;
 class UserBansTable;
+class OverridesPanel;
 
 /// Everything about one user: each action's counter / limit, remaining, reset countdown and
-/// windows; the bans with reason, actor, source and expiry; the user's audit history (newest
-/// first); and Ban…, Unban…, Reset counters… (each audited with Session::actor). Loads
+/// windows; the bans with reason, actor, source and expiry; the overrides (OverridesPanel:
+/// Give more…, Add…, Edit…, Remove…); the user's audit history (newest first); and Ban…,
+/// Unban…, Reset counters… (each audited with Session::actor). Loads
 /// asynchronously: every 2 s and after every write or event of the user, the policies' keys
 /// addressed through the key schema (no SCAN); on open and on Refresh also a budgeted SCAN of
 /// the user's own prefix for actions without a policy.
@@ -40,7 +42,7 @@ public Q_SLOTS:
     void refresh();
 
 Q_SIGNALS:
-    /// A refresh completed (all three parts arrived, successfully or not).
+    /// A refresh completed (all four parts arrived, successfully or not).
     void refreshed();
 
 private:
@@ -69,6 +71,7 @@ private:
     UserActionsTable* m_actionsTable;
     UserBansTable* m_bansTable;
     UserAuditTable* m_auditTable;
+    OverridesPanel* m_overrides;
     QPushButton* m_ban;
     QPushButton* m_unban;
     QPushButton* m_reset;

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "core/limits/Overrides.h"
+#include "ui/common/Session.h"
+
+#include <QDialog>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QRadioButton;
+
+namespace tollgate::ui {
+
+class ExpiryChooser;
+class ReasonCheck;
+
+/// Sets (adds or changes) one override of one user: the scope (an action, or every action),
+/// other windows or unlimited (an exemption), when it ends, and a required reason. "Give
+/// more" opens it ready for support's usual case: twice the policy's limits for 24 hours, on
+/// the action asked for, so only the reason is left to type. Performs the write itself
+/// (OverrideStore::set, audited with Session::actor) and accepts on success.
+class OverrideDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    enum class Preset
+    {
+        Add,      // the policy's windows, for 24 hours: change what is needed
+        GiveMore, // twice the policy's limits, for 24 hours
+        Edit      // the override given to setOverride()
+    };
+
+    /// `policies`: the actions offered (besides every action); `action`: the one picked.
+    OverrideDialog(Session* session, const QByteArray& user, std::vector<Policy> policies,
+                   const QByteArray& action, Preset preset, QWidget* parent = nullptr);
+    /// The user's overrides as last shown: replacing one asks first; Edit starts from one.
+    void setExisting(std::vector<Override> overrides);
+    /// Fills the form from `existing` (its scope stays fixed).
+    void edit(const Override& existing);
+
+    /// The request the current input describes, or why it is invalid.
+    Result<OverrideRequest> request() const;
+
+Q_SIGNALS:
+    void applied(const tollgate::Override& stored);
+
+private:
+    /// request() without the reason check.
+    Result<OverrideRequest> scheduled() const;
+    const Policy* policyOf(const QByteArray& action) const;
+    void fillWindows(qint64 factor);
+    void showPolicy();
+    void validate();
+    void apply();
+    void submit(const OverrideRequest& request);
+
+    Session* m_session;
+    QByteArray m_user;
+    std::vector<Policy> m_policies;
+    std::vector<Override> m_existing;
+    qint64 m_factor;
+    QComboBox* m_scope;
+    QRadioButton* m_limit;
+    QRadioButton* m_unlimited;
+    QLineEdit* m_windows;
+    QLabel* m_policyLabel;
+    ExpiryChooser* m_expiry;
+    QLineEdit* m_reason;
+    QLabel* m_error;
+    QPushButton* m_apply;
+    ReasonCheck* m_check;
+    bool m_busy = false;
+    bool m_editing = false;
+};
+
+} // namespace tollgate::ui
