@@ -52,7 +52,8 @@ void DemoTrafficTest::seedsADayOfHistory()
     const auto time = m_core.inspect({"TIME"});
     QVERIFY(time && !time->elements.empty());
     const qint64 minute = time->elements[0].toInteger().value_or(0) / 60;
-    const auto field = [](qint64 m) { return "m" + QByteArray::number(m % 1440); };
+    // -> QByteArray: returning the QStringBuilder would leave it pointing at a dead number.
+    const auto field = [](qint64 m) -> QByteArray { return "m" + QByteArray::number(m % 1440); };
     const QByteArray real = QByteArray::number(minute - 3) + " 1 1 0 0 0";
     QVERIFY(m_core.inspect({"HSET", "tg:stats:comment", field(minute - 3), real}).ok());
 
