@@ -6,6 +6,7 @@
 //
 //   bench_console [--subjects 1000000] [--steady 10] [--settle 3] [--no-burner]
 //                 [--screenshot user.png] [--trace-stalls]
+#include "bench/support/LagProbe.h"
 #include "core/demo/DemoServer.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Blocking.h"
@@ -17,6 +18,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
@@ -29,38 +31,14 @@
 #include <ctime>
 #include <functional>
 #include <future>
+#include <map>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace tollgate;
 using namespace tollgate::ui;
 
 namespace {
-
-// The longest time the GUI thread's event loop did not get round to a 5 ms timer.
-class LagProbe : public QObject
-{
-public:
-    LagProbe()
-    {
-        m_timer.setInterval(5);
-        m_timer.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_timer, &QTimer::timeout, this,
-                         [this] { m_worst = qMax(m_worst, m_clock.restart() - 5); });
-        m_clock.start();
-        m_timer.start();
-    }
-    qint64 take()
-    {
-        const qint64 worst = m_worst;
-        m_worst = 0;
-        return worst;
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_worst = 0;
-};
 
 qint64 threadCpuMs()
 {
@@ -146,6 +124,32 @@ double cpuSeconds(int who)
     getrusage(who, &usage);
     auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// CPU seconds each thread of this process has used, added up by thread name (GUI thread,
+// redis-io-N, the pool): where the client's share of loading goes.
+std::map<QByteArray, double> cpuSecondsByThread()
+{
+    std::map<QByteArray, double> byName;
+    const double tick = double(sysconf(_SC_CLK_TCK));
+    for (const QString& tid :
+         QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(QStringLiteral("/proc/self/task/%1/stat").arg(tid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        // "<tid> (<comm>) <state> ...": utime and stime are fields 14 and 15, counted from 1.
+        const qsizetype open = line.indexOf('('), close = line.lastIndexOf(')');
+        if (open < 0 || close < open)
+            continue;
+        QByteArray name = line.mid(open + 1, close - open - 1);
+        if (name.startsWith("redis-io-"))
+            name = "redis-io";
+        const QList<QByteArray> fields = line.mid(close + 2).split(' ');
+        if (fields.size() > 12)
+            byName[name] += (fields[11].toDouble() + fields[12].toDouble()) / tick;
+    }
+    return byName;
 }
 
 // Commands the server ran per second (INFO commandstats, scripts' inner commands included),
@@ -323,7 +327,7 @@ int main(int argc, char** argv)
     Session session(settings);
     session.open();
     waitUntil([&] { return session.state() == ConnectionState::Connected; }, 10'000);
-    LagProbe lag;
+    bench::LagProbe lag;
     // The window's own page set, one shown at a time as the navigation does.
     QStackedWidget stack;
     stack.resize(1280, 800);
@@ -351,14 +355,24 @@ int main(int argc, char** argv)
     });
     const double loadServerCpu = serverCpuSeconds(probe);
     const double loadClientCpu = cpuSeconds(RUSAGE_SELF);
+    const std::map<QByteArray, double> loadThreadCpu = cpuSecondsByThread();
     clock.start();
     stack.show();
     const qint64 firstRows = waitUntil([&] { return model->rowCount() >= 1000; });
-    const qint64 firstPaintStall = lag.take(); // creating, polishing and painting the page
+    const qint64 firstPaintStall = lag.takeLongest(); // creating, polishing and painting the page
     const qint64 allRows = firstRows + waitUntil([&] { return passDone && model->isIdle(); });
-    const qint64 loadStall = lag.take();
+    const qint64 loadStall = lag.takeLongest();
     const double loadServer = serverCpuSeconds(probe) - loadServerCpu;
     const double loadClient = cpuSeconds(RUSAGE_SELF) - loadClientCpu;
+    QStringList perThread;
+    for (const auto& [name, seconds] : cpuSecondsByThread()) {
+        const auto before = loadThreadCpu.find(name);
+        const double used = seconds - (before == loadThreadCpu.end() ? 0.0 : before->second);
+        if (used >= 0.05)
+            perThread << QStringLiteral("%1 %2")
+                             .arg(QString::fromUtf8(name))
+                             .arg(used * 1e6 / double(qMax<qint64>(1, n)), 0, 'f', 1);
+    }
 
     std::printf("\nbench_console: %lld subjects (%lld keys), Subjects page offscreen, %s\n\n",
                 static_cast<long long>(model->totals().subjects),
@@ -385,6 +399,7 @@ int main(int argc, char** argv)
     row("client CPU per subject while loading",
         QStringLiteral("%1 us").arg(loadClient * 1e6 / double(qMax<qint64>(1, n)), 0, 'f', 2),
         "<= 5 us");
+    row("  of which, by thread (us per subject)", perThread.join(QStringLiteral(", ")), "");
     row("longest GUI stall: loading",
         QStringLiteral("%1 ms (first paint %2 ms)").arg(loadStall).arg(firstPaintStall),
         "<= 50 ms");
@@ -396,24 +411,24 @@ int main(int argc, char** argv)
         bool applied = false;
         auto c =
             QObject::connect(model, &SubjectsModel::orderApplied, [&applied] { applied = true; });
-        lag.take();
+        lag.takeLongest();
         view->sortByColumn(column, Qt::DescendingOrder);
         sortSlowest = qMax(sortSlowest, waitUntil([&] { return applied && model->isIdle(); }));
-        sortStall = qMax(sortStall, lag.take());
+        sortStall = qMax(sortStall, lag.takeLongest());
         QObject::disconnect(c);
     }
     row("longest GUI stall: sorting by each column",
         QStringLiteral("%1 ms (slowest sort %2 ms)").arg(sortStall).arg(sortSlowest), "<= 50 ms");
 
     auto* filter = page.findChild<QLineEdit*>(QStringLiteral("filterLineEdit"));
-    lag.take();
+    lag.takeLongest();
     filter->setText(QStringLiteral("u12"));
     Q_EMIT filter->returnPressed();
     waitUntil([&] { return model->isIdle() && model->rowCount() < model->totals().subjects; });
     filter->clear();
     Q_EMIT filter->returnPressed();
     waitUntil([&] { return model->isIdle() && model->rowCount() == model->totals().subjects; });
-    row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.take()), "<= 50 ms");
+    row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.takeLongest()), "<= 50 ms");
 
     const QByteArray target = "u" + QByteArray::number(n * 987'654 / 1'000'000);
     clock.restart();
@@ -483,7 +498,7 @@ int main(int argc, char** argv)
                      }});
     const auto measure = [&](const Shown& what) {
         PageFigures f;
-        lag.take();
+        lag.takeLongest();
         what.show();
         waitUntil([] { return false; }, qint64(settle) * 1000);
         const quint64 consoleBefore = session.client()->commandCount();
@@ -497,7 +512,7 @@ int main(int argc, char** argv)
         waitUntil([] { return false; }, 300); // the last INFO's answer
         f.steady = rate.average();
         f.peak = rate.peak();
-        f.stall = lag.take();
+        f.stall = lag.takeLongest();
         what.hide();
         return f;
     };

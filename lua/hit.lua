@@ -1,4 +1,5 @@
---[[ hit.lua: count one hit of an action (mode "hit") or report what a hit would get ("peek").
+--[[ hit.lua: count one hit of an action (mode "hit"), count it without denying ("shadow"), or
+report what a hit would get ("peek").
 
 KEYS[1]          user-wide ban hash        <p>:{<user>}:ban
 KEYS[2]          action ban hash           <p>:{<user>}:<action>:ban
@@ -7,7 +8,8 @@ KEYS[4]          global audit stream       <p>:audit  ("" or KEYS[3] again = no 
 KEYS[5..4+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (1 <= n <= 8)
                  Every key must be exactly the one lua/README.md builds from ARGV[9], ARGV[10].
 
-ARGV[1]          mode: "hit" | "peek"  (peek writes nothing at all, not even repairs)
+ARGV[1]          mode: "hit" | "peek" | "shadow"  (peek writes nothing at all, not even repairs;
+                 shadow decides and counts as hit does but always allows and writes no ban)
 ARGV[2]          algorithm: fixed_window | sliding_log | sliding_window | token_bucket
 ARGV[3]          cost, integer 1..1e9
 ARGV[4]          count_denied: "0" | "1"  (denied hits still count; hits refused by a ban never do)
@@ -42,6 +44,11 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   whose cost > limit, even one that creates a ban). A ban whose PTTL is 0 is over.
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT <the ban key's expiry> LT).
+Mode "shadow": the reply is the one "hit" would give, except allowed is always 1, and it has two more
+  elements: [8] "" and [9] 1, or 2 when "hit" would have created the policy's automatic ban (its tier
+  "deny" and retry_after_ms are then the would-be ban's; none is written: no ban hash, no auto_ban
+  audit entries, no ban event, the windows keep their expiry). A ban in force is reported (tier
+  "banned") and nothing counts, as with "hit". Every other write is the one "hit" makes.
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
   TG_CONTRACT (the KEYS/ARGV layout of an earlier script contract),
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
@@ -100,7 +107,7 @@ end
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
 local short = #ARGV == 2 * #KEYS - 1
-local SCRIPT, MODE_A, MODE_B = 'hit', 'hit', 'peek'   -- for hit/arguments.lua (refund.lua has its own)
+local SCRIPT, MODE_A, MODE_B, MODE_C = 'hit', 'hit', 'peek', 'shadow'   -- for hit/arguments.lua (refund.lua has its own)
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
 

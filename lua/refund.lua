@@ -42,7 +42,7 @@ do
 end
 
 local short, full_form = false, nil
-local SCRIPT, MODE_A, MODE_B = 'refund', 'refund', 'penalize'
+local SCRIPT, MODE_A, MODE_B, MODE_C = 'refund', 'refund', 'penalize', nil
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
 --@include "hit/escape.lua"

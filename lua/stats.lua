@@ -6,23 +6,27 @@ ARGV      one hit:  ARGV[1] tier "ok" | "warn" | "deny" | "banned" (hit.lua's re
           or added up by the client: ARGV[1] "counts", then ARGV[2] hits, ARGV[3] cost,
                     ARGV[4] warn, ARGV[5] denied (deny + banned), ARGV[6] banned,
                     optional ARGV[7] automatic bans created, ARGV[8] manual bans created,
-                    integers >= 0 with warn + denied <= hits, banned <= denied and
-                    automatic bans <= denied - banned (each one came with a deny)
+                    ARGV[9] would deny, ARGV[10] would ban (shadow policies' hits that
+                    enforcing would have denied, and of those the ones it would have banned),
+                    integers >= 0 with warn + denied + would deny <= hits, banned <= denied,
+                    automatic bans <= denied - banned (each one came with a deny) and
+                    would ban <= would deny
 
 Reply: the server time in seconds the hits were counted under.
 Layout: a ring of 120 one-second slots, fields "<slot>:t" (the second the slot holds),
 "<slot>:h" hits, "<slot>:c" cost, "<slot>:w" warn, "<slot>:d" denied (deny + banned),
-"<slot>:b" banned, with slot = second % 120. A slot is cleared when a new second claims it,
-so the hash stays bounded.
+"<slot>:b" banned, "<slot>:wd" would deny, "<slot>:wb" would ban, with slot = second % 120.
+A slot is cleared when a new second claims it, so the hash stays bounded.
 History, the console's charts: "s<second % 300>" for each of the last 300 seconds and
 "m<minute % 1440>" for each of the last 1,440 minutes (minute = floor(second / 60)), each
-"<second or minute> <hits> <cost> <warn> <denied> <banned>", integers with one space between;
+"<second or minute> <hits> <cost> <warn> <denied> <banned>", followed by " <would deny> <would ban>"
+once either is not 0 in that second or minute, integers with one space between;
 a field holding an older second or minute is read as zeros and restarted by the next call.
 The key expires 25 hours after the last call.
 Totals since the key was made, for the metrics exporter (counters a scrape reads in one HMGET,
 the same whichever exporter asks): "total:h", "total:c", "total:w", "total:d", "total:b" as above,
-"total:ab" automatic and "total:mb" manual bans created. A call with no hits (bans only) leaves
-the ring alone.
+"total:ab" automatic and "total:mb" manual bans created, "total:wd" would deny and "total:wb"
+would ban. A call with no hits (bans only) leaves the ring alone.
 Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its user's slot).
 A client that adds its outcomes up and calls this at most once a second per action (as the
 C++ Limiter does) keeps the statistics off the hot path: the hits land in the second of the call.
@@ -39,17 +43,20 @@ local function count(text, max)
 end
 
 local hits, cost, warn, denied, banned
-local auto_bans, manual_bans = 0, 0
+local auto_bans, manual_bans, would_deny, would_ban = 0, 0, 0, 0
 local tier = ARGV[1]
 if tier == 'counts' then
   hits, cost = count(ARGV[2], 1e12), count(ARGV[3], 1e15)
   warn, denied, banned = count(ARGV[4], 1e12), count(ARGV[5], 1e12), count(ARGV[6], 1e12)
   auto_bans, manual_bans = count(ARGV[7] or '0', 1e12), count(ARGV[8] or '0', 1e12)
-  if not (hits and cost and warn and denied and banned and auto_bans and manual_bans)
-     or warn + denied > hits or banned > denied or auto_bans > denied - banned then
+  would_deny, would_ban = count(ARGV[9] or '0', 1e12), count(ARGV[10] or '0', 1e12)
+  if not (hits and cost and warn and denied and banned and auto_bans and manual_bans and would_deny and would_ban)
+     or warn + denied + would_deny > hits or banned > denied or auto_bans > denied - banned
+     or would_ban > would_deny then
     return redis.error_reply('TG_INVALID counts needs hits cost warn denied banned ' ..
-                             '[auto_bans manual_bans]: integers >= 0, warn + denied <= hits, ' ..
-                             'banned <= denied, auto_bans <= denied - banned')
+                             '[auto_bans manual_bans [would_deny would_ban]]: integers >= 0, ' ..
+                             'warn + denied + would_deny <= hits, banned <= denied, ' ..
+                             'auto_bans <= denied - banned, would_ban <= would_deny')
   end
 else
   if tier ~= 'ok' and tier ~= 'warn' and tier ~= 'deny' and tier ~= 'banned' then
@@ -80,17 +87,19 @@ end
 if hits > 0 then
   if redis.call('HGET', KEYS[1], slot .. ':t') ~= tostring(second) then
     redis.call('HSET', KEYS[1], slot .. ':t', second, slot .. ':h', 0, slot .. ':c', 0,
-               slot .. ':w', 0, slot .. ':d', 0, slot .. ':b', 0)
+               slot .. ':w', 0, slot .. ':d', 0, slot .. ':b', 0, slot .. ':wd', 0, slot .. ':wb', 0)
   end
   add(':h', hits)
   add(':c', cost)
   add(':w', warn)
   add(':d', denied)
   add(':b', banned)
+  add(':wd', would_deny)
+  add(':wb', would_ban)
 end
 -- The history beside the ring: one field per second of the last 300 ("s<second % 300>") and
 -- one per minute of the last 1,440 ("m<minute % 1440>", minute = floor(second / 60)), each
--- "<second or minute> <hits> <cost> <warn> <denied> <banned>". A field still holding an older
+-- "<second or minute> <hits> <cost> <warn> <denied> <banned>[ <would deny> <would ban>]". A field still holding an older
 -- second or minute starts again from 0, so neither ring needs clearing; a range is one HMGET.
 local function digits(n)
   if n < 1e14 then return tostring(n) end
@@ -98,15 +107,19 @@ local function digits(n)
 end
 local function roll(field, at)
   local held = redis.call('HGET', KEYS[1], field)
-  local h, c, w, d, b = 0, 0, 0, 0, 0
+  local h, c, w, d, b, wd, wb = 0, 0, 0, 0, 0, 0, 0
   if held then
-    local t, h0, c0, w0, d0, b0 = held:match('^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
-    if t == at then
+    local t, h0, c0, w0, d0, b0, rest = held:match('^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)(.*)$')
+    local wd0, wb0 = (rest or ''):match('^ (%d+) (%d+)$')
+    if t == at and (rest == '' or wd0) then
       h, c, w, d, b = tonumber(h0), tonumber(c0), tonumber(w0), tonumber(d0), tonumber(b0)
+      wd, wb = tonumber(wd0 or '0'), tonumber(wb0 or '0')
     end
   end
+  wd, wb = wd + would_deny, wb + would_ban
   redis.call('HSET', KEYS[1], field, at .. ' ' .. digits(h + hits) .. ' ' .. digits(c + cost) ..
-             ' ' .. digits(w + warn) .. ' ' .. digits(d + denied) .. ' ' .. digits(b + banned))
+             ' ' .. digits(w + warn) .. ' ' .. digits(d + denied) .. ' ' .. digits(b + banned) ..
+             ((wd > 0 or wb > 0) and ' ' .. digits(wd) .. ' ' .. digits(wb) or ''))
 end
 if hits > 0 then
   roll('s' .. (second % 300), tostring(second))

@@ -102,6 +102,10 @@ int run(Cli& cli, const QStringList& args, bool count)
             line += QStringLiteral("  retry after ") + humanMs(hit->retryAfterMs);
         if (hit->decidedBy != DecidedBy::Redis)
             line += QStringLiteral("  decided by ") + decidedByName(hit->decidedBy);
+        if (hit->shadow)
+            line += hit->wouldBan     ? QStringLiteral("  shadow: enforcing would deny and ban")
+                    : hit->wouldDeny() ? QStringLiteral("  shadow: enforcing would deny")
+                                       : QStringLiteral("  shadow");
         printLine(line);
         if (!hit->allowed && !hit->message.isEmpty())
             printLine(hit->message);

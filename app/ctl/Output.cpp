@@ -162,6 +162,9 @@ void writeFields(JsonLine& out, const HitResult& hit)
         .field("remaining", hit.remaining)
         .field("reset_ms", hit.resetMs)
         .field("retry_after_ms", hit.retryAfterMs);
+    // A shadow policy's hit: allowed, the rest what enforcing would have answered.
+    if (hit.shadow)
+        out.field("shadow", true).field("would_ban", hit.wouldBan);
     if (!hit.allowed && !hit.message.isEmpty())
         out.field("message", hit.message);
     out.field("decided_by", decidedByName(hit.decidedBy));
@@ -195,6 +198,7 @@ QJsonObject toJson(const Policy& policy)
         {QStringLiteral("align"), policy.calendarAligned ? QStringLiteral("calendar") : QStringLiteral("first_hit")},
         {QStringLiteral("tz"), QString::fromUtf8(policy.timeZone)},
         {QStringLiteral("count_denied"), policy.countDenied},
+        {QStringLiteral("shadow"), policy.shadow},
         {QStringLiteral("message"), policy.message},
         {QStringLiteral("on_error"), QString::fromUtf8(failureModeName(policy.onError))},
         {QStringLiteral("revision"), policy.revision},

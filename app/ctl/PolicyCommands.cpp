@@ -35,6 +35,8 @@ void printPolicyText(const Policy& policy)
         line += QStringLiteral(", denied hits count");
     if (policy.onError != FailureMode::Report)
         line += QStringLiteral(", on error ") + QString::fromUtf8(failureModeName(policy.onError));
+    if (policy.shadow)
+        line += QStringLiteral(", SHADOW (never denies)");
     line += QStringLiteral(" (revision %1)").arg(policy.revision);
     printLine(line);
     if (!policy.message.isEmpty())
@@ -134,6 +136,21 @@ Result<qint64> currentRevision(const QCommandLineParser& parser, const PolicySto
     return stored.error();
 }
 
+// The stored policy of the action, for a change of its mode alone; --revision, when given,
+// must be the stored one (the save compares it again).
+Result<Policy> storedPolicy(const QCommandLineParser& parser, const PolicyStore& store)
+{
+    const QByteArray action = idFromText(parser.positionalArguments().at(0));
+    auto stored = waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
+    if (!stored || !parser.isSet(QStringLiteral("revision")))
+        return stored;
+    auto revision = integerOption(parser, QStringLiteral("revision"), 0);
+    if (!revision)
+        return revision.error();
+    stored->revision = *revision;
+    return stored;
+}
+
 Result<Policy> policyFromFlags(const QCommandLineParser& parser)
 {
     Policy policy;
@@ -189,6 +206,7 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
                                                          : QTimeZone::systemTimeZoneId();
     policy.calendarAligned = parser.isSet(QStringLiteral("calendar"));
     policy.countDenied = parser.isSet(QStringLiteral("count-denied"));
+    policy.shadow = parser.isSet(QStringLiteral("shadow"));
     policy.message = parser.value(QStringLiteral("message"));
     if (parser.isSet(QStringLiteral("on-error"))) {
         const auto mode = failureModeFromName(parser.value(QStringLiteral("on-error")).toUtf8());
@@ -226,18 +244,41 @@ int set(Cli& cli, const QStringList& args)
         valueOption("on-error",
                     "When Redis cannot answer a hit: allow, deny or insurance (default: report).",
                     "mode"),
+        QCommandLineOption(QStringLiteral("shadow"),
+                           QStringLiteral("Count and report, never deny nor ban (alone: switch the "
+                                          "stored policy to shadow).")),
+        QCommandLineOption(QStringLiteral("enforce"),
+                           QStringLiteral("Alone: switch the stored shadow policy to enforced.")),
         valueOption("revision", "Save only if the stored policy is at this revision (0 = new).", "n"),
     });
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
-    auto policy = policyFromFlags(parser);
-    if (!policy)
-        return fail(policy.error());
+    const bool toShadow = parser.isSet(QStringLiteral("shadow"));
+    const bool toEnforce = parser.isSet(QStringLiteral("enforce"));
+    if (toShadow && toEnforce)
+        return fail(Error{ErrorKind::InvalidInput, QStringLiteral("give --shadow or --enforce, not both")});
     Client* client = cli.client();
     if (!client)
         return ExitUsage;
     const PolicyStore store(client, cli.schema());
-    auto revision = currentRevision(parser, store, policy->action);
+    // --shadow or --enforce without the limits: the stored policy, only its mode changed.
+    const bool modeOnly = (toShadow || toEnforce) && !parser.isSet(QStringLiteral("limit")) &&
+                          !parser.isSet(QStringLiteral("window")) &&
+                          !parser.isSet(QStringLiteral("windows"));
+    Result<Policy> policy = modeOnly ? storedPolicy(parser, store) : policyFromFlags(parser);
+    if (!policy)
+        return fail(policy.error());
+    if (modeOnly && policy->shadow == toShadow && !parser.isSet(QStringLiteral("revision"))) {
+        // Already so: no new revision for nothing.
+        if (cli.json)
+            printJson(toJson(*policy));
+        else
+            printPolicyText(*policy);
+        return ExitOk;
+    }
+    policy->shadow = toShadow;
+    auto revision = modeOnly ? Result<qint64>(policy->revision)
+                             : currentRevision(parser, store, policy->action);
     if (!revision)
         return fail(revision.error());
     policy->revision = *revision;

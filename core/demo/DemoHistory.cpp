@@ -52,11 +52,15 @@ void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<
                         const qint64 denied =
                             qint64(double(hits) * (burst ? 0.35 : 0.02 * noise(at, salt + 99)));
                         const qint64 warned = qint64(double(hits) * 0.05 * noise(at, salt + 7));
-                        const QByteArray value =
+                        // A shadow policy denied nobody: what it would have denied (stats.lua).
+                        const qint64 real = policy.shadow ? 0 : denied;
+                        QByteArray value =
                             QByteArray::number(at) + ' ' + QByteArray::number(hits) + ' ' +
                             QByteArray::number(hits * cost) + ' ' + QByteArray::number(warned) +
-                            ' ' + QByteArray::number(denied) + ' ' +
-                            QByteArray::number(denied / 10);
+                            ' ' + QByteArray::number(real) + ' ' + QByteArray::number(real / 10);
+                        if (policy.shadow)
+                            value += ' ' + QByteArray::number(denied) + ' ' +
+                                     QByteArray::number(denied / 10);
                         writes.push_back({QByteArrayLiteral("HSETNX"), key,
                                           QByteArray(ring + QByteArray::number(at % slots)),
                                           value});

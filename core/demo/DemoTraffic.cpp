@@ -118,6 +118,8 @@ std::vector<Policy> DemoTraffic::examplePolicies()
 
     Policy search = makePolicy("search", Algorithm::FixedWindow,
                                {{10, kMinute}, {100, kHour}, {1000, kDay}});
+    // Tried out before it is enforced: the crawler is counted and reported, never denied.
+    search.shadow = true;
     policies.push_back(search);
 
     policies.push_back(makePolicy("api", Algorithm::SlidingLog, {{5, kSecond}}));

@@ -58,6 +58,14 @@ Result<HitResult> HitResult::fromReply(const Reply& reply)
     if (!allowed)
         return malformed();
     hit.allowed = *allowed == 1;
+    // The long form (lua/README.md): [8] the override that decided, [9] shadow 0 | 1 | 2.
+    if (reply.elements.size() >= 9) {
+        auto shadow = reply.elements[8].toInteger();
+        if (!shadow || *shadow < 0 || *shadow > 2)
+            return malformed();
+        hit.shadow = *shadow > 0;
+        hit.wouldBan = *shadow == 2;
+    }
     return hit;
 }
 

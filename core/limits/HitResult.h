@@ -34,6 +34,12 @@ struct HitResult
     qint64 retryAfterMs = 0; // -1: never (permanent ban)
     QString message;         // the policy's deny message, when denied
     DecidedBy decidedBy = DecidedBy::Redis;
+    // A shadow policy's hit (hit.lua mode "shadow", reply [9]): always allowed; tier, retry and
+    // the rest are what enforcing would have answered, wouldBan when it would have banned.
+    bool shadow = false;
+    bool wouldBan = false;
+    /// A shadow hit that enforcing would have denied (deny, or a ban in force).
+    bool wouldDeny() const { return shadow && (tier == Tier::Deny || tier == Tier::Banned); }
     QString redisError; // when not decided by Redis: why Redis could not answer
 
     static Result<HitResult> fromReply(const Reply& reply);

@@ -24,7 +24,8 @@ std::chrono::milliseconds HitStats::untilMidSecond(qint64 nowMs)
     return std::chrono::milliseconds(wait == 0 ? kInterval.count() : wait);
 }
 
-void HitStats::record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan)
+void HitStats::record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan,
+                      bool shadow)
 {
     QMutexLocker lock(&m_mutex);
     if (m_closed)
@@ -33,9 +34,11 @@ void HitStats::record(const QByteArray& action, Tier tier, qint64 cost, bool aut
     ++counts.hits;
     counts.cost += cost;
     counts.warn += tier == Tier::Warn ? 1 : 0;
-    counts.denied += tier == Tier::Deny || tier == Tier::Banned ? 1 : 0;
-    counts.banned += tier == Tier::Banned ? 1 : 0;
-    counts.autoBans += autoBan && tier == Tier::Deny ? 1 : 0;
+    const bool denied = tier == Tier::Deny || tier == Tier::Banned;
+    const bool banned = autoBan && tier == Tier::Deny;
+    (shadow ? counts.wouldDeny : counts.denied) += denied ? 1 : 0;
+    counts.banned += !shadow && tier == Tier::Banned ? 1 : 0;
+    (shadow ? counts.wouldBan : counts.autoBans) += banned ? 1 : 0;
     if (m_armed)
         return;
     // The first outcome after a flush arms the next one, in the middle of the next second of
@@ -72,7 +75,8 @@ void HitStats::flush()
                   {QByteArrayLiteral("counts"), QByteArray::number(c.hits),
                    QByteArray::number(c.cost), QByteArray::number(c.warn),
                    QByteArray::number(c.denied), QByteArray::number(c.banned),
-                   QByteArray::number(c.autoBans)},
+                   QByteArray::number(c.autoBans), QByteArrayLiteral("0"),
+                   QByteArray::number(c.wouldDeny), QByteArray::number(c.wouldBan)},
                   nullptr, [](const Result<Reply>&) {});
     }
 }

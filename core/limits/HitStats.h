@@ -27,8 +27,11 @@ public:
     HitStats(Client* client, KeySchema schema);
 
     /// Adds one hit decided by Redis; `autoBan`: a deny of it created an automatic ban (the
-    /// policy bans). Thread-safe, never waits on the network.
-    void record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan = false);
+    /// policy bans); `shadow`: a shadow policy's hit, whose deny or ban is only what enforcing
+    /// would have done (counted as would deny / would ban, never as denied or banned).
+    /// Thread-safe, never waits on the network.
+    void record(const QByteArray& action, Tier tier, qint64 cost, bool autoBan = false,
+                bool shadow = false);
     /// Writes what was added up so far now (one stats.lua call per action).
     void flush();
     /// Flushes sent so far (each one write of every pending action), for tests.
@@ -43,6 +46,7 @@ private:
     {
         qint64 hits = 0, cost = 0, warn = 0, denied = 0, banned = 0;
         qint64 autoBans = 0; // for the metrics exporter's tollgate_bans_created_total
+        qint64 wouldDeny = 0, wouldBan = 0; // shadow policies' hits
     };
 
     Client* m_client;

@@ -31,6 +31,11 @@ Result<HitResult> Limiter::answerWithoutRedis(FailureMode mode, InsuranceLimiter
         break;
     }
     hit.redisError = error.toString();
+    // A shadow policy denies nobody, not even when Redis is away: the would-be answer stays.
+    if (policy.shadow && count) {
+        hit.shadow = true;
+        hit.allowed = true;
+    }
     if (!hit.allowed)
         hit.message = policy.message;
     return hit;
@@ -130,9 +135,10 @@ struct HitReplyHandler
             if (!hit->allowed)
                 hit->message = policy.message;
             if (stats)
-                // hit.lua bans on every deny of a policy that bans (lua/README.md).
+                // hit.lua bans on every deny of a policy that bans (lua/README.md); a shadow
+                // hit counts as "would deny" / "would ban" instead.
                 stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost,
-                              policy.hasBan());
+                              policy.hasBan(), hit->shadow);
         }
         if (!done)
             return;

@@ -32,7 +32,8 @@ public:
 
     /// The failure policy's answer for a hit Redis could not answer, or `error` itself when
     /// the mode is Report or the error is not unavailability. For callers that failed before
-    /// a hit could be sent (the CLI could not even read the policy).
+    /// a hit could be sent (the CLI could not even read the policy). A shadow policy's hit is
+    /// allowed whatever the mode says (`shadow` set, the tier the mode would give).
     static Result<HitResult> answerWithoutRedis(FailureMode mode, InsuranceLimiter* insurance,
                                                 const Policy& policy, const QByteArray& user,
                                                 qint64 cost, bool count, const Error& error);

@@ -114,6 +114,9 @@ QList<QPair<QByteArray, QByteArray>> Policy::toFields() const
         fields.append({"message", message.toUtf8()});
     if (onError != FailureMode::Report)
         fields.append({"on_error", failureModeName(onError)});
+    // Only when set: a policy saved before shadow mode existed reads the same.
+    if (shadow)
+        fields.append({QByteArrayLiteral("shadow"), QByteArrayLiteral("1")});
     return fields;
 }
 
@@ -186,6 +189,8 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
                                  .arg(kScriptContract)};
         } else if (field == "count_denied") {
             policy.countDenied = value == "1";
+        } else if (field == "shadow") {
+            policy.shadow = value == "1";
         } else {
             qint64* target = nullptr;
             if (field == "cost")

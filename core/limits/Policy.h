@@ -41,6 +41,7 @@ struct Policy
     bool calendarAligned = false;     // fixed windows of 1m/1h/1d/1w aligned to local time
     QByteArray timeZone = "UTC";      // IANA zone for midnight and calendar windows
     bool countDenied = false;         // denied hits count too
+    bool shadow = false;              // decided and counted, never denied nor banned (field shadow)
     QString message;                  // shown to the user on deny
     FailureMode onError = FailureMode::Report; // when Redis cannot answer (field on_error)
     // Maintained by the server; `revision` is the compare-and-set token.

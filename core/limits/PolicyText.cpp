@@ -85,11 +85,13 @@ Status applyField(Policy& policy, const PolicyTextField& field)
                                                              "duration such as 1h)"));
             policy.banMs = *ban;
         }
-    } else if (name == "calendar" || name == "count_denied") {
+    } else if (name == "calendar" || name == "count_denied" || name == "shadow") {
         auto flag = boolFromText(name, value);
         if (!flag)
             return flag.error();
-        (name == "calendar" ? policy.calendarAligned : policy.countDenied) = *flag;
+        (name == "calendar"       ? policy.calendarAligned
+         : name == "count_denied" ? policy.countDenied
+                                  : policy.shadow) = *flag;
     } else if (name == "time_zone") {
         policy.timeZone = value.toUtf8();
     } else if (name == "message") {
@@ -106,7 +108,7 @@ Status applyField(Policy& policy, const PolicyTextField& field)
     } else {
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("unknown field '%1' (algorithm, windows, cost, warn, ban, "
-                                    "calendar, time_zone, count_denied, message, on_error)")
+                                    "calendar, time_zone, count_denied, message, on_error, shadow)")
                          .arg(QString::fromUtf8(name.left(40)))};
     }
     return Unit{};
@@ -141,6 +143,7 @@ PolicyText policyToText(const Policy& policy)
              ? QStringLiteral("report")
              : QString::fromLatin1(failureModeName(policy.onError)),
          Kind::Text},
+        {"shadow", boolSyntax(policy.shadow), Kind::Boolean},
     };
 }
 

@@ -94,7 +94,8 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     // cluster it is the user's audit stream again, added per hit (hit.lua: no mirror).
     if (!p.m_cluster)
         p.m_globalAudit.add(layout.auditMirror({})); // standalone: <p>:audit, whatever the call
-    p.m_hitMode.add("hit");
+    // A shadow policy's hits are decided and counted but never denied (hit.lua mode "shadow").
+    p.m_hitMode.add(policy.shadow ? "shadow" : "hit");
     p.m_peekMode.add("peek");
     for (RespFragment* mode : {&p.m_hitMode, &p.m_peekMode})
         mode->add(algorithmName(policy.algorithm));
@@ -131,7 +132,8 @@ bool PreparedHit::preparedFrom(const Policy& o, bool cluster) const
            p.algorithm == o.algorithm && p.windows == o.windows && p.cost == o.cost &&
            p.warn == o.warn && p.banMs == o.banMs && p.banUntilMidnight == o.banUntilMidnight &&
            p.calendarAligned == o.calendarAligned && p.timeZone == o.timeZone &&
-           p.countDenied == o.countDenied && p.message == o.message && p.onError == o.onError;
+           p.countDenied == o.countDenied && p.message == o.message && p.onError == o.onError &&
+           p.shadow == o.shadow;
 }
 
 Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, qint64 cost) const

@@ -118,7 +118,7 @@ void writePolicies(Writer& w, const MetricsSnapshot& s)
     for (const Policy& p : s.policies)
         w.sample({{"action", actionLabel(p.action)},
                   {"algorithm", algorithmName(p.algorithm)},
-                  {"shadow", "false"},
+                  {"shadow", p.shadow ? "true" : "false"},
                   {"revision", QByteArray::number(p.revision)}},
                  1);
     w.family("tollgate_policy_limit", Type::Gauge,
@@ -155,6 +155,22 @@ void writeTotals(Writer& w, const MetricsSnapshot& s)
             w.sample({{"action", action}, {"source", "automatic"}}, t.autoBans);
         w.sample({{"action", action}, {"source", "manual"}}, t.manualBans);
     }
+}
+
+// Shadow policies' hits that enforcing would have denied or banned (they were allowed, and
+// count as allowed above).
+void writeShadowTotals(Writer& w, const MetricsSnapshot& s)
+{
+    w.family("tollgate_shadow_denied", Type::Counter,
+             "Hits of shadow policies that enforcing would have denied (they were allowed).");
+    for (const ActionTotals& t : s.totals)
+        if (t.action != "*")
+            w.sample({{"action", actionLabel(t.action)}}, t.wouldDeny);
+    w.family("tollgate_shadow_banned", Type::Counter,
+             "Automatic bans shadow policies would have created (none was written).");
+    for (const ActionTotals& t : s.totals)
+        if (t.action != "*")
+            w.sample({{"action", actionLabel(t.action)}}, t.wouldBan);
 }
 
 void writeCensus(Writer& w, const MetricsSnapshot& s)
@@ -208,6 +224,7 @@ QByteArray renderMetrics(const MetricsSnapshot& s, ExpositionFormat format)
     w.sample({}, s.redisUp ? 1 : 0);
     writePolicies(w, s);
     writeTotals(w, s);
+    writeShadowTotals(w, s);
     writeCensus(w, s);
     w.family("tollgate_exporter_scrape_duration_seconds", Type::Gauge,
              "How long the exporter took to read Redis for this scrape.", "seconds");

@@ -17,6 +17,7 @@ struct ActionTotals
     QByteArray action;                                             // "*": user-wide bans only
     qint64 hits = 0, cost = 0, warned = 0, denied = 0, banned = 0; // denied: deny + banned
     qint64 autoBans = 0, manualBans = 0;
+    qint64 wouldDeny = 0, wouldBan = 0; // shadow policies' hits: allowed, counted here too
 
     qint64 allowed() const { return hits - warned - denied; }
 };

@@ -33,8 +33,9 @@ ScrapeCollector::ScrapeCollector(Client* client, KeySchema schema, QObject* pare
 
 const QList<QByteArray>& ScrapeCollector::totalFields()
 {
-    static const QList<QByteArray> fields{"total:h", "total:c",  "total:w", "total:d",
-                                          "total:b", "total:ab", "total:mb"};
+    static const QList<QByteArray> fields{"total:h",  "total:c",  "total:w",
+                                          "total:d",  "total:b",  "total:ab",
+                                          "total:mb", "total:wd", "total:wb"};
     return fields;
 }
 
@@ -105,7 +106,8 @@ void ScrapeCollector::readTotals(std::shared_ptr<Run> run)
                     values.push_back(n);
                 }
                 // The outcomes are parts of the hits: anything else was not written by stats.lua.
-                valid = valid && values[2] + values[3] <= values[0] && values[4] <= values[3];
+                valid = valid && values[2] + values[3] + values[7] <= values[0] &&
+                        values[4] <= values[3] && values[8] <= values[7];
                 if (!valid) {
                     run->problems.push_back(
                         {QStringLiteral("corrupt_stats"),
@@ -124,6 +126,8 @@ void ScrapeCollector::readTotals(std::shared_ptr<Run> run)
                 t.banned = values[4];
                 t.autoBans = values[5];
                 t.manualBans = values[6];
+                t.wouldDeny = values[7];
+                t.wouldBan = values[8];
                 run->snapshot.totals.push_back(t);
             }
             run->finish();

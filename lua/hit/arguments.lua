@@ -16,7 +16,9 @@
     fail('TG_INVALID', string.format(SCRIPT .. ' with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
   end
   local mode = ARGV[1]
-  if mode ~= MODE_A and mode ~= MODE_B then fail('TG_INVALID', 'mode must be ' .. MODE_A .. ' or ' .. MODE_B) end
+  if mode ~= MODE_A and mode ~= MODE_B and mode ~= MODE_C then
+    fail('TG_INVALID', 'mode must be ' .. MODE_A .. (MODE_C and ', ' .. MODE_B .. ' or ' .. MODE_C or ' or ' .. MODE_B))
+  end
   local code = (alg == 'fixed_window' and 'fw') or (alg == 'sliding_log' and 'sl') or (alg == 'sliding_window' and 'sw')
     or (alg == 'token_bucket' and 'tb') or nil
   if not code then

@@ -15,10 +15,16 @@
 
   -- The policy's ban (ban_ms, ban_until) written as an automatic one: the action's ban hash, an
   -- "auto_ban" audit entry in both streams and the event, all queued; the windows end with it.
-  -- Returns the ban's end in epoch ms.
+  -- Returns the ban's end in epoch ms. A shadow hit writes none of it: the windows go on
+  -- counting, and only the reply is what the ban would have made it.
   local function auto_ban(reason, actor)
     local until_ms = clock() + ban_ms
     if ban_until == 'midnight' then until_ms = max(until_ms, local_boundary(zone, now_ms, DAY)) end
+    if shadow then
+      would_ban = true
+      end_windows_at(until_ms, until_ms - now_ms, true)
+      return until_ms
+    end
     expect_type(KEYS[2], 'hash', 'a ban hash')
     ban_writes(writes, KEYS[2], action, reason, actor, 'auto', now_ms, until_ms)
     audit_hit('auto_ban', reason, until_ms, true, actor)

@@ -23,10 +23,11 @@
   end
 
   -- The end of a ban is a fresh start: no window of this action outlives it, so none reports a
-  -- reset later than the ban's end (left: ms from now until then).
-  local function end_windows_at(until_ms, left)
+  -- reset later than the ban's end (left: ms from now until then). reported_only: the reply
+  -- says so, the keys keep their expiry (a shadow hit's would-be ban).
+  local function end_windows_at(until_ms, left, reported_only)
     for _, w in ipairs(windows) do
-      later('PEXPIREAT', w.key, until_ms, 'LT')
+      if not reported_only then later('PEXPIREAT', w.key, until_ms, 'LT') end
       w.reset_ms = min(w.reset_ms, left)
     end
   end

@@ -14,7 +14,9 @@
 #include "ui/policies/PoliciesPage.h"
 #include "ui/policies/PolicyEditor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void declinedReasonSavesNothing();
     void severalWindowsForEveryAlgorithm_data();
     void severalWindowsForEveryAlgorithm();
+    void shadowToEnforcedPreviewsAndSaves();
 
 private:
     Policy save(Policy policy);
@@ -201,6 +204,50 @@ void PolicyEditingTest::severalWindowsForEveryAlgorithm()
     select(action);
     QVERIFY(child<QLineEdit>("window2LineEdit"));
     QCOMPARE(child<QLineEdit>("window2LineEdit")->text(), QStringLiteral("1h"));
+}
+
+// A shadow policy in the editor: its box is ticked; unticked, the preview counts the subjects
+// the enforced policy would deny now (a user past the limit, counted while in shadow), and the
+// save is an ordinary revision whose audit entry names the change.
+void PolicyEditingTest::shadowToEnforcedPreviewsAndSaves()
+{
+    Policy policy;
+    policy.action = "like";
+    policy.windows = {{2, 3'600'000}};
+    policy.shadow = true;
+    policy = save(policy);
+    Limiter limiter = m_session->limiter();
+    int answered = 0;
+    for (const QByteArray user : {"amy", "amy", "amy", "ben"})
+        limiter.hit(policy, user, 0, this, [&](Result<HitResult> hit) {
+            QVERIFY(hit && hit->allowed && hit->shadow);
+            ++answered;
+        });
+    QTRY_COMPARE(answered, 4);
+    openPage(1);
+    select("like");
+    auto* shadow = child<QCheckBox>("shadowCheckBox");
+    QVERIFY(shadow && shadow->isChecked());
+    auto* preview = child<QLabel>("previewLabel");
+    shadow->setChecked(false);
+    QTRY_VERIFY_WITH_TIMEOUT(preview->text().startsWith(QStringLiteral("Switching to enforced:")),
+                             5000);
+    QTRY_VERIFY2_WITH_TIMEOUT(preview->text().contains(QStringLiteral("1 of the 2 current subjects")),
+                              qPrintable(preview->text()), 5000);
+    // The save asks whether to deny the current subject past the limit: yes.
+    QString asked;
+    Ask::setHook([&asked](const Ask::Question& question) {
+        asked = question.text;
+        return 1;
+    });
+    QTest::mouseClick(child<QPushButton>("saveButton"), Qt::LeftButton);
+    QTRY_VERIFY(openReasonPrompt(m_page.get()));
+    const QString shown = answerReasonPrompt(m_page.get(), QStringLiteral("rollout done"));
+    QTRY_VERIFY(asked.contains(QStringLiteral("1 of the 2 current subjects")));
+    Ask::setHook([](const Ask::Question&) { return 0; });
+    QVERIFY2(shown.contains(QStringLiteral("Shadow (never denies): yes \u2192 no")), qPrintable(shown));
+    QTRY_COMPARE(stored("like")->revision, qint64(2));
+    QVERIFY(!stored("like")->shadow);
 }
 
 QTEST_MAIN(PolicyEditingTest)

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void cleanupTestCase() { m_session.reset(); }
     void showsActionsAndSafeHeader();
     void verdictForEveryPolicy();
+    void shadowPolicyVerdictSaysItAllows();
     void refreshesItself();
     void staleWhileDisconnected();
     void sameEventReadsTheSameInBothAudits();
@@ -73,6 +74,33 @@ void tst_UserDetail::showsActionsAndSafeHeader()
     const QString reset = actions->item(0, 3)->text();
     QTRY_VERIFY(actions->item(0, 3)->text() != reset); // counts down without a reload
     dialog->grab().save(QStringLiteral("/tmp/tollgate-user-actions.png"));
+}
+
+// A shadow policy at its limit refuses nobody: the verdict says so, with the enforced answer.
+void tst_UserDetail::shadowPolicyVerdictSaysItAllows()
+{
+    Policy probe = m_login;
+    probe.action = "probe";
+    probe.windows = {{1, 60'000}};
+    probe.shadow = true;
+    bool saved = false;
+    m_session->policies().save(probe, QStringLiteral("tester"), this,
+                               [&](Result<qint64> r) { saved = r.ok(); });
+    QTRY_VERIFY(saved);
+    std::optional<bool> allowed;
+    m_session->limiter().hit(probe, "jo", 0, this,
+                             [&](Result<HitResult> r) { allowed = r && r->allowed && r->shadow; });
+    QTRY_VERIFY(allowed.has_value() && *allowed);
+    auto dialog = openDialog("jo");
+    auto* actions = dialog->findChild<QTableWidget*>(QStringLiteral("actionsTableWidget"));
+    QTRY_VERIFY(rowOf(actions, QStringLiteral("probe")) >= 0);
+    QTRY_VERIFY2(actions->item(rowOf(actions, QStringLiteral("probe")), 5)
+                     ->text()
+                     .startsWith(QStringLiteral("yes, shadow policy (enforced: no: over")),
+                 qPrintable(actions->item(rowOf(actions, QStringLiteral("probe")), 5)->text()));
+    m_session->policies().remove("probe", 1, QStringLiteral("tester"), this,
+                                 [&](Result<Unit> r) { saved = !r.ok(); });
+    QTRY_VERIFY(!saved);
 }
 
 void tst_UserDetail::verdictForEveryPolicy()

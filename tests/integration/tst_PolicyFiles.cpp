@@ -122,7 +122,7 @@ void tst_PolicyFiles::roundTripsEveryField()
     setPolicy({QStringLiteral("api"), QStringLiteral("--algorithm"), QStringLiteral("sliding_log"),
                QStringLiteral("--limit"), QStringLiteral("5"), QStringLiteral("--window"),
                QStringLiteral("1500ms"), QStringLiteral("--ban"), QStringLiteral("1h30m"),
-               QStringLiteral("--on-error"), QStringLiteral("deny")});
+               QStringLiteral("--on-error"), QStringLiteral("deny"), QStringLiteral("--shadow")});
     setPolicy({QStringLiteral("export"), QStringLiteral("--algorithm"),
                QStringLiteral("token_bucket"), QStringLiteral("--limit"), QStringLiteral("100"),
                QStringLiteral("--window"), QStringLiteral("1h"), QStringLiteral("--on-error"),

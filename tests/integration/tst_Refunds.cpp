@@ -6,6 +6,7 @@
 
 #include "core/limits/Refunds.h"
 #include "core/scripts/ScriptLibrary.h"
+#include "tests/support/AlgorithmRows.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 
@@ -15,22 +16,12 @@
 using namespace tollgate;
 using tollgate::test::CoreFixture;
 
-Q_DECLARE_METATYPE(tollgate::Algorithm)
 Q_DECLARE_METATYPE(tollgate::ErrorKind)
 
 namespace {
 
 constexpr qint64 kHour = 3'600'000;
 constexpr qint64 kDay = 86'400'000;
-
-void algorithmRows()
-{
-    QTest::addColumn<Algorithm>("algorithm");
-    QTest::newRow("fixed_window") << Algorithm::FixedWindow;
-    QTest::newRow("sliding_log") << Algorithm::SlidingLog;
-    QTest::newRow("sliding_window") << Algorithm::SlidingWindow;
-    QTest::newRow("token_bucket") << Algorithm::TokenBucket;
-}
 
 // Two windows, long enough that no window turns over (or a sliding window's aligned half)
 // while a test runs: 10 per hour and 20 per day; bans for an hour when `ban`.
@@ -54,15 +45,15 @@ private Q_SLOTS:
     void initTestCase();
     void init();
 
-    void refundNeverBelowEmptyNorLongerTtl_data() { algorithmRows(); }
+    void refundNeverBelowEmptyNorLongerTtl_data() { test::algorithmRows(); }
     void refundNeverBelowEmptyNorLongerTtl();
-    void refundOfNothingWritesNothing_data() { algorithmRows(); }
+    void refundOfNothingWritesNothing_data() { test::algorithmRows(); }
     void refundOfNothingWritesNothing();
-    void penaltyCountsPastTheLimitAndBans_data() { algorithmRows(); }
+    void penaltyCountsPastTheLimitAndBans_data() { test::algorithmRows(); }
     void penaltyCountsPastTheLimitAndBans();
     void penaltyWithoutBanPolicyOnlyCounts();
     void calendarPenaltyEndsAtTheBoundaryAndBansUntilMidnight();
-    void hitsRefundsAndPenaltiesMatchTheModel_data() { algorithmRows(); }
+    void hitsRefundsAndPenaltiesMatchTheModel_data() { test::algorithmRows(); }
     void hitsRefundsAndPenaltiesMatchTheModel();
     void oddUserIdsStayInTheirSlot_data();
     void oddUserIdsStayInTheirSlot();

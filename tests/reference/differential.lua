@@ -12,6 +12,8 @@
 --
 -- KEYS: the operation's keys with the "tgR:" prefix (the candidate gets them as "tgN:").
 -- ARGV[1]  operation: hit | hit_short | ban | unban | raw (a Redis command on KEYS, for both prefixes)
+--          | shadow: both sides start from the candidate's state (the compared keys copied to
+--          "tgR:"), the reference runs mode "hit", the candidate mode "shadow" (shadow_difference)
 --          hit_short takes the full form too (a plain policy's): the reference runs it as it is,
 --          the candidate gets the short form it stands for, KEYS 1, 2, 5.. and ARGV 1..3, 13..
 -- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
@@ -157,6 +159,7 @@ local function run(side, keys, argv)
     for i = 2, #argv do cmd[#cmd + 1] = argv[i] end
     return real.pcall(unpack(cmd))
   end
+  if op == 'shadow' and side == 'R' then argv = { 'hit', unpack(argv, 2) } end
   local body = ({ ban = run_ban, unban = run_unban })[op] or (side == 'R' and run_reference or run_candidate)
   local ok, reply = pcall(body, keys, argv)
   if not ok and type(reply) ~= 'table' then reply = { err = 'LUA ' .. tostring(reply) } end
@@ -167,10 +170,24 @@ local n = tonumber(ARGV[2])
 local argv = { unpack(ARGV, 3 + n) }
 local keys_new = {}
 for i, key in ipairs(KEYS) do keys_new[i] = candidate_key(key) end
+local shadow_before                     -- "shadow": the candidate's keys before the hit
+if ARGV[1] == 'shadow' then
+  local t = real.call('TIME')
+  real_now, shadow_before = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), {}
+  for i = 3, 2 + n do
+    local from = candidate_key(ARGV[i])
+    if real.call('EXISTS', from) == 1 then real.call('COPY', from, ARGV[i], 'REPLACE') else real.call('DEL', ARGV[i]) end
+    local out = {}
+    dump(from, out)
+    shadow_before[i] = table.concat(out, ' ')
+  end
+end
 local out_r, out_n = { 'reply' }, { 'reply' }
-serialize(run('R', KEYS, argv), out_r)
+local reply_r = run('R', KEYS, argv)
+serialize(reply_r, out_r)
 trace = {}
-serialize(run('N', keys_new, argv), out_n)
+local reply_n = run('N', keys_new, argv)
+serialize(reply_n, out_n)
 local path = (ARGV[1] == 'hit' or ARGV[1] == 'hit_short') and path_of(trace) or 'slow'
 trace = nil
 -- A relative expiry made absolute from the frozen clock may already be past when the write runs
@@ -179,6 +196,39 @@ trace = nil
 -- both are gone, so dump() counts a key whose expiry is at or before this real now as gone.
 local now = real.call('TIME')
 real_now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+
+-- A shadow hit answers as the enforced one with allowed 1, "" and 1 (2 when the enforced hit
+-- wrote its automatic ban), and leaves the state keys as it did. Where a ban was written, the
+-- candidate's other keys are as they were and its windows keep their expiry.
+local function shadow_difference()
+  local expected = reply_r
+  local banned = type(reply_r) == 'table' and not reply_r.err and reply_r[2] == 'deny'
+    and (argv[6] ~= '0' or argv[7] == 'midnight')
+  if type(reply_r) == 'table' and not reply_r.err then
+    expected = { 1, unpack(reply_r, 2, 7) }
+    expected[8], expected[9] = '', banned and 2 or 1
+  end
+  local want, got = { 'reply' }, { 'reply' }
+  serialize(expected, want)
+  serialize(reply_n, got)
+  for i = 3, 2 + n do
+    local r, c = {}, {}
+    dump(ARGV[i], r)
+    dump(candidate_key(ARGV[i]), c)
+    r, c = table.concat(r, ' '), table.concat(c, ' ')
+    if banned and ARGV[i]:find(':%l%l:%d+$') then
+      r, c = r:gsub(' at %-?%d+', '', 1), c:gsub(' at %-?%d+', '', 1)
+    elseif banned then
+      r = shadow_before[i]:gsub('tgN:', 'tgR:')
+    end
+    want[#want + 1], got[#got + 1] = r, c
+  end
+  local text_r, text_n = table.concat(want, ' '), table.concat(got, ' '):gsub('tgN:', 'tgR:')
+  if text_r == text_n then return 'same slow ' .. string.sub(text_n, 7, 60) end
+  return 'diff\n' .. text_r .. '\n' .. text_n
+end
+if ARGV[1] == 'shadow' then return shadow_difference() end
+
 for i = 3, 2 + n do
   dump(ARGV[i], out_r)
   dump(candidate_key(ARGV[i]), out_n)

@@ -1,7 +1,8 @@
 -- REFERENCE ONLY, never loaded by Tollgate: a frozen copy of lua/hit.lua as it was before the
 -- fast path of issue 8 (main at 3d9065f), with the behaviour changes made since applied to it
 -- (tests/reference/README.md): a ban cuts reset_ms and ends the windows at its own expiry; a
--- calendar counter expires at its boundary (PXAT). tst_HitDifferential runs it side by side with
+-- calendar counter expires at its boundary (PXAT); a wrong mode's message names mode "shadow"
+-- too. tst_HitDifferential runs it side by side with
 -- lua/hit.lua on random sequences; every reply and every resulting key must agree. Do not edit
 -- it to make that test pass: a difference is a change of behaviour in lua/hit.lua.
 --[[ hit.lua: count one hit of an action (mode "hit") or report what a hit would get ("peek").
@@ -205,7 +206,8 @@ local function main()
     fail('TG_INVALID', string.format('hit with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
   end
   local mode, alg = ARGV[1], ARGV[2]
-  if mode ~= 'hit' and mode ~= 'peek' then fail('TG_INVALID', 'mode must be hit or peek') end
+  -- (mode "shadow" is lua/hit.lua's own: tst_ShadowDifferential compares it with "hit" here)
+  if mode ~= 'hit' and mode ~= 'peek' then fail('TG_INVALID', 'mode must be hit, peek or shadow') end
   local code = ({ fixed_window = 'fw', sliding_log = 'sl', sliding_window = 'sw', token_bucket = 'tb' })[alg]
   if not code then
     fail('TG_INVALID', 'algorithm must be fixed_window, sliding_log, sliding_window or token_bucket')

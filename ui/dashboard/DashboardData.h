@@ -36,7 +36,10 @@ struct ActionStats
     QVector<double> denials; // deny + banned
     QVector<double> warns;
     QVector<double> banned;
+    QVector<double> wouldDenials; // a shadow policy's hits enforcing would have denied
     double nowHits = 0, nowDenials = 0, nowWarns = 0; // the last whole second
+    double nowWouldDenials = 0;
+    bool shadow = false; // the policy counts and reports, never denies
     qint64 activeBans = 0;                            // exact (BanCounter)
 
     double lastHits() const { return nowHits; }

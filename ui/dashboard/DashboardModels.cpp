@@ -6,6 +6,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 #include <QLocale>
 #include <QStringDecoder>
 
@@ -36,15 +37,23 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
     const ActionStats& row = m_rows[size_t(index.row())];
     if (role == Qt::TextAlignmentRole && index.column() != Action)
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && row.shadow && index.column() == Action)
+        return QBrush(toneColor(Tone::Warn));
+    if (role == Qt::ToolTipRole && row.shadow && index.column() == Action)
+        return tr("%1: shadow policy, counts and reports but never denies or bans")
+            .arg(displayId(row.action));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
     case Action:
-        return displayId(row.action);
+        return row.shadow ? tr("%1 (shadow)").arg(displayId(row.action)) : displayId(row.action);
     case HitsPerSec:
         return row.lastHits();
     case DenialsPerSec:
         return row.lastDenials();
+    case WouldDenyPerSec:
+        return row.shadow || row.nowWouldDenials > 0 ? QVariant(row.nowWouldDenials)
+                                                     : QVariant(QStringLiteral("\u2013"));
     case WarnsPerSec:
         return row.nowWarns;
     case ActiveBans:
@@ -57,6 +66,8 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
 
 QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == WouldDenyPerSec)
+        return tr("Hits of a shadow policy that enforcing it would have denied (they were allowed)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -66,10 +77,12 @@ QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Hits/s");
     case DenialsPerSec:
         return tr("Denials/s");
+    case WouldDenyPerSec:
+        return tr("Would\ndeny/s"); // two lines: the table fits beside the near-limit one
     case WarnsPerSec:
         return tr("Warnings/s");
     case ActiveBans:
-        return tr("Active bans");
+        return tr("Active\nbans");
     case ColumnCount:
         break;
     }
@@ -92,6 +105,10 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         return {};
     const NearLimitEntry& row = m_rows[size_t(index.row())];
     if (role == Qt::ForegroundRole && index.column() == Tier) {
+        // A shadow policy's "deny" refuses nobody: the warn colour, in italics (the column
+        // keeps its width at 1280 px).
+        if (row.state.shadow && row.state.tier == tollgate::Tier::Deny)
+            return QBrush(toneColor(Tone::Warn));
         switch (row.state.tier) {
         case tollgate::Tier::Banned:
         case tollgate::Tier::Deny:
@@ -103,6 +120,12 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
         }
         return {};
     }
+    if (role == Qt::FontRole && index.column() == Tier && row.state.shadow &&
+        row.state.tier == tollgate::Tier::Deny) {
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+    }
     if (role == Qt::TextAlignmentRole && index.column() >= Count)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
@@ -113,6 +136,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case Action:
         return displayId(row.action);
     case Tier:
+        if (role == Qt::ToolTipRole && row.state.shadow && row.state.tier == tollgate::Tier::Deny)
+            return tr("Shadow policy: enforcing it would deny the next hit");
         return tierName(row.state.tier);
     case Count:
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);

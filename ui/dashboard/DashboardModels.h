@@ -11,7 +11,16 @@ class ActionStatsModel : public RowTableModel<ActionStats>
 {
     Q_OBJECT
 public:
-    enum Column { Action, HitsPerSec, DenialsPerSec, WarnsPerSec, ActiveBans, ColumnCount };
+    enum Column
+    {
+        Action,
+        HitsPerSec,
+        DenialsPerSec,
+        WouldDenyPerSec, // shadow policies: hits enforcing would have denied
+        WarnsPerSec,
+        ActiveBans,
+        ColumnCount
+    };
 
     using RowTableModel::RowTableModel;
 

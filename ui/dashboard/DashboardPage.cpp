@@ -21,6 +21,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <tuple>
 
 namespace tollgate::ui {
@@ -85,6 +86,8 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     // One legend for both (same colours per action), so at 1024 px each chart keeps half the
     // width; a click in it hides the action in both.
     m_denialsChart->chart()->legend()->hide();
+    // Shadow policies deny nobody: what enforcing them would deny is drawn dotted beside.
+    m_denialsChart->setShadowRate(&ActionStats::wouldDenials);
     connect(m_hitsChart, &RateChart::actionVisibilityChanged, m_denialsChart,
             &RateChart::setActionVisible);
     // 5 min per second, 1 h and 24 h per minute (stats.lua's history in Redis).
@@ -142,6 +145,11 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
 
     connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
+        // The would-deny column only while a shadow policy exists: the table stays narrow.
+        const auto& rows = m_actions->rows();
+        const bool shadow = std::any_of(rows.begin(), rows.end(),
+                                        [](const ActionStats& row) { return row.shadow; });
+        m_actionsView->setColumnHidden(ActionStatsModel::WouldDenyPerSec, !shadow);
         m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
         const bool empty = m_sampler->actions().empty();
         m_guide->setVisible(empty);

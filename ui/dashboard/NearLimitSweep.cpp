@@ -47,6 +47,8 @@ std::optional<NearLimitEntry> entryOf(const Subject& s, const PolicyCatalog& pol
         entry.bannedSinceMs = ban->createdMs;
     }
     const auto policy = policies.valid.find(s.action);
+    // A shadow policy's "deny" is what enforcing it would do: the row says so.
+    entry.state.shadow = policy != policies.valid.end() && policy->second.shadow;
     if (s.stateKnown && policy != policies.valid.end() &&
         policy->second.algorithm == Algorithm::FixedWindow)
         for (const WindowLimit& window : policy->second.windows)

@@ -108,8 +108,7 @@ void RateChart::setRange(ChartRange range)
     fitTimeTicks();
     const bool perSecond = shapeOf(range).bucketSeconds == 1;
     m_y->setTitleText(perSecond ? tr("per second") : tr("per minute"));
-    chart()->setTitle(perSecond ? tr("%1 per second").arg(m_what)
-                                : tr("%1 per minute").arg(m_what));
+    updateTitle();
 }
 
 void RateChart::fitTimeTicks()
@@ -235,34 +234,65 @@ QString RateChart::valueText(const QByteArray& action, double x) const
              ago == 0 ? tr("the last minute") : tr("%1 min ago").arg(ago));
 }
 
+void RateChart::updateTitle()
+{
+    const bool perSecond = shapeOf(m_range).bucketSeconds == 1;
+    const QString what = m_shadowSeries.isEmpty() ? m_what : tr("%1 (dotted: would deny)").arg(m_what);
+    chart()->setTitle(perSecond ? tr("%1 per second").arg(what) : tr("%1 per minute").arg(what));
+}
+
+void RateChart::setShadowRate(Rate rate)
+{
+    m_shadowRate = rate;
+    refresh();
+}
+
+QLineSeries* RateChart::drawLine(QHash<QByteArray, QLineSeries*>& from, const ActionStats& stats,
+                                 const QString& name, const QVector<double>& values,
+                                 bool visible, double* top, bool* created)
+{
+    QLineSeries* line = from.take(stats.action);
+    *created = !line;
+    if (*created) {
+        line = new QLineSeries;
+        line->setName(name);
+        chart()->addSeries(line);
+        line->attachAxis(m_x);
+        line->attachAxis(m_y);
+    }
+    QList<QPointF> points;
+    points.reserve(values.size());
+    const qsizetype offset = values.size() - 1;
+    for (qsizetype i = 0; i < values.size(); ++i) {
+        points.append(QPointF(double(i - offset) / pointsPerUnit(), values[i]));
+        if (visible)
+            *top = std::max(*top, values[i]);
+    }
+    line->replace(points); // one call: one repaint
+    line->setVisible(visible);
+    return line;
+}
+
 void RateChart::refresh()
 {
-    QHash<QByteArray, QLineSeries*> kept;
+    QHash<QByteArray, QLineSeries*> kept, keptShadow;
     double top = 0;
     int row = 0;
     for (const ActionStats& stats : m_model->rows()) {
-        QLineSeries* line = m_series.take(stats.action);
-        const bool created = !line;
-        if (created) {
-            line = new QLineSeries;
-            line->setName(displayId(stats.action));
-            chart()->addSeries(line);
-            line->attachAxis(m_x);
-            line->attachAxis(m_y);
-        }
-        const QVector<double>& values = stats.*m_rate;
-        QList<QPointF> points;
-        points.reserve(values.size());
-        const qsizetype offset = values.size() - 1;
         const bool visible = !m_hidden.contains(stats.action);
-        for (qsizetype i = 0; i < values.size(); ++i) {
-            points.append(QPointF(double(i - offset) / pointsPerUnit(), values[i]));
-            if (visible)
-                top = std::max(top, values[i]);
+        const QPen pen = seriesPen(row++);
+        bool created = false;
+        if (m_shadowRate && stats.shadow) {
+            QLineSeries* would = drawLine(m_shadowSeries, stats,
+                                          tr("%1 (would deny)").arg(displayId(stats.action)),
+                                          stats.*m_shadowRate, visible, &top, &created);
+            QPen dotted(pen.color(), 1.5, Qt::DotLine);
+            would->setPen(dotted);
+            keptShadow.insert(stats.action, would);
         }
-        line->setPen(seriesPen(row++));
-        line->replace(points); // one call: one repaint
-        line->setVisible(visible);
+        QLineSeries* line = drawLine(m_series, stats, displayId(stats.action), stats.*m_rate,
+                                     visible, &top, &created);
+        line->setPen(pen);
         kept.insert(stats.action, line);
         if (created) {
             m_series.insert(stats.action, line); // marker() looks it up there
@@ -272,11 +302,16 @@ void RateChart::refresh()
             m_series.remove(stats.action);
         }
     }
-    for (QLineSeries* gone : std::as_const(m_series)) {
-        chart()->removeSeries(gone);
-        delete gone;
-    }
+    for (const auto* gone : {&m_series, &m_shadowSeries})
+        for (QLineSeries* line : *gone) {
+            chart()->removeSeries(line);
+            delete line;
+        }
     m_series = kept;
+    const bool titleChanges = m_shadowSeries.isEmpty() != keptShadow.isEmpty();
+    m_shadowSeries = keptShadow;
+    if (titleChanges)
+        updateTitle();
     const auto [yTop, ticks] = niceRange(top * 1.1);
     m_y->setRange(0, yTop);
     m_y->setTickCount(ticks);

@@ -34,8 +34,17 @@ public:
     ChartRange range() const { return m_range; }
     QValueAxis* timeAxis() const { return m_x; }
 
+    /// Draws `rate` too, for actions with a shadow policy, as a thin dotted line of the
+    /// action's colour named "<action> (would deny)" (the denials chart's would-be denials).
+    void setShadowRate(Rate rate);
+
     /// The series of one action, for tests; nullptr when the action has none.
     QLineSeries* series(const QByteArray& action) const { return m_series.value(action); }
+    /// The shadow line of one action (setShadowRate); nullptr when none.
+    QLineSeries* shadowSeries(const QByteArray& action) const
+    {
+        return m_shadowSeries.value(action);
+    }
     int seriesCount() const { return int(m_series.size()); }
     QValueAxis* valueAxis() const { return m_y; }
     /// The legend entry of one action's series; nullptr when none.
@@ -56,6 +65,11 @@ protected:
 
 private:
     void refresh();
+    void updateTitle();
+    // Takes the action's line out of `from` (or makes one), fills it; the y axis' top grows.
+    QLineSeries* drawLine(QHash<QByteArray, QLineSeries*>& from, const ActionStats& stats,
+                          const QString& name, const QVector<double>& values, bool visible,
+                          double* top, bool* created);
     void fitTimeTicks();
     void applyPalette();
     void connectMarker(const QByteArray& action, QLineSeries* line);
@@ -66,11 +80,13 @@ private:
 
     ActionStatsModel* m_model;
     Rate m_rate;
+    Rate m_shadowRate = nullptr;
     QString m_what;
     ChartRange m_range = ChartRange::FiveMinutes;
     QValueAxis* m_x;
     QValueAxis* m_y;
     QHash<QByteArray, QLineSeries*> m_series;
+    QHash<QByteArray, QLineSeries*> m_shadowSeries;
     QSet<QByteArray> m_hidden; // actions the user switched off in the legend
 };
 

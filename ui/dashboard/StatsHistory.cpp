@@ -7,17 +7,18 @@ namespace tollgate::ui {
 
 namespace {
 
-// hits, cost, warn, denied, banned of one packed field, when it holds `at`.
-std::optional<std::array<double, 5>> figures(const Reply& value, qint64 at)
+// hits, cost, warn, denied, banned, would deny, would ban of one packed field, when it holds
+// `at` (the last two only once a shadow policy's hit would have been denied).
+std::optional<std::array<double, 7>> figures(const Reply& value, qint64 at)
 {
     const QList<QByteArray> parts = value.toBytes().split(' ');
-    if (parts.size() != 6)
+    if (parts.size() != 6 && parts.size() != 8)
         return std::nullopt;
     bool ok = false;
     if (parts[0].toLongLong(&ok) != at || !ok)
         return std::nullopt;
-    std::array<double, 5> out{};
-    for (int i = 0; i < 5; ++i) {
+    std::array<double, 7> out{};
+    for (int i = 0; i < parts.size() - 1; ++i) {
         out[size_t(i)] = double(parts[i + 1].toLongLong(&ok));
         if (!ok)
             return std::nullopt;
@@ -60,11 +61,13 @@ void StatsHistoryRead::apply(const Reply& reply, ActionStats& stats) const
     stats.warns.clear();
     stats.denials.clear();
     stats.banned.clear();
+    stats.wouldDenials.clear();
     if (!values.empty())
         if (auto now = figures(values[0], lastSecond)) {
             stats.nowHits = (*now)[0];
             stats.nowWarns = (*now)[2];
             stats.nowDenials = (*now)[3];
+            stats.nowWouldDenials = (*now)[5];
         }
     for (int i = 0; i < shape.points; ++i) {
         const size_t index = size_t(i) + 1;
@@ -74,6 +77,7 @@ void StatsHistoryRead::apply(const Reply& reply, ActionStats& stats) const
         stats.warns << (f ? (*f)[2] : 0);
         stats.denials << (f ? (*f)[3] : 0);
         stats.banned << (f ? (*f)[4] : 0);
+        stats.wouldDenials << (f ? (*f)[5] : 0);
     }
 }
 

@@ -9,8 +9,8 @@ namespace tollgate::ui {
 
 /// What one HMGET of an action's stats hash reads for a chart range: stats.lua's history
 /// fields "s<second % 300>" and "m<minute % 1440>", each "<second or minute> <hits> <cost>
-/// <warn> <denied> <banned>". Whole seconds and minutes only: the current one is still being
-/// counted.
+/// <warn> <denied> <banned>[ <would deny> <would ban>]". Whole seconds and minutes only: the
+/// current one is still being counted.
 struct StatsHistoryRead
 {
     RangeShape shape{};

@@ -123,6 +123,7 @@ void StatsSampler::sampleStats()
         for (const auto& entry : m_policies) {
             ActionStats stats;
             stats.action = entry.first;
+            stats.shadow = entry.second.shadow;
             stats.activeBans = m_banCounter->count(entry.first, m_serverNowMs);
             result->push_back(std::move(stats));
         }

@@ -77,7 +77,8 @@ QVariant PoliciesModel::data(const QModelIndex& index, int role) const
         return {};
     switch (Column(index.column())) {
     case ActionColumn:
-        return QString::fromUtf8(policy->action);
+        return policy->shadow ? tr("%1 (shadow)").arg(QString::fromUtf8(policy->action))
+                              : QString::fromUtf8(policy->action);
     case AlgorithmColumn:
         return QString::fromLatin1(algorithmName(policy->algorithm));
     case LimitsColumn:

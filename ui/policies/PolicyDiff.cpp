@@ -55,6 +55,8 @@ QList<PolicyField> comparePolicies(const Policy& theirs, const Policy& mine)
               [](const Policy& p) { return p.calendarAligned ? tr("yes") : tr("no"); }),
         field(tr("Denied hits count"),
               [](const Policy& p) { return p.countDenied ? tr("yes") : tr("no"); }),
+        field(tr("Shadow (never denies)"),
+              [](const Policy& p) { return p.shadow ? tr("yes") : tr("no"); }),
         field(tr("Deny message"), messageOf),
         field(tr("When Redis cannot answer"), onErrorOf),
     };

@@ -80,6 +80,10 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     m_countDenied = new QCheckBox(tr("Denied hits count too"), this);
     m_countDenied->setObjectName(QStringLiteral("countDeniedCheckBox"));
+    m_shadow = new QCheckBox(tr("Shadow"), this);
+    m_shadow->setObjectName(QStringLiteral("shadowCheckBox"));
+    m_shadow->setToolTip(tr("Decide and count every hit as enforcing would, but never deny nor "
+                            "ban: the dashboard shows what enforcing would deny."));
     m_message = new QLineEdit(this);
     m_message->setObjectName(QStringLiteral("messageLineEdit"));
     m_message->setPlaceholderText(tr("Shown to the user when denied"));
@@ -113,7 +117,11 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     then->addRow(tr("Warn above"), m_warn);
     then->addRow(tr("On exceeding"), ban);
     then->addRow(tr("Time zone"), m_timeZone);
-    then->addRow(QString(), m_countDenied);
+    auto* flags = new QHBoxLayout; // one row: the form stays as tall on a 700 px screen
+    flags->addWidget(m_countDenied);
+    flags->addWidget(m_shadow);
+    flags->addStretch(1);
+    then->addRow(QString(), flags);
     then->addRow(tr("Deny message"), m_message);
     then->addRow(tr("If Redis cannot answer"), m_onError);
     auto* form = new QHBoxLayout;
@@ -147,7 +155,11 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
         m_preview->setText(tr("Preview: counting current subjects…"));
         m_previewer->compute(*policy);
     });
-    connect(m_previewer, &PolicyPreview::finished, m_preview, &QLabel::setText);
+    connect(m_previewer, &PolicyPreview::finished, this, [this](const QString& text) {
+        // The stored policy is a shadow one and the form enforces it: say what the count means.
+        const bool enforcing = m_loaded.shadow && !m_shadow->isChecked();
+        m_preview->setText(enforcing ? tr("Switching to enforced: %1").arg(text) : text);
+    });
     // Subjects come and go while the form is open: a preview from minutes ago that says "no
     // current subjects" would be wrong by now. Recount quietly while the editor is on screen.
     auto* recount = new QTimer(this);
@@ -184,6 +196,7 @@ PolicyEditor::PolicyEditor(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_banMode, &QComboBox::currentIndexChanged, this, &PolicyEditor::onEdited);
     connect(m_banDuration, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_countDenied, &QCheckBox::toggled, this, &PolicyEditor::onEdited);
+    connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::onEdited);
     connect(m_message, &QLineEdit::textChanged, this, &PolicyEditor::onEdited);
     connect(m_save, &QPushButton::clicked, this, &PolicyEditor::save);
     auto* saveKey =
@@ -243,6 +256,7 @@ void PolicyEditor::fillForm(const Policy& policy)
                                                        : NoBan);
     m_banDuration->setText(policy.banMs > 0 ? formatDuration(policy.banMs) : QString());
     m_countDenied->setChecked(policy.countDenied);
+    m_shadow->setChecked(policy.shadow);
     m_message->setText(policy.message);
     m_revision->setText(
         policy.revision > 0
@@ -327,6 +341,7 @@ Result<Policy> PolicyEditor::editedPolicy() const
         policy.banMs = *ban;
     }
     policy.countDenied = m_countDenied->isChecked();
+    policy.shadow = m_shadow->isChecked();
     policy.message = m_message->text();
     const Status valid = policy.validate();
     if (!valid)

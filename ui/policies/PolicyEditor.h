@@ -90,6 +90,7 @@ private:
     QComboBox* m_timeZone; // IANA zone of midnight bans and calendar windows
     QComboBox* m_onError;  // what a hit answers when Redis cannot
     QCheckBox* m_countDenied;
+    QCheckBox* m_shadow;
     QLineEdit* m_message;
     QLabel* m_revision;
     QLabel* m_error;

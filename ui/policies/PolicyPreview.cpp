@@ -163,6 +163,12 @@ void PolicyPreview::report(const Tally& tally)
     QString text;
     if (tally.subjects == 0 && tally.errors == 0)
         text = tr("Preview: \"%1\" has no current subjects.").arg(tally.action);
+    else if (tally.policy.shadow)
+        text = tr("Preview: a shadow policy denies nobody; enforced, these limits would deny %1 "
+                  "of the %2 current subjects of \"%3\" now.")
+                   .arg(tally.denied)
+                   .arg(tally.subjects)
+                   .arg(tally.action);
     else
         text = tr("Preview: with these limits %1 of the %2 current subjects of \"%3\" would be "
                   "denied now.")

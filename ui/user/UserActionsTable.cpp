@@ -43,9 +43,15 @@ void UserActionsTable::setActions(const UserActions& loaded)
             setCell(r, Count, QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit),
                     right);
             setCell(r, Remaining, QString::number(row.usage->remaining), right);
-            setCell(r, Verdict, verdictText(*row.next));
-            if (row.next->tier == Tier::Banned || !row.next->allowed)
-                item(r, Verdict)->setForeground(toneColor(Tone::Denied, palette()));
+            const bool refused = row.next->tier == Tier::Banned || !row.next->allowed;
+            // A shadow policy refuses nobody: what enforcing it would answer, in brackets.
+            const bool shadow = row.policy && row.policy->shadow && refused;
+            setCell(r, Verdict,
+                    shadow ? tr("yes, shadow policy (enforced: %1)").arg(verdictText(*row.next))
+                           : verdictText(*row.next));
+            if (refused)
+                item(r, Verdict)->setForeground(
+                    toneColor(shadow ? Tone::Warn : Tone::Denied, palette()));
         } else {
             setCell(r, Count, QString(), right);
             setCell(r, Remaining, QString(), right);
