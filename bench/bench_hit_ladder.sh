@@ -44,7 +44,17 @@ count() {
     # shellcheck disable=SC2012 # the newest dump: names are cg.<pid>.<n>
     sed -n 's/^totals: //p' "$(ls -t "$dir"/cg.*.* | head -1)" | awk -v n="$calls" '{printf "%.0f\n", $1 / n}'
 }
-short() { echo 3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$2:$4" hit "$1" 1 "$3" "$4"; }
+# hit.lua's short form for a plain policy: alg code limit window [script]; a script whose header
+# names contract 3 or later gets the user's overrides hash as KEYS[3] (the ladder's steps follow 2)
+short() {
+    local contract=2
+    [[ -z "${5:-}" ]] || contract="$(sed -n 's/^Contract: \([0-9]*\).*/\1/p' "$5" | head -1)"
+    if ((contract >= 3)); then
+        echo 4 'tg:{u}:ban' 'tg:{u}:a:ban' 'tg:{u}:overrides' "tg:{u}:a:$2:$4" hit "$1" 1 "$3" "$4"
+    else
+        echo 3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$2:$4" hit "$1" 1 "$3" "$4"
+    fi
+}
 
 echo "hit.lua: ${hit#"$root/"}; $calls calls per figure; instructions per call inside EVALSHA"
 echo
@@ -55,7 +65,7 @@ last="$(count "$root/bench/reference/fixed_window.lua" 1 'ref:{u}:fw' 1000000000
 printf '  %-50s %8s\n' "minimal fixed window (1 key, 2 args)" "$last"
 for step in "$root"/bench/reference/ladder/*.lua "$hit"; do
     # shellcheck disable=SC2046
-    n="$(count "$step" $(short fixed_window fw 1000000000 3600000))"
+    n="$(count "$step" $(short fixed_window fw 1000000000 3600000 "$step"))"
     label="$(sed -n 's/^-- This step: \([^:]*\):.*/\1/p' "$step")"
     [[ -n "$label" ]] || label="= hit.lua (its preamble and dispatch on top)"
     printf '  %-50s %8s %+8d\n' "${label:0:50}" "$n" "$((n - last))"
@@ -69,7 +79,7 @@ for spec in "fixed_window fw 1000000000 3600000" "token_bucket tb 1000000000 360
     "sliding_window sw 1000000000 3600000" "sliding_log sl 100000 1000"; do
     read -r alg code limit window <<<"$spec"
     # shellcheck disable=SC2046
-    t="$(count "$hit" $(short "$alg" "$code" "$limit" "$window"))"
+    t="$(count "$hit" $(short "$alg" "$code" "$limit" "$window" "$hit"))"
     m="$(count "$root/bench/reference/$alg.lua" 1 "ref:{u}:$code" "$limit" "$window")"
     printf '  %-15s %10s %10s %7.2f\n' "$alg" "$t" "$m" "$(echo "$t / $m" | bc -l)"
 done

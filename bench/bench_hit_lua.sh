@@ -9,6 +9,10 @@
 # fcall:PATH is loaded as a Redis 7 function instead (FUNCTION LOAD of a library whose function
 # runs the very same text, its parameters named KEYS and ARGV) and called by FCALL in the short
 # form, next to an empty function: EVALSHA against FCALL, the same body.
+# Each script is called in the KEYS layout of the contract its header names ("Contract: N"):
+# from 3 on with the user's overrides hash as KEYS[3] (absent: a user without an override), so
+# a script of an earlier contract (e.g. main's, for a before/after figure) runs as its clients
+# call it.
 # --fifo runs the server under SCHED_FIFO (root): on a shared, busy machine the other processes
 # then no longer preempt it in the middle of a call, which usec_per_call would count.
 # --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
@@ -64,22 +68,29 @@ load() {
       printf '\nend\nredis.register_function("hit%s", run)\n' "$3"; } | cli -x FUNCTION LOAD >/dev/null
     echo "hit$3"
 }
-shas=()
-for i in "${!files[@]}"; do shas+=("$(load "${files[$i]}" "${forms[$i]}" "$i")"); done
+shas=() contracts=()
+for i in "${!files[@]}"; do
+    shas+=("$(load "${files[$i]}" "${forms[$i]}" "$i")")
+    contracts+=("$(sed -n 's/^Contract: \([0-9]*\).*/\1/p' "${files[$i]}" | head -1)")
+done
 empty="$(cli SCRIPT LOAD 'return 0')"
 cli FUNCTION LOAD "$(printf '#!lua name=empty\nredis.register_function("empty", function() return 0 end)')" >/dev/null
 declare -A empties=([full]="$empty" [short]="$empty" [fcall]=empty)
 
-# usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window hits form
+# usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window
+# hits form contract
 one() {
     local hits="$6"
     ((callgrind == 0)) || hits="$callgrind"
     cli FLUSHALL >/dev/null
     cli CONFIG RESETSTAT >/dev/null
     ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
-    local call=(5 'tg:{u}:ban' 'tg:{u}:a:ban' 'tg:{u}:audit' 'tg:audit' "tg:{u}:a:$3:$5"
-        hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
-    [[ "$7" == full ]] || call=(3 'tg:{u}:ban' 'tg:{u}:a:ban' "tg:{u}:a:$3:$5" hit "$2" 1 "$4" "$5")
+    local overrides=()
+    (("${8:-3}" < 3)) || overrides=('tg:{u}:overrides')
+    local call=($((5 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" 'tg:{u}:audit' 'tg:audit'
+        "tg:{u}:a:$3:$5" hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
+    [[ "$7" == full ]] || call=($((3 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" "tg:{u}:a:$3:$5"
+        hit "$2" 1 "$4" "$5")
     local command=evalsha
     [[ "$7" != fcall ]] || command=fcall
     redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q "${command^^}" "$1" "${call[@]}" >/dev/null
@@ -107,7 +118,7 @@ for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000
     declare -A got=()
     for _ in $(seq "$runs"); do
         for i in "${!shas[@]}"; do
-            got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits" "${forms[$i]}")"
+            got[$i]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits" "${forms[$i]}" "${contracts[$i]}")"
         done
         for f in "${empty_forms[@]}"; do
             got[empty_$f]+=" $(one "${empties[$f]}" "$alg" "$code" "$limit" "$window" "$hits" "$f")"

@@ -20,8 +20,8 @@ Reply: { until_ms, created_ms }
 Errors: TG_INVALID (bad argument, until_ms not in the future), TG_CORRUPT (a key of the wrong type),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -12,8 +12,8 @@ commands inside the scripts) so it can disable what the server would refuse. Rea
 (EVALSHA_RO): any user allowed to run scripts may ask, including one who may not run
 ACL DRYRUN. Keys travel in ARGV: they are only checked, never read.
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/contract_query.lua"

@@ -18,8 +18,8 @@ Reply: 1 if the key existed, 0 if it was already gone (the entry is written eith
 Errors: TG_INVALID (bad argument), TG_CORRUPT (the audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -3,9 +3,10 @@ report what a hit would get ("peek").
 
 KEYS[1]          user-wide ban hash        <p>:{<user>}:ban
 KEYS[2]          action ban hash           <p>:{<user>}:<action>:ban
-KEYS[3]          user audit stream         <p>:{<user>}:audit
-KEYS[4]          global audit stream       <p>:audit  ("" or KEYS[3] again = no global mirror, e.g. on a Cluster)
-KEYS[5..4+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (1 <= n <= 8)
+KEYS[3]          the user's overrides      <p>:{<user>}:overrides   (hash; see lua/README.md, "Overrides")
+KEYS[4]          user audit stream         <p>:{<user>}:audit
+KEYS[5]          global audit stream       <p>:audit  ("" or KEYS[4] again = no global mirror, e.g. on a Cluster)
+KEYS[6..5+n]     one state key per window  <p>:{<user>}:<action>:<fw|sl|sw|tb>:<window_ms>   (1 <= n <= 8)
                  Every key must be exactly the one lua/README.md builds from ARGV[9], ARGV[10].
 
 ARGV[1]          mode: "hit" | "peek" | "shadow"  (peek writes nothing at all, not even repairs;
@@ -26,15 +27,21 @@ ARGV[12]         align: "first_hit" (windows start at the first hit) | "calendar
                  only, windows of 60000/3600000/86400000/604800000 ms aligned to the local
                  minute/hour/day/week, weeks from Monday, in the zone of ARGV[8])
 ARGV[13..12+2n]  n pairs limit_i (1..1e9), window_ms_i (1..31536000000, all different), in the
-                 order of KEYS[5..]
+                 order of KEYS[6..]; then, optionally, the marker "override": the pairs are the
+                 user's limit override's (sent again after TG_OVERRIDE), and the script checks
+                 that this override still applies
 
 The short form, for a policy with count_denied 0, warn 0, ban_ms 0, ban_until "", offsets "0",
 no events channel and align first_hit (it can never write an audit entry), told apart by
-#ARGV == 2 * #KEYS - 1: KEYS[1], KEYS[2] the bans, KEYS[3..2+n] the state keys; ARGV[1..3] mode,
-algorithm, cost; ARGV[4..3+2n] the pairs. The ids are read from the keys, which must be exactly
+#ARGV == 2 * #KEYS - 3 (- 2 with the marker): the keys are the two bans, the overrides, then the
+state keys; the arguments mode, algorithm, cost, the pairs, then the optional marker. The ids are read from the keys, which must be exactly
 what escaping them gives; replies, errors and writes are the full form's.
 
 Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining, reset_ms, retry_after_ms }
+  and, only when an override of the user decided, [8] "limit"|"unlimited" and [9] shadow 0|1.
+  An override (the action's own, else "*"; one past its until_ms is ignored): "limit" puts its
+  limits on the windows sent when they have its window lengths; "unlimited" counts the hit in the
+  policy's windows but never denies it nor bans automatically.
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
   with the longest retry_after; otherwise (and when banned) the window with the smallest remaining.
   reset_ms: ms until that window holds nothing any more (0 if it holds nothing); never after the
@@ -44,21 +51,25 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   whose cost > limit, even one that creates a ban). A ban whose PTTL is 0 is over.
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT <the ban key's expiry> LT).
-Mode "shadow": the reply is the one "hit" would give, except allowed is always 1, and it has two more
-  elements: [8] "" and [9] 1, or 2 when "hit" would have created the policy's automatic ban (its tier
-  "deny" and retry_after_ms are then the would-be ban's; none is written: no ban hash, no auto_ban
-  audit entries, no ban event, the windows keep their expiry). A ban in force is reported (tier
+Mode "shadow": the reply is the one "hit" would give, except allowed is always 1, and it has two
+  more elements: [8] the override that decided ("" for none) and [9] 1, or 2 when "hit" would
+  have created the policy's automatic ban (its tier "deny" and retry_after_ms are then the
+  would-be ban's; none is written: no ban hash, no auto_ban audit entries, no ban event, the
+  windows keep their expiry). A ban in force is reported (tier
   "banned") and nothing counts, as with "hit". Every other write is the one "hit" makes.
 Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a value of the wrong shape),
   TG_CONTRACT (the KEYS/ARGV layout of an earlier script contract),
+  TG_OVERRIDE <windows> (nothing written: the user's override has other window lengths than those
+  sent; send the call again with "<window_ms>:<limit>,..." and the marker, or with the policy's
+  own windows for "policy"),
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
 The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
 with the same answers; see lua/README.md, "Fast paths and the general path".
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/constants.lua"
@@ -106,7 +117,7 @@ end
 
 -- The short form is read as the full form it stands for: main() replaces these two first.
 local KEYS, ARGV = KEYS, ARGV
-local short = #ARGV == 2 * #KEYS - 1
+local short = #ARGV == 2 * #KEYS - 3 or (#ARGV == 2 * #KEYS - 2 and ARGV[#ARGV] == 'override')
 local SCRIPT, MODE_A, MODE_B, MODE_C = 'hit', 'hit', 'peek', 'shadow'   -- for hit/arguments.lua (refund.lua has its own)
 --@include "includes/contract_query.lua"
 --@include "hit/checks.lua"
@@ -142,6 +153,8 @@ local function main()
   end
 
 --@include "hit/bans.lua"
+
+--@include "hit/override.lua"
 
 --@include "hit/windows.lua"
 

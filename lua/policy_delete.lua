@@ -20,8 +20,8 @@ Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited re
         TG_CORRUPT (revision is not an integer, the audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -10,8 +10,8 @@ the marker means "no policies", a missing index means "rebuild me".
 Reply: the number of policies in the index afterwards (without the marker).
 Errors: TG_INVALID (no index key), TG_CORRUPT (the index is not a set), TG_NOPERM.
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/contract_query.lua"

@@ -16,7 +16,7 @@ ARGV[5..] field, value, field, value, ...  (at least one pair). Field names are 
 The current revision is the hash's "revision" field (0 when the key or the field does not exist).
 If it differs from ARGV[1]: TG_CONFLICT. Otherwise the hash is replaced (fields not given are
 removed) by the given fields plus revision = current + 1, updated_by = actor, updated_ms = server
-time, contract = 2 (the script contract the hash follows); <action> and the marker "*" are added to
+time, contract = 3 (the script contract the hash follows); <action> and the marker "*" are added to
 the index; an audit entry "policy" (action unescaped from the key, detail "revision=N", then
 "; <field>: <old> -> <new>" for each client field the save changes when the policy existed: a
 field it adds is "(none) -> <new>", one it drops "<old> -> (none)", values over 200 bytes cut
@@ -29,8 +29,8 @@ Errors: TG_INVALID, TG_CONFLICT "policy <action> is at revision N, you edited re
                     not a set),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"
@@ -89,7 +89,7 @@ local revision = int(current + 1)
 local writes = {
   { 'DEL', key },
   { 'HSET', key, unpack(ARGV, 5) },
-  { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms), 'contract', '2' },
+  { 'HSET', key, 'revision', revision, 'updated_by', actor, 'updated_ms', int(now_ms), 'contract', '3' },
 }
 if index ~= '' and index ~= key then -- listing policies is then one SMEMBERS, no SCAN
   writes[#writes + 1] = { 'SADD', index, action, '*' }

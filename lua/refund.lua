@@ -1,12 +1,15 @@
 --[[ refund.lua: give back units hits counted ("refund") or count extra ones ("penalize").
 
-KEYS             exactly hit.lua's full form: user ban, action ban, user audit stream, global audit
-                 stream ("" or KEYS[3] again = no global mirror), one state key per window (1..8)
+KEYS             exactly hit.lua's full form: user ban, action ban, the user's overrides, user audit
+                 stream, global audit stream ("" or KEYS[4] again = no global mirror), one state key
+                 per window (1..8)
 ARGV[1]          mode: "refund" | "penalize"
 ARGV[2..12]      as hit.lua's full form (count_denied and warn are checked, not used)
 ARGV[13]         actor: who penalizes (required for penalize; the actor of a ban it creates)
 ARGV[14]         reason (required for penalize; part of the reason of a ban it creates)
-ARGV[15..14+2n]  n pairs limit_i, window_ms_i, as hit.lua's ARGV[13..]
+ARGV[15..14+2n]  n pairs limit_i, window_ms_i, as hit.lua's ARGV[13..], then optionally "override"
+                 The user's override applies as in hit.lua (TG_OVERRIDE included); a penalty of an
+                 exempt ("unlimited") user never bans.
                  ARGV[3] (cost, 1..1e9) is the number of units to give back or to add.
 
 refund: in every window, cost units leave the newest ones counted, never below empty, and no
@@ -23,10 +26,10 @@ Reply: { changed 1|0, ban_created 1|0, count, limit, remaining, reset_ms, ban_un
   count, limit, remaining, reset_ms: the window with the smallest remaining after the call, as in
   hit.lua's reply; changed 0 = nothing was written (refund of empty windows); ban_until_ms: the
   end of the ban created (epoch ms), else 0.
-Errors: hit.lua's: TG_INVALID, TG_CORRUPT (naming the key), TG_CONTRACT, TG_NOPERM (nothing written).
+Errors: hit.lua's: TG_INVALID, TG_CORRUPT (naming the key), TG_CONTRACT, TG_OVERRIDE, TG_NOPERM (nothing written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/constants.lua"
@@ -75,6 +78,8 @@ local function main()
 --@include "refund/token_bucket.lua"
   end
 
+--@include "hit/override.lua"
+
 --@include "hit/windows.lua"
 
 --@include "hit/reply.lua"
@@ -97,7 +102,7 @@ local function main()
     changed = true
     if banned then
       if banned > 0 then end_windows_at(ban_end, banned) end
-    elseif over and (ban_ms > 0 or ban_until == 'midnight') then
+    elseif over and not exempt and (ban_ms > 0 or ban_until == 'midnight') then
       ban_until_ms = auto_ban(string.format('penalty: %s; limit exceeded: %d/%d per %d ms',
         reason, over.count, over.limit, over.window_ms), actor)
     end

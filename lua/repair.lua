@@ -16,6 +16,8 @@ Which keys must expire, and with what TTL:
   ban    ...}:<action>:ban or ...}:ban hash     PEXPIREAT until_ms when until_ms > 0 (a past
                                                 until_ms deletes it); until_ms 0 = permanent: "ok"
   audit  ...}:audit stream                      PEXPIRE 90 days (the scripts refresh it on every entry)
+  overrides ...}:overrides hash                 PEXPIREAT the latest until_ms of its fields (a past
+                                                one deletes it); a field with until_ms 0: "ok"
   policy <p>:policy:<action> hash: never expires, "ok"
   anything else (foreign keys, unknown shapes): "skipped"
 
@@ -31,8 +33,8 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (an audit key is not a stre
         (fix: the ACL user may not run one of the fixes or audit writes; nothing is written).
         The dry run writes nothing: call it with EVALSHA_RO.
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"
@@ -88,6 +90,16 @@ local function wanted_ttl(key, kind)
     until_ms = tonumber(until_ms)
     if until_ms == 0 then return 'keep' end
     return math.max(until_ms - now_ms, 0), { 'PEXPIREAT', key, int(until_ms) }
+  end
+  if key:match('}:overrides$') and kind == 'hash' then
+    local all, latest = redis.call('HVALS', key), 0
+    for _, value in ipairs(all) do
+      local until_ms = value:match('^%l+ (%d+) ')
+      if not until_ms or #until_ms > 15 then return nil end   -- not an override: not ours to judge
+      if until_ms == '0' then return 'keep' end
+      latest = math.max(latest, tonumber(until_ms))
+    end
+    return math.max(latest - now_ms, 0), { 'PEXPIREAT', key, int(latest) }
   end
   if key:match('}:audit$') and kind == 'stream' then
     return AUDIT_TTL_MS, { 'PEXPIRE', key, int(AUDIT_TTL_MS) }   -- 90 days, as the scripts set it

@@ -31,8 +31,8 @@ Call it after hit.lua (it is separate so Redis Cluster keeps every hit in its us
 A client that adds its outcomes up and calls this at most once a second per action (as the
 C++ Limiter does) keeps the statistics off the hot path: the hits land in the second of the call.
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/contract_query.lua"

@@ -17,8 +17,8 @@ Reply: number of ban keys deleted.
 Errors: TG_INVALID (bad argument), TG_CORRUPT (an audit key is not a stream),
         TG_NOPERM (the ACL user may not run one of the writes; nothing is written).
 
-Contract: 2 (lua/README.md, "Contract version"): called with no keys and the one argument
-"contract", the script answers 2 and does nothing else.
+Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
+"contract", the script answers 3 and does nothing else.
 ]]
 
 --@include "includes/write_prologue.lua"

@@ -63,6 +63,7 @@ int unbanCommand(Cli& cli, const QStringList& args);
 int resetCommand(Cli& cli, const QStringList& args);
 int refundCommand(Cli& cli, const QStringList& args);
 int penalizeCommand(Cli& cli, const QStringList& args);
+int overrideCommand(Cli& cli, const QStringList& args);
 int subjectsCommand(Cli& cli, const QStringList& args);
 int repairCommand(Cli& cli, const QStringList& args);
 int auditCommand(Cli& cli, const QStringList& args);

@@ -100,6 +100,8 @@ int run(Cli& cli, const QStringList& args, bool count)
                            .arg(humanMs(hit->resetMs));
         if (!hit->allowed)
             line += QStringLiteral("  retry after ") + humanMs(hit->retryAfterMs);
+        if (hit->appliedOverride != AppliedOverride::None)
+            line += QStringLiteral("  override ") + appliedOverrideName(hit->appliedOverride);
         if (hit->decidedBy != DecidedBy::Redis)
             line += QStringLiteral("  decided by ") + decidedByName(hit->decidedBy);
         if (hit->shadow)

@@ -26,6 +26,7 @@ QString kindName(KeySchema::Parsed::Kind kind)
     case Kind::ActionBan: return QStringLiteral("action_ban");
     case Kind::UserBan: return QStringLiteral("user_ban");
     case Kind::UserAudit: return QStringLiteral("user_audit");
+    case Kind::Overrides: return QStringLiteral("overrides");
     case Kind::Policy: return QStringLiteral("policy");
     case Kind::Audit: return QStringLiteral("audit");
     default: break; // foreign, or kinds this command does not list

@@ -26,29 +26,6 @@ QCommandLineOption reasonOption(const char* description)
                               QStringLiteral("text"));
 }
 
-// "midnight" (the next local one), an ISO date-time ("2030-01-31T18:00", local unless it has
-// an offset or Z) or an ISO date (its local start).
-Result<qint64> parseUntil(const QString& value)
-{
-    QDateTime when;
-    if (value == QLatin1String("midnight")) {
-        when = QDate::currentDate().addDays(1).startOfDay();
-    } else {
-        when = QDateTime::fromString(value, Qt::ISODateWithMs);
-        if (!when.isValid()) {
-            const QDate date = QDate::fromString(value, Qt::ISODate);
-            if (date.isValid())
-                when = date.startOfDay();
-        }
-    }
-    if (!when.isValid())
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("--until needs an ISO date/time like 2030-01-31T18:00, "
-                                    "2030-01-31 or 'midnight'; got '%1'")
-                         .arg(value)};
-    return when.toMSecsSinceEpoch();
-}
-
 QString banText(const BanInfo& ban)
 {
     const QString scope = ban.action.isEmpty() ? QStringLiteral("every action")

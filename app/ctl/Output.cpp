@@ -4,6 +4,7 @@
 #include "core/limits/IdText.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <cstdio>
@@ -153,6 +154,29 @@ QString text(const QByteArray& id)
     return idToDisplayText(id);
 }
 
+// "midnight" (the next local one), an ISO date-time ("2030-01-31T18:00", local unless it has
+// an offset or Z) or an ISO date (its local start).
+Result<qint64> parseUntil(const QString& value)
+{
+    QDateTime when;
+    if (value == QLatin1String("midnight")) {
+        when = QDate::currentDate().addDays(1).startOfDay();
+    } else {
+        when = QDateTime::fromString(value, Qt::ISODateWithMs);
+        if (!when.isValid()) {
+            const QDate date = QDate::fromString(value, Qt::ISODate);
+            if (date.isValid())
+                when = date.startOfDay();
+        }
+    }
+    if (!when.isValid())
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("--until needs an ISO date/time like 2030-01-31T18:00, "
+                                    "2030-01-31 or 'midnight'; got '%1'")
+                         .arg(value)};
+    return when.toMSecsSinceEpoch();
+}
+
 void writeFields(JsonLine& out, const HitResult& hit)
 {
     out.field("allowed", hit.allowed)
@@ -167,6 +191,8 @@ void writeFields(JsonLine& out, const HitResult& hit)
         out.field("shadow", true).field("would_ban", hit.wouldBan);
     if (!hit.allowed && !hit.message.isEmpty())
         out.field("message", hit.message);
+    if (hit.appliedOverride != AppliedOverride::None)
+        out.field("override", appliedOverrideName(hit.appliedOverride));
     out.field("decided_by", decidedByName(hit.decidedBy));
     if (hit.decidedBy != DecidedBy::Redis)
         out.field("redis_error", hit.redisError);

@@ -26,6 +26,9 @@ int exitCodeFor(ErrorKind kind);
 /// (bad flags, wrong number of positional arguments, --help), nullopt to go on.
 std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
                                   int minPositional, int maxPositional);
+/// --until's value: "midnight" (the next local one), an ISO date-time ("2030-01-31T18:00",
+/// local unless it has an offset or Z) or an ISO date (its local start), as epoch ms.
+Result<qint64> parseUntil(const QString& value);
 /// A whole number option; InvalidInput naming the flag when it is not one.
 Result<qint64> integerOption(const QCommandLineParser& parser, const QString& name,
                              qint64 fallback);

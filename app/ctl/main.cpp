@@ -24,6 +24,11 @@ Commands:
   peek <action> <user> [--cost N]       what a hit would get, counting nothing
   refund <action> <user> [--cost N]     give back units (default the policy's cost)
   penalize <action> <user> --cost N --reason R   count N more units, past the limit too
+  override set <action|*> <user> (--limit N --window D | --windows D:N,... | --unlimited)
+          (--for D | --until T | --permanent) --reason R   one user's limits instead of the policy's
+  override list [<user>] [--action A]   overrides in force
+  override delete <action|*> <user> --reason R
+  override reindex                      rebuild the index of users with overrides
   ban <user> [--action A] (--for D | --until T | --permanent) --reason R
   unban <user> [--action A] --reason R
   reset <user> [--action A] [--reason R]
@@ -208,6 +213,7 @@ int main(int argc, char** argv)
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
         {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
         {QStringLiteral("cluster"), clusterCommand}, {QStringLiteral("exporter"), exporterCommand},
+        {QStringLiteral("override"), overrideCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

@@ -60,6 +60,13 @@ Result<HitResult> HitResult::fromReply(const Reply& reply)
     hit.allowed = *allowed == 1;
     // The long form (lua/README.md): [8] the override that decided, [9] shadow 0 | 1 | 2.
     if (reply.elements.size() >= 9) {
+        const QByteArray applied = reply.elements[7].toBytes();
+        if (applied == "limit")
+            hit.appliedOverride = AppliedOverride::Limit;
+        else if (applied == "unlimited")
+            hit.appliedOverride = AppliedOverride::Unlimited;
+        else if (!applied.isEmpty())
+            return malformed();
         auto shadow = reply.elements[8].toInteger();
         if (!shadow || *shadow < 0 || *shadow > 2)
             return malformed();
@@ -67,6 +74,16 @@ Result<HitResult> HitResult::fromReply(const Reply& reply)
         hit.wouldBan = *shadow == 2;
     }
     return hit;
+}
+
+QString appliedOverrideName(AppliedOverride applied)
+{
+    switch (applied) {
+    case AppliedOverride::None: return {};
+    case AppliedOverride::Limit: return QStringLiteral("limit");
+    case AppliedOverride::Unlimited: return QStringLiteral("unlimited");
+    }
+    return {};
 }
 
 } // namespace tollgate

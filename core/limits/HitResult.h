@@ -22,6 +22,17 @@ enum class DecidedBy
 /// "redis", "fail_open", "fail_closed", "insurance".
 QString decidedByName(DecidedBy by);
 
+/// Which override of the user decided a hit (lua/README.md, "Overrides"; core/limits/Overrides.h).
+enum class AppliedOverride
+{
+    None,
+    Limit,    // the override's windows replaced the policy's
+    Unlimited // exempt: counted, never denied, never banned automatically
+};
+
+/// "", "limit", "unlimited" (hit.lua's reply [8], the JSON of `tollgatectl hit`).
+QString appliedOverrideName(AppliedOverride applied);
+
 /// What hit.lua answers: enough for RateLimit-Limit / -Remaining / -Reset and Retry-After.
 struct HitResult
 {
@@ -41,6 +52,7 @@ struct HitResult
     /// A shadow hit that enforcing would have denied (deny, or a ban in force).
     bool wouldDeny() const { return shadow && (tier == Tier::Deny || tier == Tier::Banned); }
     QString redisError; // when not decided by Redis: why Redis could not answer
+    AppliedOverride appliedOverride = AppliedOverride::None; // reply [8] when present
 
     static Result<HitResult> fromReply(const Reply& reply);
 };

@@ -35,6 +35,9 @@ public:
     /// Where policy changes and console notes (AuditLog::record) go: <p>:audit, <p>:{:}:audit.
     QByteArray policyAuditKey() const;
     QByteArray policyPattern() const;
+    /// The override index: <p>:overrides, or <p>:{:}:overrides on a cluster (where the
+    /// override scripts cannot reach it and OverrideStore keeps it in a second step).
+    QByteArray overrideIndexKey() const { return m_schema.overrideIndexKey(m_cluster); }
 
     /// An audit stream in `key`'s own slot, for delete.lua: the global one standalone; on a
     /// cluster the user's stream, or {:}'s for the policy keys. InvalidInput for a key

@@ -187,6 +187,16 @@ QByteArray KeySchema::userAuditKey(const QByteArray& user) const
     return userBase(user) + ":audit";
 }
 
+QByteArray KeySchema::overridesKey(const QByteArray& user) const
+{
+    return userBase(user) + ":overrides";
+}
+
+QByteArray KeySchema::overrideIndexKey(bool cluster) const
+{
+    return policyBase(cluster) + "overrides";
+}
+
 QByteArray KeySchema::policyBase(bool cluster) const
 {
     // ':' is always escaped in ids, so no user's hash tag can be "{:}".
@@ -243,6 +253,11 @@ QByteArray KeySchema::allAuditStreamsPattern() const
     return m_prefix + ":{*}:audit";
 }
 
+QByteArray KeySchema::allOverridesPattern() const
+{
+    return m_prefix + ":{*}:overrides";
+}
+
 QByteArray KeySchema::policyPattern(bool cluster) const
 {
     return policyBase(cluster) + "policy:*";
@@ -297,8 +312,10 @@ KeySchema::Parsed KeySchema::parse(const QByteArray& key) const
     }
     Parsed result;
     result.user = *user;
-    if (count == 1 && (parts[0] == "ban" || parts[0] == "audit")) {
-        result.kind = parts[0] == "ban" ? Parsed::Kind::UserBan : Parsed::Kind::UserAudit;
+    if (count == 1 && (parts[0] == "ban" || parts[0] == "audit" || parts[0] == "overrides")) {
+        result.kind = parts[0] == "ban"     ? Parsed::Kind::UserBan
+                      : parts[0] == "audit" ? Parsed::Kind::UserAudit
+                                            : Parsed::Kind::Overrides;
         return result;
     }
     auto action = unescape(parts[0]);
@@ -331,6 +348,10 @@ bool KeySchema::parseShared(QByteArrayView rest, Parsed* parsed) const
     }
     if (rest == "policies") {
         parsed->kind = Parsed::Kind::PolicyIndex;
+        return true;
+    }
+    if (rest == "overrides") {
+        parsed->kind = Parsed::Kind::OverrideIndex;
         return true;
     }
     if (!rest.startsWith("policy:"))

@@ -12,6 +12,8 @@ namespace tollgate {
 ///   <p>:{<user>}:<action>:ban                        ban of one action (hash)
 ///   <p>:{<user>}:ban                                 ban of every action (hash)
 ///   <p>:{<user>}:audit                               per-user audit stream
+///   <p>:{<user>}:overrides                           the user's overrides (hash)
+///   <p>:overrides                                    index of the users with overrides (zset)
 ///   <p>:policy:<action>                              policy hash
 ///   <p>:policies                                     index of the policy hashes (set)
 ///   <p>:stats:<action>                               per-second hit statistics (hash)
@@ -19,7 +21,7 @@ namespace tollgate {
 ///   <p>:events                                       pub/sub channel
 /// On a Redis Cluster the policy keys and the audit stream of policy changes share the fixed
 /// hash tag "{:}" (no escaped id holds ':'), so each policy script touches one slot:
-///   <p>:{:}:policy:<action>   <p>:{:}:policies   <p>:{:}:audit
+///   <p>:{:}:policy:<action>   <p>:{:}:policies   <p>:{:}:audit   <p>:{:}:overrides
 /// Which layout a call uses is decided in one place, KeyLayout.
 /// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
 /// ':', '{', '}', glob characters or whitespace: every key parses back exactly, all keys of
@@ -47,6 +49,10 @@ public:
     QByteArray actionBanKey(const QByteArray& user, const QByteArray& action) const;
     QByteArray userBanKey(const QByteArray& user) const;
     QByteArray userAuditKey(const QByteArray& user) const;
+    /// The user's overrides hash (override_set.lua; hit.lua's KEYS[3]).
+    QByteArray overridesKey(const QByteArray& user) const;
+    /// The index of users with overrides (zset, score = when their last override ends).
+    QByteArray overrideIndexKey(bool cluster = false) const;
     /// `cluster`: the "{:}" layout of a Redis Cluster (KeyLayout decides; see the class comment).
     QByteArray policyKey(const QByteArray& action, bool cluster = false) const;
     /// Set of escaped action names with a policy, kept by the policy scripts (plus "*").
@@ -63,6 +69,7 @@ public:
     QByteArray actionPattern(const QByteArray& user, const QByteArray& action) const;
     QByteArray allUsersPattern() const;                              // <p>:{*
     QByteArray allAuditStreamsPattern() const; // <p>:{*}:audit, users' and a cluster's {:}
+    QByteArray allOverridesPattern() const;    // <p>:{*}:overrides (and a cluster's index)
     QByteArray policyPattern(bool cluster = false) const;
 
     struct Parsed
@@ -74,6 +81,8 @@ public:
             ActionBan,
             UserBan,
             UserAudit,
+            Overrides,
+            OverrideIndex,
             Policy,
             PolicyIndex,
             Stats,

@@ -19,11 +19,14 @@ QByteArray expectedRedisType(const KeySchema::Parsed& parsed)
         return {};
     case Kind::ActionBan:
     case Kind::UserBan:
+    case Kind::Overrides:
     case Kind::Policy:
     case Kind::Stats:
         return QByteArrayLiteral("hash");
     case Kind::PolicyIndex:
         return QByteArrayLiteral("set");
+    case Kind::OverrideIndex:
+        return QByteArrayLiteral("zset");
     case Kind::UserAudit:
     case Kind::Audit:
         return QByteArrayLiteral("stream");

@@ -1,10 +1,12 @@
 #include "core/limits/Limiter.h"
 
 #include "core/limits/HitStats.h"
+#include "core/limits/Overrides.h"
 #include "core/limits/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tollgate {
 
@@ -106,11 +108,13 @@ struct HitReplyHandler
 {
     Client* client;
     std::shared_ptr<const PreparedHit> prepared;
+    std::shared_ptr<const PreparedHit> base; // the policy's own, once redirected to an override's
     EncodedCommand command;
     QByteArray user;
     qint64 cost;
     bool peek;
     bool retried = false;
+    int redirects = 0;
     FailureMode onError;
     std::shared_ptr<InsuranceLimiter> insurance;
     std::shared_ptr<HitStats> stats;
@@ -126,7 +130,16 @@ struct HitReplyHandler
             reloadAndRetry(client, *script, command, nullptr, std::move(again));
             return;
         }
-        const Policy& policy = prepared->policy();
+        // The user's override has other windows than those sent (lua/README.md, "Overrides"):
+        // the same hit again with the windows the script names. An override changed between
+        // the two calls redirects once more; a third time is an error.
+        if (!reply && reply.error().kind == ErrorKind::Redirect && redirects < 2) {
+            const std::optional<Error> unsent = redirect(reply.error().message.toUtf8());
+            if (!unsent)
+                return;
+            reply = *unsent; // e.g. override windows this policy's algorithm cannot hold
+        }
+        const Policy& policy = (base ? base : prepared)->policy();
         Result<HitResult> hit = reply
                                     ? HitResult::fromReply(*reply)
                                     : Limiter::answerWithoutRedis(onError, insurance.get(), policy,
@@ -148,6 +161,33 @@ struct HitReplyHandler
         }
         context.post(
             [done = std::move(done), hit = std::move(hit)]() mutable { done(std::move(hit)); });
+    }
+
+    // Sends the hit with the windows `target` names ("policy" or an override's); the error when
+    // that cannot be prepared, for the caller.
+    std::optional<Error> redirect(const QByteArray& target)
+    {
+        const std::shared_ptr<const PreparedHit> own = base ? base : prepared;
+        const KeyLayout layout = own->layout();
+        Result<std::shared_ptr<const PreparedHit>> next = own;
+        if (target != "policy") {
+            auto windows = overrideWindowsFromText(target);
+            next = windows ? PreparedHit::prepareForOverride(own->policy(), *windows, layout)
+                           : Result<std::shared_ptr<const PreparedHit>>(windows.error());
+        }
+        Result<EncodedCommand> again = next ? (*next)->command(peek, user, cost)
+                                            : Result<EncodedCommand>(next.error());
+        if (!again)
+            return Error{again.error().kind, QStringLiteral("the override of user %1: %2")
+                                                 .arg(QString::fromUtf8(user.left(200)),
+                                                      again.error().message)};
+        HitReplyHandler handler = *this;
+        handler.base = own;
+        handler.prepared = *next;
+        handler.command = *again;
+        handler.redirects = redirects + 1;
+        client->execute(std::move(*again), nullptr, std::move(handler));
+        return std::nullopt;
     }
 };
 
@@ -184,8 +224,8 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     EncodedCommand sent = *command;
     m_client->execute(std::move(sent), nullptr,
-                      HitReplyHandler{m_client, std::move(*prepared), std::move(*command), user,
-                                      cost, peek, false, onError, std::move(insurance),
+                      HitReplyHandler{m_client, std::move(*prepared), nullptr,
+                                      std::move(*command), user, cost, peek, false, 0, onError, std::move(insurance),
                                       peek ? nullptr : m_stats, std::move(context),
                                       std::move(done)});
 }

@@ -177,9 +177,11 @@ Result<Policy> Policy::fromFields(const QByteArray& action,
         } else if (field == "updated_by") {
             policy.updatedBy = QString::fromUtf8(value);
         } else if (field == "contract") {
-            // Written by policy_set.lua; absent in hashes saved before contracts had numbers,
-            // whose policy fields are contract 2's.
-            if (value != QByteArray::number(kScriptContract))
+            // Written by policy_set.lua; absent in hashes saved before contracts had numbers.
+            // The policy fields have not changed since contract 1: any contract up to ours reads.
+            bool known = false;
+            const int written = value.toInt(&known);
+            if (!known || written < 1 || written > kScriptContract)
                 return Error{ErrorKind::Contract,
                              QStringLiteral("it was written under script contract %1, and this "
                                             "Tollgate (%2) follows contract %3: upgrade Tollgate "

@@ -1,5 +1,6 @@
 #include "core/limits/PreparedHit.h"
 
+#include "core/limits/Overrides.h"
 #include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptLibrary.h"
 
@@ -41,6 +42,13 @@ bool takesShortForm(const Policy& policy)
 Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& policy,
                                                                 const KeyLayout& layout)
 {
+    return build(policy, layout, false);
+}
+
+Result<std::shared_ptr<const PreparedHit>> PreparedHit::build(const Policy& policy,
+                                                              const KeyLayout& layout,
+                                                              bool forOverride)
+{
     const KeySchema& schema = layout.schema();
     if (Status valid = policy.validate(); !valid)
         return valid.error();
@@ -51,6 +59,7 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     auto prepared = std::make_shared<PreparedHit>();
     PreparedHit& p = *prepared;
     p.m_policy = policy;
+    p.m_schema = schema;
     p.m_cluster = layout.isCluster();
     const auto userKey = [](const auto& keyOf, UserKey* out) -> Status {
         auto split = splitAroundUser(keyOf);
@@ -64,6 +73,9 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
     if (split)
         split = userKey([&](const QByteArray& u) { return schema.actionBanKey(u, action); },
                         &p.m_actionBan);
+    if (split)
+        split =
+            userKey([&](const QByteArray& u) { return schema.overridesKey(u); }, &p.m_overrides);
     if (split)
         split =
             userKey([&](const QByteArray& u) { return schema.userAuditKey(u); }, &p.m_userAudit);
@@ -81,16 +93,18 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
         return split.error();
 
     p.m_short = takesShortForm(policy);
+    p.m_forOverride = forOverride;
     const qsizetype keys = p.keyCount();
     const qsizetype fixedArguments = p.m_short ? 3 : 12;
-    p.m_argumentCount = 3 + keys + fixedArguments + 2 * qsizetype(policy.windows.size());
+    p.m_argumentCount = 3 + keys + fixedArguments + 2 * qsizetype(policy.windows.size()) +
+                        (forOverride ? 1 : 0);
     for (auto [head, evalsha] : {std::pair{&p.m_hitHead, QByteArrayLiteral("EVALSHA")},
                                  std::pair{&p.m_peekHead, QByteArrayLiteral("EVALSHA_RO")}}) {
         head->add(evalsha);
         head->add(script->sha1);
         head->addNumber(keys);
     }
-    // KEYS[4]: hit.lua writes an automatic ban's global audit entry itself, atomically. On a
+    // KEYS[5]: hit.lua writes an automatic ban's global audit entry itself, atomically. On a
     // cluster it is the user's audit stream again, added per hit (hit.lua: no mirror).
     if (!p.m_cluster)
         p.m_globalAudit.add(layout.auditMirror({})); // standalone: <p>:audit, whatever the call
@@ -115,20 +129,29 @@ Result<std::shared_ptr<const PreparedHit>> PreparedHit::prepare(const Policy& po
         p.m_tail.addNumber(w.limit);
         p.m_tail.addNumber(w.windowMs);
     }
+    if (forOverride)
+        p.m_tail.add("override");
     p.m_constantBytes = p.m_peekHead.bytes().size() + p.m_globalAudit.bytes().size() +
                         p.m_peekMode.bytes().size() + p.m_policyCost.bytes().size() +
                         p.m_rules.bytes().size() + p.m_tail.bytes().size() + 64;
-    for (const UserKey* key : {&p.m_userBan, &p.m_actionBan, &p.m_userAudit})
+    for (const UserKey* key : {&p.m_userBan, &p.m_actionBan, &p.m_overrides, &p.m_userAudit})
         p.m_constantBytes += key->head.size() + key->tail.size() + 16;
     for (const UserKey& key : p.m_stateKeys)
         p.m_constantBytes += key.head.size() + key.tail.size() + 16;
     return std::shared_ptr<const PreparedHit>(std::move(prepared));
 }
 
+Result<std::shared_ptr<const PreparedHit>>
+PreparedHit::prepareForOverride(const Policy& policy, const std::vector<WindowLimit>& windows,
+                                const KeyLayout& layout)
+{
+    return build(withOverrideWindows(policy, windows), layout, true);
+}
+
 bool PreparedHit::preparedFrom(const Policy& o, bool cluster) const
 {
     const Policy& p = m_policy;
-    return m_cluster == cluster && p.revision == o.revision && p.action == o.action &&
+    return !m_forOverride && m_cluster == cluster && p.revision == o.revision && p.action == o.action &&
            p.algorithm == o.algorithm && p.windows == o.windows && p.cost == o.cost &&
            p.warn == o.warn && p.banMs == o.banMs && p.banUntilMidnight == o.banUntilMidnight &&
            p.calendarAligned == o.calendarAligned && p.timeZone == o.timeZone &&
@@ -161,6 +184,7 @@ Result<EncodedCommand> PreparedHit::command(bool peek, const QByteArray& user, q
     builder.add(peek ? m_peekHead : m_hitHead);
     addKey(m_userBan);
     addKey(m_actionBan);
+    addKey(m_overrides);
     if (!m_short) {
         addKey(m_userAudit);
         if (m_cluster)

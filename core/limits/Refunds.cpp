@@ -1,6 +1,7 @@
 #include "core/limits/Refunds.h"
 
 #include "core/limits/KeyLayout.h"
+#include "core/limits/Overrides.h"
 #include "core/limits/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -18,6 +19,67 @@ Status validate(const Policy& policy, const QByteArray& user, qint64 cost)
                        QStringLiteral("cost must be between 1 and %1").arg(Policy::kMaxLimit)};
     return status;
 }
+
+// One refund.lua call with hit.lua's full form (lua/README.md): the bans, the user's overrides,
+// the audit streams, the state keys; sent again with the windows of a TG_OVERRIDE redirect.
+struct RefundCall
+{
+    Client* client;
+    KeyLayout layout;
+    QByteArray mode;
+    Policy policy;
+    QByteArray user;
+    qint64 cost;
+    QString actor, reason;
+    QByteArray offsets;
+
+    void send(const std::vector<WindowLimit>& windows, bool forOverride, int redirects,
+              Context context, Callback<RefundResult> done) const
+    {
+        const Policy sent = forOverride ? withOverrideWindows(policy, windows) : policy;
+        const KeySchema& schema = layout.schema();
+        const QByteArray stream = schema.userAuditKey(user);
+        Command keys{schema.userBanKey(user), schema.actionBanKey(user, policy.action),
+                     schema.overridesKey(user), stream, layout.auditMirror(stream)};
+        Command args{mode,
+                     algorithmName(policy.algorithm),
+                     QByteArray::number(cost > 0 ? cost : policy.cost),
+                     policy.countDenied ? "1" : "0",
+                     QByteArray::number(policy.warn),
+                     QByteArray::number(policy.banMs),
+                     policy.banUntilMidnight ? "midnight" : "",
+                     offsets,
+                     user,
+                     policy.action,
+                     schema.eventsChannel(),
+                     sent.calendarAligned ? "calendar" : "first_hit",
+                     actor.toUtf8(),
+                     reason.toUtf8()};
+        for (const WindowLimit& w : windows) {
+            keys << schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
+            args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
+        }
+        if (forOverride)
+            args << "override";
+        const RefundCall self = *this;
+        runScript(client, QStringLiteral("refund"), keys, args, nullptr, [=](Result<Reply> reply) {
+            // The user's override has other windows (lua/README.md, "Overrides").
+            if (!reply && reply.error().kind == ErrorKind::Redirect && redirects < 2) {
+                const QByteArray target = reply.error().message.toUtf8();
+                if (target == "policy") {
+                    self.send(self.policy.windows, false, redirects + 1, context, done);
+                    return;
+                }
+                if (auto to = overrideWindowsFromText(target)) {
+                    self.send(*to, true, redirects + 1, context, done);
+                    return;
+                }
+            }
+            deliver(context, done,
+                    reply ? RefundResult::fromReply(*reply) : Result<RefundResult>(reply.error()));
+        });
+    }
+};
 
 } // namespace
 
@@ -80,33 +142,8 @@ void Refunds::run(const QByteArray& mode, const Policy& policy, const QByteArray
     }
     Client* client = m_client;
     KeyLayout::of(client, m_schema, [=](const KeyLayout& layout) {
-        // hit.lua's full form (lua/README.md): the bans, the audit streams, the state keys.
-        const KeySchema& schema = layout.schema();
-        const QByteArray stream = schema.userAuditKey(user);
-        Command keys{schema.userBanKey(user), schema.actionBanKey(user, policy.action), stream,
-                     layout.auditMirror(stream)};
-        Command args{mode,
-                     algorithmName(policy.algorithm),
-                     QByteArray::number(cost > 0 ? cost : policy.cost),
-                     policy.countDenied ? "1" : "0",
-                     QByteArray::number(policy.warn),
-                     QByteArray::number(policy.banMs),
-                     policy.banUntilMidnight ? "midnight" : "",
-                     offsets,
-                     user,
-                     policy.action,
-                     schema.eventsChannel(),
-                     policy.calendarAligned ? "calendar" : "first_hit",
-                     actor.toUtf8(),
-                     reason.toUtf8()};
-        for (const WindowLimit& w : policy.windows) {
-            keys << schema.stateKey(user, policy.action, policy.algorithm, w.windowMs);
-            args << QByteArray::number(w.limit) << QByteArray::number(w.windowMs);
-        }
-        runScript(client, QStringLiteral("refund"), keys, args, nullptr, [=](Result<Reply> reply) {
-            deliver(context, done,
-                    reply ? RefundResult::fromReply(*reply) : Result<RefundResult>(reply.error()));
-        });
+        RefundCall call{client, layout, mode, policy, user, cost, actor, reason, offsets};
+        call.send(policy.windows, false, 0, context, done);
     });
 }
 

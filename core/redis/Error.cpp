@@ -26,6 +26,7 @@ QString errorKindName(ErrorKind kind)
     case ErrorKind::Conflict: return QStringLiteral("conflict");
     case ErrorKind::NotFound: return QStringLiteral("notfound");
     case ErrorKind::Contract: return QStringLiteral("contract");
+    case ErrorKind::Redirect: return QStringLiteral("redirect");
     }
     return QStringLiteral("unknown");
 }
@@ -44,6 +45,9 @@ Error classifyErrorReply(const QByteArray& text)
         return {ErrorKind::Conflict, QString::fromUtf8(rest)};
     if (code == "TG_CONTRACT")
         return {ErrorKind::Contract, QString::fromUtf8(rest)};
+    // hit.lua / refund.lua: the user's override has other windows (message: which to send).
+    if (code == "TG_OVERRIDE")
+        return {ErrorKind::Redirect, QString::fromUtf8(rest)};
     if (code == "TG_CORRUPT")
         return {ErrorKind::WrongType, QString::fromUtf8(rest)};
     // A script found before writing anything that the ACL user may not run one of its writes.

@@ -23,6 +23,7 @@ enum class ErrorKind {
     Conflict,     // compare-and-set lost: someone else saved first
     NotFound,     // the thing asked for does not exist
     Contract,     // data or scripts of another script contract (lua/README.md, "Contract version")
+    Redirect,     // the script wants the call again with other windows (TG_OVERRIDE <windows>)
 };
 
 struct Error

@@ -1,18 +1,26 @@
   ---------------------------------------------------------------- arguments
-  -- Contract 1's full form: the two bans, the user's audit stream, then the state keys at once.
-  if #KEYS >= 4 and #ARGV == 2 * #KEYS + 6 and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban'
-    and KEYS[3]:sub(-7) == '}:audit' and KEYS[4]:find(':%l%l:%d+$') then
-    fail('TG_CONTRACT', 'this call has the layout of script contract 1 (3 keys before the state keys); '
-      .. 'these scripts follow contract 2, where KEYS[4] is the global audit stream (lua/README.md, "Contract version")')
+  -- Earlier contracts' layouts: 1 had the two bans and the user's audit stream before the state
+  -- keys, 2 added the global audit stream (full form) and had no overrides hash in either form.
+  -- (KEYS[3] was the user's audit stream in the full forms, a state key in the short one.)
+  local old = (#ARGV == FIXED_ARGS + 2 * (#KEYS - 3) and #KEYS >= 4 and 1)
+    or (#ARGV == FIXED_ARGS + 2 * (#KEYS - 4) and #KEYS >= 5 and 2)
+  local old_short = SCRIPT == 'hit' and #ARGV == 2 * #KEYS - 1 and #KEYS >= 3
+  if ((old and KEYS[3]:sub(-7) == '}:audit') or (old_short and KEYS[3]:find(':%l%l:%d+$')))
+    and KEYS[1]:sub(-4) == ':ban' and KEYS[2]:sub(-4) == ':ban' then
+    old = old or 2
+    fail('TG_CONTRACT', 'this call has the layout of script contract ' .. old .. '; these scripts follow contract 3, '
+      .. 'where KEYS[3] is the user\'s overrides hash (lua/README.md, "Contract version")')
   end
+  -- A trailing "override": the windows passed are the user's override's (hit/override.lua).
+  local marked = ARGV[#ARGV] == 'override' and #ARGV % 2 == (short and 0 or 1)
   if short then KEYS, ARGV = full_form(KEYS, ARGV) end
   local n = #KEYS - FIXED_KEYS
   if n < 1 then
-    fail('TG_INVALID', string.format(SCRIPT .. ' needs %d keys (user ban, action ban, user audit, global audit) plus one state key per window, got %d',
+    fail('TG_INVALID', string.format(SCRIPT .. ' needs %d keys (user ban, action ban, overrides, user audit, global audit) plus one state key per window, got %d',
       FIXED_KEYS + 1, #KEYS))
   end
   if n > MAX_WINDOWS then fail('TG_INVALID', string.format('at most %d windows, got %d', MAX_WINDOWS, n)) end
-  if #ARGV ~= FIXED_ARGS + 2 * n then
+  if #ARGV ~= FIXED_ARGS + 2 * n + (marked and 1 or 0) then
     fail('TG_INVALID', string.format(SCRIPT .. ' with %d windows needs %d arguments, got %d', n, FIXED_ARGS + 2 * n, #ARGV))
   end
   local mode = ARGV[1]
@@ -43,18 +51,20 @@
   local user_tag = '{' .. escape(user) .. '}'
   local prefix = KEYS[1]:match('^([^{]*:){') or ''           -- "<p>:" (a prefix holds no brace)
   local base = prefix .. user_tag
-  local action_base = base .. ':' .. escape(action)
+  local escaped_action = escape(action)
+  local action_base = base .. ':' .. escaped_action
   local prefix_ok = #prefix >= 2 and prefix:byte(-1) == 58   -- ends with ':'
   local function expect_key(i, wanted)
     if KEYS[i] ~= wanted or not prefix_ok then
       fail('TG_INVALID', string.format('KEYS[%d] is "%s", expected "%s" (ids escaped as in lua/README.md)',
-        (short and i > FIXED_KEYS) and i - 2 or i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
+        (short and i > 3) and i - 2 or i, KEYS[i]:sub(1, 200), wanted:sub(1, 200)))
     end
   end
   expect_key(1, base .. ':ban')
   expect_key(2, action_base .. ':ban')
-  expect_key(3, base .. ':audit')
-  if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then expect_key(4, prefix .. 'audit') end
+  expect_key(3, base .. ':overrides')
+  expect_key(4, base .. ':audit')
+  if KEYS[5] ~= '' and KEYS[5] ~= KEYS[4] then expect_key(5, prefix .. 'audit') end
 
   local windows, seen = {}, n > 1 and {} or nil
   for i = 1, n do

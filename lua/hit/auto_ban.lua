@@ -3,13 +3,13 @@
 --@include "includes/ban_record.lua"
 
   -- An entry by the actor ("tollgate" unless given) in the user's stream and, when global, in
-  -- KEYS[4] too (the stream the console follows, unless it is off), each stream checked like
+  -- KEYS[5] too (the stream the console follows, unless it is off), each stream checked like
   -- every key of ours.
   local function audit_hit(event, reason, until_ms, global, actor)
-    expect_type(KEYS[3], 'stream', 'an audit stream')
-    global = global and KEYS[4] or ''
-    if global ~= '' and global ~= KEYS[3] then expect_type(global, 'stream', 'an audit stream') end
-    audit(writes, KEYS[3], global, { 'event', event, 'user', user, 'action', action, 'actor', actor or 'tollgate',
+    expect_type(KEYS[4], 'stream', 'an audit stream')
+    global = global and KEYS[5] or ''
+    if global ~= '' and global ~= KEYS[4] then expect_type(global, 'stream', 'an audit stream') end
+    audit(writes, KEYS[4], global, { 'event', event, 'user', user, 'action', action, 'actor', actor or 'tollgate',
       'reason', reason, 'until_ms', until_ms })
   end
 

@@ -1,5 +1,5 @@
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-local FIXED_KEYS = 4            -- KEYS before the state keys
+local FIXED_KEYS = 5            -- KEYS before the state keys
 local FIXED_ARGS = 12           -- ARGV before the limit/window pairs
 local MAX_WINDOWS = 8
 local MAX_ID = 1024

@@ -8,12 +8,12 @@
   ---------------------------------------------------------------- decision
   local allowed = true
   for _, w in ipairs(windows) do allowed = allowed and w.fits end
-  local counted = allowed or count_denied
+  local counted = allowed or count_denied or exempt
   local first_before = windows[1].count
   plan_all(counted)
 
 --@include "hit/auto_ban.lua"
-  if allowed then
+  if allowed or exempt then                        -- an exempt user is never denied
     local first = windows[1]
     local tier = (warn > 0 and first.count > warn) and 'warn' or 'ok'
     if warn > 0 and first_before <= warn and first.count > warn then

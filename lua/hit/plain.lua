@@ -1,4 +1,4 @@
-  -- A plain one-window hit of this algorithm and no ban key present: cost, warn, limit, window
+  -- A plain one-window hit of this algorithm, no ban key and no overrides hash present: cost, warn, limit, window
   -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
   -- others learn it from their read). Numbers must be digits only and short enough to be in range
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
@@ -6,20 +6,22 @@
   local plain, cost, warn, limit, window, key, present, cost_s, limit_s = false
   repeat
     local A, K = ARGV, KEYS
-    local user_ban, action_ban = K[1], K[2]
+    local user_ban, action_ban, overrides = K[1], K[2], K[3]
     local code = (alg == 'fixed_window' and 'fw') or (alg == 'token_bucket' and 'tb')
       or (alg == 'sliding_window' and 'sw') or (alg == 'sliding_log' and 'sl') or nil
-    if #A == 5 and #K == 3 then
+    if #A == 5 and #K == 4 then
       -- The short form (a plain policy; the ids are only in the keys, plain ones here): one
-      -- find checks all three keys and both numbers. With the lengths below, the keys must be
-      -- <head>ban, <head><action>:ban and <head><action>:<code>:<window> exactly, where <head> is
+      -- find checks all four keys and both numbers. With the lengths below, the keys must be
+      -- <head>ban, <head><action>:ban, <head>overrides and <head><action>:<code>:<window> exactly, where <head> is
       -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below;
       -- the user id's length from the two positions around it).
-      cost_s, limit_s, window, key = A[3], A[4], A[5], K[3]
+      cost_s, limit_s, window, key = A[3], A[4], A[5], K[4]
       if A[1] ~= 'hit' or #cost_s > 9 or #limit_s > 10 then break end
       local found, _, head, user_at, user_end, action, kind, w =
-        (user_ban .. ' ' .. action_ban .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
-          '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
+        (user_ban .. ' ' .. action_ban .. ' ' .. overrides .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
+          '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1overrides %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
+      -- (the overrides key needs no length of its own: with the others' lengths right, the
+      -- pattern can only place it exactly between the action ban and the state key)
       if not found or kind ~= code or w ~= window or #w > 10 or #user_ban ~= #head + 3 or #action_ban ~= #head + #action + 4
         or #key ~= #head + #action + 4 + #w or user_end - user_at > MAX_ID or #action > MAX_ID then
         break
@@ -28,7 +30,7 @@
       if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
     else
       -- The full form: the ids as they are, the keys built from them.
-      if #K ~= 5 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+      if #K ~= 6 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
       local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
       window, cost_s, limit_s = A[14], c, l
       if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
@@ -47,23 +49,25 @@
       end
       -- The keys, as the general check builds them ("<p>:" holds no brace and ends with ':'), each
       -- compared whole: a key spelled right is already a string, so building it again allocates nothing.
-      local audit, global = K[3], K[4]
+      local audit, global = K[4], K[5]
       local prefix_len = #user_ban - user_len - 6     -- <p>:{<user>}:ban
       local prefix = prefix_len >= 2 and user_ban:sub(1, prefix_len)
-      key = K[5]
+      key = K[6]
       if not code or not prefix or not prefix:find('^[^{]*:$')
         or user_ban ~= prefix .. '{' .. user .. '}:ban' or action_ban ~= prefix .. '{' .. user .. '}:' .. action .. ':ban'
+        or overrides ~= prefix .. '{' .. user .. '}:overrides'
         or audit ~= prefix .. '{' .. user .. '}:audit' or key ~= prefix .. '{' .. user .. '}:' .. action .. ':' .. code .. ':' .. window
         or (global ~= '' and global ~= audit and global ~= prefix .. 'audit') then
         break
       end
     end
     if alg == 'fixed_window' then
-      -- the state key counted three times (the bans add 0..2): 0 nothing, 3 the state alone, else a ban
-      local found = redis.call('EXISTS', user_ban, action_ban, key, key, key)
-      if found ~= 0 and found ~= 3 then break end
-      present = found == 3
-    elseif redis.call('EXISTS', user_ban, action_ban) ~= 0 then
+      -- the state key counted four times (bans and overrides add 0..3): 0 nothing, 4 the state
+      -- alone, else a ban or an override
+      local found = redis.call('EXISTS', user_ban, action_ban, overrides, key, key, key, key)
+      if found ~= 0 and found ~= 4 then break end
+      present = found == 4
+    elseif redis.call('EXISTS', user_ban, action_ban, overrides) ~= 0 then
       break
     end
     plain = true

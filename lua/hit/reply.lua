@@ -1,12 +1,13 @@
   -- A shadow hit is decided and counted as an enforced one, but always allowed and never bans:
-  -- its reply says what enforcing would have answered, plus [8] "" (no override) and [9] 1, or 2
-  -- when enforcing would have written the policy's automatic ban (auto_ban.lua).
+  -- its reply says what enforcing would have answered, plus [8] the override that decided ("" for
+  -- none) and [9] 1, or 2 when enforcing would have written the policy's automatic ban (auto_ban.lua).
   local shadow, would_ban = mode == 'shadow', false
   local function reply(w, allowed, tier, retry)
-    if shadow then
-      return { 1, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry, '', would_ban and 2 or 1 }
-    end
-    return { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    local r = { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    if shadow then r[1] = 1 end
+    -- [8] the override that decided, [9] shadow: only when either applies (the common reply stays 7 long)
+    if shadow or applied ~= '' then r[8], r[9] = applied, shadow and (would_ban and 2 or 1) or 0 end
+    return r
   end
 
   local function smallest_remaining()

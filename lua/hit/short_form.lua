@@ -2,10 +2,10 @@
 -- from the first hit in UTC, and the ids the keys name, unescaped (main() then checks that the
 -- keys are exactly what escaping those ids gives, so a non-canonical spelling is refused).
 local function full_form(keys, args)
-  local n = #keys - 2
+  local n = #keys - 3
   if n < 1 or n > MAX_WINDOWS then
-    fail('TG_INVALID', string.format('the short form of hit takes 2 keys (user ban, action ban) plus one state key '
-      .. 'per window (1..%d) and 3 arguments plus 2 per window; the full form 4 keys plus one per window and '
+    fail('TG_INVALID', string.format('the short form of hit takes 3 keys (user ban, action ban, overrides) plus one '
+      .. 'state key per window (1..%d) and 3 arguments plus 2 per window; the full form 5 keys plus one per window and '
       .. '12 arguments plus 2 per window; got %d keys and %d arguments', MAX_WINDOWS, #keys, #args))
   end
   local prefix, user = keys[1]:match('^([^{]*:){([^{}]*)}:ban$')
@@ -21,9 +21,9 @@ local function full_form(keys, args)
     local raw = id:gsub('%%(%x%x)', function(hex) return string.char(tonumber(hex, 16)) end)
     return raw
   end
-  local full_keys = { keys[1], keys[2], base .. 'audit', '' }
+  local full_keys = { keys[1], keys[2], keys[3], base .. 'audit', '' }
   local full_args = { args[1], args[2], args[3], '0', '0', '0', '', '0', unescape(user), unescape(action), '', 'first_hit' }
-  for i = 3, #keys do full_keys[i + 2] = keys[i] end
+  for i = 4, #keys do full_keys[i + 2] = keys[i] end
   for i = 4, #args do full_args[i + 9] = args[i] end
   return full_keys, full_args
 end

@@ -1,1 +1,1 @@
-if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 2 end -- the contract query
+if #KEYS == 0 and #ARGV == 1 and ARGV[1] == 'contract' then return 3 end -- the contract query

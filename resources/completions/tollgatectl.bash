@@ -12,7 +12,7 @@ _tollgatectl()
     local cur prev words cword
     _init_completion || return
 
-    local commands="policy hit peek refund penalize ban unban reset subjects repair audit scripts cluster exporter bench simulate help"
+    local commands="policy hit peek refund penalize override ban unban reset subjects repair audit scripts cluster exporter bench simulate help"
     local globals="--url --prefix --actor --json --askpass --no-auth-warning --help --version"
 
     case $prev in
@@ -38,6 +38,14 @@ _tollgatectl()
     fi
     if [[ $command == policy && $prev == policy ]]; then
         mapfile -t COMPREPLY < <(compgen -W "list get set delete reindex export apply" -- "$cur")
+        return
+    fi
+    if [[ $command == override && $prev == override ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "set list delete reindex" -- "$cur")
+        return
+    fi
+    if [[ $command == override && $cur == -* ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "$globals --limit --window --windows --unlimited --for --until --permanent --reason --action" -- "$cur")
         return
     fi
     if [[ $command == bench && $prev == bench ]]; then

@@ -124,9 +124,10 @@ void LuaPageTest::runsHitFromTheForm()
                 .contains(QStringLiteral("KEYS[1]")));
     field<QLineEdit>("keys1LineEdit")->setText(QStringLiteral("tg:{alice}:ban"));
     field<QLineEdit>("keys2LineEdit")->setText(QStringLiteral("tg:{alice}:comment:ban"));
-    field<QLineEdit>("keys3LineEdit")->setText(QStringLiteral("tg:{alice}:audit"));
-    field<QLineEdit>("keys4LineEdit")->setText(QStringLiteral("tg:audit"));
-    field<QPlainTextEdit>("keys5PlainTextEdit")
+    field<QLineEdit>("keys3LineEdit")->setText(QStringLiteral("tg:{alice}:overrides"));
+    field<QLineEdit>("keys4LineEdit")->setText(QStringLiteral("tg:{alice}:audit"));
+    field<QLineEdit>("keys5LineEdit")->setText(QStringLiteral("tg:audit"));
+    field<QPlainTextEdit>("keys6PlainTextEdit")
         ->setPlainText(QStringLiteral("tg:{alice}:comment:fw:30000\n"));
     const QStringList args{QStringLiteral("hit"),
                            QStringLiteral("fixed_window"),

@@ -104,9 +104,10 @@ Result<Reply> AuditAtomicityTest::rawHit(const QByteArray& globalKey)
         return loaded;
     return m_core.inspect({"EVALSHA",
                            hit->sha1,
-                           "5",
+                           "6",
                            "tg:{amy}:ban",
                            "tg:{amy}:like:ban",
+                           "tg:{amy}:overrides",
                            "tg:{amy}:audit",
                            globalKey,
                            "tg:{amy}:like:fw:60000",

@@ -558,7 +558,7 @@ void HitDifferentialTest::productsPast2Pow53AreExact()
     const qint64 limit = 999'999'937, windowUs = kYear * 1000, cost = 123'457;
     const QByteArray key = "tg:{m}:x:tb:" + num(kYear);
     const QByteArray reply = m_redis.command(
-        {"EVAL", m_scripts.candidate(), "5", "tg:{m}:ban", "tg:{m}:x:ban", "tg:{m}:audit", "", key, "hit",
+        {"EVAL", m_scripts.candidate(), "6", "tg:{m}:ban", "tg:{m}:x:ban", "tg:{m}:overrides", "tg:{m}:audit", "", key, "hit",
          "token_bucket", num(cost), "0", "0", "0", "", "0", "m", "x", "", "first_hit", num(limit),
          num(kYear)});
     const QByteArray allowed = "*7\r\n:1\r\n$2\r\nok\r\n:" + num(cost) + "\r\n";

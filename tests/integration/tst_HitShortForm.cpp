@@ -154,7 +154,7 @@ void HitShortFormTest::shortFormRefusesMalformed_data()
             auto keysOf = [&](const QByteArray& prefix, const QByteArray& user, const QByteArray& action,
                               const QByteArray& stateCode = {}, const QByteArray& digits = "60000") {
                 const QByteArray base = prefix + "{" + user + "}:";
-                QList<QByteArray> keys{base + "ban", base + action + ":ban",
+                QList<QByteArray> keys{base + "ban", base + action + ":ban", base + "overrides",
                                        base + action + ":" + (stateCode.isEmpty() ? code : stateCode) + ":" + digits};
                 if (n == 2)
                     keys << base + action + ":" + code + ":1000";
@@ -193,10 +193,22 @@ void HitShortFormTest::shortFormRefusesMalformed_data()
             k[1] = "tgM:{u2}:like:ban";
             row("action ban of another user", k, args);
             k = keys;
-            k[2] = "tgM:{u2}:like:" + code + ":60000";
+            k[2] = "tgM:{u2}:overrides";
+            row("overrides of another user", k, args);
+            k = keys;
+            k[2] = "tgM:{u1}:override";
+            row("overrides misspelt", k, args);
+            k = keys;
+            k[2] = "tgM:{u1}:overrides " + keys[3];
+            row("overrides key holding the state key", k, args);
+            k = keys;
+            k[2] = "tgM:{u1}:overrides tgM:{u1}:";
+            row("overrides key holding the head", k, args);
+            k = keys;
+            k[3] = "tgM:{u2}:like:" + code + ":60000";
             row("state key of another user", k, args);
             k = keys;
-            k[2] = "tgM:{u1}:other:" + code + ":60000";
+            k[3] = "tgM:{u1}:other:" + code + ":60000";
             row("state key of another action", k, args);
             row("state key of another window", keysOf("tgM:", "u1", "like", code, "30000"), args);
             row("state key of another algorithm", keysOf("tgM:", "u1", "like", other), args);
@@ -242,23 +254,23 @@ void HitShortFormTest::shortFormRefusesMalformed_data()
             row("algorithm unknown", keys, v);
             // keys or arguments missing or too many
             row("no action ban", keys.mid(0, 1) + keys.mid(2), args);
-            row("no state key", keys.mid(0, 2), args);
+            row("no state key", keys.mid(0, 3), args);
             row("one state key missing", keys.mid(0, keys.size() - 1), args);
             row("one key too many", keys + QList<QByteArray>{"tgM:{u1}:like:" + code + ":30000"}, args);
-            row("the audit key too", keys.mid(0, 2) + QList<QByteArray>{"tgM:{u1}:audit"} + keys.mid(2), args);
+            row("the audit key too", keys.mid(0, 3) + QList<QByteArray>{"tgM:{u1}:audit"} + keys.mid(3), args);
             row("one argument too many", keys, args + QList<QByteArray>{"5"});
             row("one argument missing", keys, args.mid(0, args.size() - 1));
-            row("no windows", keys.mid(0, 2), args.mid(0, 3));
+            row("no windows", keys.mid(0, 3), args.mid(0, 3));
             if (n == 2) {
                 k = keysOf("tgM:", "u1", "like");
-                k[3] = k[2];
+                k[4] = k[3];
                 v = args;
                 v[6] = "60000";
                 row("a window twice", k, v);
             }
         }
         // more windows than the 8 a hit takes
-        QList<QByteArray> keys{"tgM:{u1}:ban", "tgM:{u1}:like:ban"}, args{"hit", alg, "1"};
+        QList<QByteArray> keys{"tgM:{u1}:ban", "tgM:{u1}:like:ban", "tgM:{u1}:overrides"}, args{"hit", alg, "1"};
         for (int i = 1; i <= 9; ++i) {
             keys << "tgM:{u1}:like:" + code + ":" + num(i * 1000);
             args << "5" << num(i * 1000);
@@ -274,17 +286,23 @@ void HitShortFormTest::shortFormRefusesMalformed()
     QFETCH(QByteArray, user);
     QFETCH(QByteArray, action);
     // The full form it stands for: the user's audit key (named after the user ban's), no global
-    // one, a plain policy's arguments and the raw ids.
+    // one, a plain policy's arguments and the raw ids; the reference's (script contract 2) without
+    // the overrides key.
     const QByteArray userBan = keys.value(0);
-    QList<QByteArray> fullKeys = keys.mid(0, 2);
-    fullKeys << (userBan.endsWith("ban") ? QByteArray(userBan.chopped(3) + "audit") : QByteArray(userBan + ":audit")) << "";
-    fullKeys += keys.mid(2);
+    const QByteArray audit =
+        userBan.endsWith("ban") ? QByteArray(userBan.chopped(3) + "audit") : QByteArray(userBan + ":audit");
+    QList<QByteArray> fullKeys = keys.mid(0, 3);
+    fullKeys << audit << "";
+    fullKeys += keys.mid(3);
+    QList<QByteArray> referenceKeys = keys.mid(0, 2);
+    referenceKeys << audit << "";
+    referenceKeys += keys.mid(3);
     QList<QByteArray> fullArgs = args.mid(0, 3);
     fullArgs << "0" << "0" << "0" << "" << "0" << user << action << "" << "first_hit";
     fullArgs += args.mid(3);
     // Every key either form names (and any key under the test's prefix) must still be absent
     // afterwards; what is found is deleted, so one failure does not spill into the next row.
-    QList<QByteArray> named = keys + fullKeys;
+    QList<QByteArray> named = keys + fullKeys + referenceKeys;
     named.removeAll(QByteArray());
     const QByteArray leftovers =
         "local found = redis.call('KEYS', '*tgM*')\n"
@@ -295,8 +313,11 @@ void HitShortFormTest::shortFormRefusesMalformed()
     const QList<std::tuple<const char*, QByteArray, QList<QByteArray>, QList<QByteArray>>> forms{
         {"short form", m_scripts.candidateSha(), keys, args},
         {"full form", m_scripts.candidateSha(), fullKeys, fullArgs},
-        {"full form (reference)", m_scripts.referenceSha(), fullKeys, fullArgs}};
+        {"full form (reference)", m_scripts.referenceSha(), referenceKeys, fullArgs}};
     for (const auto& [form, sha, k, v] : forms) {
+        // the reference (contract 2) has no overrides key to find fault with
+        if (sha == m_scripts.referenceSha() && keys.value(2) != userBan.chopped(3) + "overrides")
+            continue;
         // (RESP on one line in a failure message)
         const QByteArray reply =
             m_redis.command(QList<QByteArray>{"EVALSHA", sha, num(k.size())} + k + v).replace("\r\n", " ");

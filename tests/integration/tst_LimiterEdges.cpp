@@ -86,7 +86,8 @@ Result<Reply> LimiterEdgesTest::raw(const RawHit& hit)
     const KeySchema& s = m_core.schema();
     const Algorithm algorithm = algorithmFromName(hit.algorithm).value_or(Algorithm::FixedWindow);
     Command keys{s.userBanKey(hit.user), s.actionBanKey(hit.user, hit.action),
-                 s.userAuditKey(hit.user), m_core.layout().auditMirror(s.userAuditKey(hit.user))};
+                 s.overridesKey(hit.user), s.userAuditKey(hit.user),
+                 m_core.layout().auditMirror(s.userAuditKey(hit.user))};
     Command args{"hit",        hit.algorithm, hit.cost, "0",        "0", hit.banMs,
                  hit.banUntil, hit.offsets,   hit.user, hit.action, "",  hit.align};
     for (const auto& [limit, window] : hit.windows) {

@@ -72,9 +72,10 @@ void PreparedHitTest::documentedCall()
     const QByteArray& action = policy.action;
     Command expected{peek ? "EVALSHA_RO" : "EVALSHA",
                      ScriptLibrary::instance().find(QStringLiteral("hit"))->sha1,
-                     "6",
+                     "7",
                      schema.userBanKey(user),
                      schema.actionBanKey(user, action),
+                     schema.overridesKey(user),
                      schema.userAuditKey(user),
                      schema.auditKey(),
                      schema.stateKey(user, action, Algorithm::FixedWindow, 60000),
@@ -121,16 +122,17 @@ void PreparedHitTest::shortFormCall()
     auto prepared = PreparedHit::prepare(policy, schema);
     QVERIFY(prepared.ok());
     QVERIFY((*prepared)->shortForm());
-    QCOMPARE((*prepared)->keyCount(), qsizetype(4));
+    QCOMPARE((*prepared)->keyCount(), qsizetype(5));
     auto command = (*prepared)->command(peek, user, 0);
     QVERIFY(command.ok());
 
     const QByteArray& action = policy.action;
     const Command expected{peek ? "EVALSHA_RO" : "EVALSHA",
                            ScriptLibrary::instance().find(QStringLiteral("hit"))->sha1,
-                           "4",
+                           "5",
                            schema.userBanKey(user),
                            schema.actionBanKey(user, action),
+                           schema.overridesKey(user),
                            schema.stateKey(user, action, Algorithm::FixedWindow, 60000),
                            schema.stateKey(user, action, Algorithm::FixedWindow, 3'600'000),
                            peek ? "peek" : "hit",
@@ -183,7 +185,7 @@ void PreparedHitTest::fullFormForEveryRule()
     auto prepared = PreparedHit::prepare(policy, m_core.schema());
     QVERIFY(prepared.ok());
     QVERIFY(!(*prepared)->shortForm());
-    QCOMPARE((*prepared)->keyCount(), qsizetype(5));
+    QCOMPARE((*prepared)->keyCount(), qsizetype(6));
     auto hit = m_core.hit(policy, "u");
     QVERIFY2(hit.ok(), qPrintable(hit.ok() ? QString() : hit.error().toString()));
     QCOMPARE(hit->count, qint64(1));

@@ -376,7 +376,7 @@ void RefundsTest::scriptRefusesBadInput()
     QVERIFY(script);
     const KeySchema& s = m_core.schema();
     const QByteArray stream = s.userAuditKey("dee");
-    Command keys{s.userBanKey("dee"), s.actionBanKey("dee", "ocr"), stream,
+    Command keys{s.userBanKey("dee"), s.actionBanKey("dee", "ocr"), s.overridesKey("dee"), stream,
                  m_core.layout().auditMirror(stream)};
     keys << stateKeys(policy, "dee");
     const Command args{mode,  "fixed_window",

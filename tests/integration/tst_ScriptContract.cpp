@@ -21,6 +21,8 @@ private Q_SLOTS:
     void everyScriptNamesTheContract();
     void everyScriptAnswersTheQueryReadOnly();
     void contractOneHitLayoutIsRefusedByName();
+    void contractTwoLayoutsAreRefusedByName();
+    void policyOfContractTwoIsRead();
     void savedPolicyCarriesTheContract();
     void contractFieldBelongsToTheScript();
     void policyOfAnotherContractIsRefused();
@@ -91,10 +93,49 @@ void ScriptContractTest::contractOneHitLayoutIsRefusedByName()
         QVERIFY(!reply);
         QCOMPARE(reply.error().kind, ErrorKind::Contract);
         QVERIFY2(reply.error().message.contains(QStringLiteral("contract 1")) &&
-                     reply.error().message.contains(QStringLiteral("contract 2")),
+                     reply.error().message.contains(QStringLiteral("contract 3")),
                  qPrintable(reply.error().message));
     }
     QCOMPARE(m_core.dbsize(), qint64(0));
+}
+
+// Contract 2: no overrides hash, in hit.lua's full and short forms and in refund.lua.
+void ScriptContractTest::contractTwoLayoutsAreRefusedByName()
+{
+    const KeySchema& s = m_core.schema();
+    const QByteArray state = s.stateKey("u", "like", Algorithm::FixedWindow, 1000);
+    const Command full{s.userBanKey("u"), s.actionBanKey("u", "like"), s.userAuditKey("u"), "", state};
+    const QList<std::tuple<QString, Command, Command>> calls{
+        {QStringLiteral("hit"), full,
+         {"hit", "fixed_window", "1", "0", "0", "0", "", "0", "u", "like", "", "first_hit", "5", "1000"}},
+        {QStringLiteral("hit"), {s.userBanKey("u"), s.actionBanKey("u", "like"), state},
+         {"hit", "fixed_window", "1", "5", "1000"}},
+        {QStringLiteral("refund"), full,
+         {"refund", "fixed_window", "1", "0", "0", "0", "", "0", "u", "like", "", "first_hit", "", "",
+          "5", "1000"}}};
+    for (const auto& [name, keys, args] : calls) {
+        const auto reply = m_core.inspect(Command{"EVALSHA", loaded(name), QByteArray::number(keys.size())} +
+                                          keys + args);
+        QVERIFY(!reply);
+        QCOMPARE(reply.error().kind, ErrorKind::Contract);
+        QVERIFY2(reply.error().message.contains(QStringLiteral("contract 2")) &&
+                     reply.error().message.contains(QStringLiteral("overrides")),
+                 qPrintable(reply.error().message));
+    }
+    QCOMPARE(m_core.dbsize(), qint64(0));
+}
+
+void ScriptContractTest::policyOfContractTwoIsRead()
+{
+    // Contract 3 changed the hit's keys, not the policy hash: a policy saved under 2 reads.
+    const QByteArray key = m_core.layout().policyKey("like");
+    QVERIFY(m_core.inspect({"HSET", key, "algorithm", "fixed_window", "windows", "10000:5",
+                            "revision", "1", "contract", "2"}));
+    const auto policy = await<Policy>([&](QObject* context, Callback<Policy> done) {
+        m_core.policies().get("like", context, done);
+    });
+    QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().toString()));
+    QCOMPARE(policy->windows.front().limit, qint64(5));
 }
 
 void ScriptContractTest::savedPolicyCarriesTheContract()
@@ -123,19 +164,19 @@ void ScriptContractTest::policyOfAnotherContractIsRefused()
 {
     const QByteArray key = m_core.layout().policyKey("like");
     QVERIFY(m_core.inspect({"HSET", key, "algorithm", "fixed_window", "windows", "10000:5",
-                            "revision", "1", "contract", "3"}));
+                            "revision", "1", "contract", "4"}));
     const auto policy = await<Policy>([&](QObject* context, Callback<Policy> done) {
         m_core.policies().get("like", context, done);
     });
     QVERIFY(!policy);
     QCOMPARE(policy.error().kind, ErrorKind::Contract);
-    QVERIFY2(policy.error().message.contains(QStringLiteral("contract 3")),
+    QVERIFY2(policy.error().message.contains(QStringLiteral("contract 4")),
              qPrintable(policy.error().message));
 
     // The CLI says so and exits 3, counting nothing.
     const CliRun run = runCli(tollgatectlPath(), m_core.server().url(),
                               {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("u")});
-    QVERIFY2(run.code == 3 && run.err.contains("contract error") && run.err.contains("contract 3"),
+    QVERIFY2(run.code == 3 && run.err.contains("contract error") && run.err.contains("contract 4"),
              qPrintable(run.describe()));
     QCOMPARE(m_core.dbsize(), qint64(1));
 }

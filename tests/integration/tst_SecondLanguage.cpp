@@ -80,6 +80,15 @@ void SecondLanguageTest::sameIdsSameKeys()
              QByteArray("0"));
     QCOMPARE(m_core.integer({"EXISTS", "tg:{%FF}:like:fw:60000", "tg:{%FE}:like:fw:60000"}), 2);
 
+    // An override of 3 per 2 minutes (the policy: 10 per minute), followed from Python through
+    // the TG_OVERRIDE redirect: Python, Python, tollgatectl, Python count 1, 2, 3, then denied.
+    const QJsonArray overridden = result[QStringLiteral("override")].toArray();
+    const QJsonArray expected{QJsonArray{true, 1, 3, QStringLiteral("limit")},
+                              QJsonArray{true, 2, 3, QStringLiteral("limit")},
+                              QJsonArray{true, 3, 3, QStringLiteral("limit")},
+                              QJsonArray{false, 3, 3, QStringLiteral("limit")}};
+    QVERIFY2(overridden == expected, QJsonDocument(overridden).toJson(QJsonDocument::Compact).constData());
+
     // The empty id and one of 1025 bytes are refused by the script itself.
     const QJsonArray invalid = result[QStringLiteral("invalid")].toArray();
     QCOMPARE(invalid.size(), 2);

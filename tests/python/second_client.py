@@ -75,23 +75,35 @@ class Redis:
         return self._reply()
 
 
-def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg", mode=b"hit", extra=()):
+def hit(redis, sha, source, policy, action: bytes, user: bytes, prefix=b"tg", mode=b"hit", extra=(),
+        windows=None, redirects=0):
     """hit.lua as lua/README.md documents it, the arguments taken from the policy hash; with
-    mode b"refund" or b"penalize" and extra = (actor, reason), refund.lua (the same layout)."""
+    mode b"refund" or b"penalize" and extra = (actor, reason), refund.lua (the same layout).
+    A TG_OVERRIDE reply (the user's override has other windows) is followed as the README says:
+    the same call with the windows it names and the marker "override", at most twice."""
     base = prefix + b":{" + escape(user) + b"}"
     code = {b"fixed_window": b"fw", b"sliding_log": b"sl", b"sliding_window": b"sw", b"token_bucket": b"tb"}
-    windows = [w.split(b":") for w in policy[b"windows"].split(b",")]  # "<window_ms>:<limit>,..."
-    keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":audit", prefix + b":audit"]
+    marked = windows is not None
+    windows = windows or policy[b"windows"]  # "<window_ms>:<limit>,..."
+    windows = [w.split(b":") for w in windows.split(b",")]
+    keys = [base + b":ban", base + b":" + escape(action) + b":ban", base + b":overrides", base + b":audit",
+            prefix + b":audit"]
     keys += [base + b":" + escape(action) + b":" + code[policy[b"algorithm"]] + b":" + w for w, _ in windows]
     args = [mode, policy[b"algorithm"], policy[b"cost"], policy[b"count_denied"], policy[b"warn"],
             policy[b"ban_ms"], policy.get(b"ban_until", b""), policy.get(b"tz_offsets", b"0"), user, action,
             prefix + b":events", policy.get(b"align", b"first_hit"), *extra]
     for window_ms, limit in windows:
         args += [limit, window_ms]
+    if marked:
+        args.append(b"override")
     reply = redis.call(b"EVALSHA", sha, len(keys), *keys, *args)
     if isinstance(reply, RuntimeError) and str(reply).startswith("NOSCRIPT"):
         sha = redis.call(b"SCRIPT", b"LOAD", source)
         reply = redis.call(b"EVALSHA", sha, len(keys), *keys, *args)
+    if isinstance(reply, RuntimeError) and str(reply).startswith("TG_OVERRIDE ") and redirects < 2:
+        target = str(reply).split(" ", 1)[1].encode()
+        return hit(redis, sha, source, policy, action, user, prefix, mode, extra,
+                   None if target == b"policy" else target, redirects + 1)
     return reply
 
 
@@ -123,6 +135,22 @@ def main():
     for user in (b"", b"u" * 1025):
         reply = hit(redis, sha, source, policy, b"like", user)
         result["invalid"].append(str(reply) if isinstance(reply, RuntimeError) else "accepted")
+    # An override with other windows than the policy's, set by tollgatectl: the Python hits
+    # follow the redirect and count in the same keys as tollgatectl's.
+    ctl_args = [ctl.encode(), b"--url", b"redis://127.0.0.1:%d" % port, b"--json"]
+    subprocess.run(ctl_args + [b"override", b"set", b"like", b"a:b{c}*", b"--windows", b"2m:3", b"--for", b"1h",
+                               b"--reason", b"trial"], check=True, capture_output=True)
+    result["override"] = []
+    for turn in range(4):
+        if turn == 2:
+            run = subprocess.run(ctl_args + [b"hit", b"like", b"a:b{c}*"], capture_output=True)
+            theirs = json.loads(run.stdout or b"{}")
+            result["override"].append([theirs.get("allowed"), theirs.get("count"), theirs.get("limit"),
+                                       theirs.get("override")])
+        else:
+            mine = hit(redis, sha, source, policy, b"like", b"a:b{c}*")
+            mine = [str(mine)] if isinstance(mine, RuntimeError) else mine
+            result["override"].append([mine[0] == 1, mine[2], mine[3], mine[7].decode() if len(mine) > 7 else None])
     print(json.dumps(result))
 
 

@@ -16,6 +16,9 @@
 --          "tgR:"), the reference runs mode "hit", the candidate mode "shadow" (shadow_difference)
 --          hit_short takes the full form too (a plain policy's): the reference runs it as it is,
 --          the candidate gets the short form it stands for, KEYS 1, 2, 5.. and ARGV 1..3, 13..
+--          The keys are in the reference's layout (script contract 2); the candidate gets contract
+--          3's: the user's overrides hash (none here) as KEYS[3] of either form, and its errors
+--          name the keys by their contract-2 index again, so the two compare.
 -- ARGV[2]  n, the number of keys to compare after the operation, ARGV[3..2+n] (as "tgR:" keys)
 -- ARGV[3+n..]  the operation's arguments
 -- Reply: "same <path> <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state,
@@ -37,6 +40,8 @@ local function seam(run)
     local name, args = string.upper(cmd), { ... }
     if trace then trace[#trace + 1] = name end
     if name == 'TIME' then return { frozen[1], frozen[2] } end
+    -- the candidate's override lookup is not a read of the state (path_of below)
+    if name == 'HMGET' and trace and tostring(args[1]):sub(-11) == '}:overrides' then trace[#trace] = 'OVERRIDES' end
     if name == 'HSET' and trace then                  -- a hash written twice: a write taken back
       trace.hsets = trace.hsets or {}
       trace.hsets[args[1]] = (trace.hsets[args[1]] or 0) + 1
@@ -150,9 +155,30 @@ local function short_form(keys, argv)
   return short_keys, short_argv
 end
 
+-- Contract 3's keys from contract 2's: the overrides hash of KEYS[1]'s user inserted as KEYS[3].
+local function with_overrides(keys)
+  local out = { keys[1], keys[2], (keys[1]:match('^(.*}:)ban$') or (keys[1] .. ':')) .. 'overrides' }
+  for i = 3, #keys do out[#out + 1] = keys[i] end
+  return out
+end
+
+local function contract2_error(reply)
+  if type(reply) == 'table' and type(reply.err) == 'string' then
+    reply.err = reply.err:gsub('KEYS%[(%d+)%]', function(k)
+      k = tonumber(k)
+      return 'KEYS[' .. (k > 3 and k - 1 or k) .. ']'
+    end):gsub('needs 6 keys %(user ban, action ban, overrides, (.-), got (%d+)$', function(rest, got)
+      return 'needs 5 keys (user ban, action ban, ' .. rest .. ', got ' .. (tonumber(got) - 1)
+    end)
+  end
+  return reply
+end
+
 local function run(side, keys, argv)
   local op = ARGV[1]
   if op == 'hit_short' and side == 'N' then keys, argv = short_form(keys, argv) end
+  local hit = (op == 'hit' or op == 'hit_short') and side == 'N'
+  if hit then keys = with_overrides(keys) end
   if op == 'raw' then                 -- the command, then all the keys, then its arguments
     local cmd = { argv[1] }
     for _, key in ipairs(keys) do cmd[#cmd + 1] = key end
@@ -163,7 +189,7 @@ local function run(side, keys, argv)
   local body = ({ ban = run_ban, unban = run_unban })[op] or (side == 'R' and run_reference or run_candidate)
   local ok, reply = pcall(body, keys, argv)
   if not ok and type(reply) ~= 'table' then reply = { err = 'LUA ' .. tostring(reply) } end
-  return reply
+  return hit and contract2_error(reply) or reply
 end
 
 local n = tonumber(ARGV[2])

@@ -30,7 +30,8 @@ Result<RawHitReply> runRawHit(Client& client, const KeyLayout& layout, const Raw
         return sha.error();
     const KeySchema& s = layout.schema();
     Command keys{s.userBanKey(hit.user), s.actionBanKey(hit.user, hit.action),
-                 s.userAuditKey(hit.user), layout.auditMirror(s.userAuditKey(hit.user))};
+                 s.overridesKey(hit.user), s.userAuditKey(hit.user),
+                 layout.auditMirror(s.userAuditKey(hit.user))};
     Command args{hit.mode, hit.algorithm, hit.cost, hit.countDenied, "0", hit.banMs,
                  "",       hit.offsets,   hit.user, hit.action,      "",  hit.align};
     for (int i = 0; i < hit.windows.size(); ++i) {

@@ -173,6 +173,16 @@ void KeySchemaTest::parseEveryKind_data()
                               << Algorithm::FixedWindow << qint64(0);
     QTest::newRow("user audit") << s.userAuditKey(u) << Kind::UserAudit << u << QByteArray()
                                 << Algorithm::FixedWindow << qint64(0);
+    QTest::newRow("overrides") << s.overridesKey(u) << Kind::Overrides << u << QByteArray()
+                               << Algorithm::FixedWindow << qint64(0);
+    QTest::newRow("override index") << s.overrideIndexKey() << Kind::OverrideIndex << QByteArray()
+                                    << QByteArray() << Algorithm::FixedWindow << qint64(0);
+    QTest::newRow("cluster override index") << s.overrideIndexKey(true) << Kind::OverrideIndex
+                                            << QByteArray() << QByteArray()
+                                            << Algorithm::FixedWindow << qint64(0);
+    QTest::newRow("action named overrides")
+        << s.stateKey(u, "overrides", Algorithm::FixedWindow, 5) << Kind::State << u
+        << QByteArray("overrides") << Algorithm::FixedWindow << qint64(5);
     QTest::newRow("policy") << s.policyKey(a) << Kind::Policy << QByteArray() << a
                             << Algorithm::FixedWindow << qint64(0);
     QTest::newRow("stats") << s.statsKey(a) << Kind::Stats << QByteArray() << a
