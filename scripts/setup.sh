@@ -47,6 +47,8 @@ packages=(
     # Debian packages (scripts/package.sh, integration.Packages): dpkg-shlibdeps, file for
     # CPack's stripping, lintian for the check.
     dpkg-dev file lintian
+    # The faster linker for the test executables (CMakeLists.txt falls back to gold without it).
+    lld
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

@@ -71,7 +71,7 @@ KeysPage* tst_KeysWrites::openPage()
     m_session = std::make_unique<Session>(settings);
     QSignalSpy checked(m_session.get(), &Session::permissionsChanged);
     m_session->open();
-    [&] { QTRY_VERIFY(!checked.isEmpty()); }();
+    [&] { QTRY_VERIFY(checked.size() >= 2); }(); // "checking", then the server's answer
     m_page = std::make_unique<KeysPage>(m_session.get());
     m_page->resize(1280, 800);
     m_page->show();

@@ -121,7 +121,7 @@ private Q_SLOTS:
         Session session(settings);
         QSignalSpy checked(&session, &Session::permissionsChanged);
         session.open();
-        QTRY_VERIFY(!checked.isEmpty());
+        QTRY_VERIFY(checked.size() >= 2); // "checking", then the server's answer
         for (Session::Write write : {Session::Write::Ban, Session::Write::EditPolicy,
                                      Session::Write::DeleteKey, Session::Write::RunScript}) {
             QVERIFY(!session.canWrite(write));
@@ -144,7 +144,7 @@ private Q_SLOTS:
         Session session(settings);
         QSignalSpy checked(&session, &Session::permissionsChanged);
         session.open();
-        QTRY_VERIFY(!checked.isEmpty());
+        QTRY_VERIFY(checked.size() >= 2); // "checking", then the server's answer
         QVERIFY(session.canWrite(Session::Write::RunScript));
         for (Session::Write write : {Session::Write::Ban, Session::Write::Unban,
                                      Session::Write::Reset, Session::Write::EditPolicy})

@@ -52,7 +52,8 @@ void DemoTrafficTest::seedsADayOfHistory()
     const auto time = m_core.inspect({"TIME"});
     QVERIFY(time && !time->elements.empty());
     const qint64 minute = time->elements[0].toInteger().value_or(0) / 60;
-    const auto field = [](qint64 m) { return "m" + QByteArray::number(m % 1440); };
+    // -> QByteArray: returning the QStringBuilder would leave it pointing at a dead number.
+    const auto field = [](qint64 m) -> QByteArray { return "m" + QByteArray::number(m % 1440); };
     const QByteArray real = QByteArray::number(minute - 3) + " 1 1 0 0 0";
     QVERIFY(m_core.inspect({"HSET", "tg:stats:comment", field(minute - 3), real}).ok());
 
@@ -97,9 +98,10 @@ void DemoTrafficTest::followsPolicyEdits()
     QTRY_COMPARE_WITH_TIMEOUT(
         find(traffic, "comment") ? find(traffic, "comment")->windows.front().limit : -1, 2, 5000);
 
-    // A new action gets traffic of its own.
+    // A new action gets traffic of its own: the first random click on it, later on a busy
+    // machine (12 s seen beside other builds), hence the wide bound.
     QVERIFY(m_core.save(makePolicy("poll", 1000, 60'000)));
-    QTRY_VERIFY_WITH_TIMEOUT(hasTraffic("poll"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(hasTraffic("poll"), 30000);
 
     // A deleted one gets none.
     const Result<Policy> poll = await<Policy>([&](QObject* context, Callback<Policy> done) {

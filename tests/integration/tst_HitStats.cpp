@@ -267,8 +267,13 @@ void HitStatsTest::historyHoldsSecondsAndMinutes()
     const qint64 second = call({"3", "3", "0", "3", "1"});
     QVERIFY(first > 0 && second >= first);
     const auto field = [&](const QByteArray& name) { return m_core.bytes({"HGET", key, name}); };
-    const auto secondField = [](qint64 s) { return "s" + QByteArray::number(s % 300); };
-    const auto minuteField = [](qint64 s) { return "m" + QByteArray::number(s / 60 % 1440); };
+    // -> QByteArray: returning the QStringBuilder would leave it pointing at a dead number.
+    const auto secondField = [](qint64 s) -> QByteArray {
+        return "s" + QByteArray::number(s % 300);
+    };
+    const auto minuteField = [](qint64 s) -> QByteArray {
+        return "m" + QByteArray::number(s / 60 % 1440);
+    };
     if (first == second) {
         QCOMPARE(field(secondField(first)), QByteArray::number(first) + " 8 10 2 4 1");
     } else {
