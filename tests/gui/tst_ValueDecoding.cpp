@@ -161,7 +161,7 @@ void ValueDecodingTest::statisticsRing()
     const QByteArray key = m_session->schema().statsKey("upload");
     std::optional<bool> counted;
     runScript(m_session->client(), QStringLiteral("stats"), {key},
-              {"counts", "7", "9", "1", "2", "1"}, this,
+              {"counts", "7", "9", "1", "2", "1", "0", "0", "2", "1"}, this,
               [&](Result<Reply> r) { counted = r.ok(); });
     QTRY_VERIFY(counted.has_value() && *counted);
     auto viewer = open(key);
@@ -172,8 +172,9 @@ void ValueDecodingTest::statisticsRing()
     QVERIFY(table->item(0, 0)->text().startsWith(today));
     const QStringList row{table->item(0, 1)->text(), table->item(0, 2)->text(),
                           table->item(0, 3)->text(), table->item(0, 4)->text(),
-                          table->item(0, 5)->text()};
-    QCOMPARE(row.join(QLatin1Char(',')), QStringLiteral("7,9,1,2,1"));
+                          table->item(0, 5)->text(), table->item(0, 6)->text(),
+                          table->item(0, 7)->text()};
+    QCOMPARE(row.join(QLatin1Char(',')), QStringLiteral("7,9,1,2,1,2,1")); // with would deny/ban
     QVERIFY2(meaning(viewer.get()).contains(QStringLiteral("h 7")),
              qPrintable(meaning(viewer.get())));
 }

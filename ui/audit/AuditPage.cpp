@@ -20,21 +20,17 @@ namespace tollgate::ui {
 namespace {
 
 // The events core writes; others found in the stream are added as they appear.
-const char* const kKnownEvents[] = {"ban",    "unban",         "reset",    "auto_ban", "policy",
-                                    "policy_delete", "rollback", "restore", "repair", "warn"};
+const char* const kKnownEvents[] = {"ban",    "unban",         "reset",    "auto_ban",
+                                    "policy", "policy_delete", "rollback", "restore",
+                                    "repair", "warn",          "override", "override_delete"};
 
 } // namespace
 
 AuditPage::AuditPage(Session* session, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_model(new AuditModel(this)),
-      m_filter(new AuditFilterModel(this)),
-      m_filterEdit(new QLineEdit(this)),
-      m_eventCombo(new QComboBox(this)),
-      m_liveCheck(new QCheckBox(tr("Live"), this)),
-      m_view(new QTableView(this)),
-      m_status(new QLabel(this))
+    : QWidget(parent), m_session(session), m_model(new AuditModel(this)),
+      m_filter(new AuditFilterModel(this)), m_filterEdit(new QLineEdit(this)),
+      m_eventCombo(new QComboBox(this)), m_liveCheck(new QCheckBox(tr("Live"), this)),
+      m_view(new QTableView(this)), m_status(new QLabel(this))
 {
     setObjectName(QStringLiteral("auditPage"));
     m_filterEdit->setObjectName(QStringLiteral("filterLineEdit"));
@@ -61,7 +57,8 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     QHeaderView* header = m_view->horizontalHeader();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(AuditModel::Reason, QHeaderView::Stretch);
-    const int digits = m_view->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00"));
+    const int digits =
+        m_view->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00"));
     header->resizeSection(AuditModel::Time, digits + 24);
     header->resizeSection(AuditModel::Until, digits + 24);
     // Narrow enough that the reason (what people read the log for) keeps ~200 px at 1024;
@@ -168,23 +165,23 @@ void AuditPage::loadLatest()
 void AuditPage::poll()
 {
     m_inFlight = true;
-    m_session->audit().newer(
-        {}, m_model->newestId(), kInitialEntries, this,
-        [this](Result<std::vector<AuditEntry>> entries) {
-            m_inFlight = false;
-            bool more = false;
-            if (!entries) {
-                m_error = entries.error().toString();
-            } else {
-                m_error.clear();
-                if (m_model->prependNewer(*entries) > 0)
-                    updateEventChoices();
-                more = int(entries->size()) == kInitialEntries; // a burst: keep reading
-            }
-            updateStatus();
-            if (std::exchange(m_again, false) || more)
-                refresh();
-        });
+    m_session->audit().newer({}, m_model->newestId(), kInitialEntries, this,
+                             [this](Result<std::vector<AuditEntry>> entries) {
+                                 m_inFlight = false;
+                                 bool more = false;
+                                 if (!entries) {
+                                     m_error = entries.error().toString();
+                                 } else {
+                                     m_error.clear();
+                                     if (m_model->prependNewer(*entries) > 0)
+                                         updateEventChoices();
+                                     more = int(entries->size()) ==
+                                            kInitialEntries; // a burst: keep reading
+                                 }
+                                 updateStatus();
+                                 if (std::exchange(m_again, false) || more)
+                                     refresh();
+                             });
 }
 
 void AuditPage::pollMerged()

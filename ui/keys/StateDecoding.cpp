@@ -190,9 +190,12 @@ DecodedValue decodeSlidingWindow(const QList<QPair<QByteArray, QByteArray>>& fie
 DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
 {
     DecodedValue out;
-    out.headers = {tr("Second"), tr("Hits"), tr("Cost"), tr("Warnings"), tr("Denied"), tr("Bans")};
-    static const QByteArray kColumns = "thcwdb"; // stats.lua's slot fields, in header order
-    std::map<qint64, QStringList> slots;         // by slot number
+    out.headers = {tr("Second"), tr("Hits"), tr("Cost"),       tr("Warnings"),
+                   tr("Denied"), tr("Bans"), tr("Would deny"), tr("Would ban")};
+    // stats.lua's slot fields, in header order (wd and wb: a shadow policy's would-be outcomes)
+    static const QList<QByteArray> kColumns = {"t", "h", "c", "w", "d", "b", "wd", "wb"};
+    const int width = int(kColumns.size());
+    std::map<qint64, QStringList> slots; // by slot number
     QStringList totals;
     QList<QStringList> other;
     // The history fields (s<second % 300>, m<minute % 1440>) feed the Dashboard's 5 min, 1 h
@@ -208,11 +211,11 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
         const QByteArray head = field.left(colon), tail = field.mid(colon + 1);
         bool numeric = false;
         const qint64 slot = head.toLongLong(&numeric);
-        const int column = tail.size() == 1 ? int(kColumns.indexOf(tail.at(0))) : -1;
+        const int column = int(kColumns.indexOf(tail));
         if (colon > 0 && numeric && column >= 0) {
             QStringList& row = slots[slot];
             if (row.isEmpty())
-                row = QStringList(6, QString());
+                row = QStringList(width, QString());
             row[column] =
                 column == 0 ? formatTime(value.toLongLong() * 1000) : QString::fromLatin1(value);
             if (column == 0)
@@ -226,10 +229,10 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
     }
     QList<QStringList> rows;
     for (auto& [slot, row] : slots)
-        if (row.size() == 7)
+        if (row.size() == width + 1)
             rows << row;
-    std::sort(rows.begin(), rows.end(), [](const QStringList& a, const QStringList& b) {
-        return a.at(6).toLongLong() > b.at(6).toLongLong();
+    std::sort(rows.begin(), rows.end(), [width](const QStringList& a, const QStringList& b) {
+        return a.at(width).toLongLong() > b.at(width).toLongLong();
     });
     for (QStringList& row : rows)
         row.removeLast();
@@ -237,7 +240,7 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
     out.meaning = tr("Statistics ring of stats.lua: the outcomes of each second it holds "
                      "(one slot per second, 120 slots), newest first. Totals since the key was "
                      "made (h hits, c cost, w warnings, d denied, b bans, ab/mb automatic and "
-                     "manual bans): %1.")
+                     "manual bans, wd/wb would deny and would ban): %1.")
                       .arg(totals.isEmpty() ? tr("none") : totals.join(QStringLiteral(", ")));
     out.meaning += QLatin1Char(' ') + tr("History for the charts: %1 of the last 300 seconds and "
                                          "%2 of the last 1,440 minutes hold counts.")
