@@ -209,6 +209,22 @@ void AclRolesTest::support()
     QVERIFY2(ban.code == 0, qPrintable(ban.describe()));
     QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(5));
     QCOMPARE(integer({"XLEN", "tg:{43}:audit"}), qint64(1));
+    // Support gives a customer more for a day and takes it back: audited, indexed, then gone.
+    const Run more = ctl("support", {QStringLiteral("override"), QStringLiteral("set"),
+                                     QStringLiteral("like"), QStringLiteral("42"),
+                                     QStringLiteral("--limit"), QStringLiteral("4"),
+                                     QStringLiteral("--window"), QStringLiteral("1m"),
+                                     QStringLiteral("--for"), QStringLiteral("24h"),
+                                     QStringLiteral("--reason"), QStringLiteral("trial")});
+    QVERIFY2(more.code == 0, qPrintable(more.describe()));
+    QCOMPARE(integer({"ZCARD", "tg:overrides"}), qint64(1));
+    const Run back = ctl("support", {QStringLiteral("override"), QStringLiteral("delete"),
+                                     QStringLiteral("like"), QStringLiteral("42"),
+                                     QStringLiteral("--reason"), QStringLiteral("trial over")});
+    QVERIFY2(back.code == 0, qPrintable(back.describe()));
+    QCOMPARE(integer({"EXISTS", "tg:{42}:overrides"}), qint64(0));
+    QCOMPARE(integer({"ZCARD", "tg:overrides"}), qint64(0));
+    QCOMPARE(integer({"XLEN", "tg:audit"}), qint64(7));
 
     expectRefused("support", {QStringLiteral("hit"), QStringLiteral("like"), QStringLiteral("44")});
     expectRefused("support", {QStringLiteral("penalize"), QStringLiteral("like"),
