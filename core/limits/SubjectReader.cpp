@@ -19,9 +19,10 @@ struct ReadRun
     std::shared_ptr<const PolicyCatalog> policies;
     std::vector<Subject> subjects;
     std::vector<Command> commands;
-    std::vector<int> first; // index of the subject's first command, -1 = none
+    std::vector<int> first;    // index of the subject's first command, -1 = none
+    std::vector<bool> rawRead; // its counters read as they are (no hit.lua peek)
     std::vector<std::vector<WindowReading>> windows;
-    // One EXISTS over the ban keys of a few subjects: (its command, the subjects it covers).
+    // One EXISTS over the ban keys and overrides of a few subjects: (its command, the subjects).
     std::vector<std::pair<size_t, std::vector<size_t>>> banGroups;
     int pending = 0; // batches and peeks still out
     std::function<void(std::vector<Subject>)> done;
@@ -62,12 +63,35 @@ void applyBan(Subject& subject, const QByteArray& key, const Result<Reply>& repl
     into = Moderation::banFromFields(subject.user, fields);
 }
 
-// Subjects whose ban keys one EXISTS checks at once. Bans are rare, so most groups answer 0
-// and cost one command for all their subjects instead of one each; the subjects of a group
-// that answers more than 0 have their ban hashes read in the second round.
+// hit.lua peeks of the named subjects: their state as a hit would see it, override included.
+void peekSubjects(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& subjects)
+{
+    const Limiter limiter(run->client, run->schema);
+    for (size_t i : subjects) {
+        ++run->pending;
+        const Policy& rule = run->policies->valid.at(run->subjects[i].action);
+        limiter.peek(rule, run->subjects[i].user, 0, nullptr,
+                     [run, i, rule](Result<HitResult> peek) {
+                         Subject& s = run->subjects[i];
+                         if (peek) {
+                             s.state = usageFromPeek(*peek, rule);
+                             s.stateKnown = true;
+                         } else {
+                             s.error = peek.error().message;
+                         }
+                         run->finishOne();
+                     });
+    }
+}
+
+// Subjects whose ban keys and overrides hashes one EXISTS checks at once. Both are rare, so
+// most groups answer 0 and cost one command for all their subjects instead of one each; the
+// subjects of a group that answers more than 0 have their ban hashes read in the second round,
+// and those read raw whose user has overrides are peeked (hit.lua applies the override: the
+// raw counters alone would show the policy's limit, not the user's).
 constexpr size_t kBanGroup = 8;
 
-// Second round, only for the subjects of groups whose EXISTS found a ban key.
+// Second round, only for the subjects of groups whose EXISTS found a ban key or overrides.
 void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& banned)
 {
     if (banned.empty()) {
@@ -79,18 +103,24 @@ void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& ba
         const Subject& s = run->subjects[i];
         commands.push_back({kHgetall, run->schema.actionBanKey(s.user, s.action)});
         commands.push_back({kHgetall, run->schema.userBanKey(s.user)});
+        commands.push_back({QByteArrayLiteral("EXISTS"), run->schema.overridesKey(s.user)});
     }
     run->client->executeBatch(
         std::move(commands), nullptr, [run, banned](std::vector<Result<Reply>> replies) {
+            std::vector<size_t> overridden;
             for (size_t n = 0; n < banned.size(); ++n) {
                 Subject& s = run->subjects[banned[n]];
-                applyBan(s, run->schema.actionBanKey(s.user, s.action), replies[2 * n], s.ban);
-                applyBan(s, run->schema.userBanKey(s.user), replies[2 * n + 1], s.userBan);
+                applyBan(s, run->schema.actionBanKey(s.user, s.action), replies[3 * n], s.ban);
+                applyBan(s, run->schema.userBanKey(s.user), replies[3 * n + 1], s.userBan);
                 if (s.banned() && s.stateKnown) {
                     s.state.tier = Tier::Banned;
                     s.state.allowed = false;
                 }
+                const Result<Reply>& hasOverride = replies[3 * n + 2];
+                if (run->rawRead[banned[n]] && hasOverride && hasOverride->integer > 0)
+                    overridden.push_back(banned[n]);
             }
+            peekSubjects(run, overridden);
             run->finishOne();
         });
 }
@@ -164,6 +194,7 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
     run->done = std::move(done);
     run->subjects.resize(keys.size());
     run->first.assign(keys.size(), -1);
+    run->rawRead.assign(keys.size(), false);
     run->windows.resize(keys.size());
     run->pending = 2; // the batch (with its ban round) and the sending loop below
     std::vector<size_t> peeks;
@@ -195,6 +226,7 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
             peeks.push_back(i);
             continue;
         }
+        run->rawRead[i] = true;
         run->windows[i].resize(rule.windows.size());
         for (const WindowLimit& w : rule.windows) {
             const QByteArray key = m_schema.stateKey(s.user, s.action, rule.algorithm, w.windowMs);
@@ -208,29 +240,15 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
         Command exists{QByteArrayLiteral("EXISTS")};
         for (size_t i : members) {
             const Subject& s = run->subjects[i];
-            exists << m_schema.actionBanKey(s.user, s.action) << m_schema.userBanKey(s.user);
+            exists << m_schema.actionBanKey(s.user, s.action) << m_schema.userBanKey(s.user)
+                   << m_schema.overridesKey(s.user);
         }
         run->banGroups.emplace_back(run->commands.size(), std::move(members));
         run->commands.push_back(std::move(exists));
     }
     m_client->executeBatch(std::move(run->commands), nullptr,
                            [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
-    const Limiter limiter(m_client, m_schema);
-    for (size_t i : peeks) {
-        ++run->pending;
-        const Policy& rule = m_policies->valid.at(run->subjects[i].action);
-        limiter.peek(rule, run->subjects[i].user, 0, nullptr,
-                     [run, i, rule](Result<HitResult> peek) {
-                         Subject& s = run->subjects[i];
-                         if (peek) {
-                             s.state = usageFromPeek(*peek, rule);
-                             s.stateKnown = true;
-                         } else {
-                             s.error = peek.error().message;
-                         }
-                         run->finishOne();
-                     });
-    }
+    peekSubjects(run, peeks);
     run->finishOne();
 }
 

@@ -1,6 +1,7 @@
 // The one core enumeration of "subjects with their usage" against a real redis-server:
 // streamed in SCAN order without a cap, deduplicated, one usage rule for raw reads and peeks,
 // bad keys named on their own row, users addressed without SCAN.
+#include "core/limits/Overrides.h"
 #include "core/limits/SubjectReader.h"
 #include "core/limits/Subjects.h"
 #include "core/limits/Usage.h"
@@ -177,6 +178,37 @@ private Q_SLOTS:
         }
         QCOMPARE(banned, 5);
         QVERIFY(find(*all, "u77", QByteArray()) && find(*all, "u77", QByteArray())->userBan);
+    }
+
+    void overriddenUsersShowTheirOwnLimit()
+    {
+        // Counters of a fixed window are read raw; a user with an override gets the limit
+        // hit.lua applies to them (a peek), wherever they fall in a group of the EXISTS check.
+        QVERIFY(m_core.save(makePolicy("like", 10, 60000)));
+        fill("like", 40);
+        const OverrideStore store(m_core.client(), m_core.schema());
+        for (const QByteArray& user : {QByteArray("u3"), QByteArray("u21")}) {
+            OverrideRequest request;
+            request.user = user;
+            request.action = user == "u3" ? QByteArray("like") : QByteArray("*");
+            request.kind = user == "u3" ? OverrideKind::Limit : OverrideKind::Unlimited;
+            if (user == "u3")
+                request.windows = {{20, 60000}};
+            request.durationMs = 3'600'000;
+            request.actor = QStringLiteral("support");
+            request.reason = QStringLiteral("trial");
+            QVERIFY(await<Override>(
+                [&](QObject* context, auto done) { store.set(request, context, done); }));
+        }
+        auto all = list();
+        QVERIFY(all);
+        for (const Subject& s : all->subjects) {
+            QVERIFY2(s.stateKnown, s.user.constData());
+            QCOMPARE(s.state.appliedOverride, s.user == "u3"    ? AppliedOverride::Limit
+                                              : s.user == "u21" ? AppliedOverride::Unlimited
+                                                                : AppliedOverride::None);
+            QCOMPARE(s.state.limit, qint64(s.user == "u3" ? 20 : 10));
+        }
     }
 
     void badKeysAreNamedOnTheirRow()
