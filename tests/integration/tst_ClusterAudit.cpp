@@ -94,8 +94,8 @@ void ClusterAuditTest::userScriptsNeedTheirOwnSlot()
 
 void ClusterAuditTest::autoBanWithoutGlobalMirror()
 {
-    const QList<QByteArray> keys{"tg:{bo}:ban", "tg:{bo}:like:ban", "tg:{bo}:audit",
-                                 "tg:{bo}:audit", "tg:{bo}:like:fw:60000"};
+    const QList<QByteArray> keys{"tg:{bo}:ban",   "tg:{bo}:like:ban", "tg:{bo}:overrides",
+                                 "tg:{bo}:audit", "tg:{bo}:audit",    "tg:{bo}:like:fw:60000"};
     const QList<QByteArray> args{"hit", "fixed_window", "1", "0",         "0", "3600000", "", "0",
                                  "bo",  "like",         "",  "first_hit", "1", "60000"};
     QVERIFY(eval(QStringLiteral("hit"), keys, args).startsWith("*7"));
@@ -110,11 +110,12 @@ void ClusterAuditTest::policyWithoutGlobalMirror()
     QVERIFY(eval(QStringLiteral("policy_set"), {"tg:policy:like", "", "tg:policies"},
                  {"0", "ops", "", "", "windows", "5/1000"})
                 .startsWith("-CROSSSLOT"));
-    QCOMPARE(eval(QStringLiteral("policy_set"), {"tg:policy:like", "tg:policy:like", "tg:policy:like"},
+    QCOMPARE(eval(QStringLiteral("policy_set"),
+                  {"tg:policy:like", "tg:policy:like", "tg:policy:like"},
                   {"0", "ops", "", "", "windows", "5/1000"}),
              QByteArray(":1\r\n"));
-    QCOMPARE(eval(QStringLiteral("policy_delete"), {"tg:policy:like", "tg:policy:like", "tg:policy:like"},
-                  {"1", "ops", ""}),
+    QCOMPARE(eval(QStringLiteral("policy_delete"),
+                  {"tg:policy:like", "tg:policy:like", "tg:policy:like"}, {"1", "ops", ""}),
              QByteArray(":1\r\n"));
     QCOMPARE(m_redis.command({"DBSIZE"}), QByteArray(":0\r\n"));
 }

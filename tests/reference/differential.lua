@@ -177,7 +177,7 @@ end
 local function run(side, keys, argv)
   local op = ARGV[1]
   if op == 'hit_short' and side == 'N' then keys, argv = short_form(keys, argv) end
-  local hit = (op == 'hit' or op == 'hit_short') and side == 'N'
+  local hit = (op == 'hit' or op == 'hit_short' or op == 'shadow') and side == 'N'
   if hit then keys = with_overrides(keys) end
   if op == 'raw' then                 -- the command, then all the keys, then its arguments
     local cmd = { argv[1] }
