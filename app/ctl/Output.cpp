@@ -59,6 +59,25 @@ int usage(const QString& message)
     return ExitUsage;
 }
 
+int runSubcommand(Cli& cli, const QStringList& args, const std::vector<Subcommand>& table)
+{
+    const QString sub = args.value(1);
+    const QStringList rest = QStringList{args.value(0) + QLatin1Char(' ') + sub} + args.mid(2);
+    QStringList names;
+    for (const Subcommand& entry : table) {
+        if (sub == QLatin1String(entry.name))
+            return entry.run(cli, rest);
+        names << QString::fromLatin1(entry.name);
+    }
+    const QString last = names.takeLast();
+    const QString command = args.value(0).section(QLatin1Char(' '), -1); // "policy"
+    if (sub.isEmpty())
+        return usage(QStringLiteral("%1 needs a sub-command: %2 or %3")
+                         .arg(command, names.join(QStringLiteral(", ")), last));
+    return usage(QStringLiteral("unknown %1 sub-command '%2' (%3, %4)")
+                     .arg(command, sub, names.join(QStringLiteral(", ")), last));
+}
+
 std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args,
                                   int minPositional, int maxPositional)
 {
@@ -74,17 +93,20 @@ std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList&
         // Qt names the binary as invoked; show the command as typed instead.
         const QStringList appArgs = QCoreApplication::arguments();
         if (!appArgs.isEmpty())
-            helpText.replace(helpText.indexOf(appArgs.first()), appArgs.first().size(), args.value(0));
+            helpText.replace(helpText.indexOf(appArgs.first()), appArgs.first().size(),
+                             args.value(0));
         out() << helpText;
         out().flush();
         return int(ExitOk);
     }
     const int count = int(parser.positionalArguments().size());
     if (count < minPositional)
-        return usage(QStringLiteral("%1: missing argument (see '%2 --help')").arg(command, args.value(0)));
+        return usage(
+            QStringLiteral("%1: missing argument (see '%2 --help')").arg(command, args.value(0)));
     if (count > maxPositional)
-        return usage(QStringLiteral("%1: unexpected argument '%2' (see '%3 --help')")
-                         .arg(command, parser.positionalArguments().value(maxPositional), args.value(0)));
+        return usage(
+            QStringLiteral("%1: unexpected argument '%2' (see '%3 --help')")
+                .arg(command, parser.positionalArguments().value(maxPositional), args.value(0)));
     return std::nullopt;
 }
 
@@ -236,7 +258,8 @@ QJsonObject toJson(const Policy& policy)
         {QStringLiteral("ban_ms"), policy.banMs},
         {QStringLiteral("ban_until"),
          policy.banUntilMidnight ? QStringLiteral("midnight") : QString()},
-        {QStringLiteral("align"), policy.calendarAligned ? QStringLiteral("calendar") : QStringLiteral("first_hit")},
+        {QStringLiteral("align"),
+         policy.calendarAligned ? QStringLiteral("calendar") : QStringLiteral("first_hit")},
         {QStringLiteral("tz"), QString::fromUtf8(policy.timeZone)},
         {QStringLiteral("count_denied"), policy.countDenied},
         {QStringLiteral("shadow"), policy.shadow},

@@ -10,7 +10,9 @@
 #include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <functional>
 #include <optional>
+#include <vector>
 
 namespace tollgate::ctl {
 
@@ -21,6 +23,16 @@ int fail(const Error& error);
 void warn(const QString& message);
 /// A usage error: one stderr line, exit code 2.
 int usage(const QString& message);
+
+/// One sub-command of a command with several ("policy set").
+struct Subcommand
+{
+    const char* name;
+    std::function<int(Cli&, const QStringList&)> run;
+};
+/// Runs the sub-command args[1] names, with "<command> <sub-command>" as its args[0] (its usage
+/// lines say so); a missing or unknown one is a usage error that lists them all.
+int runSubcommand(Cli& cli, const QStringList& args, const std::vector<Subcommand>& table);
 int exitCodeFor(ErrorKind kind);
 
 /// Parses a sub-command's arguments. Returns an exit code when the command must stop here

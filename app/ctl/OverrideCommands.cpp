@@ -301,17 +301,11 @@ int reindexCommand(Cli& cli, const QStringList& args)
 
 int overrideCommand(Cli& cli, const QStringList& args)
 {
-    const QString sub = args.value(1);
-    const QStringList rest = QStringList{args.at(0) + QLatin1Char(' ') + sub} + args.mid(2);
-    if (sub == QLatin1String("set"))
-        return setCommand(cli, rest);
-    if (sub == QLatin1String("list"))
-        return listCommand(cli, rest);
-    if (sub == QLatin1String("delete"))
-        return deleteCommand(cli, rest);
-    if (sub == QLatin1String("reindex"))
-        return reindexCommand(cli, rest);
-    return usage(QStringLiteral("override needs set, list, delete or reindex (see docs/CLI.md)"));
+    return runSubcommand(cli, args,
+                         {{"set", setCommand},
+                          {"list", listCommand},
+                          {"delete", deleteCommand},
+                          {"reindex", reindexCommand}});
 }
 
 } // namespace tollgate::ctl

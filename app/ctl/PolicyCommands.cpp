@@ -155,7 +155,8 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
 {
     Policy policy;
     policy.action = idFromText(parser.positionalArguments().at(0));
-    const bool single = parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
+    const bool single =
+        parser.isSet(QStringLiteral("limit")) || parser.isSet(QStringLiteral("window"));
     if (parser.isSet(QStringLiteral("windows"))) {
         if (single)
             return Error{ErrorKind::InvalidInput,
@@ -202,8 +203,9 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
         policy.banUntilMidnight = true;
     }
     // Midnight and calendar windows are local to the policy's IANA zone (default: this machine's).
-    policy.timeZone = parser.isSet(QStringLiteral("tz")) ? parser.value(QStringLiteral("tz")).toUtf8()
-                                                         : QTimeZone::systemTimeZoneId();
+    policy.timeZone = parser.isSet(QStringLiteral("tz"))
+                          ? parser.value(QStringLiteral("tz")).toUtf8()
+                          : QTimeZone::systemTimeZoneId();
     policy.calendarAligned = parser.isSet(QStringLiteral("calendar"));
     policy.countDenied = parser.isSet(QStringLiteral("count-denied"));
     policy.shadow = parser.isSet(QStringLiteral("shadow"));
@@ -229,17 +231,20 @@ int set(Cli& cli, const QStringList& args)
         valueOption("limit", "Hits allowed per window.", "n"),
         valueOption("window", "Window length: 500ms, 30s, 10m, 1h, 1d, 1w.", "duration"),
         valueOption("windows", "Several windows at once: 1m:10,1h:100,1d:1000.", "list"),
-        valueOption("algorithm", "fixed_window (default), sliding_log, sliding_window, token_bucket.",
-                    "name"),
+        valueOption("algorithm",
+                    "fixed_window (default), sliding_log, sliding_window, token_bucket.", "name"),
         valueOption("cost", "Default cost of one hit (default 1).", "n"),
         valueOption("warn", "Tier 'warn' above this count (default none).", "n"),
         valueOption("ban", "Ban for this long after exceeding the limit.", "duration"),
         valueOption("ban-until", "Ban until 'midnight' (local time in --tz).", "when"),
-        valueOption("tz", "IANA time zone for midnight and --calendar (default: this machine's).", "zone"),
-        QCommandLineOption(QStringLiteral("calendar"),
-                           QStringLiteral("fixed_window windows of 1m/1h/1d/1w start on the local "
-                                          "minute/hour/day/week (Monday) instead of at the first hit.")),
-        QCommandLineOption(QStringLiteral("count-denied"), QStringLiteral("Denied hits count too.")),
+        valueOption("tz", "IANA time zone for midnight and --calendar (default: this machine's).",
+                    "zone"),
+        QCommandLineOption(
+            QStringLiteral("calendar"),
+            QStringLiteral("fixed_window windows of 1m/1h/1d/1w start on the local "
+                           "minute/hour/day/week (Monday) instead of at the first hit.")),
+        QCommandLineOption(QStringLiteral("count-denied"),
+                           QStringLiteral("Denied hits count too.")),
         valueOption("message", "Message shown to the user on deny.", "text"),
         valueOption("on-error",
                     "When Redis cannot answer a hit: allow, deny or insurance (default: report).",
@@ -249,14 +254,16 @@ int set(Cli& cli, const QStringList& args)
                                           "stored policy to shadow).")),
         QCommandLineOption(QStringLiteral("enforce"),
                            QStringLiteral("Alone: switch the stored shadow policy to enforced.")),
-        valueOption("revision", "Save only if the stored policy is at this revision (0 = new).", "n"),
+        valueOption("revision", "Save only if the stored policy is at this revision (0 = new).",
+                    "n"),
     });
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
     const bool toShadow = parser.isSet(QStringLiteral("shadow"));
     const bool toEnforce = parser.isSet(QStringLiteral("enforce"));
     if (toShadow && toEnforce)
-        return fail(Error{ErrorKind::InvalidInput, QStringLiteral("give --shadow or --enforce, not both")});
+        return fail(
+            Error{ErrorKind::InvalidInput, QStringLiteral("give --shadow or --enforce, not both")});
     Client* client = cli.client();
     if (!client)
         return ExitUsage;
@@ -287,7 +294,8 @@ int set(Cli& cli, const QStringList& args)
     if (!saved)
         return fail(saved.error());
     // Show what is stored now, server-owned fields included.
-    auto stored = waitFor<Policy>([&](Callback<Policy> done) { store.get(policy->action, nullptr, done); });
+    auto stored =
+        waitFor<Policy>([&](Callback<Policy> done) { store.get(policy->action, nullptr, done); });
     if (!stored) {
         policy->revision = *saved;
         policy->updatedBy = cli.actor;
@@ -304,7 +312,8 @@ int remove(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addOption(valueOption("revision", "Delete only if the policy is at this revision.", "n"));
+    parser.addOption(
+        valueOption("revision", "Delete only if the policy is at this revision.", "n"));
     if (auto exit = parseArguments(parser, args, 1, 1))
         return *exit;
     Client* client = cli.client();
@@ -315,9 +324,8 @@ int remove(Cli& cli, const QStringList& args)
     auto revision = currentRevision(parser, store, action);
     if (!revision)
         return fail(revision.error());
-    auto removed = waitFor<Unit>([&](Callback<Unit> done) {
-        store.remove(action, *revision, cli.actor, nullptr, done);
-    });
+    auto removed = waitFor<Unit>(
+        [&](Callback<Unit> done) { store.remove(action, *revision, cli.actor, nullptr, done); });
     if (!removed)
         return fail(removed.error());
     if (cli.json)
@@ -332,32 +340,23 @@ int remove(Cli& cli, const QStringList& args)
 
 int policyCommand(Cli& cli, const QStringList& args)
 {
-    const QString sub = args.value(1);
-    const QStringList rest = QStringList{args.value(0) + QLatin1Char(' ') + sub} + args.mid(2);
-    if (sub == QLatin1String("list"))
-        return list(cli, rest);
-    if (sub == QLatin1String("get"))
-        return get(cli, rest);
-    if (sub == QLatin1String("set"))
-        return set(cli, rest);
-    if (sub == QLatin1String("delete"))
-        return remove(cli, rest);
-    if (sub == QLatin1String("reindex"))
-        return reindex(cli, rest);
-    if (sub == QLatin1String("export"))
-        return policyExportCommand(cli, rest);
-    if (sub == QLatin1String("apply"))
-        return policyApplyCommand(cli, rest);
-    if (QStringList{QStringLiteral("history"), QStringLiteral("diff"), QStringLiteral("rollback"),
-                    QStringLiteral("restore")}
-            .contains(sub))
-        return policyHistoryCommand(cli, sub, rest);
-    if (sub.isEmpty())
-        return usage(QStringLiteral("policy needs a sub-command: list, get, set, delete, reindex, "
-                                    "export, apply, history, diff, rollback or restore"));
-    return usage(QStringLiteral("unknown policy sub-command '%1' (list, get, set, delete, "
-                                "reindex, export, apply, history, diff, rollback, restore)")
-                     .arg(sub));
+    auto history = [](const char* name) {
+        return Subcommand{name, [name](Cli& cli, const QStringList& rest) {
+                              return policyHistoryCommand(cli, QString::fromLatin1(name), rest);
+                          }};
+    };
+    return runSubcommand(cli, args,
+                         {{"list", list},
+                          {"get", get},
+                          {"set", set},
+                          {"delete", remove},
+                          {"reindex", reindex},
+                          {"export", policyExportCommand},
+                          {"apply", policyApplyCommand},
+                          history("history"),
+                          history("diff"),
+                          history("rollback"),
+                          history("restore")});
 }
 
 } // namespace tollgate::ctl
