@@ -67,12 +67,7 @@ bool PeekUsageTest::exempt(const QByteArray& user, const QByteArray& action)
     request.durationMs = kDay;
     request.actor = QStringLiteral("ops");
     request.reason = QStringLiteral("load test");
-    const OverrideStore store(m_core.client(), m_core.schema());
-    const auto stored = test::await<Override>(
-        [&](QObject* context, auto done) { store.set(request, context, done); });
-    if (!stored)
-        qWarning() << stored.error().toString();
-    return bool(stored);
+    return m_core.setOverride(request);
 }
 
 HitResult PeekUsageTest::usage(const Policy& policy, const QByteArray& user)
