@@ -45,12 +45,16 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   count, limit, remaining and reset_ms are those of the binding window: when denied, the denying window
   with the longest retry_after; otherwise (and when banned) the window with the smallest remaining.
   reset_ms: ms until that window holds nothing any more (0 if it holds nothing); never after the
-  end of a timed ban in force or just created.
+  end of a timed ban in force or just created, and equal to retry_after_ms when the window ends
+  with it (both from one TIME and the keys' PEXPIRETIME).
   retry_after_ms: 0 when allowed; when denied, ms until a hit of this cost could pass; when a ban is
   in force or was just created, exactly the ms until it ends (-1 = never: permanent ban, or a deny
   whose cost > limit, even one that creates a ban). A ban whose PTTL is 0 is over.
   The end of a ban is a fresh start: every window of the action that was counting when the user
   ran into the ban expires with the ban (PEXPIREAT <the ban key's expiry> LT).
+Mode "peek": the reply is the one "hit" would give, with four more elements: [8] the override
+  that decided ("" for none), [9] 0, [10] count and [11] reset_ms of the same window as it
+  stands, before that hit (a hit that does not fit may count less than its cost).
 Mode "shadow": the reply is the one "hit" would give, except allowed is always 1, and it has two
   more elements: [8] the override that decided ("" for none) and [9] 1, or 2 when "hit" would
   have created the policy's automatic ban (its tier "deny" and retry_after_ms are then the

@@ -80,6 +80,7 @@ local function main()
 
 --@include "hit/override.lua"
 
+  if mode == 'penalize' then clock() end            -- it may run into a ban: one clock (hit/windows.lua)
 --@include "hit/windows.lua"
 
 --@include "hit/reply.lua"

@@ -223,6 +223,8 @@ void writeFields(JsonLine& out, const HitResult& hit)
         .field("remaining", hit.remaining)
         .field("reset_ms", hit.resetMs)
         .field("retry_after_ms", hit.retryAfterMs);
+    if (hit.countNow >= 0) // a peek's: the binding window as it stands, before that hit
+        out.field("count_now", hit.countNow).field("reset_now_ms", hit.resetNowMs);
     // A shadow policy's hit: allowed, the rest what enforcing would have answered.
     if (hit.shadow)
         out.field("shadow", true).field("would_ban", hit.wouldBan);

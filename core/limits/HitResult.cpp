@@ -73,6 +73,15 @@ Result<HitResult> HitResult::fromReply(const Reply& reply)
         hit.shadow = *shadow > 0;
         hit.wouldBan = *shadow == 2;
     }
+    // A peek's: [10], [11] the window before the hit.
+    if (reply.elements.size() >= 11) {
+        auto count = reply.elements[9].toInteger();
+        auto reset = reply.elements[10].toInteger();
+        if (!count || !reset || *count < 0 || *reset < 0)
+            return malformed();
+        hit.countNow = *count;
+        hit.resetNowMs = *reset;
+    }
     return hit;
 }
 

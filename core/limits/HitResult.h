@@ -53,6 +53,10 @@ struct HitResult
     bool wouldDeny() const { return shadow && (tier == Tier::Deny || tier == Tier::Banned); }
     QString redisError; // when not decided by Redis: why Redis could not answer
     AppliedOverride appliedOverride = AppliedOverride::None; // reply [8] when present
+    // A peek's (reply [10], [11]): count and reset of the same window as it stands, before the
+    // hit it weighs; -1 when the reply is not a peek's.
+    qint64 countNow = -1;
+    qint64 resetNowMs = -1;
 
     static Result<HitResult> fromReply(const Reply& reply);
 };

@@ -1,6 +1,7 @@
 #include "core/limits/Limiter.h"
 
 #include "core/limits/HitStats.h"
+#include "core/limits/OverrideTargets.h"
 #include "core/limits/Overrides.h"
 #include "core/limits/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
@@ -58,7 +59,8 @@ struct Limiter::PreparedCache
 };
 
 Limiter::Limiter(Client* client, KeySchema schema)
-    : m_client(client), m_schema(std::move(schema)), m_prepared(std::make_shared<PreparedCache>())
+    : m_client(client), m_schema(std::move(schema)), m_prepared(std::make_shared<PreparedCache>()),
+      m_overrideTargets(std::make_shared<OverrideTargets>())
 {
 }
 
@@ -109,6 +111,7 @@ struct HitReplyHandler
     Client* client;
     std::shared_ptr<const PreparedHit> prepared;
     std::shared_ptr<const PreparedHit> base; // the policy's own, once redirected to an override's
+    std::shared_ptr<OverrideTargets> targets;
     EncodedCommand command;
     QByteArray user;
     qint64 cost;
@@ -175,6 +178,11 @@ struct HitReplyHandler
             next = windows ? PreparedHit::prepareForOverride(own->policy(), *windows, layout)
                            : Result<std::shared_ptr<const PreparedHit>>(windows.error());
         }
+        // The user's next hits go straight where this one is sent (the script checks it again).
+        if (next && *next != own)
+            targets->remember(own, user, *next);
+        else
+            targets->forget(own->policy().action, user);
         Result<EncodedCommand> again = next ? (*next)->command(peek, user, cost)
                                             : Result<EncodedCommand>(next.error());
         if (!again)
@@ -210,6 +218,14 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
                    Context context, Callback<HitResult> done) const
 {
     auto prepared = this->prepared(policy, m_client->isCluster());
+    // A user last redirected to their override's windows: sent there at once.
+    std::shared_ptr<const PreparedHit> base;
+    if (prepared) {
+        if (auto target = m_overrideTargets->find(*prepared, user)) {
+            base = std::move(*prepared);
+            prepared = std::move(target);
+        }
+    }
     Result<EncodedCommand> command = prepared ? (*prepared)->command(peek, user, cost)
                                               : Result<EncodedCommand>(prepared.error());
     if (!command) {
@@ -224,8 +240,9 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     EncodedCommand sent = *command;
     m_client->execute(std::move(sent), nullptr,
-                      HitReplyHandler{m_client, std::move(*prepared), nullptr,
-                                      std::move(*command), user, cost, peek, false, 0, onError, std::move(insurance),
+                      HitReplyHandler{m_client, std::move(*prepared), std::move(base),
+                                      m_overrideTargets, std::move(*command), user, cost, peek,
+                                      false, 0, onError, std::move(insurance),
                                       peek ? nullptr : m_stats, std::move(context),
                                       std::move(done)});
 }

@@ -10,12 +10,15 @@
 namespace tollgate {
 
 class HitStats;
+class OverrideTargets;
 class PreparedHit;
 
 /// Counts hits against a policy with hit.lua: one atomic EVALSHA per hit, whatever the
 /// algorithm, so a counter can never be left without its TTL. Each policy's command is
-/// prepared once (PreparedHit) and reused while the policy stays the same; copies of a
-/// Limiter share those, and it may be used from any thread.
+/// prepared once (PreparedHit) and reused while the policy stays the same; so is, per user,
+/// the command with the windows of a limit override that has other window lengths
+/// (OverrideTargets: its hits then take one round trip, not two). Copies of a Limiter share
+/// those, and it may be used from any thread.
 class Limiter
 {
 public:
@@ -60,6 +63,7 @@ private:
     Client* m_client;
     KeySchema m_schema;
     std::shared_ptr<PreparedCache> m_prepared;
+    std::shared_ptr<OverrideTargets> m_overrideTargets; // users redirected to their override
     std::shared_ptr<HitStats> m_stats;    // null: statistics off
     std::optional<FailureMode> m_onError; // the caller's choice; else the policy's
     std::shared_ptr<InsuranceLimiter> m_insurance;

@@ -6,13 +6,14 @@ namespace tollgate {
 
 HitResult usageFromPeek(HitResult peek, const Policy& policy)
 {
-    const qint64 cost = std::max<qint64>(1, policy.cost);
-    const bool wouldCount = peek.allowed || policy.countDenied;
-    if (wouldCount && peek.tier != Tier::Banned) {
-        peek.count = std::max<qint64>(0, peek.count - cost);
-        if (peek.count == 0)
-            peek.resetMs = 0; // the window the hit would have started is not there
+    // hit.lua's peek reports the window as it stands beside what the hit would get: a hit that
+    // does not fit may count less than its cost (an exempt user's, a count_denied one's), so
+    // the cost cannot be taken back out of the count after it.
+    if (peek.countNow >= 0) {
+        peek.count = peek.countNow;
+        peek.resetMs = peek.resetNowMs;
     }
+    peek.countNow = peek.resetNowMs = -1; // the usage is the state now
     peek.remaining = std::max<qint64>(0, peek.limit - peek.count);
     if (peek.tier == Tier::Warn && policy.warn > 0 && peek.count <= policy.warn)
         peek.tier = Tier::Ok; // only the next hit would cross the warn level

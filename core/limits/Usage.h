@@ -16,8 +16,8 @@ namespace tollgate {
 ///              else warn when the first window is above the warn level; else ok;
 ///   resetMs    ms until the binding window holds nothing.
 
-/// From hit.lua's peek, which answers what the *next* hit would get: the hit it would count
-/// (allowed, or denied with count_denied) is taken back out.
+/// From hit.lua's peek, which answers what the *next* hit would get and, beside it, the
+/// window's count and reset as they stand (reply [10], [11]): those are shown.
 HitResult usageFromPeek(HitResult peek, const Policy& policy);
 
 /// One fixed window's counter, read raw (GET + PTTL).

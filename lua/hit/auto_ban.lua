@@ -29,6 +29,6 @@
     ban_writes(writes, KEYS[2], action, reason, actor, 'auto', now_ms, until_ms)
     audit_hit('auto_ban', reason, until_ms, true, actor)
     publish(writes, channel, 'ban', user, action)
-    end_windows_at(until_ms, until_ms - now_ms)
+    end_windows_at(until_ms, until_ms - now_ms, mode == 'peek')   -- (a peek writes none of it)
     return until_ms
   end

@@ -1,11 +1,15 @@
   ---------------------------------------------------------------- bans
   -- ms left of a ban (-1 = permanent) and, when timed, its end in epoch ms; nil when the key
-  -- holds no ban in force. The end is the key's own expiry, not now + ms left: the clock may tick
-  -- between the two reads, and the windows must end with the ban, not a millisecond after it.
+  -- holds no ban in force. Both come from the key's own expiry and the one clock reading the
+  -- windows' TTLs are taken against too (hit/windows.lua): a PTTL per key could straddle a
+  -- millisecond, and a window ending with the ban would then report a reset before the retry.
   local function ban_left(key)
-    local ttl = redis.call('PTTL', key)
-    if ttl == -2 or ttl == 0 then return nil end     -- 0: it ends within this millisecond
-    if ttl > 0 then return ttl, redis.call('PEXPIRETIME', key) end
+    local at = redis.call('PEXPIRETIME', key)
+    if at == -2 then return nil end
+    if at >= 0 then
+      if at > clock() then return at - now_ms, at end
+      return nil                                    -- it ends within this millisecond
+    end
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL

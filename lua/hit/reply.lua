@@ -5,8 +5,10 @@
   local function reply(w, allowed, tier, retry)
     local r = { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
     if shadow then r[1] = 1 end
-    -- [8] the override that decided, [9] shadow: only when either applies (the common reply stays 7 long)
-    if shadow or applied ~= '' then r[8], r[9] = applied, shadow and (would_ban and 2 or 1) or 0 end
+    -- [8] the override that decided, [9] shadow: only when either applies (the common reply stays
+    -- 7 long); a peek's has both and [10], [11]: count and reset_ms of that window before the hit
+    if shadow or applied ~= '' or mode == 'peek' then r[8], r[9] = applied, shadow and (would_ban and 2 or 1) or 0 end
+    if mode == 'peek' then r[10], r[11] = w.count_now, w.reset_now end
     return r
   end
 

@@ -32,6 +32,8 @@ private Q_SLOTS:
     void bannedHitEndsWindowsAtTheBanEnd_data();
     void bannedHitEndsWindowsAtTheBanEnd();
     void banInItsLastMillisecondIsOver();
+    void bannedReplyReadsOneClock_data();
+    void bannedReplyReadsOneClock();
 
 private:
     RawHitReply hit(const RawHit& call, tollgate::Client* as = nullptr);
@@ -199,6 +201,51 @@ void BanEndTest::banInItsLastMillisecondIsOver()
         }
     }
     QVERIFY2(seen, "no hit ran within the ban's last millisecond in 40 attempts");
+}
+
+// A banned reply's reset_ms and retry_after_ms come from one clock reading and the keys' own
+// expiry: equal when the window ends with the ban, to the millisecond, however the server's clock
+// ticks during the script. The user's ACL makes each key check take ~1 ms. Before the fix the
+// fixed window's reset was its PTTL, read a tick after the ban's PTTL: 999 against 1000.
+void BanEndTest::bannedReplyReadsOneClock_data()
+{
+    QTest::addColumn<QByteArray>("algorithm");
+    QTest::addColumn<QByteArray>("situation");
+    for (const QByteArray& algorithm : kAlgorithms) {
+        for (const char* situation : {"banned after an automatic ban", "first refusal under a manual ban",
+                                      "peek under a ban"})
+            QTest::addRow("%s: %s", algorithm.constData(), situation) << algorithm << QByteArray(situation);
+    }
+}
+
+void BanEndTest::bannedReplyReadsOneClock()
+{
+    QFETCH(QByteArray, situation);
+    RawHit call;
+    call.banMs = "5000"; // limit 1 per minute, ban 5 s
+    call.windows = {{1, 60'000}};
+    QFETCH(QByteArray, algorithm);
+    call.algorithm = algorithm;
+    RawHit banned = call;
+    banned.mode = situation.startsWith("peek") ? "peek" : "hit";
+    const auto slow = tollgate::test::connectSlowAclUser(m_core, 4000);
+    QVERIFY(slow);
+    for (int round = 0; round < 3; ++round) {
+        QVERIFY(m_core.flush());
+        QVERIFY(hit(call).allowed);
+        if (situation.contains("manual"))
+            QVERIFY(tollgate::test::runRawBan(*m_core.client(), m_core.layout(), call.user,
+                                              call.action, 5000));
+        else
+            QCOMPARE(hit(call).tier, QByteArray("deny")); // the automatic ban, windows cut to its end
+        const RawHitReply reply = hit(banned, slow.get());
+        QCOMPARE(reply.tier, QByteArray("banned"));
+        QVERIFY2(reply.retryAfterMs > 0 && reply.retryAfterMs <= 5000,
+                 qPrintable(QString::number(reply.retryAfterMs)));
+        QCOMPARE(reply.resetMs, reply.retryAfterMs);
+        if (banned.mode == "peek")
+            QCOMPARE(reply.resetNowMs, reply.retryAfterMs);
+    }
 }
 
 QTEST_GUILESS_MAIN(BanEndTest)

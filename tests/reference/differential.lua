@@ -24,7 +24,8 @@
 -- Reply: "same <path> <start of the reply>", or "diff\n<reference>\n<candidate>" (reply and state,
 -- serialized). <path> says which way the candidate's hit (or hit_short) went: "fast" when a fast path of
 -- lua/hit.lua answered (one EXISTS, as a fast path that gives up leaves the general path to run its
--- own, and the state read or written before any PTTL, as the general path asks the TTL first),
+-- own, and the state read or written before any PTTL or PEXPIRETIME, as the general path asks the
+-- TTL first),
 -- else "slow"; then the branches, each after a ':': "undo" (the fixed window's INCRBY taken back,
 -- or the sliding window's cur written back), "zero" (INCRBY found a counter holding 0), "ttlless"
 -- (the fast path gave a counter its TTL); and the sliding log's fast branches: "head" (the base
@@ -130,7 +131,7 @@ local function path_of(commands)
   for i, name in ipairs(commands) do
     if name == 'EXISTS' then exists = exists + 1 end
     if STATE[name] then state = state or i end
-    if name == 'PTTL' then ttl = ttl or i end
+    if name == 'PTTL' or name == 'PEXPIRETIME' then ttl = ttl or i end
     if name == 'INCRBY' then incrby = incrby + 1 end
     if name == 'PEXPIRE' then pexpire = true end
     seen[name] = true

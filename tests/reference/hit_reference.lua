@@ -2,7 +2,9 @@
 -- fast path of issue 8 (main at 3d9065f), with the behaviour changes made since applied to it
 -- (tests/reference/README.md): a ban cuts reset_ms and ends the windows at its own expiry; a
 -- calendar counter expires at its boundary (PXAT); a wrong mode's message names mode "shadow"
--- too. tst_HitDifferential runs it side by side with
+-- too; a peek's reply has 11 elements, [10] and [11] the count and reset_ms of its window before
+-- the hit; a ban's ms left and every window's TTL are its PEXPIRETIME against the one clock
+-- reading. tst_HitDifferential runs it side by side with
 -- lua/hit.lua on random sequences; every reply and every resulting key must agree. Do not edit
 -- it to make that test pass: a difference is a change of behaviour in lua/hit.lua.
 --[[ hit.lua: count one hit of an action (mode "hit") or report what a hit would get ("peek").
@@ -479,6 +481,10 @@ local function main()
                   sliding_window = sliding_window, token_bucket = token_bucket })[alg]
   local function plan_all(counted)
     for _, w in ipairs(windows) do
+      if mode == 'peek' then            -- the window as it stands, before the hit: reply [10], [11]
+        impl.plan(w, false)
+        w.count_now, w.reset_now = w.count, w.reset_ms
+      end
       impl.plan(w, counted)
       if not w.fits and cost > w.limit then w.retry_ms = -1 end   -- never: it can never fit
     end
@@ -488,9 +494,10 @@ local function main()
   -- ms left of a ban (-1 = permanent) and, when timed, its end (the key's expiry), or nil when
   -- the key holds no ban in force.
   local function ban_left(key)
-    local ttl = redis.call('PTTL', key)
-    if ttl == -2 or ttl == 0 then return nil end     -- 0: it ends within this millisecond
-    if ttl > 0 then return ttl, redis.call('PEXPIRETIME', key) end
+    local at = redis.call('PEXPIRETIME', key)
+    if at == -2 then return nil end
+    if at > now_ms then return at - now_ms, at end
+    if at >= 0 then return nil end                   -- it ends within this millisecond
     local until_ms = stored_int(key, 'until_ms', redis.call('HGET', key, 'until_ms') or 'missing')
     if until_ms == 0 then return -1 end
     later('PEXPIREAT', key, until_ms)               -- a timed ban that lost its TTL
@@ -504,11 +511,13 @@ local function main()
   end
 
   -- The end of a ban is a fresh start: no window of this action outlives it, nor reports a reset
-  -- after it (left: ms until the ban's end).
-  local function end_windows_at(until_ms, left)
+  -- after it (left: ms until the ban's end). A peek's windows as they stand end with a ban in
+  -- force, not with the one the hit would create.
+  local function end_windows_at(until_ms, left, in_force)
     for _, w in ipairs(windows) do
       later('PEXPIREAT', w.key, until_ms, 'LT')
       w.reset_ms = min(w.reset_ms, left)
+      if w.reset_now and in_force then w.reset_now = min(w.reset_now, left) end
     end
   end
 
@@ -519,12 +528,15 @@ local function main()
   local expected = ({ fixed_window = 'string', sliding_log = 'zset', sliding_window = 'hash', token_bucket = 'string' })[alg]
   for _, w in ipairs(windows) do
     expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
-    w.ttl = redis.call('PTTL', w.key)
+    local at = redis.call('PEXPIRETIME', w.key)
+    w.ttl = at < 0 and at or max(at - now_ms, 0)
   end
   for _, w in ipairs(windows) do impl.load(w) end
 
   local function reply(w, allowed, tier, retry)
-    return { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    local r = { allowed and 1 or 0, tier, w.count, w.limit, max(w.limit - w.count, 0), w.reset_ms, retry }
+    if mode == 'peek' then r[8], r[9], r[10], r[11] = '', 0, w.count_now, w.reset_now end
+    return r
   end
 
   local function smallest_remaining()
@@ -538,7 +550,7 @@ local function main()
   if banned then
     -- Nothing counts during a ban (not even with count_denied); the reply's retry is the ban's end.
     plan_all(false)
-    if banned > 0 then end_windows_at(ban_end, banned) end
+    if banned > 0 then end_windows_at(ban_end, banned, true) end
     return reply(smallest_remaining(), false, 'banned', banned)
   end
 

@@ -168,6 +168,16 @@ Result<HitResult> CoreFixture::peek(const Policy& policy, const QByteArray& user
     });
 }
 
+bool CoreFixture::setOverride(const OverrideRequest& request)
+{
+    const OverrideStore store(m_client.get(), m_schema);
+    const auto stored = await<Override>(
+        [&](QObject* context, Callback<Override> done) { store.set(request, context, std::move(done)); });
+    if (!stored)
+        qWarning() << stored.error().toString();
+    return bool(stored);
+}
+
 Result<std::vector<AuditEntry>> CoreFixture::userAudit(const QByteArray& user, int count)
 {
     return await<std::vector<AuditEntry>>(

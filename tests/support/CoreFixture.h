@@ -5,6 +5,7 @@
 #include "core/limits/KeySchema.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
+#include "core/limits/Overrides.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Client.h"
 #include "tests/support/RedisCluster.h"
@@ -101,6 +102,8 @@ public:
     Result<qint64> save(const Policy& policy, const QString& actor = QStringLiteral("test"));
     Result<HitResult> hit(const Policy& policy, const QByteArray& user, qint64 cost = 0);
     Result<HitResult> peek(const Policy& policy, const QByteArray& user, qint64 cost = 0);
+    // OverrideStore::set, waited for; false, with a warning naming the error, on failure.
+    bool setOverride(const OverrideRequest& request);
     Result<std::vector<AuditEntry>> userAudit(const QByteArray& user, int count = 100);
 
 private:

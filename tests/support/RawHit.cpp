@@ -43,10 +43,17 @@ Result<RawHitReply> runRawHit(Client& client, const KeyLayout& layout, const Raw
         client.executeSync(Command{"EVALSHA", *sha, QByteArray::number(keys.size())} + keys + args);
     if (!reply)
         return reply.error();
-    if (reply->elements.size() != 7)
+    // 7 elements; a peek's 11 ([8], [9] and the window before the hit)
+    const size_t size = reply->elements.size();
+    if (size != (hit.mode == "peek" ? 11 : 7))
         return Error{ErrorKind::Protocol, QStringLiteral("hit.lua: ") + reply->toDisplayString()};
     const auto at = [&](int i) { return reply->elements[size_t(i)].toInteger().value_or(-99); };
-    return RawHitReply{at(0) == 1, reply->elements[1].toBytes(), at(2), at(3), at(4), at(5), at(6)};
+    RawHitReply parsed{at(0) == 1, reply->elements[1].toBytes(), at(2), at(3), at(4), at(5), at(6)};
+    if (size == 11) {
+        parsed.countNow = at(9);
+        parsed.resetNowMs = at(10);
+    }
+    return parsed;
 }
 
 Result<Reply> runRawBan(Client& client, const KeyLayout& layout, const QByteArray& user,

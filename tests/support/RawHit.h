@@ -44,6 +44,8 @@ struct RawHitReply
     qint64 remaining = 0;
     qint64 resetMs = 0;
     qint64 retryAfterMs = 0;
+    qint64 countNow = -1;   // a peek's [10], [11]: the window before the hit
+    qint64 resetNowMs = -1;
 };
 
 /// SCRIPT LOAD of hit.lua and ban.lua (as embedded in core) on every primary.
