@@ -67,7 +67,8 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
 QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == WouldDenyPerSec)
-        return tr("Hits of a shadow policy that enforcing it would have denied (they were allowed)");
+        return tr(
+            "Hits of a shadow policy that enforcing it would have denied (they were allowed)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -175,11 +176,11 @@ QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, in
     case Tier:
         return tr("Tier");
     case Count:
-        return tr("Count / limit");
+        return tr("Count /\nlimit"); // two lines, as beside: the table fits a 1024-px window
     case Remaining:
         return tr("Remaining");
     case Since:
-        return tr("Banned since");
+        return tr("Banned\nsince");
     case Rate:
         return tr("Hits/min");
     case ColumnCount:

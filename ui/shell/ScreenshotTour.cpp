@@ -1,5 +1,6 @@
 #include "ui/shell/ScreenshotTour.h"
 
+#include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardPage.h"
 #include "ui/keys/KeysPage.h"
 #include "ui/policies/PoliciesModel.h"
@@ -33,6 +34,10 @@ bool stillLoading(QWidget* page)
         return !subjects->loader()->firstPassDone();
     if (auto* keys = qobject_cast<KeysPage*>(page))
         return keys->isScanning();
+    // The ban tiles wait for the first count of the ban keys; the near-limit list is a sweep
+    // that never ends and says how far it got.
+    if (auto* bans = qobject_cast<DashboardPage*>(page) ? page->findChild<BanCounter*>() : nullptr)
+        return !bans->hasPass();
     return false;
 }
 const QString kUserStep = QStringLiteral("user");
