@@ -135,12 +135,15 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case User:
         return displayId(row.user);
     case Action:
-        return displayId(row.action);
+        // A user-wide ban's row, as the audit log names its scope.
+        return row.action.isEmpty() ? tr("(all)") : displayId(row.action);
     case Tier:
         if (role == Qt::ToolTipRole && row.state.shadow && row.state.tier == tollgate::Tier::Deny)
             return tr("Shadow policy: enforcing it would deny the next hit");
         return tierName(row.state.tier);
     case Count:
+        if (row.action.isEmpty()) // no counter, no limit: not "0 / 0"
+            return QStringLiteral("\u2013");
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
         return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;

@@ -44,6 +44,19 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* p
     return view;
 }
 
+// What a table's columns need (their headers, the rows on screen), not what the stretched last
+// one was given.
+int contentWidth(const QTableView* table)
+{
+    const QAbstractItemView* view = table; // sizeHintForColumn() is public here
+    const QHeaderView* header = table->horizontalHeader();
+    int width = 0;
+    for (int column = 0; column < view->model()->columnCount(); ++column)
+        if (!table->isColumnHidden(column))
+            width += qMax(header->sectionSizeHint(column), view->sizeHintForColumn(column));
+    return width;
+}
+
 QLabel* sectionTitle(const QString& text, QWidget* parent)
 {
     auto* label = new QLabel(text, parent);
@@ -138,8 +151,8 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     // The width left over goes to the tables in proportion to their columns, so the wider
     // near-limit list is not cut while the actions table has room to spare.
     const auto balance = [this, tables] {
-        tables->setColumnStretch(0, m_actionsView->horizontalHeader()->length());
-        tables->setColumnStretch(1, m_nearLimitView->horizontalHeader()->length());
+        tables->setColumnStretch(0, contentWidth(m_actionsView));
+        tables->setColumnStretch(1, contentWidth(m_nearLimitView));
     };
 
     auto* layout = new QVBoxLayout(this);
