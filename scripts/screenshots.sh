@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Takes the README's screenshots from the real application: builds (scripts/build.sh installs
-# what is missing), then runs `tollgate --demo --screenshots` under Xvfb at 1280x800. The demo
-# runs ~8 s first so every page has live data. Output: docs/screenshots/*.png (or $1).
-# Then the same tour on `tollgate --demo --cluster` (a private three-primary cluster) into
-# <out>/cluster-demo/; by default its Cluster page and dashboard become docs/cluster-page.png and
-# docs/cluster-demo.png, and the other pictures stay in a temporary directory, to look at.
-# Other sizes and the dark palette, for checking layouts by eye:
-#   TOLLGATE_SCREENSHOT_SIZE=1024x700 TOLLGATE_PALETTE=dark bash scripts/screenshots.sh /tmp/shots
-# Every size and palette the console must fit, one folder each (<dir>/1024x700-light, ...):
-#   bash scripts/screenshots.sh --check /tmp/shots
-# SCREENSHOTS_CLUSTER=0 skips the cluster tour. Then scripts/sentinel-screenshot.sh: the Topology
-# page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
+# Takes the screenshots from the real application under Xvfb: builds (scripts/build.sh installs
+# what is missing), then runs the tour `tollgate --demo --screenshots DIR` (every page, the user
+# detail, the dashboard over 1 h and 24 h, the policy history) at each size the console must fit,
+# 1024x700 and 1280x800, light and dark, on two servers:
+#   demo      the demo as a new user sees it;
+#   million   the demo on top of 1,000,000 seeded subjects (`--subjects`); each page is taken
+#             once it has loaded.
+# into docs/screenshots/<demo|million>/<size>-<palette>/<page>.png, optimized with optipng. The
+# README shows docs/screenshots/demo/1280x800-light/. The screen is the window's size: what a
+# user with that screen sees. Then the tour on `tollgate --demo --cluster` (a private
+# three-primary cluster): its Cluster page and dashboard become docs/cluster-page.png and
+# docs/cluster-demo.png; then scripts/sentinel-screenshot.sh (the Topology page through Redis
+# Sentinel). About 15 minutes on two cores.
+#
+#   bash scripts/screenshots.sh                 everything, into docs/
+#   bash scripts/screenshots.sh --set demo DIR  one set only, into DIR/<size>-<palette>/
+#   bash scripts/screenshots.sh --check DIR     the same as --set demo DIR (checking layouts)
+#
+# SCREENSHOTS_SUBJECTS (default 1000000) sizes the million set; SCREENSHOTS_CLUSTER=0 and
+# SCREENSHOTS_SENTINEL=0 skip those tours; SCREENSHOTS_OPTIMIZE=0 keeps the PNGs as grabbed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -19,46 +27,93 @@ cd "$root"
 export TOLLGATE_NO_DIALOGS=1
 unset QT_QPA_PLATFORM QT_STYLE_OVERRIDE
 
-if [[ "${1:-}" == "--check" ]]; then
-    check="${2:?--check needs a directory}"
-    bash scripts/build.sh tollgate
-    for size in 1024x700 1280x800; do
-        for palette in light dark; do
-            mkdir -p "$check/$size-$palette"
-            # The screen is the window's size: what a user with that screen sees.
-            TOLLGATE_SCREENSHOT_SIZE="$size" TOLLGATE_PALETTE="$palette" \
-                xvfb-run -a -s "-screen 0 ${size}x24" \
-                build/app/tollgate --demo --screenshots "$check/$size-$palette"
+sizes=(1024x700 1280x800)
+palettes=(light dark)
+subjects="${SCREENSHOTS_SUBJECTS:-1000000}"
+
+# tour <dir> <size> <palette> [tollgate arguments...]: one tour, tried twice (a lost Xvfb
+# display, a tour that did not finish), at most 15 minutes each.
+tour() {
+    local dir=$1 size=$2 palette=$3
+    shift 3
+    mkdir -p "$dir"
+    for attempt in 1 2; do
+        if TOLLGATE_SCREENSHOT_SIZE="$size" TOLLGATE_PALETTE="$palette" \
+            xvfb-run -a -s "-screen 0 ${size}x24" \
+            timeout --kill-after=10 900 build/app/tollgate --demo --screenshots "$dir" "$@"; then
+            return 0
+        fi
+        echo "screenshots.sh: the tour into $dir failed (attempt $attempt)" >&2
+    done
+    return 1
+}
+
+# take_set <demo|million> <dir>: every size and palette, one folder each.
+take_set() {
+    local set=$1 dir=$2 extra=()
+    case "$set" in
+    demo) ;;
+    million) extra=(--subjects "$subjects") ;;
+    *)
+        echo "screenshots.sh: no set \"$set\" (demo or million)" >&2
+        exit 2
+        ;;
+    esac
+    local started=$SECONDS
+    for size in "${sizes[@]}"; do
+        for palette in "${palettes[@]}"; do
+            rm -rf "${dir:?}/$size-$palette" # no picture of a page that is gone stays behind
+            tour "$dir/$size-$palette" "$size" "$palette" "${extra[@]}"
         done
     done
-    echo "screenshots.sh: wrote $(find "$check" -name '*.png' | wc -l) pictures to $check"
+    echo "screenshots.sh: the $set set, $(find "$dir" -name '*.png' | wc -l) pictures in" \
+        "$((SECONDS - started)) s: $dir"
+}
+
+optimize() { # dir: lossless
+    if [[ "${SCREENSHOTS_OPTIMIZE:-1}" == "0" ]]; then return 0; fi
+    find "$1" -name '*.png' -print0 | xargs -0 -r -n 8 -P 2 optipng -quiet -o2 -strip all
+}
+
+if [[ "${1:-}" == "--check" || "${1:-}" == "--set" ]]; then
+    if [[ "$1" == "--check" ]]; then
+        set_name=demo
+        dir="${2:?--check needs a directory}"
+    else
+        set_name="${2:?--set needs demo or million}"
+        dir="${3:?--set needs a directory}"
+    fi
+    bash scripts/build.sh tollgate
+    take_set "$set_name" "$dir"
     exit 0
 fi
+if [[ $# -gt 0 ]]; then
+    echo "usage: screenshots.sh [--set demo|million DIR | --check DIR]" >&2
+    exit 2
+fi
 
-out="${1:-docs/screenshots}"
-bash scripts/build.sh
-mkdir -p "$out"
-xvfb-run -a -s "-screen 0 1920x1080x24" build/app/tollgate --demo --screenshots "$out"
+started=$SECONDS
+bash scripts/setup.sh optipng # only this script optimizes pictures
+bash scripts/build.sh tollgate
+for set_name in demo million; do
+    take_set "$set_name" "docs/screenshots/$set_name"
+done
 
 if [[ "${SCREENSHOTS_CLUSTER:-1}" != "0" ]]; then
-    cluster_out="$out/cluster-demo"
-    if [[ -z "${1:-}" ]]; then
-        cluster_out="$(mktemp -d)" # two of its pictures go into the repository
-    fi
-    mkdir -p "$cluster_out"
+    cluster_out="$(mktemp -d)" # two of its pictures go into the repository
     xvfb-run -a -s "-screen 0 1920x1080x24" \
         build/app/tollgate --demo --cluster --screenshots "$cluster_out"
-    if [[ -z "${1:-}" ]]; then
-        cp "$cluster_out/cluster.png" docs/cluster-page.png
-        cp "$cluster_out/dashboard.png" docs/cluster-demo.png
-    fi
+    cp "$cluster_out/cluster.png" docs/cluster-page.png
+    cp "$cluster_out/dashboard.png" docs/cluster-demo.png
     echo "screenshots.sh: the --demo --cluster tour is in $cluster_out"
 fi
 
-# The Topology page through Redis Sentinel (SCREENSHOTS_SENTINEL=0 skips it).
+# The Topology page through Redis Sentinel.
 if [[ "${SCREENSHOTS_SENTINEL:-1}" != "0" ]]; then
-    bash scripts/sentinel-screenshot.sh "$out"
+    bash scripts/build.sh tollgatectl
+    bash scripts/sentinel-screenshot.sh docs/screenshots
 fi
 
-echo "screenshots.sh: wrote $(find "$out" -name '*.png' | wc -l) pictures to $out:"
-find "$out" -name '*.png' | sort
+optimize docs
+echo "screenshots.sh: $(find docs/screenshots -name '*.png' | wc -l) pictures," \
+    "$(du -sh docs/screenshots | cut -f1) in docs/screenshots, in $((SECONDS - started)) s"

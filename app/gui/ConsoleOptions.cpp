@@ -14,6 +14,12 @@ ConsoleOptions::ConsoleOptions()
       cluster(QStringLiteral("cluster"),
               QStringLiteral("With --demo: a private Redis Cluster (three primaries, a replica "
                              "each) instead of one server.")),
+      subjects(QStringLiteral("subjects"),
+               QStringLiteral("With --demo: first seed N more subjects (1..10000000) into the "
+                              "private server: counters on upload and search, 1 % banned, "
+                              "overrides and exemptions, e.g. 1000000 to try the console at "
+                              "production size."),
+               QStringLiteral("N")),
       url(QStringLiteral("url"), QStringLiteral("Connect to URL."), QStringLiteral("URL")),
       profile(QStringLiteral("profile"), QStringLiteral("Connect with the saved profile NAME."),
               QStringLiteral("NAME")),
@@ -43,7 +49,8 @@ ConsoleOptions::ConsoleOptions()
     parser.setApplicationDescription(QStringLiteral("Tollgate console: rate limits on Redis"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({demo, cluster, url, profile, readOnly, prefix, screenshots, palette});
+    parser.addOptions(
+        {demo, cluster, subjects, url, profile, readOnly, prefix, screenshots, palette});
     parser.addOptions({ssh, sshConfig, sshIdentity, sshAcceptNewHostKey});
 }
 

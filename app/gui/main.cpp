@@ -3,6 +3,7 @@
 #include "app/gui/ConsoleOptions.h"
 #include "core/demo/DemoCluster.h"
 #include "core/demo/DemoOverrides.h"
+#include "core/demo/DemoPopulation.h"
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
 #include "core/demo/QuitOnSignal.h"
@@ -15,6 +16,7 @@
 #include "ui/shell/ScreenshotTour.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QMessageBox>
 #include <QStyle>
 #include <cstdio>
@@ -67,6 +69,16 @@ int main(int argc, char* argv[])
     if (parser.isSet(cluster) && !parser.isSet(demo))
         return fail(QStringLiteral("--cluster only goes with --demo (to connect to a cluster, "
                                    "give --url of any of its nodes)"));
+    qint64 seededSubjects = 0;
+    if (parser.isSet(options.subjects)) {
+        bool isNumber = false;
+        seededSubjects = parser.value(options.subjects).toLongLong(&isNumber);
+        if (!isNumber || seededSubjects < 1 || seededSubjects > 10'000'000)
+            return fail(QStringLiteral("--subjects: \"%1\" is not a number from 1 to 10000000")
+                            .arg(parser.value(options.subjects)));
+        if (!parser.isSet(demo) || parser.isSet(cluster))
+            return fail(QStringLiteral("--subjects only goes with --demo, on one server"));
+    }
 
     // Declaration order is destruction order in reverse: the traffic stops first, then the
     // window and its session, and the demo servers last.
@@ -75,6 +87,8 @@ int main(int argc, char* argv[])
     ProfileStore profiles;
     MainWindow window(&profiles);
     std::unique_ptr<DemoTraffic> traffic;
+    std::unique_ptr<DemoPopulation> population;
+    ScreenshotTour* tour = nullptr;
 
     SshOptions sshFromCommandLine;
     if (parser.isSet(options.ssh)) {
@@ -110,7 +124,11 @@ int main(int argc, char* argv[])
                 std::fprintf(stderr, "tollgate: starting a private Redis Cluster "
                                      "(3 primaries, 3 replicas)...\n");
             const Status started =
-                parser.isSet(cluster) ? demoCluster.start(3, 1) : demoServer.start();
+                parser.isSet(cluster)
+                    ? demoCluster.start(3, 1)
+                    // Every command of the demo is fast: a lower bar gives its slow log entries.
+                    : demoServer.start(
+                          {QStringLiteral("--slowlog-log-slower-than"), QStringLiteral("200")});
             if (!started)
                 return fail(started.error().message);
             target = parser.isSet(cluster) ? demoCluster.seedUrl() : demoServer.url();
@@ -130,14 +148,44 @@ int main(int argc, char* argv[])
         if (parser.isSet(demo)) {
             DemoTraffic::Options options;
             options.overriddenUsers = true; // so the console has overrides to show
-            traffic = std::make_unique<DemoTraffic>(settings.connection,
-                                                    KeySchema(settings.prefix), options);
+            traffic = std::make_unique<DemoTraffic>(settings.connection, KeySchema(settings.prefix),
+                                                    options);
             QObject::connect(traffic.get(), &DemoTraffic::failed, &window, [](const Error& e) {
                 std::fprintf(stderr, "tollgate: demo traffic: %s\n", qPrintable(e.toString()));
             });
-            traffic->start();
         }
-        window.setSession(std::make_unique<Session>(settings));
+        auto connectConsole = [&window, &traffic, settings] {
+            if (traffic)
+                traffic->start();
+            window.setSession(std::make_unique<Session>(settings));
+        };
+        if (seededSubjects > 0) {
+            // The keyspace is written before the console and the traffic start, so what they
+            // show is a server that has been this big all along.
+            std::fprintf(stderr, "tollgate: seeding %lld subjects...\n",
+                         static_cast<long long>(seededSubjects));
+            population =
+                std::make_unique<DemoPopulation>(settings.connection, KeySchema(settings.prefix));
+            auto clock = std::make_shared<QElapsedTimer>();
+            clock->start();
+            QObject::connect(population.get(), &DemoPopulation::finished, &window,
+                             [connectConsole, clock, &tour](const Status& status) {
+                                 if (!status) {
+                                     std::fprintf(stderr, "tollgate: --subjects: %s\n",
+                                                  qPrintable(status.error().toString()));
+                                     QCoreApplication::exit(1);
+                                     return;
+                                 }
+                                 std::fprintf(stderr, "tollgate: seeded in %.1f s\n",
+                                              double(clock->elapsed()) / 1000.0);
+                                 connectConsole();
+                                 if (tour)
+                                     tour->start();
+                             });
+            population->seed(seededSubjects);
+        } else {
+            connectConsole();
+        }
         if (parser.isSet(cluster))
             window.showPage(QStringLiteral("cluster")); // the new thing to look at
         window.show();
@@ -152,7 +200,8 @@ int main(int argc, char* argv[])
                 window.showConnectionDialog();
                 return;
             }
-            window.setSession(std::make_unique<Session>(adjust(p.toSessionSettings(password.password))));
+            window.setSession(
+                std::make_unique<Session>(adjust(p.toSessionSettings(password.password))));
         });
     } else {
         window.show();
@@ -166,7 +215,7 @@ int main(int argc, char* argv[])
 
     if (parser.isSet(screenshots)) {
         const QByteArray user = DemoTraffic::abusiveUsers().value(0);
-        auto* tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
+        tour = new ScreenshotTour(&window, parser.value(screenshots), user, &window);
         tour->addUser(QStringLiteral("user-overrides"), DemoOverrides::trialUser());
         // TOLLGATE_SCREENSHOT_SIZE=1024x700: the pictures at another window size.
         const QStringList size = qEnvironmentVariable("TOLLGATE_SCREENSHOT_SIZE").split(u'x');
@@ -179,7 +228,8 @@ int main(int argc, char* argv[])
                                               qPrintable(failed.join(QStringLiteral(", "))));
                              QCoreApplication::exit(ok ? 0 : 1);
                          });
-        tour->start();
+        if (!population) // otherwise once the subjects are seeded
+            tour->start();
     }
 
     const int status = app.exec();

@@ -2,6 +2,7 @@
 
 #include "core/demo/DemoHistory.h"
 #include "core/demo/DemoOverrides.h"
+#include "core/demo/DemoRevisions.h"
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
 
@@ -37,7 +38,7 @@ struct Abuser
 // Each one trips its action's limit within a few seconds: warn first where the policy has a
 // warn tier, then deny, then the ban.
 constexpr Abuser kAbusers[] = {
-    {"scraper-42", "view", 2},      {"spam-bot-7", "comment", 1}, {"like-farm-3", "like", 1},
+    {"scraper-42", "view", 2},       {"spam-bot-7", "comment", 1}, {"like-farm-3", "like", 1},
     {"search-crawler", "search", 1}, {"api-hammer", "api", 2},
 };
 
@@ -117,8 +118,8 @@ std::vector<Policy> DemoTraffic::examplePolicies()
     view.banMs = kHour;
     policies.push_back(view);
 
-    Policy search = makePolicy("search", Algorithm::FixedWindow,
-                               {{10, kMinute}, {100, kHour}, {1000, kDay}});
+    Policy search =
+        makePolicy("search", Algorithm::FixedWindow, {{10, kMinute}, {100, kHour}, {1000, kDay}});
     // Tried out before it is enforced: the crawler is counted and reported, never denied.
     search.shadow = true;
     policies.push_back(search);
@@ -166,27 +167,31 @@ void DemoTraffic::loadPolicies()
             m_reload.start();
             Q_EMIT started();
         };
-        store.save(saved, m_options.actor, this,
-                   [this, saved, finish](Result<qint64> revision) {
-                       if (revision) {
-                           Policy stored = saved;
-                           stored.revision = revision.value();
-                           finish(stored, std::nullopt);
-                           return;
-                       }
-                       if (revision.error().kind != ErrorKind::Conflict) {
-                           finish(std::nullopt, revision.error());
-                           return;
-                       }
-                       // Someone (an earlier demo run) saved it already: use theirs.
-                       PolicyStore(m_client.get(), m_schema)
-                           .get(saved.action, this, [finish](Result<Policy> existing) {
-                               if (existing)
-                                   finish(existing.value(), std::nullopt);
-                               else
-                                   finish(std::nullopt, existing.error());
-                           });
-                   });
+        auto onSaved = [this, saved, finish](Result<qint64> revision) {
+            if (revision) {
+                Policy stored = saved;
+                stored.revision = revision.value();
+                finish(stored, std::nullopt);
+                return;
+            }
+            if (revision.error().kind != ErrorKind::Conflict) {
+                finish(std::nullopt, revision.error());
+                return;
+            }
+            // Someone (an earlier demo run) saved it already: use theirs.
+            PolicyStore(m_client.get(), m_schema)
+                .get(saved.action, this, [finish](Result<Policy> existing) {
+                    if (existing)
+                        finish(existing.value(), std::nullopt);
+                    else
+                        finish(std::nullopt, existing.error());
+                });
+        };
+        // "like" comes with earlier revisions, for the policy history to show.
+        if (saved.action == "like")
+            saveWithDemoRevisions(store, saved, m_options.actor, this, onSaved);
+        else
+            store.save(saved, m_options.actor, this, onSaved);
     }
 }
 

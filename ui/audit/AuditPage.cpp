@@ -64,8 +64,8 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     // Narrow enough that the reason (what people read the log for) keeps ~200 px at 1024;
     // every column can be widened by hand, and the full text is in each cell's tooltip.
     const int em = m_view->fontMetrics().horizontalAdvance(QLatin1Char('m'));
-    header->resizeSection(AuditModel::Event, 8 * em);
-    header->resizeSection(AuditModel::User, 9 * em);
+    header->resizeSection(AuditModel::Event, 7 * em); // "exemption" fits
+    header->resizeSection(AuditModel::User, 11 * em); // "member-0999731" (the demo's ids) fits
     header->resizeSection(AuditModel::Action, 7 * em);
     header->resizeSection(AuditModel::Actor, 8 * em);
     header->setMinimumSectionSize(3 * em);

@@ -67,7 +67,8 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
 QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == WouldDenyPerSec)
-        return tr("Hits of a shadow policy that enforcing it would have denied (they were allowed)");
+        return tr(
+            "Hits of a shadow policy that enforcing it would have denied (they were allowed)");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -134,12 +135,15 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     case User:
         return displayId(row.user);
     case Action:
-        return displayId(row.action);
+        // A user-wide ban's row, as the audit log names its scope.
+        return row.action.isEmpty() ? tr("(all)") : displayId(row.action);
     case Tier:
         if (role == Qt::ToolTipRole && row.state.shadow && row.state.tier == tollgate::Tier::Deny)
             return tr("Shadow policy: enforcing it would deny the next hit");
         return tierName(row.state.tier);
     case Count:
+        if (row.action.isEmpty()) // no counter, no limit: not "0 / 0"
+            return QStringLiteral("\u2013");
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
         return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;
@@ -175,11 +179,11 @@ QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, in
     case Tier:
         return tr("Tier");
     case Count:
-        return tr("Count / limit");
+        return tr("Count /\nlimit"); // two lines, as beside: the table fits a 1024-px window
     case Remaining:
         return tr("Remaining");
     case Since:
-        return tr("Banned since");
+        return tr("Banned\nsince");
     case Rate:
         return tr("Hits/min");
     case ColumnCount:

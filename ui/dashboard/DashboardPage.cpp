@@ -44,6 +44,19 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* p
     return view;
 }
 
+// What a table's columns need (their headers, the rows on screen), not what the stretched last
+// one was given.
+int contentWidth(const QTableView* table)
+{
+    const QAbstractItemView* view = table; // sizeHintForColumn() is public here
+    const QHeaderView* header = table->horizontalHeader();
+    int width = 0;
+    for (int column = 0; column < view->model()->columnCount(); ++column)
+        if (!table->isColumnHidden(column))
+            width += qMax(header->sectionSizeHint(column), view->sizeHintForColumn(column));
+    return width;
+}
+
 QLabel* sectionTitle(const QString& text, QWidget* parent)
 {
     auto* label = new QLabel(text, parent);
@@ -135,6 +148,12 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     tables->addWidget(m_nearLimitView, 1, 1);
     tables->setColumnStretch(0, 1);
     tables->setColumnStretch(1, 1);
+    // The width left over goes to the tables in proportion to their columns, so the wider
+    // near-limit list is not cut while the actions table has room to spare.
+    const auto balance = [this, tables] {
+        tables->setColumnStretch(0, contentWidth(m_actionsView));
+        tables->setColumnStretch(1, contentWidth(m_nearLimitView));
+    };
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(tiles);
@@ -143,7 +162,7 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     layout->addLayout(tables, 2);
     layout->addWidget(m_status);
 
-    connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
+    connect(m_sampler, &StatsSampler::actionsUpdated, this, [this, balance] {
         m_actions->setActions(m_sampler->actions());
         // The would-deny column only while a shadow policy exists: the table stays narrow.
         const auto& rows = m_actions->rows();
@@ -151,16 +170,18 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
                                         [](const ActionStats& row) { return row.shadow; });
         m_actionsView->setColumnHidden(ActionStatsModel::WouldDenyPerSec, !shadow);
         m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+        balance();
         const bool empty = m_sampler->actions().empty();
         m_guide->setVisible(empty);
         m_hitsChart->setVisible(!empty);
         m_denialsChart->setVisible(!empty);
         showScanSummary(); // replaces an error shown by an earlier failed sample
     });
-    connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {
+    connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this, balance] {
         m_nearLimit->setEntries(m_sampler->nearLimit());
         // New ids may be longer than the old ones: size to them (visible rows only).
         m_nearLimitView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+        balance();
         showScanSummary();
     });
     connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);

@@ -15,6 +15,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QShortcut>
@@ -32,7 +33,7 @@ constexpr int kMaxPreviewBytes = 64;
 constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
-constexpr int kMaxNamedKeys = 20; // Delete… lists this many keys by name, then a count
+constexpr int kMaxNamedKeys = 20;   // Delete… lists this many keys by name, then a count
 // The rows on screen are read again (TTL, type, value) this often, and as soon as a TTL runs out
 // on screen: a sliding log renewed by every hit keeps a TTL under a second, which a countdown
 // from one read would show as gone. Visible rows only, one batch in flight: ~40 rows x 3
@@ -301,7 +302,7 @@ void KeysPage::finishScan()
         m_status->setText(
             tr("Scan failed (%1): %2").arg(errorKindName(seen.error().kind), seen.error().message));
     else
-        m_status->setText(tr("%1 keys").arg(m_model->rowCount()));
+        m_status->setText(tr("%1 keys").arg(QLocale().toString(m_model->rowCount())));
     updateButtons();
     Q_EMIT scanFinished(m_model->rowCount());
 }
@@ -313,7 +314,7 @@ void KeysPage::cancelScan()
     m_scan->cancelled = true;
     m_scan.reset();
     m_scanEnd.reset();
-    m_status->setText(tr("%1 keys (scan cancelled)").arg(m_model->rowCount()));
+    m_status->setText(tr("%1 keys (scan cancelled)").arg(QLocale().toString(m_model->rowCount())));
     updateButtons();
 }
 
@@ -332,10 +333,11 @@ void KeysPage::applyPending()
     if (!m_pending.isEmpty())
         m_applyTimer->start(0); // the rest in the next slice, after other events
     if (m_scan)
-        m_status->setText(m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
-                                                .arg(m_model->rowCount())
-                                                .arg(m_totalKeys)
-                                          : tr("Scanning… %1 keys").arg(m_model->rowCount()));
+        m_status->setText(
+            m_totalKeys > 0 ? tr("Scanning… %1 matching keys (the database holds %2)")
+                                  .arg(m_model->rowCount())
+                                  .arg(m_totalKeys)
+                            : tr("Scanning… %1 keys").arg(QLocale().toString(m_model->rowCount())));
     fetchVisible();
     if (!m_lazyTimer->isActive())
         m_lazyTimer->start();

@@ -1,10 +1,14 @@
 #include "ui/shell/ScreenshotTour.h"
 
+#include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardPage.h"
+#include "ui/keys/KeysPage.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PoliciesPage.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/subjects/SubjectsLoader.h"
+#include "ui/subjects/SubjectsPage.h"
 
 #include <QDir>
 #include <QLineEdit>
@@ -19,6 +23,23 @@ namespace tollgate::ui {
 namespace {
 
 constexpr int kSettleMs = 1500; // a page's first refresh, a chart's first points
+// A page still reading a big keyspace (a million subjects) is waited for, checked this often,
+// up to this long: a picture shows the page loaded, not its progress.
+constexpr int kLoadPollMs = 250;
+constexpr int kLoadTimeoutMs = 300'000;
+
+bool stillLoading(QWidget* page)
+{
+    if (auto* subjects = qobject_cast<SubjectsPage*>(page))
+        return !subjects->loader()->firstPassDone();
+    if (auto* keys = qobject_cast<KeysPage*>(page))
+        return keys->isScanning();
+    // The ban tiles wait for the first count of the ban keys; the near-limit list is a sweep
+    // that never ends and says how far it got.
+    if (auto* bans = qobject_cast<DashboardPage*>(page) ? page->findChild<BanCounter*>() : nullptr)
+        return !bans->hasPass();
+    return false;
+}
 const QString kUserStep = QStringLiteral("user");
 // The dashboard again with its charts over the last hour and the last day.
 const QString kHourStep = QStringLiteral("dashboard-1h");
@@ -105,7 +126,8 @@ void ScreenshotTour::next()
             table->selectRow(page->model()->rowOf("like"));
         page->showHistory();
         QTimer::singleShot(kSettleMs, this, [this, page] {
-            auto* revisions = page->findChild<QTableWidget*>(QStringLiteral("revisionsTableWidget"));
+            auto* revisions =
+                page->findChild<QTableWidget*>(QStringLiteral("revisionsTableWidget"));
             if (revisions && revisions->rowCount() > 1)
                 revisions->selectRow(1);
             QTimer::singleShot(300, this, [this, page] {
@@ -135,7 +157,21 @@ void ScreenshotTour::next()
         userField->setText(QString::fromUtf8(m_users.first().second));
     m_window->raise();
     m_window->activateWindow();
-    QTimer::singleShot(kSettleMs, this, [this, step] {
+    QTimer::singleShot(kSettleMs, this, [this, step] { captureWhenLoaded(step, kLoadTimeoutMs); });
+}
+
+void ScreenshotTour::captureWhenLoaded(const QString& step, int patienceMs)
+{
+    if (!m_window)
+        return next();
+    if (patienceMs > 0 && stillLoading(m_window->page(step))) {
+        QTimer::singleShot(kLoadPollMs, this, [this, step, patienceMs] {
+            captureWhenLoaded(step, patienceMs - kLoadPollMs);
+        });
+        return;
+    }
+    // The model's last batch and the view's repaint after the load ends.
+    QTimer::singleShot(patienceMs == kLoadTimeoutMs ? 0 : kSettleMs, this, [this, step] {
         capture(m_window, step);
         next();
     });

@@ -36,6 +36,8 @@ Q_SIGNALS:
 private:
     void next();
     void capture(QWidget* widget, const QString& name);
+    /// Captures the page of `step` once it has loaded (or `patienceMs` ran out), then next().
+    void captureWhenLoaded(const QString& step, int patienceMs);
     /// The user of a user detail step, or null for other steps.
     const QByteArray* userOf(const QString& step) const;
 
