@@ -1,10 +1,11 @@
   -- One read per window; a wrong type fails it, and only then does TYPE name the key, in the
   -- order of the windows, before any value is judged (as a TYPE per window did).
   -- The TTLs are taken against the clock once it is read (every algorithm but a fixed window
-  -- from the first hit; a ban in force has read it), and always when the policy may ban: a
-  -- ban's end and each window's then come from one reading, so a window ending with the ban
-  -- reports exactly the ban's retry (a PTTL is the server's clock of that very command).
-  if ban_ms > 0 or ban_until == 'midnight' then clock() end
+  -- from the first hit; a ban in force has read it): a ban's end and each window's then come
+  -- from one reading, so a window ending with the ban reports exactly the ban's retry (a PTTL is
+  -- the server's clock of that very command). A ban this hit creates needs no earlier reading:
+  -- a window that ends with it reports the ban's own ms left (end_windows_at's min), as its
+  -- PTTL, read before the clock, is at least that.
   for _, w in ipairs(windows) do
     if now_ms then
       local at = redis.call('PEXPIRETIME', w.key)
