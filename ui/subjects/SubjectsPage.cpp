@@ -70,6 +70,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
     m_state->addItem(tr("Overridden"), int(SubjectFilter::State::Overridden));
     m_state->addItem(tr("Exempt"), int(SubjectFilter::State::Exempt));
+    m_state->addItem(tr("Shadow policy"), int(SubjectFilter::State::Shadow));
+    m_state->addItem(tr("Would be denied (shadow)"), int(SubjectFilter::State::WouldDeny));
     m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
     m_status = new ElidedLabel(this);
@@ -103,6 +105,10 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
     header->resizeSection(SubjectsModel::Remaining, 90);
     header->resizeSection(SubjectsModel::Ttl, 90);
+    header->resizeSection(SubjectsModel::Since, m_view->fontMetrics().horizontalAdvance(
+                                                    tr("seen %1").arg(QStringLiteral("23:59"))) +
+                                                    24);
+    header->resizeSection(SubjectsModel::Rate, 80);
 
     m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
@@ -218,7 +224,9 @@ void SubjectsPage::fitColumnsToWidth()
     const int available = m_view->viewport()->width();
     const int banRoom = 140; // the last column keeps at least this much
     const int fixed = header->sectionSize(SubjectsModel::Remaining) +
-                      header->sectionSize(SubjectsModel::Ttl) + banRoom;
+                      header->sectionSize(SubjectsModel::Ttl) +
+                      header->sectionSize(SubjectsModel::Since) +
+                      header->sectionSize(SubjectsModel::Rate) + banRoom;
     const int flexible = header->sectionSize(SubjectsModel::User) +
                          header->sectionSize(SubjectsModel::Action) +
                          header->sectionSize(SubjectsModel::Count);
@@ -297,6 +305,7 @@ void SubjectsPage::refreshVisible()
 
 void SubjectsPage::updateActions(const PolicyListing& listing)
 {
+    m_model->setPolicies(std::make_shared<const ActionPolicies>(listing.policies));
     QStringList invalid;
     for (const InvalidPolicy& bad : listing.invalid)
         invalid << displayId(bad.action);
@@ -334,11 +343,15 @@ void SubjectsPage::updateSummary()
 {
     m_summaryDelay->stop();
     const SubjectStore::Totals& t = m_model->totals();
+    const qint64 wouldDeny = m_model->wouldDenyCount(); // shadow policies deny nobody
     QString text =
         (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
         QStringLiteral(", ") +
         tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
-            .arg(number(t.banned), number(t.denied), number(t.warned), number(t.nearLimit));
+            .arg(number(t.banned), number(t.denied - wouldDeny), number(t.warned),
+                 number(t.nearLimit));
+    if (wouldDeny > 0)
+        text += tr(", %1 would be denied by shadow policies").arg(number(wouldDeny));
     if (t.errors > 0)
         text += tr(", %1 with errors").arg(number(t.errors));
     // Counted in the override index: users, also those without counters right now.
