@@ -267,7 +267,7 @@ void tst_SubjectsSince::shadowRowsMarkedAndFiltered()
     QCOMPARE(cell("user-1", "login", SubjectsModel::Ban).toString(), QString());
     // Not denied: the summary counts it apart, the Denied filter leaves it out.
     auto* summary = m_page->findChild<QLabel*>(QStringLiteral("summaryLabel"));
-    QTRY_VERIFY2(summary->text().contains(QStringLiteral("1 would be denied by shadow policies")),
+    QTRY_VERIFY2(summary->text().contains(QStringLiteral("1 would be denied (shadow)")),
                  qPrintable(summary->text()));
     filterBy(SubjectFilter::State::Denied);
     QVERIFY(!shownKeys().contains(SubjectKey("sybil", "vote")));

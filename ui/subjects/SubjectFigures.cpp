@@ -48,7 +48,8 @@ qint64 countAt(const CompactRow& row, qint64 steadyMs)
 double rateOf(const CompactRow& row, const Policy* policy, const OverrideMarks::Mark* mark,
               qint64 steadyMs)
 {
-    if (!policy || !row.has(CompactRow::StateKnown))
+    // Nothing is counted while a ban is in force: the counter holds what came before it.
+    if (!policy || !row.has(CompactRow::StateKnown) || row.has(CompactRow::Banned))
         return -1;
     const std::vector<WindowLimit>& windows =
         mark && mark->kind == OverrideKind::Limit ? mark->windows : policy->windows;
@@ -95,25 +96,24 @@ QString sinceToolTip(const Since& since, bool shadow)
 
 QString rateText(double perMinute)
 {
+    if (perMinute > 0 && perMinute < 0.05) // not "0.0" for a day's window with a hit in it
+        return QStringLiteral("<0.1");
     return perMinute < 0 ? kUnknown : QLocale().toString(perMinute, 'f', 1);
 }
 
 QString rateToolTip(double perMinute, const Policy* policy, bool banned)
 {
-    QString text;
-    if (policy && policy->algorithm == Algorithm::TokenBucket)
-        text = tr("Not known for a token bucket: it keeps no count of hits");
-    else if (perMinute < 0 || !policy)
-        text = tr("Not known: no policy, not read yet, or a window begun less than a second ago");
-    else if (policy->algorithm == Algorithm::FixedWindow)
-        text = tr("Hits counted per minute since the window began (its count at the last read "
-                  "over the time since its start)");
-    else
-        text = tr("Hits counted per minute over the last window (its count at the last read over "
-                  "the window's length)");
     if (banned)
-        text += tr("\nnothing is counted while a ban is in force");
-    return text;
+        return tr("Not known while a ban is in force: nothing is counted then");
+    if (policy && policy->algorithm == Algorithm::TokenBucket)
+        return tr("Not known for a token bucket: it keeps no count of hits");
+    if (perMinute < 0 || !policy)
+        return tr("Not known: no policy, not read yet, or a window begun less than a second ago");
+    if (policy->algorithm == Algorithm::FixedWindow)
+        return tr("Hits counted per minute since the window began (its count at the last read "
+                  "over the time since its start)");
+    return tr("Hits counted per minute over the last window (its count at the last read over "
+              "the window's length)");
 }
 
 } // namespace tollgate::ui

@@ -39,7 +39,7 @@ qint64 countAt(const CompactRow& row, qint64 steadyMs);
 
 /// Hits counted per minute at steady ms `steadyMs` (core hitsPerMinute) over the windows that
 /// apply to the row: its override's with other limits, else its policy's; -1 when not known
-/// (no policy or state, a token bucket, a window begun less than a second ago).
+/// (no policy or state, a ban in force, a token bucket, a window begun less than a second ago).
 double rateOf(const CompactRow& row, const Policy* policy, const OverrideMarks::Mark* mark,
               qint64 steadyMs);
 
@@ -50,7 +50,7 @@ QString shortTime(qint64 epochMs);
 QString sinceText(const Since& since);
 /// What the Since cell's time is, in full; `shadow`: the row's policy never denies.
 QString sinceToolTip(const Since& since, bool shadow);
-/// The Hits/min cell: "12.5", "—" (unknown).
+/// The Hits/min cell: "12.5", "<0.1", "—" (unknown).
 QString rateText(double perMinute);
 /// What the Hits/min cell is measured over.
 QString rateToolTip(double perMinute, const Policy* policy, bool banned);

@@ -103,12 +103,12 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
         tr("banned until %1 by %2 (auto)")
             .arg(QStringLiteral("2026-12-31 23:59"), QStringLiteral("tollgate")));
     header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
-    header->resizeSection(SubjectsModel::Remaining, 90);
-    header->resizeSection(SubjectsModel::Ttl, 90);
+    header->resizeSection(SubjectsModel::Remaining, 80);
+    header->resizeSection(SubjectsModel::Ttl, 85);
     header->resizeSection(SubjectsModel::Since, m_view->fontMetrics().horizontalAdvance(
                                                     tr("seen %1").arg(QStringLiteral("23:59"))) +
                                                     24);
-    header->resizeSection(SubjectsModel::Rate, 80);
+    header->resizeSection(SubjectsModel::Rate, 72);
 
     m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
@@ -222,7 +222,7 @@ void SubjectsPage::fitColumnsToWidth()
 {
     QHeaderView* header = m_view->horizontalHeader();
     const int available = m_view->viewport()->width();
-    const int banRoom = 140; // the last column keeps at least this much
+    const int banRoom = 160; // the last column keeps at least this much ("shadow: would deny")
     const int fixed = header->sectionSize(SubjectsModel::Remaining) +
                       header->sectionSize(SubjectsModel::Ttl) +
                       header->sectionSize(SubjectsModel::Since) +
@@ -351,7 +351,7 @@ void SubjectsPage::updateSummary()
             .arg(number(t.banned), number(t.denied - wouldDeny), number(t.warned),
                  number(t.nearLimit));
     if (wouldDeny > 0)
-        text += tr(", %1 would be denied by shadow policies").arg(number(wouldDeny));
+        text += tr(", %1 would be denied (shadow)").arg(number(wouldDeny));
     if (t.errors > 0)
         text += tr(", %1 with errors").arg(number(t.errors));
     // Counted in the override index: users, also those without counters right now.
