@@ -95,14 +95,13 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_view->setItemDelegateForColumn(SubjectsModel::Count, new CountBarDelegate(m_view));
     QHeaderView* header = m_view->horizontalHeader();
     header->setStretchLastSection(true);
-    header->resizeSection(SubjectsModel::User, 220);
-    header->resizeSection(SubjectsModel::Action, 130);
-    // Wide enough for a whole ban ("banned until 2026-12-31 23:59 by tollgate (auto)"); a
-    // longer actor is elided, with the ban in full in the tooltip.
+    header->resizeSection(SubjectsModel::User, 200);
+    header->resizeSection(SubjectsModel::Action, 120);
+    // Wide enough for today's automatic ban ("banned until 23:59 by tollgate"), so the Ban
+    // column keeps room for its reason at 1280 px; the rest elides, in full in the tooltip.
     const int banText = m_view->fontMetrics().horizontalAdvance(
-        tr("banned until %1 by %2 (auto)")
-            .arg(QStringLiteral("2026-12-31 23:59"), QStringLiteral("tollgate")));
-    header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
+        tr("banned until %1 by %2").arg(QStringLiteral("23:59"), QStringLiteral("tollgate")));
+    header->resizeSection(SubjectsModel::Count, qMax(200, banText + 24));
     header->resizeSection(SubjectsModel::Remaining, 80);
     header->resizeSection(SubjectsModel::Ttl, 85);
     header->resizeSection(SubjectsModel::Since, m_view->fontMetrics().horizontalAdvance(
