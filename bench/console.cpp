@@ -414,8 +414,8 @@ int main(int argc, char** argv)
         lag.takeLongest();
         view->sortByColumn(column, Qt::DescendingOrder);
         const qint64 took = waitUntil([&] { return applied && model->isIdle(); });
-        sortTimes << QStringLiteral("%1 %2").arg(
-                         model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString())
+        sortTimes << QStringLiteral("%1 %2")
+                         .arg(model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString())
                          .arg(took);
         sortStall = qMax(sortStall, lag.takeLongest());
         QObject::disconnect(c);

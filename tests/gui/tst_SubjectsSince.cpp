@@ -163,8 +163,9 @@ void tst_SubjectsSince::bannedSinceIsTheBansCreation()
                 .toString()
                 .contains(QStringLiteral("while a ban is in force")));
     // The header says what the column's two kinds of time are.
-    const QString header =
-        m_page->model()->headerData(SubjectsModel::Since, Qt::Horizontal, Qt::ToolTipRole).toString();
+    const QString header = m_page->model()
+                               ->headerData(SubjectsModel::Since, Qt::Horizontal, Qt::ToolTipRole)
+                               .toString();
     QVERIFY(header.contains(QStringLiteral("ban was created")) &&
             header.contains(QStringLiteral("console's reads")));
 }
@@ -184,7 +185,8 @@ void tst_SubjectsSince::deniedUserFigures()
         cell("dave", "post", SubjectsModel::Since, SubjectsModel::SortRole).toLongLong();
     QVERIFY2(since >= before - 1'000 && since <= seenBy,
              qPrintable(QStringLiteral("%1 not in [%2, %3]").arg(since).arg(before).arg(seenBy)));
-    QVERIFY(cell("dave", "post", SubjectsModel::Since).toString().startsWith(QStringLiteral("seen ")));
+    QVERIFY(
+        cell("dave", "post", SubjectsModel::Since).toString().startsWith(QStringLiteral("seen ")));
     QVERIFY(cell("dave", "post", SubjectsModel::Since, Qt::ToolTipRole)
                 .toString()
                 .contains(QStringLiteral("seen by this console")));

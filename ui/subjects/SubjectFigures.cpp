@@ -53,7 +53,8 @@ double rateOf(const CompactRow& row, const Policy* policy, const OverrideMarks::
         return -1;
     const std::vector<WindowLimit>& windows =
         mark && mark->kind == OverrideKind::Limit ? mark->windows : policy->windows;
-    const qint64 resetMs = row.resetDeadline > 0 ? qMax<qint64>(0, row.resetDeadline - steadyMs) : 0;
+    const qint64 resetMs =
+        row.resetDeadline > 0 ? qMax<qint64>(0, row.resetDeadline - steadyMs) : 0;
     return hitsPerMinute(policy->algorithm, windows, countAt(row, steadyMs), row.limit, resetMs);
 }
 

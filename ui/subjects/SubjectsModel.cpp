@@ -350,8 +350,9 @@ void SubjectsModel::applySlice()
         m_appendedSinceOrder = true;
         const CompactRow& row = m_store.row(storeRow);
         if (m_filter.isEmpty() ||
-            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow),
-                             {m_marks.get(), QDateTime::currentMSecsSinceEpoch(), &shadowActions()}))
+            m_filter.accepts(
+                row, m_store.user(storeRow), m_store.action(storeRow),
+                {m_marks.get(), QDateTime::currentMSecsSinceEpoch(), &shadowActions()}))
             appended.push_back(quint32(storeRow));
     }
     if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
@@ -450,14 +451,8 @@ void SubjectsModel::requestOrder(bool keepOrder)
     announceAppended(); // a kept order must hold them, a new one holds them anyway
     m_ordering = true;
     m_orderAgain = false;
-    OrderRequest request{m_filter,
-                         m_sort,
-                         std::exchange(m_retirePass, 0),
-                         std::nullopt,
-                         m_marks,
-                         m_policies,
-                         QDateTime::currentMSecsSinceEpoch(),
-                         steadyNow()};
+    OrderRequest request{m_filter, m_sort,     std::exchange(m_retirePass, 0),      std::nullopt,
+                         m_marks,  m_policies, QDateTime::currentMSecsSinceEpoch(), steadyNow()};
     m_requestClock = {request.steadyNowMs, request.nowMs};
     m_requestKeeps = keepOrder;
     if (keepOrder)

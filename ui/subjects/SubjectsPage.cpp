@@ -104,9 +104,9 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     header->resizeSection(SubjectsModel::Count, qMax(200, banText + 24));
     header->resizeSection(SubjectsModel::Remaining, 80);
     header->resizeSection(SubjectsModel::Ttl, 85);
-    header->resizeSection(SubjectsModel::Since, m_view->fontMetrics().horizontalAdvance(
-                                                    tr("seen %1").arg(QStringLiteral("23:59"))) +
-                                                    24);
+    header->resizeSection(
+        SubjectsModel::Since,
+        m_view->fontMetrics().horizontalAdvance(tr("seen %1").arg(QStringLiteral("23:59"))) + 24);
     header->resizeSection(SubjectsModel::Rate, 72);
 
     m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
@@ -343,12 +343,11 @@ void SubjectsPage::updateSummary()
     m_summaryDelay->stop();
     const SubjectStore::Totals& t = m_model->totals();
     const qint64 wouldDeny = m_model->wouldDenyCount(); // shadow policies deny nobody
-    QString text =
-        (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
-        QStringLiteral(", ") +
-        tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
-            .arg(number(t.banned), number(t.denied - wouldDeny), number(t.warned),
-                 number(t.nearLimit));
+    QString text = (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
+                   QStringLiteral(", ") +
+                   tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
+                       .arg(number(t.banned), number(t.denied - wouldDeny), number(t.warned),
+                            number(t.nearLimit));
     if (wouldDeny > 0)
         text += tr(", %1 would be denied (shadow)").arg(number(wouldDeny));
     if (t.errors > 0)
