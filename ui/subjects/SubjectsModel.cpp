@@ -420,15 +420,19 @@ void SubjectsModel::setPolicies(SharedActionPolicies policies)
 {
     if (!policies || policies == m_policies)
         return;
-    const bool shadowBefore = m_policies->hasShadow();
+    // Each pass brings a listing: only a change of which actions are shadow filters again
+    // (the rates' windows repaint with the ticker).
+    const std::vector<bool> before = shadowActions();
     m_policies = std::move(policies);
     m_shadowActions.clear(); // rebuilt for the new policies at the next look
+    if (shadowActions() == before)
+        return;
     using State = SubjectFilter::State;
     if (m_filter.state == State::Denied || m_filter.state == State::Shadow ||
         m_filter.state == State::WouldDeny)
         requestOrder();
-    // Marks and rates of the rows shown: one whole-range signal, the view repaints what it shows.
-    if (!m_order.empty() && (shadowBefore || m_policies->hasShadow() || m_sort.column == Rate))
+    // Marks of the rows shown: one whole-range signal, the view repaints what it shows.
+    if (!m_order.empty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
 }
 
