@@ -406,19 +406,23 @@ int main(int argc, char** argv)
 
     auto* view = page.findChild<QTableView*>(QStringLiteral("subjectsTableView"));
     qint64 sortStall = 0;
-    qint64 sortSlowest = 0;
+    QStringList sortTimes; // each column's sort, from the click to the order swapped in
     for (int column = 0; column < SubjectsModel::ColumnCount; ++column) {
         bool applied = false;
         auto c =
             QObject::connect(model, &SubjectsModel::orderApplied, [&applied] { applied = true; });
         lag.takeLongest();
         view->sortByColumn(column, Qt::DescendingOrder);
-        sortSlowest = qMax(sortSlowest, waitUntil([&] { return applied && model->isIdle(); }));
+        const qint64 took = waitUntil([&] { return applied && model->isIdle(); });
+        sortTimes << QStringLiteral("%1 %2")
+                         .arg(model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString())
+                         .arg(took);
         sortStall = qMax(sortStall, lag.takeLongest());
         QObject::disconnect(c);
     }
-    row("longest GUI stall: sorting by each column",
-        QStringLiteral("%1 ms (slowest sort %2 ms)").arg(sortStall).arg(sortSlowest), "<= 50 ms");
+    row("longest GUI stall: sorting by each column", QStringLiteral("%1 ms").arg(sortStall),
+        "<= 50 ms");
+    row("  each column's sort (ms)", sortTimes.join(QStringLiteral(", ")), "");
 
     auto* filter = page.findChild<QLineEdit*>(QStringLiteral("filterLineEdit"));
     lag.takeLongest();

@@ -81,4 +81,22 @@ bool isNearLimit(const HitResult& usage)
            usage.remaining * 10 <= usage.limit;
 }
 
+double hitsPerMinute(Algorithm algorithm, const std::vector<WindowLimit>& windows, qint64 count,
+                     qint64 limit, qint64 resetMs)
+{
+    if (algorithm == Algorithm::TokenBucket)
+        return -1; // its count is the debt of the bucket, not hits in a span of time
+    const auto window = std::find_if(windows.begin(), windows.end(),
+                                     [limit](const WindowLimit& w) { return w.limit == limit; });
+    if (window == windows.end() || window->windowMs <= 0)
+        return -1;
+    if (count <= 0)
+        return 0;
+    // A sliding window always covers its whole length; a fixed one began length - reset ago.
+    const qint64 span = algorithm == Algorithm::FixedWindow
+                            ? (resetMs > 0 ? window->windowMs - resetMs : 0)
+                            : window->windowMs;
+    return span < 1000 ? -1 : double(count) * 60'000 / double(span);
+}
+
 } // namespace tollgate

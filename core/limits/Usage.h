@@ -35,4 +35,11 @@ HitResult usageFromCounters(const std::vector<WindowReading>& windows, const Pol
 /// Near the limit: warned, denied, or at most 10 % of the limit left (banned rows are not).
 bool isNearLimit(const HitResult& usage);
 
+/// Hits counted per minute, from a usage alone (no read of its own): a fixed window's count
+/// over the time since the window began (the window of `windows` with the usage's limit, less
+/// `resetMs`), a sliding log's or sliding window's count over the window's length. -1 when it
+/// cannot tell: a token bucket, a window begun less than a second ago, no window with `limit`.
+double hitsPerMinute(Algorithm algorithm, const std::vector<WindowLimit>& windows, qint64 count,
+                     qint64 limit, qint64 resetMs);
+
 } // namespace tollgate

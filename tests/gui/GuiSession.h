@@ -24,6 +24,17 @@ inline std::unique_ptr<ui::Session> connectedSession(const QString& url, const Q
     return session;
 }
 
+/// `times` hits of `user` under `policy` through the session's limiter; true once all are
+/// answered.
+inline bool hitTimes(ui::Session* session, const Policy& policy, const QByteArray& user, int times)
+{
+    int done = 0;
+    QObject context;
+    for (int i = 0; i < times; ++i)
+        session->limiter().hit(policy, user, 0, &context, [&done](Result<HitResult>) { ++done; });
+    return QTest::qWaitFor([&] { return done == times; }, 10'000);
+}
+
 /// A value viewer of `key`, shown, after its first load.
 inline std::unique_ptr<ui::ValueViewer> openValueViewer(ui::Session* session, const QByteArray& key)
 {

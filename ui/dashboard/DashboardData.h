@@ -62,7 +62,7 @@ struct NearLimitEntry
     QByteArray action;
     HitResult state;
     qint64 bannedSinceMs = 0; // when the ban in force began (epoch ms); 0: not banned
-    double perMinute = -1;    // hits counted per minute since its window began; -1: unknown
+    double perMinute = -1;    // hits counted per minute (hitsPerMinute); -1: unknown
 };
 
 } // namespace tollgate::ui

@@ -168,7 +168,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
 QVariant NearLimitModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Rate)
-        return tr("Hits counted per minute since the user's window began (fixed windows)");
+        return tr("Hits counted per minute: since the user's window began (fixed windows), over "
+                  "the last window (sliding windows); – for token buckets");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {

@@ -1,6 +1,7 @@
 #include "ui/dashboard/NearLimitSweep.h"
 
 #include "core/limits/Subjects.h"
+#include "core/limits/Usage.h"
 #include "ui/common/Session.h"
 
 #include <QElapsedTimer>
@@ -35,8 +36,7 @@ int severity(Tier tier)
 
 // Banned (also with no counter left: bans are keys of their own), denied or warned, or near
 // the limit: the entry it shows as; none otherwise. Its rate comes from what was read, no
-// extra command: a fixed window's count over the time since the window began (the window
-// less what is left of it).
+// extra command (hitsPerMinute).
 std::optional<NearLimitEntry> entryOf(const Subject& s, const PolicyCatalog& policies)
 {
     if (!s.banned() && !(s.stateKnown && s.nearLimit()))
@@ -49,15 +49,9 @@ std::optional<NearLimitEntry> entryOf(const Subject& s, const PolicyCatalog& pol
     const auto policy = policies.valid.find(s.action);
     // A shadow policy's "deny" is what enforcing it would do: the row says so.
     entry.state.shadow = policy != policies.valid.end() && policy->second.shadow;
-    if (s.stateKnown && policy != policies.valid.end() &&
-        policy->second.algorithm == Algorithm::FixedWindow)
-        for (const WindowLimit& window : policy->second.windows)
-            if (window.limit == s.state.limit) {
-                const qint64 elapsed = window.windowMs - s.state.resetMs;
-                if (elapsed >= 1000 && s.state.resetMs > 0)
-                    entry.perMinute = double(s.state.count) * 60'000 / double(elapsed);
-                break;
-            }
+    if (s.stateKnown && policy != policies.valid.end())
+        entry.perMinute = hitsPerMinute(policy->second.algorithm, policy->second.windows,
+                                        s.state.count, s.state.limit, s.state.resetMs);
     return entry;
 }
 

@@ -18,7 +18,10 @@ void CountBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
         const Tone tone = tier == int(Tier::Warn)                                ? Tone::Warn
                           : tier == int(Tier::Deny) || tier == int(Tier::Banned) ? Tone::Denied
                                                                                  : Tone::Ok;
-        QColor color = toneColor(tone, option.palette);
+        // A shadow policy denies nobody: its bar is in the accent, never the denial's red.
+        QColor color = index.data(SubjectsModel::ShadowRole).toBool()
+                           ? option.palette.color(QPalette::Link)
+                           : toneColor(tone, option.palette);
         color.setAlpha(90);
         QColor track = option.palette.color(QPalette::Text);
         track.setAlpha(24);

@@ -1,5 +1,6 @@
 #include "ui/subjects/SubjectOrder.h"
 
+#include "ui/subjects/SubjectFigures.h"
 #include "ui/subjects/SubjectsModel.h"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ quint64 prefixKey(QByteArrayView id)
 } // namespace
 
 bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user, const QByteArray& rowAction,
-                            const OverrideMarks* marks, qint64 nowMs) const
+                            const FilterJoin& join) const
 {
     if (actionSet && rowAction != action)
         return false;
@@ -52,7 +53,15 @@ bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user, const QB
             return false;
         break;
     case State::Denied:
-        if (row.tier != quint8(Tier::Deny))
+        if (row.tier != quint8(Tier::Deny) || join.shadow(row.action))
+            return false;
+        break;
+    case State::Shadow:
+        if (!join.shadow(row.action))
+            return false;
+        break;
+    case State::WouldDeny:
+        if (row.tier != quint8(Tier::Deny) || !join.shadow(row.action))
             return false;
         break;
     case State::Warned:
@@ -69,7 +78,8 @@ bool SubjectFilter::accepts(const CompactRow& row, QByteArrayView user, const QB
         break;
     case State::Overridden:
     case State::Exempt: {
-        const OverrideMarks::Mark* mark = marks ? marks->find(user, rowAction, nowMs) : nullptr;
+        const OverrideMarks::Mark* mark =
+            join.marks ? join.marks->find(user, rowAction, join.nowMs) : nullptr;
         const OverrideKind wanted =
             state == State::Exempt ? OverrideKind::Unlimited : OverrideKind::Limit;
         if (!mark || mark->kind != wanted)
@@ -98,19 +108,40 @@ std::vector<int> actionRanks(const QList<QByteArray>& actions)
     return rank;
 }
 
-double sortKey(const CompactRow& row, const RowExtra* extra, int column,
-               const std::vector<int>& ranks)
+SortContext SortContext::of(const QList<QByteArray>& actions, const ActionPolicies& policies,
+                            const OverrideMarks* marks, qint64 steadyMs, qint64 epochMs)
+{
+    return {actions, actionRanks(actions), policies.byIndex(actions), marks, steadyMs, epochMs};
+}
+
+double sortKey(const CompactRow& row, QByteArrayView user, const RowExtra* extra, int column,
+               const SortContext& context)
 {
     const bool known = row.has(CompactRow::StateKnown);
     switch (column) {
     case SubjectsModel::Action:
-        return row.action < ranks.size() ? ranks[row.action] : 0;
+        return row.action < context.ranks.size() ? context.ranks[row.action] : 0;
     case SubjectsModel::Count:
         return known && row.limit > 0 ? double(row.count) / double(row.limit) : -1.0;
     case SubjectsModel::Remaining:
         return known ? double(row.remaining()) : -1.0;
     case SubjectsModel::Ttl:
         return double(row.resetDeadline); // a deadline: no "now" in the comparison
+    case SubjectsModel::Since: {
+        // Unknown last: ascending lists the longest-standing bans and denials first.
+        const Since since = sinceOf(row, extra);
+        return since.kind == Since::Kind::None ? 1e18 : double(since.epochMs);
+    }
+    case SubjectsModel::Rate: {
+        const Policy* policy =
+            row.action < context.policies.size() ? context.policies[row.action] : nullptr;
+        if (!policy)
+            return -1.0;
+        const OverrideMarks::Mark* mark = nullptr; // the override's windows, when it has some
+        if (context.marks && !context.marks->isEmpty() && row.action < context.actions.size())
+            mark = context.marks->find(user, context.actions.at(row.action), context.epochMs);
+        return rateOf(row, policy, mark, context.steadyMs);
+    }
     case SubjectsModel::Ban:
         return !extra || !extra->ban      ? -1.0
                : extra->ban->untilMs == 0 ? 1e18
@@ -126,6 +157,8 @@ RowOrder computeOrder(const StoreSnapshot& snap, const OrderRequest& request)
     const SubjectFilter& filter = request.filter;
     const SortSpec& sort = request.sort;
     const qsizetype n = snap.rows.size();
+    static const ActionPolicies kNoPolicies;
+    const ActionPolicies& policies = request.policies ? *request.policies : kNoPolicies;
     std::vector<bool> leaving;
     if (request.retirePass != 0) {
         leaving.assign(size_t(n), false);
@@ -144,23 +177,26 @@ RowOrder computeOrder(const StoreSnapshot& snap, const OrderRequest& request)
             if (stays(i) && !snap.rows.at(i).has(CompactRow::Retired))
                 order.rows.push_back(i);
     } else {
+        const std::vector<bool> shadow = policies.shadowByIndex(snap.actions);
+        const FilterJoin join{request.marks.get(), request.nowMs, &shadow};
         order.rows.reserve(size_t(n));
         for (qsizetype i = 0; i < n; ++i) {
             const CompactRow& row = snap.rows.at(i);
             if (row.has(CompactRow::Retired) || !stays(quint32(i)))
                 continue;
-            if (filter.isEmpty() || filter.accepts(row, snap.user(row), snap.actions.at(row.action),
-                                                   request.marks.get(), request.nowMs))
+            if (filter.isEmpty() ||
+                filter.accepts(row, snap.user(row), snap.actions.at(row.action), join))
                 order.rows.push_back(quint32(i));
         }
     }
     if (sort.column >= 0 && !request.keep) {
         // One numeric key per row, computed once; ties fall back to the user id.
         std::vector<std::pair<double, quint64>> keys(static_cast<size_t>(n));
-        const std::vector<int> ranks = actionRanks(snap.actions);
+        const SortContext context = SortContext::of(snap.actions, policies, request.marks.get(),
+                                                    request.steadyNowMs, request.nowMs);
         for (quint32 i : order.rows) {
             const CompactRow& row = snap.rows.at(i);
-            keys[i] = {sortKey(row, snap.extra(row), sort.column, ranks),
+            keys[i] = {sortKey(row, snap.user(row), snap.extra(row), sort.column, context),
                        prefixKey(snap.user(row))};
         }
         auto less = [&](quint32 a, quint32 b) {

@@ -52,7 +52,12 @@ void SubjectStore::count(const CompactRow& row, int sign)
     m_totals.banned += row.has(CompactRow::Banned) ? sign : 0;
     m_totals.nearLimit += row.has(CompactRow::Near) ? sign : 0;
     m_totals.errors += row.has(CompactRow::HasError) ? sign : 0;
-    m_totals.denied += row.tier == quint8(Tier::Deny) ? sign : 0;
+    if (row.tier == quint8(Tier::Deny)) {
+        m_totals.denied += sign;
+        if (m_totals.deniedByAction.size() <= row.action)
+            m_totals.deniedByAction.resize(size_t(row.action) + 1);
+        m_totals.deniedByAction[row.action] += sign;
+    }
     m_totals.warned += row.tier == quint8(Tier::Warn) ? sign : 0;
 }
 
@@ -92,6 +97,10 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs, q
     row.limit = s.state.limit;
     row.tier = quint8(s.banned() ? Tier::Banned : s.state.tier);
     row.resetDeadline = s.stateKnown && s.state.resetMs > 0 ? steadyNowMs + s.state.resetMs : 0;
+    if (row.tier != quint8(Tier::Deny))
+        row.deniedSeenS = 0;
+    else if (row.deniedSeenS == 0) // denied since this read, as far as the console knows
+        row.deniedSeenS = quint32(qMax<qint64>(1, steadyNowMs / 1000));
     // A pass saw the key itself; any other read only proves the row alive while it holds
     // something (an expired counter read by the visible-rows refresh must still retire).
     const bool holds = (s.stateKnown && s.state.count > 0) || ban || !s.error.isEmpty();

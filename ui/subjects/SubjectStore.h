@@ -6,10 +6,11 @@
 #include <QByteArrayView>
 #include <QHash>
 #include <QList>
+#include <vector>
 
 namespace tollgate::ui {
 
-/// One subjects-table row in 40 bytes: the user id lives in a shared buffer, the action in a
+/// One subjects-table row in 48 bytes: the user id lives in a shared buffer, the action in a
 /// small table (there are few actions), the numbers in place. Ban details and error texts,
 /// needed by about 1 % of rows, sit in a side table. `seenPass` is the last full pass (first
 /// pass or sweep) that found the subject in Redis: rows a finished pass did not see retire.
@@ -36,10 +37,14 @@ struct CompactRow
     quint8 tier = 0;          // int(Tier)
     quint8 flags = 0;
     quint16 seenPass = 0;
+    // Steady-clock seconds of the first read of this row's current run of denied reads (the
+    // console's own observation: Redis keeps no such time); 0 = not denied at the last read.
+    quint32 deniedSeenS = 0;
 
     bool has(Flag flag) const { return flags & flag; }
     qint64 remaining() const { return qMax<qint64>(0, limit - count); }
 };
+static_assert(sizeof(CompactRow) <= 48, "a million rows must stay well under 100 MB");
 
 /// What ~1 % of rows carry besides numbers.
 struct RowExtra
@@ -82,6 +87,7 @@ public:
         qint64 denied = 0;
         qint64 warned = 0;
         qint64 errors = 0;
+        std::vector<qint64> deniedByAction; // the denied rows by action index (shadow or not)
     };
 
     /// Inserts or updates the subject's row; returns its index and whether it is new. `pass`

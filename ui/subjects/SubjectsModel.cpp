@@ -4,10 +4,12 @@
 #include "ui/common/DisplayText.h"
 #include "ui/common/OverrideText.h"
 #include "ui/common/Palette.h"
+#include "ui/subjects/SubjectFigures.h"
 
 #include <QDateTime>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QFont>
 #include <QThreadPool>
 
 namespace tollgate::ui {
@@ -20,20 +22,6 @@ constexpr qint64 kAnnounceMs = 100; // new rows reach the view at most this ofte
 qint64 steadyNow()
 {
     return QDeadlineTimer::current().deadline();
-}
-
-// A fixed window whose deadline passed holds nothing any more, without asking Redis.
-qint64 countNow(const CompactRow& row, qint64 now)
-{
-    return row.resetDeadline > 0 && row.resetDeadline <= now ? 0 : row.count;
-}
-
-// "14:05" today, "2026-12-31 23:59" another day.
-QString shortTime(qint64 epochMs)
-{
-    const QDateTime time = QDateTime::fromMSecsSinceEpoch(epochMs);
-    return time.toString(time.date() == QDate::currentDate() ? QStringLiteral("HH:mm")
-                                                             : QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
 QString untilText(qint64 untilMs)
@@ -81,6 +69,21 @@ int SubjectsModel::columnCount(const QModelIndex& parent) const
 
 QVariant SubjectsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+        // Each figure says what it is: what Redis keeps, or what this console saw.
+        if (section == Since)
+            return tr("Banned: when the ban was created (\"14:05\").\nDenied: the first of this "
+                      "console's reads that found the user denied, in the run of denied reads "
+                      "up to now (\"seen 14:05\"); Redis keeps no such time.");
+        if (section == Rate)
+            return tr("Hits counted per minute at the last read: since the window began (fixed "
+                      "windows), over the last window (sliding windows); \u2014 for token "
+                      "buckets and when not known");
+        if (section == Ban)
+            return tr("The ban in force, the override that applies (exempt or other limits), "
+                      "and \"shadow\" where the action's policy only reports: its \"deny\" "
+                      "denies nobody");
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -94,6 +97,10 @@ QVariant SubjectsModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Remaining");
     case Ttl:
         return tr("Resets in");
+    case Since:
+        return tr("Since");
+    case Rate:
+        return tr("Hits/min");
     case Ban:
         return tr("Ban / override");
     default:
@@ -124,12 +131,12 @@ QVariant SubjectsModel::display(int storeRow, int column) const
             return m_store.action(storeRow).isEmpty() ? QString() : tr("no policy");
         if (!row.has(CompactRow::StateKnown))
             return tr("…");
-        return QStringLiteral("%1 / %2").arg(countNow(row, now)).arg(row.limit);
+        return QStringLiteral("%1 / %2").arg(countAt(row, now)).arg(row.limit);
     case Remaining:
         if (ban)
             return 0;
         return row.has(CompactRow::StateKnown)
-                   ? QVariant(qMax<qint64>(0, row.limit - countNow(row, now)))
+                   ? QVariant(qMax<qint64>(0, row.limit - countAt(row, now)))
                    : QVariant();
     case Ttl:
         if (ban) // the ban's end, not the counter's
@@ -139,20 +146,23 @@ QVariant SubjectsModel::display(int storeRow, int column) const
         return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
                    ? formatCountdown(row.resetDeadline - now)
                    : QString();
+    case Since:
+        return sinceText(sinceOf(row, extra));
+    case Rate:
+        return rateText(rateOf(row, policyOf(storeRow), markOf(storeRow), now));
     case Ban: {
-        // Banned, exempt and overridden read at a glance in one column.
-        const OverrideMarks::Mark* mark = markOf(storeRow);
-        const QString marker = mark ? overrideText(*mark) : QString();
-        if (!extra || !extra->ban)
-            return marker;
-        return QString((mark ? marker + QStringLiteral(" · ") : QString()) +
-                       (extra->userWide ? tr("all actions") : tr("this action")) +
-                       (extra->ban->createdMs > 0
-                            ? tr(" since %1").arg(shortTime(extra->ban->createdMs))
-                            : QString()) +
-                       (extra->ban->reason.isEmpty()
-                            ? QString()
-                            : QStringLiteral(": ") + displayId(extra->ban->reason.toUtf8())));
+        // Banned, exempt, overridden and shadow read at a glance in one column.
+        QStringList parts;
+        if (const OverrideMarks::Mark* mark = markOf(storeRow))
+            parts << overrideText(*mark);
+        if (const QString shadow = shadowText(row); !shadow.isEmpty())
+            parts << shadow;
+        if (extra && extra->ban)
+            parts << (extra->userWide ? tr("all actions") : tr("this action")) +
+                         (extra->ban->reason.isEmpty()
+                              ? QString()
+                              : QStringLiteral(": ") + displayId(extra->ban->reason.toUtf8()));
+        return parts.join(QStringLiteral(" · "));
     }
     default:
         return {};
@@ -163,6 +173,27 @@ const OverrideMarks::Mark* SubjectsModel::markOf(int storeRow) const
 {
     return m_marks->find(m_store.user(storeRow), m_store.action(storeRow),
                          QDateTime::currentMSecsSinceEpoch());
+}
+
+const Policy* SubjectsModel::policyOf(int storeRow) const
+{
+    return m_policies->find(m_store.action(storeRow));
+}
+
+const std::vector<bool>& SubjectsModel::shadowActions() const
+{
+    if (m_shadowActions.size() != size_t(m_store.actions().size()))
+        m_shadowActions = m_policies->shadowByIndex(m_store.actions());
+    return m_shadowActions;
+}
+
+// "shadow: would deny": a shadow policy's deny tier is what enforcing it would do.
+QString SubjectsModel::shadowText(const CompactRow& row) const
+{
+    const std::vector<bool>& shadow = shadowActions();
+    if (row.action >= shadow.size() || !shadow[row.action])
+        return {};
+    return row.tier == quint8(Tier::Deny) ? tr("shadow: would deny") : tr("shadow");
 }
 
 QVariant SubjectsModel::foreground(const CompactRow& row, const OverrideMarks::Mark* mark,
@@ -180,6 +211,42 @@ QVariant SubjectsModel::foreground(const CompactRow& row, const OverrideMarks::M
     return {};
 }
 
+QVariant SubjectsModel::toolTip(int storeRow, int column) const
+{
+    const CompactRow& row = m_store.row(storeRow);
+    const RowExtra* extra = m_store.extra(storeRow);
+    if (extra && !extra->error.isEmpty())
+        return extra->error;
+    if (column == Since)
+        return sinceToolTip(sinceOf(row, extra), !shadowText(row).isEmpty());
+    if (column == Rate)
+        return rateToolTip(rateOf(row, policyOf(storeRow), markOf(storeRow), steadyNow()),
+                           policyOf(storeRow), row.has(CompactRow::Banned));
+    QStringList lines;
+    if ((column == Ban || column == Count) && extra && extra->ban)
+        lines << tr("%1\nby %2 (%3), %4%5")
+                     .arg(displayId(extra->ban->reason.toUtf8()),
+                          displayId(extra->ban->actor.toUtf8()), extra->ban->source,
+                          extra->ban->createdMs > 0
+                              ? tr("since %1, ").arg(formatTime(extra->ban->createdMs))
+                              : QString(),
+                          extra->ban->untilMs > 0
+                              ? tr("until %1").arg(formatTime(extra->ban->untilMs))
+                              : tr("permanent"));
+    else if (const OverrideMarks::Mark* mark = column == Ban ? markOf(storeRow) : nullptr)
+        lines << tr("%1: %2\nby %3: %4")
+                     .arg(overrideText(*mark), overrideWhatText(mark->kind, mark->windows),
+                          displayId(mark->actor.toUtf8()), displayId(mark->reason.toUtf8()));
+    if ((column == Ban || column == Count) && !shadowText(row).isEmpty())
+        lines << (row.tier == quint8(Tier::Deny)
+                      ? tr("Shadow policy: enforcing it would deny the next hit; it denies nobody")
+                      : tr("Shadow policy: decided and counted as if enforced, never denies "
+                           "nor bans"));
+    if (!lines.isEmpty())
+        return lines.join(QLatin1Char('\n'));
+    return column == User ? display(storeRow, column) : QVariant();
+}
+
 QVariant SubjectsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -190,45 +257,38 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return display(storeRow, column);
-    case Qt::ToolTipRole: {
-        const RowExtra* extra = m_store.extra(storeRow);
-        if (extra && !extra->error.isEmpty())
-            return extra->error;
-        if ((column == Ban || column == Count) && extra && extra->ban)
-            return tr("%1\nby %2 (%3), %4%5")
-                .arg(displayId(extra->ban->reason.toUtf8()), displayId(extra->ban->actor.toUtf8()),
-                     extra->ban->source,
-                     extra->ban->createdMs > 0
-                         ? tr("since %1, ").arg(formatTime(extra->ban->createdMs))
-                         : QString(),
-                     extra->ban->untilMs > 0 ? tr("until %1").arg(formatTime(extra->ban->untilMs))
-                                             : tr("permanent"));
-        if (column == Ban)
-            if (const OverrideMarks::Mark* mark = markOf(storeRow))
-                return tr("%1: %2\nby %3: %4")
-                    .arg(display(storeRow, column).toString(),
-                         overrideWhatText(mark->kind, mark->windows),
-                         displayId(mark->actor.toUtf8()), displayId(mark->reason.toUtf8()));
-        return column == User ? display(storeRow, column) : QVariant();
-    }
+    case Qt::ToolTipRole:
+        return toolTip(storeRow, column);
     case Qt::TextAlignmentRole:
-        if (column == Remaining || column == Ttl)
+        if (column == Remaining || column == Ttl || column == Rate)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ForegroundRole:
         return foreground(row, column == Ban ? markOf(storeRow) : nullptr, column);
+    case Qt::FontRole:
+        if ((column == Count || column == Ban) && !shadowText(row).isEmpty()) {
+            QFont italic; // a shadow row's figures are what enforcing would do
+            italic.setItalic(true);
+            return italic;
+        }
+        return {};
     case OverrideRole: {
         const OverrideMarks::Mark* mark = markOf(storeRow);
         return mark ? int(mark->kind) : -1;
     }
+    case ShadowRole:
+        return !shadowText(row).isEmpty();
     case SortRole:
         if (column == User)
             return m_store.userId(storeRow);
-        return sortKey(row, m_store.extra(storeRow), column, actionRanks(m_store.actions()));
+        // With the clocks of the last sort: what the worker sorted by.
+        return sortKey(row, m_store.user(storeRow), m_store.extra(storeRow), column,
+                       SortContext::of(m_store.actions(), *m_policies, m_marks.get(),
+                                       m_sortClock.first, m_sortClock.second));
     case FractionRole:
         if (!row.has(CompactRow::StateKnown) || row.limit <= 0 || row.has(CompactRow::Banned))
             return {};
-        return qBound(0.0, double(countNow(row, steadyNow())) / double(row.limit), 1.0);
+        return qBound(0.0, double(countAt(row, steadyNow())) / double(row.limit), 1.0);
     case TierRole:
         return row.has(CompactRow::StateKnown) ? int(row.tier) : -1;
     case UserIdRole:
@@ -290,8 +350,9 @@ void SubjectsModel::applySlice()
         m_appendedSinceOrder = true;
         const CompactRow& row = m_store.row(storeRow);
         if (m_filter.isEmpty() ||
-            m_filter.accepts(row, m_store.user(storeRow), m_store.action(storeRow), m_marks.get(),
-                             QDateTime::currentMSecsSinceEpoch()))
+            m_filter.accepts(
+                row, m_store.user(storeRow), m_store.action(storeRow),
+                {m_marks.get(), QDateTime::currentMSecsSinceEpoch(), &shadowActions()}))
             appended.push_back(quint32(storeRow));
     }
     if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
@@ -355,6 +416,36 @@ void SubjectsModel::setOverrideMarks(SharedOverrideMarks marks)
         Q_EMIT dataChanged(index(0, Ban), index(int(m_order.size()) - 1, Ban));
 }
 
+void SubjectsModel::setPolicies(SharedActionPolicies policies)
+{
+    if (!policies || policies == m_policies)
+        return;
+    // Each pass brings a listing: only a change of which actions are shadow filters again
+    // (the rates' windows repaint with the ticker).
+    const std::vector<bool> before = shadowActions();
+    m_policies = std::move(policies);
+    m_shadowActions.clear(); // rebuilt for the new policies at the next look
+    if (shadowActions() == before)
+        return;
+    using State = SubjectFilter::State;
+    if (m_filter.state == State::Denied || m_filter.state == State::Shadow ||
+        m_filter.state == State::WouldDeny)
+        requestOrder();
+    // Marks of the rows shown: one whole-range signal, the view repaints what it shows.
+    if (!m_order.empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
+}
+
+qint64 SubjectsModel::wouldDenyCount() const
+{
+    const std::vector<qint64>& denied = m_store.totals().deniedByAction;
+    const std::vector<bool>& shadow = shadowActions();
+    qint64 count = 0;
+    for (size_t i = 0; i < denied.size() && i < shadow.size(); ++i)
+        count += shadow[i] ? denied[i] : 0;
+    return count;
+}
+
 void SubjectsModel::requestOrder(bool keepOrder)
 {
     if (m_ordering) {
@@ -364,8 +455,10 @@ void SubjectsModel::requestOrder(bool keepOrder)
     announceAppended(); // a kept order must hold them, a new one holds them anyway
     m_ordering = true;
     m_orderAgain = false;
-    OrderRequest request{m_filter,     m_sort,  std::exchange(m_retirePass, 0),
-                         std::nullopt, m_marks, QDateTime::currentMSecsSinceEpoch()};
+    OrderRequest request{m_filter, m_sort,     std::exchange(m_retirePass, 0),      std::nullopt,
+                         m_marks,  m_policies, QDateTime::currentMSecsSinceEpoch(), steadyNow()};
+    m_requestClock = {request.steadyNowMs, request.nowMs};
+    m_requestKeeps = keepOrder;
     if (keepOrder)
         request.keep = m_order; // one copy of 4 bytes a row, no per-row work
     else
@@ -394,6 +487,8 @@ void SubjectsModel::applyOrder(quint64 generation, RowOrder order)
     if (generation != m_generation)
         return;
     m_ordering = false;
+    if (!m_requestKeeps)
+        m_sortClock = m_requestClock;
     m_store.retire(order.retired);
     if (!order.retired.empty() || order.rows != m_order) {
         // One layout change, whatever moved, left or came back: persistent indexes (the

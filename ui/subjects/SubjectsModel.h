@@ -30,6 +30,8 @@ public:
         Count,
         Remaining,
         Ttl,
+        Since, // banned since (the ban's creation) or seen denied since (the console's reads)
+        Rate,  // hits counted per minute (SubjectFigures rateOf)
         Ban,
         ColumnCount
     };
@@ -44,6 +46,7 @@ public:
         NearLimitRole,
         ErrorRole,    // what is wrong on the row, or empty
         OverrideRole, // int(OverrideKind) of the override that applies, -1 when none
+        ShadowRole,   // the action's policy is in shadow mode: its "deny" denies nobody
     };
 
     explicit SubjectsModel(QObject* parent = nullptr);
@@ -70,6 +73,12 @@ public:
     /// and filters again when the filter is by override. No read per row, ever.
     void setOverrideMarks(SharedOverrideMarks marks);
     const SharedOverrideMarks& overrideMarks() const { return m_marks; }
+    /// The policies to join rows against (each listing the loader reads): shadow marks and
+    /// filters, and the windows of the rates. No read per row, ever.
+    void setPolicies(SharedActionPolicies policies);
+    const SharedActionPolicies& policies() const { return m_policies; }
+    /// Of the denied rows (totals().denied), those of shadow policies: denied by nobody.
+    qint64 wouldDenyCount() const;
     const SubjectFilter& filter() const { return m_filter; }
     void clear();
     /// Room for about `rows` rows (the keyspace size), allocated once up front.
@@ -105,6 +114,10 @@ private:
     QVariant display(int storeRow, int column) const;
     QVariant foreground(const CompactRow& row, const OverrideMarks::Mark* mark, int column) const;
     const OverrideMarks::Mark* markOf(int storeRow) const;
+    const Policy* policyOf(int storeRow) const;
+    QString shadowText(const CompactRow& row) const;
+    QVariant toolTip(int storeRow, int column) const;
+    const std::vector<bool>& shadowActions() const;
 
     SubjectStore m_store;
     std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
@@ -115,6 +128,12 @@ private:
     QTimer m_slicer;
     SubjectFilter m_filter;
     SharedOverrideMarks m_marks = std::make_shared<const OverrideMarks>();
+    SharedActionPolicies m_policies = std::make_shared<const ActionPolicies>();
+    mutable std::vector<bool> m_shadowActions; // by action index, rebuilt as actions come
+    // The clocks of the last sort (SortRole's rates) and of the one in flight.
+    std::pair<qint64, qint64> m_sortClock{0, 0};
+    std::pair<qint64, qint64> m_requestClock{0, 0};
+    bool m_requestKeeps = false;
     SortSpec m_sort;
     bool m_ordering = false;
     bool m_orderAgain = false;

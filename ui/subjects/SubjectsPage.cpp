@@ -70,6 +70,8 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_state->addItem(tr("Errors"), int(SubjectFilter::State::Errors));
     m_state->addItem(tr("Overridden"), int(SubjectFilter::State::Overridden));
     m_state->addItem(tr("Exempt"), int(SubjectFilter::State::Exempt));
+    m_state->addItem(tr("Shadow policy"), int(SubjectFilter::State::Shadow));
+    m_state->addItem(tr("Would be denied (shadow)"), int(SubjectFilter::State::WouldDeny));
     m_refreshButton = new QPushButton(tr("Reload"), this);
     m_refreshButton->setObjectName(QStringLiteral("refreshButton"));
     m_status = new ElidedLabel(this);
@@ -93,16 +95,19 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     m_view->setItemDelegateForColumn(SubjectsModel::Count, new CountBarDelegate(m_view));
     QHeaderView* header = m_view->horizontalHeader();
     header->setStretchLastSection(true);
-    header->resizeSection(SubjectsModel::User, 220);
-    header->resizeSection(SubjectsModel::Action, 130);
-    // Wide enough for a whole ban ("banned until 2026-12-31 23:59 by tollgate (auto)"); a
-    // longer actor is elided, with the ban in full in the tooltip.
+    header->resizeSection(SubjectsModel::User, 200);
+    header->resizeSection(SubjectsModel::Action, 120);
+    // Wide enough for today's automatic ban ("banned until 23:59 by tollgate"), so the Ban
+    // column keeps room for its reason at 1280 px; the rest elides, in full in the tooltip.
     const int banText = m_view->fontMetrics().horizontalAdvance(
-        tr("banned until %1 by %2 (auto)")
-            .arg(QStringLiteral("2026-12-31 23:59"), QStringLiteral("tollgate")));
-    header->resizeSection(SubjectsModel::Count, qMax(260, banText + 24));
-    header->resizeSection(SubjectsModel::Remaining, 90);
-    header->resizeSection(SubjectsModel::Ttl, 90);
+        tr("banned until %1 by %2").arg(QStringLiteral("23:59"), QStringLiteral("tollgate")));
+    header->resizeSection(SubjectsModel::Count, qMax(200, banText + 24));
+    header->resizeSection(SubjectsModel::Remaining, 80);
+    header->resizeSection(SubjectsModel::Ttl, 85);
+    header->resizeSection(
+        SubjectsModel::Since,
+        m_view->fontMetrics().horizontalAdvance(tr("seen %1").arg(QStringLiteral("23:59"))) + 24);
+    header->resizeSection(SubjectsModel::Rate, 72);
 
     m_summary = new ElidedLabel(this); // long at a million rows: never wider than the window
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
@@ -216,9 +221,11 @@ void SubjectsPage::fitColumnsToWidth()
 {
     QHeaderView* header = m_view->horizontalHeader();
     const int available = m_view->viewport()->width();
-    const int banRoom = 140; // the last column keeps at least this much
+    const int banRoom = 160; // the last column keeps at least this much ("shadow: would deny")
     const int fixed = header->sectionSize(SubjectsModel::Remaining) +
-                      header->sectionSize(SubjectsModel::Ttl) + banRoom;
+                      header->sectionSize(SubjectsModel::Ttl) +
+                      header->sectionSize(SubjectsModel::Since) +
+                      header->sectionSize(SubjectsModel::Rate) + banRoom;
     const int flexible = header->sectionSize(SubjectsModel::User) +
                          header->sectionSize(SubjectsModel::Action) +
                          header->sectionSize(SubjectsModel::Count);
@@ -297,6 +304,7 @@ void SubjectsPage::refreshVisible()
 
 void SubjectsPage::updateActions(const PolicyListing& listing)
 {
+    m_model->setPolicies(std::make_shared<const ActionPolicies>(listing.policies));
     QStringList invalid;
     for (const InvalidPolicy& bad : listing.invalid)
         invalid << displayId(bad.action);
@@ -334,11 +342,14 @@ void SubjectsPage::updateSummary()
 {
     m_summaryDelay->stop();
     const SubjectStore::Totals& t = m_model->totals();
-    QString text =
-        (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
-        QStringLiteral(", ") +
-        tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
-            .arg(number(t.banned), number(t.denied), number(t.warned), number(t.nearLimit));
+    const qint64 wouldDeny = m_model->wouldDenyCount(); // shadow policies deny nobody
+    QString text = (t.subjects == 1 ? tr("1 subject") : tr("%1 subjects").arg(number(t.subjects))) +
+                   QStringLiteral(", ") +
+                   tr("%1 banned, %2 denied, %3 warned, %4 near the limit")
+                       .arg(number(t.banned), number(t.denied - wouldDeny), number(t.warned),
+                            number(t.nearLimit));
+    if (wouldDeny > 0)
+        text += tr(", %1 would be denied (shadow)").arg(number(wouldDeny));
     if (t.errors > 0)
         text += tr(", %1 with errors").arg(number(t.errors));
     // Counted in the override index: users, also those without counters right now.
