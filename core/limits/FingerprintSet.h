@@ -32,8 +32,9 @@ public:
     }
     void prefetch(quint64 h) const
     {
-        if (!m_slots.empty())
-            __builtin_prefetch(&m_slots[size_t(h) & (m_slots.size() - 1)]);
+        // (Through m_mask: GCC 12 drops a prefetch whose address it derives from size().)
+        if (m_mask != 0)
+            __builtin_prefetch(m_slots.data() + (size_t(h) & m_mask));
     }
     bool insertHash(quint64 h)
     {
@@ -59,6 +60,7 @@ private:
     {
         std::vector<quint64> old = std::move(m_slots);
         m_slots.assign(old.empty() ? 1024 : old.size() * 2, 0);
+        m_mask = m_slots.size() - 1;
         m_size = 0;
         for (quint64 h : old) {
             if (h != 0)
@@ -67,6 +69,7 @@ private:
     }
 
     std::vector<quint64> m_slots;
+    size_t m_mask = 0; // m_slots.size() - 1 once there are slots
     qsizetype m_size = 0;
 };
 

@@ -69,7 +69,7 @@ private Q_SLOTS:
 
     void oddIdsReadRawAsThePeekSeesThem()
     {
-        Policy like = makePolicy("like", 5, 60000);
+        Policy like = makePolicy("like", 10, 60000); // above every count below
         like.windows.push_back({50, 3'600'000}); // two windows: two GET + PTTL pairs per row
         QVERIFY(m_core.save(like));
         for (int i = 0; i < oddIds().size(); ++i)

@@ -6,6 +6,8 @@ namespace tollgate::ui {
 
 namespace {
 
+constexpr qint32 kAbsent = -2; // RowIndex::value() when nothing is stored (-1: retired)
+
 quint64 fingerprint(const QByteArray& user, const QByteArray& action, quint64 salt)
 {
     const size_t seed = qHash(user.size(), size_t(0x9e3779b97f4a7c15ULL ^ salt));
@@ -30,6 +32,11 @@ quint16 SubjectStore::actionIndex(const QByteArray& action)
     return index;
 }
 
+void SubjectStore::prefetch(const Subject& subject) const
+{
+    m_index.prefetch(fingerprint(subject.user, subject.action, 0));
+}
+
 int SubjectStore::find(const QByteArray& user, const QByteArray& action) const
 {
     return locate(user, action, nullptr);
@@ -43,20 +50,20 @@ int SubjectStore::locate(const QByteArray& user, const QByteArray& action, quint
     std::optional<quint64> free;
     for (quint64 salt = 0; salt < 4; ++salt) {
         const quint64 key = fingerprint(user, action, salt);
-        auto it = m_index.constFind(key);
-        if (it == m_index.constEnd()) {
+        const qint32 row = m_index.value(key, kAbsent);
+        if (row == kAbsent) {
             if (freeKey)
                 *freeKey = free.value_or(key);
             return -1;
         }
-        if (*it < 0) {
+        if (row < 0) {
             if (!free)
                 free = key;
             continue;
         }
-        const CompactRow& r = m_snapshot.rows.at(*it);
+        const CompactRow& r = m_snapshot.rows.at(row);
         if (m_snapshot.user(r) == user && m_snapshot.actions.at(r.action) == action)
-            return *it;
+            return row;
     }
     if (freeKey) {
         for (quint64 salt = 4; !free; ++salt) { // four taken by other rows: practically never
@@ -147,9 +154,9 @@ void SubjectStore::retire(const std::vector<quint32>& rows)
         const QByteArray user = m_snapshot.user(row).toByteArray();
         const QByteArray& action = m_snapshot.actions.at(row.action);
         for (quint64 salt = 0; salt < 4; ++salt) {
-            auto it = m_index.find(fingerprint(user, action, salt));
-            if (it != m_index.end() && *it == qint32(index)) {
-                *it = -1;
+            const quint64 key = fingerprint(user, action, salt);
+            if (m_index.value(key, kAbsent) == qint32(index)) {
+                m_index.insert(key, -1);
                 break;
             }
         }

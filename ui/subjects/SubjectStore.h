@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/Subject.h"
+#include "ui/subjects/RowIndex.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -99,6 +100,9 @@ public:
     void retire(const std::vector<quint32>& rows);
     /// The row of (user, action), or -1.
     int find(const QByteArray& user, const QByteArray& action) const;
+    /// Starts loading what apply() looks up first for `subject`: a slice prefetches the rows
+    /// ahead of the one it applies, so their cache misses overlap.
+    void prefetch(const Subject& subject) const;
 
     int size() const { return int(m_snapshot.rows.size()); }
     const CompactRow& row(int index) const { return m_snapshot.rows.at(index); }
@@ -123,7 +127,7 @@ private:
 
     StoreSnapshot m_snapshot;
     QHash<QByteArray, quint16> m_actionIndex;
-    QHash<quint64, qint32> m_index; // fingerprint of (user, action) -> row
+    RowIndex m_index; // fingerprint of (user, action) -> row
     Totals m_totals;
     quint16 m_pass = 0;
 };

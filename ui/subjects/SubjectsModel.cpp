@@ -15,7 +15,10 @@ namespace tollgate::ui {
 namespace {
 
 constexpr qint64 kSliceMs = 4;      // GUI-thread time per slice of updates
-constexpr qint64 kAnnounceMs = 100; // new rows reach the view at most this often
+// New rows reach the view at most this often: each announcement repaints the page (~5 ms at
+// 1280x800), so at 100 ms a load spent 0.5 us of GUI CPU per subject on them alone.
+constexpr qint64 kAnnounceMs = 250;
+constexpr size_t kPrefetchRows = 16; // how far ahead a slice loads the rows' index entries
 
 qint64 steadyNow()
 {
@@ -282,6 +285,11 @@ void SubjectsModel::applySlice()
     int done = 0;
     while (!m_pending.empty() && ((++done & 63) != 0 || clock.elapsed() < kSliceMs)) {
         PendingBatch& batch = m_pending.front();
+        // The index entry of the row kPrefetchRows ahead starts loading now, so it is there
+        // when that row's turn comes (a batch's first rows, as it starts).
+        for (size_t ahead = batch.next == 0 ? 0 : batch.next + kPrefetchRows;
+             ahead <= batch.next + kPrefetchRows && ahead < batch.rows.size(); ++ahead)
+            m_store.prefetch(batch.rows[ahead]);
         const auto [storeRow, added] = m_store.apply(batch.rows[batch.next], now, batch.pass);
         if (++batch.next == batch.rows.size())
             m_pending.pop_front();
