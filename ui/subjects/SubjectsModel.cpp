@@ -311,8 +311,8 @@ void SubjectsModel::applySlice()
     // every batch while the GUI keeps up, repainted the page ~120 times a second while loading,
     // half the GUI thread's CPU; what waits is announced by a timer once it is due.
     m_unannounced.insert(m_unannounced.end(), appended.begin(), appended.end());
-    if (!m_announced.isValid() || m_announced.elapsed() >= kAnnounceMs)
-        announceAppended();
+    if (m_order.empty() || !m_announced.isValid() || m_announced.elapsed() >= kAnnounceMs)
+        announceAppended(); // (an empty table shows its first rows at once)
     else if (!m_unannounced.empty() && !m_announceDue.isActive())
         m_announceDue.start(int(kAnnounceMs - m_announced.elapsed()));
     if (done > 0)
