@@ -77,14 +77,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { TOLLGATE_REQUIRE(m_core, start()); }
-    void init()
-    {
-        if (!m_core.server().isRunning()) { // after the test that kills it
-            QVERIFY(m_core.server().restart());
-            QTRY_COMPARE_WITH_TIMEOUT(m_core.client()->state(), ConnectionState::Connected, 10000);
-        }
-        QTRY_VERIFY_WITH_TIMEOUT(m_core.flush(), 10000);
-    }
+    void init() { TOLLGATE_REQUIRE(m_core, restartAndFlush()); } // one test kills the server
 
     void sameRepliesAsABatch_data()
     {
