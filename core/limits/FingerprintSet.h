@@ -55,7 +55,6 @@ public:
     qsizetype size() const { return m_size; }
 
 private:
-
     void grow()
     {
         std::vector<quint64> old = std::move(m_slots);

@@ -313,8 +313,9 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
         std::vector<Result<Reply>> failed(commands, built.error());
         applyRaw(run, failed);
     } else {
-        m_client->executePipeline(std::move(*built), nullptr,
-                                  [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
+        m_client->executePipeline(
+            std::move(*built), nullptr,
+            [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
     }
     peekSubjects(run, peeks);
     run->finishOne();

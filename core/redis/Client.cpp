@@ -204,8 +204,11 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
     const bool onWorker = QThread::currentThread() == m_thread;
-    Pending pending{std::move(command), onWorkerThread(context, std::move(done)), callerOf(context),
-                    {}, nullptr};
+    Pending pending{std::move(command),
+                    onWorkerThread(context, std::move(done)),
+                    callerOf(context),
+                    {},
+                    nullptr};
     if (onWorker && canSendNow(pending.command)) {
         sendNow(std::move(pending));
         return;
@@ -336,17 +339,17 @@ void Client::executePipeline(EncodedPipeline pipeline, Context context,
                              std::function<void(std::vector<Result<Reply>>)> done)
 {
     // All the replies at once: on the worker thread for a null context, else posted.
-    BatchReplies::Done handOver = [context, done = std::move(done)](
-                                      std::vector<Result<Reply>> replies) mutable {
-        if (!done)
-            return;
-        if (context.isNull())
-            done(std::move(replies));
-        else
-            context.post([done = std::move(done), replies = std::move(replies)]() mutable {
+    BatchReplies::Done handOver =
+        [context, done = std::move(done)](std::vector<Result<Reply>> replies) mutable {
+            if (!done)
+                return;
+            if (context.isNull())
                 done(std::move(replies));
-            });
-    };
+            else
+                context.post([done = std::move(done), replies = std::move(replies)]() mutable {
+                    done(std::move(replies));
+                });
+        };
     if (pipeline.isEmpty()) {
         handOver({});
         return;

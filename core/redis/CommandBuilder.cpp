@@ -225,8 +225,9 @@ PipelineBuilder& PipelineBuilder::add(QByteArrayView bytes)
     if (m_written == 0 && !m_error &&
         (bytes.compare("SUBSCRIBE", Qt::CaseInsensitive) == 0 ||
          bytes.compare("PSUBSCRIBE", Qt::CaseInsensitive) == 0))
-        m_error = Error{ErrorKind::InvalidInput,
-                        QStringLiteral("a pipeline cannot subscribe (command %1)").arg(count() - 1)};
+        m_error =
+            Error{ErrorKind::InvalidInput,
+                  QStringLiteral("a pipeline cannot subscribe (command %1)").arg(count() - 1)};
     appendBulk(m_pipeline.m_bytes, bytes);
     ++m_written;
     return *this;

@@ -58,7 +58,8 @@ class tst_Pipeline : public QObject
     Q_OBJECT
 
 private:
-    Replies pipeline(Client* client, const std::vector<Command>& commands, int* deliveries = nullptr)
+    Replies pipeline(Client* client, const std::vector<Command>& commands,
+                     int* deliveries = nullptr)
     {
         return collect(
             [&](QObject* context, std::function<void(Replies)> done) {

@@ -14,9 +14,17 @@ namespace {
 // Ids that must survive escaping, key building and the pipeline byte for byte.
 const QList<QByteArray>& oddIds()
 {
-    static const QList<QByteArray> ids{
-        "zoë 😀 ユーザー", "with  spaces ", "a:b:c", "{brace}}", "*", "?[x]*", "new\nline",
-        "cr\r\nlf$3\r\n", "100%41", QByteArray("nul\0byte", 8), QByteArray(KeySchema::kMaxIdBytes, 'x')};
+    static const QList<QByteArray> ids{"zoë 😀 ユーザー",
+                                       "with  spaces ",
+                                       "a:b:c",
+                                       "{brace}}",
+                                       "*",
+                                       "?[x]*",
+                                       "new\nline",
+                                       "cr\r\nlf$3\r\n",
+                                       "100%41",
+                                       QByteArray("nul\0byte", 8),
+                                       QByteArray(KeySchema::kMaxIdBytes, 'x')};
     return ids;
 }
 
@@ -63,7 +71,7 @@ private Q_SLOTS:
     void oddIdsReadRawAsThePeekSeesThem()
     {
         Policy like = makePolicy("like", 10, 60000); // above every count below
-        like.windows.push_back({50, 3'600'000}); // two windows: two GET + PTTL pairs per row
+        like.windows.push_back({50, 3'600'000});     // two windows: two GET + PTTL pairs per row
         QVERIFY(m_core.save(like));
         for (int i = 0; i < oddIds().size(); ++i)
             for (int hit = 0; hit <= i % 7; ++hit)
@@ -86,9 +94,7 @@ private Q_SLOTS:
         // The enumeration finds every one of them by SCAN and reads the same.
         const Subjects subjects(m_core.client(), m_core.schema());
         auto listed = await<SubjectList>(
-            [&](QObject* context, Callback<SubjectList> done) {
-                subjects.list({}, context, done);
-            },
+            [&](QObject* context, Callback<SubjectList> done) { subjects.list({}, context, done); },
             30000);
         QVERIFY(listed);
         QCOMPARE(listed->subjects.size(), size_t(oddIds().size()));
@@ -111,7 +117,8 @@ private Q_SLOTS:
                                 "reason", "r", "actor", "a", "source", "manual"}));
         QVERIFY(m_core.inspect({"HSET", schema.userBanKey(userBanned), "until_ms", "0", "reason",
                                 "r", "actor", "a", "source", "manual"}));
-        const QByteArray counter = schema.stateKey(wrongCounter, "like", Algorithm::FixedWindow, 60000);
+        const QByteArray counter =
+            schema.stateKey(wrongCounter, "like", Algorithm::FixedWindow, 60000);
         QVERIFY(m_core.inspect({"DEL", counter}));
         QVERIFY(m_core.inspect({"HSET", counter, "not", "a counter"}));
         QVERIFY(m_core.inspect({"SET", schema.actionBanKey(wrongBan, "like"), "not a hash"}));
@@ -131,9 +138,8 @@ private Q_SLOTS:
             QCOMPARE(s.userBan.has_value(), s.user == userBanned);
             if (s.user == wrongCounter || s.user == wrongBan) {
                 QVERIFY2(!s.error.isEmpty(), name.constData());
-                const QByteArray key = s.user == wrongCounter
-                                           ? counter
-                                           : schema.actionBanKey(wrongBan, "like");
+                const QByteArray key =
+                    s.user == wrongCounter ? counter : schema.actionBanKey(wrongBan, "like");
                 QVERIFY2(s.error.contains(QString::fromUtf8(key)), qPrintable(s.error));
             } else {
                 QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
@@ -153,8 +159,9 @@ private Q_SLOTS:
         QVERIFY2(client, qPrintable(m_core.errorString()));
         PolicyListing listing;
         listing.policies.push_back(like);
-        const SubjectReader reader(client.get(), m_core.schema(),
-                                   std::make_shared<const PolicyCatalog>(PolicyCatalog::from(listing)));
+        const SubjectReader reader(
+            client.get(), m_core.schema(),
+            std::make_shared<const PolicyCatalog>(PolicyCatalog::from(listing)));
         std::vector<SubjectKey> keys;
         for (int i = 0; i < 3000; ++i)
             keys.push_back({"u" + QByteArray::number(i), "like"});

@@ -76,8 +76,14 @@ private:
     };
 #pragma pack(pop)
 
-    static quint64 stored(quint64 key) { return key == 0 ? 1 : key; }
-    size_t mask() const { return m_mask; }
+    static quint64 stored(quint64 key)
+    {
+        return key == 0 ? 1 : key;
+    }
+    size_t mask() const
+    {
+        return m_mask;
+    }
 
     void rehash(size_t slots)
     {
