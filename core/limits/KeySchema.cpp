@@ -165,21 +165,31 @@ QByteArray KeySchema::userBase(const QByteArray& user) const
     return m_prefix + ":{" + escape(user) + '}';
 }
 
+QByteArray KeySchema::stateSuffix(const QByteArray& action, Algorithm algorithm, qint64 windowMs)
+{
+    return ':' + escape(action) + ':' + algorithmCode(algorithm) + ':' +
+           QByteArray::number(windowMs);
+}
+
+QByteArray KeySchema::actionBanSuffix(const QByteArray& action)
+{
+    return ':' + escape(action) + ":ban";
+}
+
 QByteArray KeySchema::stateKey(const QByteArray& user, const QByteArray& action,
                                Algorithm algorithm, qint64 windowMs) const
 {
-    return userBase(user) + ':' + escape(action) + ':' + algorithmCode(algorithm) + ':' +
-           QByteArray::number(windowMs);
+    return userBase(user) + stateSuffix(action, algorithm, windowMs);
 }
 
 QByteArray KeySchema::actionBanKey(const QByteArray& user, const QByteArray& action) const
 {
-    return userBase(user) + ':' + escape(action) + ":ban";
+    return userBase(user) + actionBanSuffix(action);
 }
 
 QByteArray KeySchema::userBanKey(const QByteArray& user) const
 {
-    return userBase(user) + ":ban";
+    return userBase(user) + kUserBanSuffix;
 }
 
 QByteArray KeySchema::userAuditKey(const QByteArray& user) const
@@ -189,7 +199,7 @@ QByteArray KeySchema::userAuditKey(const QByteArray& user) const
 
 QByteArray KeySchema::overridesKey(const QByteArray& user) const
 {
-    return userBase(user) + ":overrides";
+    return userBase(user) + kOverridesSuffix;
 }
 
 QByteArray KeySchema::overrideIndexKey(bool cluster) const

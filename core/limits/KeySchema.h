@@ -46,6 +46,15 @@ public:
     /// one Cluster slot.
     static Status validatePrefix(const QByteArray& prefix);
 
+    /// Every key of a user is "<p>:{<user>}" and a suffix: a reader of many subjects builds
+    /// each suffix once per policy and the base once per user, and writes the two parts
+    /// straight into its commands (PipelineBuilder::addParts) instead of building every key.
+    QByteArray userBase(const QByteArray& user) const;
+    static QByteArray stateSuffix(const QByteArray& action, Algorithm algorithm, qint64 windowMs);
+    static QByteArray actionBanSuffix(const QByteArray& action);
+    static constexpr const char* kUserBanSuffix = ":ban";
+    static constexpr const char* kOverridesSuffix = ":overrides";
+
     QByteArray stateKey(const QByteArray& user, const QByteArray& action, Algorithm algorithm,
                         qint64 windowMs) const;
     QByteArray actionBanKey(const QByteArray& user, const QByteArray& action) const;
@@ -104,7 +113,6 @@ public:
     Parsed parse(const QByteArray& key) const;
 
 private:
-    QByteArray userBase(const QByteArray& user) const;
     QByteArray policyBase(bool cluster) const; // "<p>:" or "<p>:{:}:"
     /// What follows "<p>:" or "<p>:{:}:" for the keys both layouts have; false if none.
     bool parseShared(QByteArrayView rest, Parsed* parsed) const;

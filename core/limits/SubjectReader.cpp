@@ -4,6 +4,7 @@
 #include "core/limits/Usage.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tollgate {
 
@@ -18,12 +19,19 @@ struct ReadRun
     KeySchema schema;
     std::shared_ptr<const PolicyCatalog> policies;
     std::vector<Subject> subjects;
-    std::vector<Command> commands;
-    std::vector<int> first;    // index of the subject's first command, -1 = none
-    std::vector<bool> rawRead; // its counters read as they are (no hit.lua peek)
-    std::vector<std::vector<WindowReading>> windows;
-    // One EXISTS over the ban keys and overrides of a few subjects: (its command, the subjects).
-    std::vector<std::pair<size_t, std::vector<size_t>>> banGroups;
+    std::vector<int> first; // index of the subject's first command, -1 = none
+    // The policy whose counters were read as they are (no hit.lua peek), or null.
+    std::vector<const Policy*> rawPolicy;
+    // One EXISTS over the ban keys and overrides of a few subjects: its command, and its
+    // subjects as a range of banMembers.
+    struct BanGroup
+    {
+        size_t command = 0;
+        size_t from = 0;
+        size_t count = 0;
+    };
+    std::vector<BanGroup> banGroups;
+    std::vector<size_t> banMembers;
     int pending = 0; // batches and peeks still out
     std::function<void(std::vector<Subject>)> done;
 
@@ -117,7 +125,7 @@ void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& ba
                     s.state.allowed = false;
                 }
                 const Result<Reply>& hasOverride = replies[3 * n + 2];
-                if (run->rawRead[banned[n]] && hasOverride && hasOverride->integer > 0)
+                if (run->rawPolicy[banned[n]] && hasOverride && hasOverride->integer > 0)
                     overridden.push_back(banned[n]);
             }
             peekSubjects(run, overridden);
@@ -128,6 +136,7 @@ void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& ba
 void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& replies)
 {
     std::vector<size_t> banned;
+    std::vector<WindowReading> windows; // one subject's, reused
     for (size_t i = 0; i < run->subjects.size(); ++i) {
         Subject& s = run->subjects[i];
         int at = run->first[i];
@@ -137,11 +146,12 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
             applyBan(s, run->schema.userBanKey(s.user), replies[size_t(at)], s.userBan);
             continue;
         }
-        auto policy = run->policies->valid.find(s.action);
-        if (run->windows[i].empty() || policy == run->policies->valid.end())
+        const Policy* policy = run->rawPolicy[i];
+        if (!policy)
             continue;
+        windows.resize(policy->windows.size());
         bool good = true;
-        for (size_t w = 0; w < run->windows[i].size(); ++w) {
+        for (size_t w = 0; w < windows.size(); ++w) {
             const Result<Reply>& value = replies[size_t(at++)];
             const Result<Reply>& pttl = replies[size_t(at++)];
             const std::optional<qint64> count = value && value->isNil()
@@ -150,8 +160,8 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
             if (!value || !pttl || !count || *count < 0) {
                 // Named only here: building every key again for every row would cost more
                 // than reading it.
-                const QByteArray key = run->schema.stateKey(
-                    s.user, s.action, policy->second.algorithm, policy->second.windows[w].windowMs);
+                const QByteArray key = run->schema.stateKey(s.user, s.action, policy->algorithm,
+                                                            policy->windows[w].windowMs);
                 s.error = value ? (pttl ? QString::fromUtf8(key) +
                                               QStringLiteral(": holds \"%1\", expected a counter")
                                                   .arg(QString::fromUtf8(value->toBytes().left(40)))
@@ -160,21 +170,69 @@ void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& r
                 good = false;
                 break;
             }
-            run->windows[i][w] = {*count, pttl->integer};
+            windows[w] = {*count, pttl->integer};
         }
         if (!good)
             continue;
-        s.state = usageFromCounters(run->windows[i], policy->second, false);
+        s.state = usageFromCounters(windows, *policy, false);
         s.stateKnown = true;
     }
-    for (const auto& [command, members] : run->banGroups) {
-        const Result<Reply>& exists = replies[command];
+    for (const ReadRun::BanGroup& group : run->banGroups) {
+        const Result<Reply>& exists = replies[group.command];
         // A failed EXISTS reads the bans anyway: their own replies then carry the error.
         if (!exists || exists->integer > 0)
-            banned.insert(banned.end(), members.begin(), members.end());
+            banned.insert(banned.end(), run->banMembers.begin() + qsizetype(group.from),
+                          run->banMembers.begin() + qsizetype(group.from + group.count));
     }
     readBans(run, banned);
 }
+
+// What every subject of one action needs, worked out once per read instead of once per
+// subject: its policy (or why it has none) and the suffixes of its keys.
+struct ActionPlan
+{
+    const Policy* rule = nullptr;     // the valid policy, null = none
+    const QString* invalid = nullptr; // why the action's policy is invalid, null = it is not
+    QByteArray banSuffix;
+    std::vector<QByteArray> stateSuffixes; // one per window of `rule`
+};
+
+class ActionPlans
+{
+public:
+    explicit ActionPlans(const PolicyCatalog& catalog) : m_catalog(catalog) {}
+
+    const ActionPlan& of(const QByteArray& action)
+    {
+        if (m_last && m_lastAction == action) // a batch is mostly one action after another
+            return *m_last;
+        auto it = m_plans.find(action);
+        if (it == m_plans.end()) {
+            ActionPlan plan;
+            plan.banSuffix = KeySchema::actionBanSuffix(action);
+            auto invalid = m_catalog.invalid.find(action);
+            if (invalid != m_catalog.invalid.end())
+                plan.invalid = &invalid->second;
+            auto valid = m_catalog.valid.find(action);
+            if (valid != m_catalog.valid.end()) {
+                plan.rule = &valid->second;
+                for (const WindowLimit& w : plan.rule->windows)
+                    plan.stateSuffixes.push_back(
+                        KeySchema::stateSuffix(action, plan.rule->algorithm, w.windowMs));
+            }
+            it = m_plans.emplace(action, std::move(plan)).first;
+        }
+        m_lastAction = action;
+        m_last = &it->second;
+        return *m_last;
+    }
+
+private:
+    const PolicyCatalog& m_catalog;
+    std::map<QByteArray, ActionPlan> m_plans;
+    QByteArray m_lastAction;
+    const ActionPlan* m_last = nullptr;
+};
 
 } // namespace
 
@@ -194,60 +252,71 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
     run->done = std::move(done);
     run->subjects.resize(keys.size());
     run->first.assign(keys.size(), -1);
-    run->rawRead.assign(keys.size(), false);
-    run->windows.resize(keys.size());
+    run->rawPolicy.assign(keys.size(), nullptr);
     run->pending = 2; // the batch (with its ban round) and the sending loop below
     std::vector<size_t> peeks;
-    std::vector<std::vector<size_t>> groups; // of kBanGroup subjects, for one EXISTS each
-    std::vector<size_t> banMembers;
     // On a cluster one command may only touch one slot: one user's two ban keys.
     const size_t banGroup = m_client->isCluster() ? 1 : kBanGroup;
+    // The whole batch is written straight into one buffer: no command, key or callback of
+    // its own per read (a million subjects are three million reads).
+    PipelineBuilder pipeline(qsizetype(keys.size()) * 160);
+    ActionPlans plans(*m_policies);
+    std::vector<std::pair<size_t, QByteArray>> group; // (subject, its keys' base) awaiting EXISTS
+    auto checkBans = [&] {
+        run->banGroups.push_back({size_t(pipeline.count()), run->banMembers.size(), group.size()});
+        pipeline.command(1 + 3 * qsizetype(group.size())).add("EXISTS");
+        for (const auto& [i, base] : group) {
+            pipeline.addParts({base, plans.of(run->subjects[i].action).banSuffix})
+                .addParts({base, KeySchema::kUserBanSuffix})
+                .addParts({base, KeySchema::kOverridesSuffix});
+            run->banMembers.push_back(i);
+        }
+        group.clear();
+    };
     for (size_t i = 0; i < keys.size(); ++i) {
         Subject& s = run->subjects[i];
         s.user = keys[i].first;
         s.action = keys[i].second;
-        run->first[i] = int(run->commands.size());
+        run->first[i] = int(pipeline.count());
+        QByteArray base = m_schema.userBase(s.user);
         if (s.action.isEmpty()) {
-            run->commands.push_back({kHgetall, m_schema.userBanKey(s.user)});
+            pipeline.command(2).add("HGETALL").addParts({base, KeySchema::kUserBanSuffix});
             continue;
         }
-        banMembers.push_back(i);
-        if (banMembers.size() == banGroup)
-            groups.push_back(std::exchange(banMembers, {}));
-        auto invalid = m_policies->invalid.find(s.action);
-        if (invalid != m_policies->invalid.end())
-            s.error = invalid->second;
-        auto policy = m_policies->valid.find(s.action);
-        if (policy == m_policies->valid.end())
-            continue;
-        s.hasPolicy = true;
-        const Policy& rule = policy->second;
-        if (mode == Mode::Peek || rule.algorithm != Algorithm::FixedWindow) {
-            peeks.push_back(i);
-            continue;
+        const ActionPlan& plan = plans.of(s.action);
+        if (plan.invalid)
+            s.error = *plan.invalid;
+        if (plan.rule) {
+            s.hasPolicy = true;
+            if (mode == Mode::Peek || plan.rule->algorithm != Algorithm::FixedWindow) {
+                peeks.push_back(i);
+            } else {
+                run->rawPolicy[i] = plan.rule;
+                for (const QByteArray& suffix : plan.stateSuffixes) {
+                    pipeline.command(2).add("GET").addParts({base, suffix});
+                    pipeline.command(2).add("PTTL").addParts({base, suffix});
+                }
+            }
         }
-        run->rawRead[i] = true;
-        run->windows[i].resize(rule.windows.size());
-        for (const WindowLimit& w : rule.windows) {
-            const QByteArray key = m_schema.stateKey(s.user, s.action, rule.algorithm, w.windowMs);
-            run->commands.push_back({QByteArrayLiteral("GET"), key});
-            run->commands.push_back({QByteArrayLiteral("PTTL"), key});
-        }
+        group.emplace_back(i, std::move(base));
+        if (group.size() == banGroup)
+            checkBans();
     }
-    if (!banMembers.empty())
-        groups.push_back(std::move(banMembers));
-    for (std::vector<size_t>& members : groups) {
-        Command exists{QByteArrayLiteral("EXISTS")};
-        for (size_t i : members) {
-            const Subject& s = run->subjects[i];
-            exists << m_schema.actionBanKey(s.user, s.action) << m_schema.userBanKey(s.user)
-                   << m_schema.overridesKey(s.user);
-        }
-        run->banGroups.emplace_back(run->commands.size(), std::move(members));
-        run->commands.push_back(std::move(exists));
+    if (!group.empty())
+        checkBans();
+    const size_t commands = size_t(pipeline.count());
+    if (commands == 0) {
+        std::vector<Result<Reply>> none;
+        applyRaw(run, none);
+    } else if (Result<EncodedPipeline> built = std::move(pipeline).finish(); !built) {
+        // Cannot happen (every command above is counted); if it did, every read says why.
+        std::vector<Result<Reply>> failed(commands, built.error());
+        applyRaw(run, failed);
+    } else {
+        m_client->executePipeline(
+            std::move(*built), nullptr,
+            [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
     }
-    m_client->executeBatch(std::move(run->commands), nullptr,
-                           [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
     peekSubjects(run, peeks);
     run->finishOne();
 }

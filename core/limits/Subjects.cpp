@@ -40,6 +40,16 @@ struct StreamRun
     std::map<quint64, std::vector<Subject>> ready; // completed out of order (NOSCRIPT retries)
     std::optional<Error> error;
 
+    // The action as the last key of it had it: every row of an action then shares one copy
+    // instead of holding one of its own (there are few actions and a million rows).
+    mutable QByteArray lastAction;
+    const QByteArray& shared(const QByteArray& action) const
+    {
+        if (action != lastAction)
+            lastAction = action;
+        return lastAction;
+    }
+
     // The subject a key belongs to, if it is one we list.
     std::optional<SubjectKey> subjectOf(const QByteArray& key) const
     {
@@ -48,7 +58,7 @@ struct StreamRun
             return std::nullopt;
         const bool wanted = options.action.isEmpty() || parsed.action == options.action;
         if ((parsed.kind == Kind::State || parsed.kind == Kind::ActionBan) && wanted)
-            return SubjectKey{parsed.user, parsed.action};
+            return SubjectKey{parsed.user, shared(parsed.action)};
         if (parsed.kind == Kind::UserBan && options.action.isEmpty())
             return SubjectKey{parsed.user, QByteArray()};
         return std::nullopt;
@@ -81,22 +91,40 @@ void emitReady(const std::shared_ptr<StreamRun>& run)
 
 void scanNext(const std::shared_ptr<StreamRun>& run, int reserved = 0);
 
-// The subjects of `keys` not seen before, up to maxSubjects (then the run is truncated).
+// The subjects of `keys` not seen before, up to maxSubjects (then the run is truncated). The
+// fingerprints of the whole page are looked up in memory at once (FingerprintSet::prefetch),
+// then taken one by one in key order.
 std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList<QByteArray>& keys)
 {
+    struct Candidate
+    {
+        qsizetype key = 0; // its index in `keys`
+        SubjectKey subject;
+        quint64 fingerprint = 0;
+    };
+    std::vector<Candidate> candidates;
+    candidates.reserve(size_t(keys.size()));
+    for (qsizetype k = 0; k < keys.size(); ++k) {
+        auto subject = run->subjectOf(keys[k]);
+        if (!subject)
+            continue;
+        const quint64 h = FingerprintSet::fingerprint(subject->first, subject->second);
+        run->seen.prefetch(h);
+        candidates.push_back({k, std::move(*subject), h});
+    }
     std::vector<SubjectKey> fresh;
-    for (const QByteArray& key : keys) {
-        ++run->progress.scanned;
-        auto subject = run->subjectOf(key);
-        if (!subject || !run->seen.insert(subject->first, subject->second))
+    for (Candidate& c : candidates) {
+        if (!run->seen.insertHash(c.fingerprint))
             continue;
         if (run->options.maxSubjects > 0 && run->admitted >= run->options.maxSubjects) {
             run->progress.truncated = true;
-            break;
+            run->progress.scanned += c.key + 1; // the keys up to this one were looked at
+            return fresh;
         }
         ++run->admitted;
-        fresh.push_back(std::move(*subject));
+        fresh.push_back(std::move(c.subject));
     }
+    run->progress.scanned += keys.size();
     return fresh;
 }
 

@@ -204,7 +204,11 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
     // ourselves. A connection that would fail the command at once gets it queued instead, so
     // a caller retrying from its error callback cannot recurse without end.
     const bool onWorker = QThread::currentThread() == m_thread;
-    Pending pending{std::move(command), onWorkerThread(context, std::move(done)), callerOf(context)};
+    Pending pending{std::move(command),
+                    onWorkerThread(context, std::move(done)),
+                    callerOf(context),
+                    {},
+                    nullptr};
     if (onWorker && canSendNow(pending.command)) {
         sendNow(std::move(pending));
         return;
@@ -254,6 +258,10 @@ bool Client::canSendNow(const EncodedCommand& command) const
 
 void Client::sendNow(Pending pending)
 {
+    if (pending.replies) {
+        sendPipeline(std::move(pending));
+        return;
+    }
     if (!m_router) {
         m_connection->submit(std::move(pending.command), std::move(pending.done));
         return;
@@ -312,7 +320,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
             store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
             continue;
         }
-        pending.push_back({std::move(command), std::move(store), caller});
+        pending.push_back({std::move(command), std::move(store), caller, {}, nullptr});
     }
     if (pending.empty())
         return;
@@ -325,6 +333,60 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
         return;
     }
     submit(std::move(pending));
+}
+
+void Client::executePipeline(EncodedPipeline pipeline, Context context,
+                             std::function<void(std::vector<Result<Reply>>)> done)
+{
+    // All the replies at once: on the worker thread for a null context, else posted.
+    BatchReplies::Done handOver =
+        [context, done = std::move(done)](std::vector<Result<Reply>> replies) mutable {
+            if (!done)
+                return;
+            if (context.isNull())
+                done(std::move(replies));
+            else
+                context.post([done = std::move(done), replies = std::move(replies)]() mutable {
+                    done(std::move(replies));
+                });
+        };
+    if (pipeline.isEmpty()) {
+        handOver({});
+        return;
+    }
+    auto replies = std::make_shared<BatchReplies>(size_t(pipeline.count()), std::move(handOver));
+    if (m_closing.load()) {
+        // Nothing will be sent: every entry says Closed, as in executeBatch().
+        for (size_t i = 0; i < replies->size(); ++i)
+            replies->settle(i, Error{ErrorKind::Closed, QStringLiteral("client closed")});
+        return;
+    }
+    m_commands.fetch_add(quint64(pipeline.count()), std::memory_order_relaxed);
+    Pending pending{EncodedCommand(), nullptr, callerOf(context), std::move(pipeline), replies};
+    if (QThread::currentThread() == m_thread && canSendNow(pending.command)) {
+        sendNow(std::move(pending));
+        return;
+    }
+    std::vector<Pending> one;
+    one.push_back(std::move(pending));
+    submit(std::move(one));
+}
+
+void Client::sendPipeline(Pending pending)
+{
+    if (!m_router) {
+        const Connection::WriteBatch write(m_connection);
+        m_connection->submit(pending.pipeline, pending.replies);
+        return;
+    }
+    // A cluster: each command to the node of its key, its reply back in the caller's order.
+    for (qsizetype i = 0; i < pending.pipeline.count(); ++i) {
+        Callback<Reply> settle = [replies = pending.replies, i](Result<Reply> reply) {
+            replies->settle(size_t(i), std::move(reply));
+        };
+        m_router->execute(pending.pipeline.command(i), nullptr,
+                          m_replyOrder->wrap(pending.caller, std::move(settle)));
+    }
 }
 
 Result<Reply> Client::executeSync(Command args)

@@ -16,6 +16,7 @@
 
 namespace tollgate {
 
+class BatchReplies;
 class ClusterRouter;
 class ReplyOrder;
 class Connection;
@@ -94,6 +95,12 @@ public:
     void executeBatch(std::vector<Command> commands, Context context,
                       std::function<void(std::vector<Result<Reply>>)> done);
 
+    /// executeBatch() for commands already encoded back to back (PipelineBuilder): one write,
+    /// one callback for all the replies, and no allocation per command on the way there or
+    /// back. On a cluster each command still goes to the node of its key.
+    void executePipeline(EncodedPipeline pipeline, Context context,
+                         std::function<void(std::vector<Result<Reply>>)> done);
+
     /// Runs `command` on every primary of a cluster (INFO, SLOWLOG GET, CONFIG GET: answers
     /// that are per node), or on the one server: one reply per node, delivered together.
     void executeOnEveryPrimary(const Command& command, Context context,
@@ -138,10 +145,14 @@ private:
         EncodedCommand command;
         Callback<Reply> done;           // runs on the worker thread
         const void* caller = nullptr;   // whose order the reply keeps (context or thread)
+        // A pipeline instead of `command`: all its replies go to `replies`, none to `done`.
+        EncodedPipeline pipeline;
+        std::shared_ptr<BatchReplies> replies;
     };
     void submit(std::vector<Pending> commands);
     void drainPending();                 // on the worker thread
     void sendNow(Pending pending);       // on the worker thread, once the mode is known
+    void sendPipeline(Pending pending);  // sendNow() of a pipeline
     bool canSendNow(const EncodedCommand& command) const; // worker thread: no queueing needed
     void probeMode();                    // on the worker thread: HELLO, then setMode()
     void setMode(bool cluster);          // on the worker thread

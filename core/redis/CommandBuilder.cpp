@@ -181,3 +181,80 @@ EncodedCommand EncodedCommand::fromArgs(const Command& args)
 }
 
 } // namespace tollgate
+
+namespace tollgate {
+
+EncodedCommand EncodedPipeline::command(qsizetype index) const
+{
+    const qsizetype from = m_starts[size_t(index)];
+    const qsizetype to = index + 1 < count() ? m_starts[size_t(index + 1)] : m_bytes.size();
+    EncodedCommand one;
+    one.m_bytes = m_bytes.mid(from, to - from);
+    return one;
+}
+
+PipelineBuilder::PipelineBuilder(qsizetype reserveBytes)
+{
+    m_pipeline.m_bytes.reserve(reserveBytes > 0 ? reserveBytes : 256);
+}
+
+void PipelineBuilder::closeCommand()
+{
+    if (m_error || count() == 0 || (m_written == m_declared && m_declared > 0))
+        return;
+    m_error = Error{ErrorKind::InvalidInput,
+                    QStringLiteral("command %1 of the pipeline declared %2 arguments but has %3")
+                        .arg(count() - 1)
+                        .arg(m_declared)
+                        .arg(m_written)};
+}
+
+PipelineBuilder& PipelineBuilder::command(qsizetype argumentCount)
+{
+    closeCommand();
+    m_pipeline.m_starts.push_back(m_pipeline.m_bytes.size());
+    appendHeader(m_pipeline.m_bytes, '*', argumentCount);
+    m_declared = argumentCount;
+    m_written = 0;
+    return *this;
+}
+
+PipelineBuilder& PipelineBuilder::add(QByteArrayView bytes)
+{
+    // Its replies would be pushes, not one reply per command.
+    if (m_written == 0 && !m_error &&
+        (bytes.compare("SUBSCRIBE", Qt::CaseInsensitive) == 0 ||
+         bytes.compare("PSUBSCRIBE", Qt::CaseInsensitive) == 0))
+        m_error =
+            Error{ErrorKind::InvalidInput,
+                  QStringLiteral("a pipeline cannot subscribe (command %1)").arg(count() - 1)};
+    appendBulk(m_pipeline.m_bytes, bytes);
+    ++m_written;
+    return *this;
+}
+
+PipelineBuilder& PipelineBuilder::addParts(std::initializer_list<QByteArrayView> parts)
+{
+    appendBulkParts(m_pipeline.m_bytes, parts);
+    ++m_written;
+    return *this;
+}
+
+PipelineBuilder& PipelineBuilder::addNumber(qint64 value)
+{
+    appendNumber(m_pipeline.m_bytes, value);
+    ++m_written;
+    return *this;
+}
+
+Result<EncodedPipeline> PipelineBuilder::finish() &&
+{
+    closeCommand();
+    if (m_error)
+        return *m_error;
+    if (count() == 0)
+        return Error{ErrorKind::InvalidInput, QStringLiteral("empty pipeline")};
+    return std::move(m_pipeline);
+}
+
+} // namespace tollgate

@@ -6,6 +6,8 @@
 #include <QByteArrayView>
 #include <QList>
 #include <initializer_list>
+#include <optional>
+#include <vector>
 
 namespace tollgate {
 
@@ -45,6 +47,7 @@ public:
 
 private:
     friend class CommandBuilder;
+    friend class EncodedPipeline;
     QByteArray m_bytes;
     bool m_subscribes = false;
 };
@@ -71,6 +74,53 @@ private:
     QByteArray m_bytes;
     qsizetype m_declared = 0;
     qsizetype m_written = 0;
+};
+
+/// Many commands in RESP, back to back in one buffer, ready for the socket in one piece. Built
+/// only by PipelineBuilder, so every command in it is well-formed; none subscribes.
+class EncodedPipeline
+{
+public:
+    const QByteArray& bytes() const { return m_bytes; }
+    qsizetype count() const { return qsizetype(m_starts.size()); }
+    bool isEmpty() const { return m_starts.empty(); }
+    /// The command at `index` on its own (a cluster routes each to the node of its key).
+    EncodedCommand command(qsizetype index) const;
+
+private:
+    friend class PipelineBuilder;
+    QByteArray m_bytes;
+    std::vector<qsizetype> m_starts; // where each command begins in m_bytes
+};
+
+/// Writes many commands straight into one buffer, as CommandBuilder writes one: no list of
+/// arguments, no buffer per command. Each command declares its argument count up front and
+/// finish() checks every one.
+class PipelineBuilder
+{
+public:
+    /// `reserveBytes` is a size hint for the whole pipeline.
+    explicit PipelineBuilder(qsizetype reserveBytes = 0);
+
+    /// Starts the next command, of `argumentCount` arguments.
+    PipelineBuilder& command(qsizetype argumentCount);
+    PipelineBuilder& add(QByteArrayView bytes);
+    PipelineBuilder& addParts(std::initializer_list<QByteArrayView> parts);
+    PipelineBuilder& addNumber(qint64 value);
+
+    qsizetype count() const { return qsizetype(m_pipeline.m_starts.size()); }
+
+    /// InvalidInput when a command's arguments differ from the count it declared, when one
+    /// declares none, or when one subscribes (its replies would be pushes).
+    Result<EncodedPipeline> finish() &&;
+
+private:
+    void closeCommand();
+
+    EncodedPipeline m_pipeline;
+    qsizetype m_declared = 0;
+    qsizetype m_written = 0;
+    std::optional<Error> m_error; // the first miscounted command
 };
 
 /// Bytes a bulk string of `payload` bytes takes on the wire: `$<len>\r\n<payload>\r\n`.

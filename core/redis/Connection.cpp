@@ -354,12 +354,9 @@ void Connection::sendHandshake()
     });
 }
 
-void Connection::write(const EncodedCommand& command, Done done, bool withDeadline)
+void Connection::appendOutput(const QByteArray& bytes)
 {
-    const qint64 deadline = withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
-    m_inFlight.push_back({std::move(done), deadline});
-    noteBusy();
-    m_output.append(command.bytes());
+    m_output.append(bytes);
     if (!m_deadlineTimer->isActive())
         m_deadlineTimer->start();
     if (m_batchDepth > 0) {
@@ -391,20 +388,6 @@ void Connection::noteBusy()
         t_busyConnections += busy ? 1 : -1;
         m_countedBusy = busy;
     }
-}
-
-void Connection::flushOutput()
-{
-    if (!m_device || m_output.isEmpty())
-        return;
-    // A TcpStream hands it straight to the kernel; Qt's sockets are told to write it now
-    // instead of on the next poll round.
-    m_device->write(m_output);
-    if (auto* socket = qobject_cast<QAbstractSocket*>(m_device.get()))
-        socket->flush();
-    else if (auto* local = qobject_cast<QLocalSocket*>(m_device.get()))
-        local->flush();
-    m_output.resize(0); // keeps the capacity for the next batch
 }
 
 void Connection::onReadyRead()
@@ -441,18 +424,20 @@ void Connection::onReadyRead()
             dropConnection({ErrorKind::Protocol, QStringLiteral("unexpected reply from server")});
             return;
         }
-        Done done = std::move(m_inFlight.front().done);
+        InFlight request = std::move(m_inFlight.front());
         m_inFlight.pop_front();
         noteBusy();
         // The deadline timer stops itself once nothing is in flight (checkDeadlines).
         releaseHeld(); // a slot is free: in the same write as what the callbacks chain
-        if (!done)
+        if (!request.waits())
             continue; // the reply of a command that already failed with Timeout
         if (reply.type == Reply::Type::Error) {
-            done(classifyErrorReply(reply.string));
+            request.fail(classifyErrorReply(reply.string));
             noteErrorReply(reply.string);
+        } else if (request.batch) {
+            request.batch->settle(request.index, std::move(reply));
         } else {
-            done(std::move(reply));
+            request.done(std::move(reply));
         }
     }
 }
@@ -488,20 +473,20 @@ void Connection::checkDeadlines()
     const qint64 now = m_clock.elapsed();
     // A command past its deadline fails alone; its slot stays so the reply, when it comes,
     // still lines up (a long script must not cost every other caller the connection).
-    std::vector<Done> expired;
+    std::vector<InFlight> expired;
     for (InFlight& request : m_inFlight) {
-        if (request.deadlineMs == 0 || !request.done)
+        if (request.deadlineMs == 0 || !request.waits())
             continue; // a subscription, or already failed
         if (now <= request.deadlineMs)
             break; // deadlines grow in send order: the rest are not due either
-        expired.push_back(std::move(request.done));
-        request.done = nullptr;
+        expired.push_back({std::exchange(request.done, nullptr), 0,
+                           std::exchange(request.batch, nullptr), request.index});
     }
     const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
                                              .arg(m_options.endpoint())
                                              .arg(m_options.commandTimeout.count())};
-    for (Done& done : expired)
-        done(late); // may submit more: the loop above is over
+    for (InFlight& request : expired)
+        request.fail(late); // may submit more: the loop above is over
     // Nothing at all from the server for this long while it owes replies: the connection is
     // dead (or a script has held the server far beyond any deadline): start over.
     const qint64 silence =
@@ -564,8 +549,7 @@ void Connection::dropConnection(const Error& error)
     m_inFlight.clear();
     noteBusy();
     for (InFlight& request : inFlight)
-        if (request.done) // null: it already failed with Timeout
-            request.done(error);
+        request.fail(error); // nothing for those that already failed with Timeout
     failWaiting(error); // waiting for the first connect, or held back by maxInFlight
 }
 

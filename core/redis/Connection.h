@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/redis/BatchReplies.h"
 #include "core/redis/ConnectionOptions.h"
 #include "core/redis/ConnectionState.h"
 #include "core/redis/RespCodec.h"
@@ -38,6 +39,9 @@ public:
 
     void open();
     void submit(EncodedCommand command, Done done);
+    /// Every command of `pipeline` in one piece; the reply of its i-th command settles entry i
+    /// of `replies` (beyond maxInFlight, or while connecting, they wait one by one).
+    void submit(const EncodedPipeline& pipeline, const std::shared_ptr<BatchReplies>& replies);
     /// Connected or connecting: submit() will not fail the command on the spot.
     bool acceptsDirectly() const
     {
@@ -82,6 +86,11 @@ private:
     {
         Done done;
         qint64 deadlineMs = 0; // on m_clock; 0 = no deadline (subscriptions)
+        // A pipeline's command instead of `done`: its reply settles entry `index` there.
+        std::shared_ptr<BatchReplies> batch;
+        size_t index = 0;
+        bool waits() const { return done || batch; } // false: it already failed (Timeout)
+        void fail(const Error& error);
     };
     struct Waiting
     {
@@ -115,6 +124,7 @@ private:
     {
         write(EncodedCommand::fromArgs(args), std::move(done));
     }
+    void appendOutput(const QByteArray& bytes); // then flushed as write() explains
     void flushOutput();
     void setState(ConnectionState state, const Error& error = {});
     void dropConnection(const Error& error);

@@ -10,12 +10,14 @@ namespace {
 
 // hiredis' parser builds our Reply directly (its reply-object hooks) instead of a redisReply
 // tree that would then be copied: one allocation per string and per array, none per element.
-// A child lives in its parent's element vector, sized once when the array starts, so only the
-// root is ever freed (hiredis frees nothing but the root either).
+// A child lives in its parent's element vector, sized once when the array starts; the root
+// lives in one slot per reader (its privdata), moved out by next() before the next reply
+// starts, so a reply of an integer or nil allocates nothing at all. hiredis only ever frees a
+// root, which here means emptying the slot.
 Reply* place(const redisReadTask* task)
 {
     if (!task->parent)
-        return new Reply;
+        return static_cast<Reply*>(task->privdata);
     auto* parent = static_cast<Reply*>(task->parent->obj);
     return &parent->elements[size_t(task->idx)];
 }
@@ -51,9 +53,9 @@ void* createNil(const redisReadTask* task)
     return place(task); // Type::Nil by default
 }
 
-void freeReply(void* reply)
+void freeReply(void* root)
 {
-    delete static_cast<Reply*>(reply);
+    *static_cast<Reply*>(root) = Reply();
 }
 
 redisReplyObjectFunctions replyFunctions = {createString, createArray, createInteger, createNil,
@@ -62,6 +64,7 @@ redisReplyObjectFunctions replyFunctions = {createString, createArray, createInt
 redisReader* createReader()
 {
     redisReader* reader = redisReaderCreateWithFunctions(&replyFunctions);
+    reader->privdata = new Reply; // the root slot, deleted with the reader
     // Keep memory bounded after large replies (hiredis' default is 16 KiB too).
     reader->maxbuf = 64 * 1024;
     return reader;
@@ -71,7 +74,9 @@ redisReader* createReader()
 
 void RespParser::ReaderDeleter::operator()(redisReader* reader) const
 {
-    redisReaderFree(reader);
+    auto* root = static_cast<Reply*>(reader->privdata);
+    redisReaderFree(reader); // empties a root still being built
+    delete root;
 }
 
 RespParser::RespParser(RespLimits limits) : m_reader(createReader()), m_guard(limits) {}
@@ -103,8 +108,10 @@ Result<std::optional<Reply>> RespParser::next()
             return *m_broken;
         return std::optional<Reply>();
     }
-    std::unique_ptr<Reply> owned(static_cast<Reply*>(raw));
-    return std::optional<Reply>(std::move(*owned));
+    Reply& root = *static_cast<Reply*>(raw);
+    std::optional<Reply> reply(std::move(root));
+    root = Reply(); // the slot, empty for the next reply
+    return reply;
 }
 
 void RespParser::reset()

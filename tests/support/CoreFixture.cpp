@@ -2,6 +2,7 @@
 
 #include "tests/support/TransportCheck.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <future>
 
@@ -133,6 +134,23 @@ bool CoreFixture::flush()
     if (replies.empty())
         m_error = QStringLiteral("FLUSHALL got no answer");
     return !replies.empty();
+}
+
+bool CoreFixture::restartAndFlush(int timeoutMs)
+{
+    if (!server().isRunning() && !server().restart()) {
+        m_error = server().errorString();
+        return false;
+    }
+    // The clients reconnect on their own schedule.
+    QElapsedTimer clock;
+    clock.start();
+    while (!(m_client->state() == ConnectionState::Connected && flush())) {
+        if (clock.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    }
+    return true;
 }
 
 qint64 CoreFixture::dbsize()

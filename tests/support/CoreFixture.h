@@ -95,6 +95,9 @@ public:
     qint64 pttl(const QByteArray& key) { return integer({"PTTL", key}); }
     // FLUSHALL between test functions (test set-up only: core never flushes), on every primary.
     bool flush();
+    // flush() for tests that kill the server: first starts it again if it is down, and waits
+    // (on the event loop) until the fixture's clients are back.
+    bool restartAndFlush(int timeoutMs = 10000);
     // `args` on every primary (the one server when standalone), blocking; empty on error.
     std::vector<Result<Reply>> onEveryPrimary(const Command& args);
 

@@ -85,23 +85,25 @@ int KeysModel::rowOf(const QByteArray& key) const
 {
     if (m_slots.empty())
         return -1;
-    const size_t mask = m_slots.size() - 1;
-    for (size_t i = qHash(QByteArrayView(key)) & mask; m_slots[i] >= 0; i = (i + 1) & mask) {
-        if (keyView(m_rows[size_t(m_slots[i])]) == key)
-            return m_slots[i];
+    const size_t hash = qHash(QByteArrayView(key));
+    const quint32 tag = tagOf(hash);
+    for (size_t i = hash & m_mask; m_slots[i].row >= 0; i = (i + 1) & m_mask) {
+        if (m_slots[i].tag == tag && keyView(m_rows[size_t(m_slots[i].row)]) == key)
+            return m_slots[i].row;
     }
     return -1;
 }
 
 void KeysModel::growIndex()
 {
-    m_slots.assign(m_slots.empty() ? 1024 : m_slots.size() * 2, -1);
-    const size_t mask = m_slots.size() - 1;
+    m_slots.assign(m_slots.empty() ? 1024 : m_slots.size() * 2, Slot());
+    m_mask = m_slots.size() - 1;
     for (size_t r = 0; r < m_rows.size(); ++r) {
-        size_t i = qHash(keyView(m_rows[r])) & mask;
-        while (m_slots[i] >= 0)
-            i = (i + 1) & mask;
-        m_slots[i] = qint32(r);
+        const size_t hash = qHash(keyView(m_rows[r]));
+        size_t i = hash & m_mask;
+        while (m_slots[i].row >= 0)
+            i = (i + 1) & m_mask;
+        m_slots[i] = {qint32(r), tagOf(hash)};
     }
 }
 
@@ -117,11 +119,11 @@ void KeysModel::addKey(QByteArrayView key)
         growIndex(); // doubling: each key is re-indexed O(1) times on average
         return;
     }
-    const size_t mask = m_slots.size() - 1;
-    size_t i = qHash(key) & mask;
-    while (m_slots[i] >= 0)
-        i = (i + 1) & mask;
-    m_slots[i] = qint32(m_rows.size() - 1);
+    const size_t hash = qHash(key);
+    size_t i = hash & m_mask;
+    while (m_slots[i].row >= 0)
+        i = (i + 1) & m_mask;
+    m_slots[i] = {qint32(m_rows.size() - 1), tagOf(hash)};
 }
 
 void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
@@ -131,6 +133,7 @@ void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
     m_rows.clear();
     m_keys.clear();
     m_slots.clear();
+    m_mask = 0;
     m_details.clear();
     endResetModel();
 }
@@ -146,7 +149,7 @@ void KeysModel::reserve(qint64 rows)
     while (slots < size_t(rows + 1) * 2)
         slots *= 2;
     if (slots > m_slots.size()) {
-        m_slots.assign(slots / 2, -1); // growIndex doubles it and indexes the rows there are
+        m_slots.assign(slots / 2, Slot()); // growIndex doubles it and indexes the rows there are
         growIndex();
     }
 }
@@ -157,6 +160,8 @@ void KeysModel::append(const QList<QByteArray>& keys)
     QSet<QByteArrayView> batch;
     QList<QByteArrayView> fresh;
     fresh.reserve(keys.size());
+    for (const QByteArray& key : keys) // their index slots load at once, not one miss at a time
+        prefetchSlot(qHash(QByteArrayView(key)));
     for (const QByteArray& key : keys)
         if (rowOf(key) < 0 && !batch.contains(key)) {
             batch.insert(key);
@@ -216,6 +221,7 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     m_rows.clear();
     m_details.clear();
     m_slots.clear();
+    m_mask = 0;
     for (size_t r = 0; r < rows.size(); ++r) {
         if (gone.contains(int(r)))
             continue;

@@ -101,10 +101,26 @@ private:
     const Detail* detail(const CompactRow& row) const;
     void addKey(QByteArrayView key);
     void growIndex();
+    // Where `hash` starts probing, loaded ahead of use (a batch prefetches all its keys first).
+    void prefetchSlot(size_t hash) const
+    {
+        if (m_mask != 0) // (a mask: GCC 12 drops a prefetch whose address it derives from size())
+            __builtin_prefetch(m_slots.data() + (hash & m_mask));
+    }
+
+    // One slot of the index: the row, or -1, and the upper half of its key's hash, so a probe
+    // touches a row and its key's bytes only when the hashes agree.
+    struct Slot
+    {
+        qint32 row = -1;
+        quint32 tag = 0;
+    };
+    static quint32 tagOf(size_t hash) { return quint32(quint64(hash) >> 32); }
 
     std::vector<CompactRow> m_rows;
     QByteArray m_keys;             // every key's bytes, back to back
-    std::vector<qint32> m_slots;   // open addressing over m_keys: row, or -1
+    std::vector<Slot> m_slots;     // open addressing over m_keys
+    size_t m_mask = 0;             // m_slots.size() - 1 once there are slots
     std::vector<Detail> m_details; // only rows whose details were fetched
     std::optional<KeyTemplate> m_template;
     std::optional<KeySchema> m_schema;

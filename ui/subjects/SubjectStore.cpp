@@ -6,6 +6,8 @@ namespace tollgate::ui {
 
 namespace {
 
+constexpr qint32 kAbsent = -2; // RowIndex::value() when nothing is stored (-1: retired)
+
 quint64 fingerprint(const QByteArray& user, const QByteArray& action, quint64 salt)
 {
     const size_t seed = qHash(user.size(), size_t(0x9e3779b97f4a7c15ULL ^ salt));
@@ -30,19 +32,46 @@ quint16 SubjectStore::actionIndex(const QByteArray& action)
     return index;
 }
 
+void SubjectStore::prefetch(const Subject& subject) const
+{
+    m_index.prefetch(fingerprint(subject.user, subject.action, 0));
+}
+
 int SubjectStore::find(const QByteArray& user, const QByteArray& action) const
 {
+    return locate(user, action, nullptr);
+}
+
+int SubjectStore::locate(const QByteArray& user, const QByteArray& action, quint64* freeKey) const
+{
     // Fingerprints may collide (about 1e-8 at a million rows): confirm, then probe on. A
-    // retired row leaves -1 behind, so a probe chain through it stays intact.
+    // retired row leaves -1 behind, so a probe chain through it stays intact; a new row takes
+    // the first key that is free or retired.
+    std::optional<quint64> free;
     for (quint64 salt = 0; salt < 4; ++salt) {
-        auto it = m_index.constFind(fingerprint(user, action, salt));
-        if (it == m_index.constEnd())
+        const quint64 key = fingerprint(user, action, salt);
+        const qint32 row = m_index.value(key, kAbsent);
+        if (row == kAbsent) {
+            if (freeKey)
+                *freeKey = free.value_or(key);
             return -1;
-        if (*it < 0)
+        }
+        if (row < 0) {
+            if (!free)
+                free = key;
             continue;
-        const CompactRow& r = m_snapshot.rows.at(*it);
+        }
+        const CompactRow& r = m_snapshot.rows.at(row);
         if (m_snapshot.user(r) == user && m_snapshot.actions.at(r.action) == action)
-            return *it;
+            return row;
+    }
+    if (freeKey) {
+        for (quint64 salt = 4; !free; ++salt) { // four taken by other rows: practically never
+            const quint64 key = fingerprint(user, action, salt);
+            if (m_index.value(key, -1) < 0)
+                free = key;
+        }
+        *freeKey = *free;
     }
     return -1;
 }
@@ -63,7 +92,8 @@ void SubjectStore::count(const CompactRow& row, int sign)
 
 std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs, quint16 pass)
 {
-    int index = find(s.user, s.action);
+    quint64 freeKey = 0;
+    int index = locate(s.user, s.action, &freeKey);
     const bool added = index < 0;
     if (added) {
         CompactRow row;
@@ -73,13 +103,7 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs, q
         m_snapshot.ids += s.user;
         index = int(m_snapshot.rows.size());
         m_snapshot.rows.append(row);
-        for (quint64 salt = 0;; ++salt) {
-            const quint64 key = fingerprint(s.user, s.action, salt);
-            if (m_index.value(key, -1) < 0) {
-                m_index.insert(key, index);
-                break;
-            }
-        }
+        m_index.insert(freeKey, index);
         ++m_totals.subjects;
     } else {
         count(m_snapshot.rows.at(index), -1);
@@ -139,9 +163,9 @@ void SubjectStore::retire(const std::vector<quint32>& rows)
         const QByteArray user = m_snapshot.user(row).toByteArray();
         const QByteArray& action = m_snapshot.actions.at(row.action);
         for (quint64 salt = 0; salt < 4; ++salt) {
-            auto it = m_index.find(fingerprint(user, action, salt));
-            if (it != m_index.end() && *it == qint32(index)) {
-                *it = -1;
+            const quint64 key = fingerprint(user, action, salt);
+            if (m_index.value(key, kAbsent) == qint32(index)) {
+                m_index.insert(key, -1);
                 break;
             }
         }

@@ -90,8 +90,12 @@ public:
     int viewRowOf(const QByteArray& user, const QByteArray& action) const;
     QByteArray userAt(int viewRow) const;
     SubjectKey keyAt(int viewRow) const;
-    /// True while nothing is queued and no sort, filter or retiring is running or waiting.
-    bool isIdle() const { return m_pending.empty() && !m_ordering && m_finishedPass == 0; }
+    /// True while nothing is queued or unannounced and no sort, filter or retiring is running
+    /// or waiting.
+    bool isIdle() const
+    {
+        return m_pending.empty() && m_unannounced.empty() && !m_ordering && m_finishedPass == 0;
+    }
 
 Q_SIGNALS:
     /// A slice was applied (rows added or updated).
@@ -123,6 +127,7 @@ private:
     std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
     std::vector<quint32> m_unannounced; // appended to the store, not yet to the view
     QElapsedTimer m_announced;
+    QTimer m_announceDue; // announces what waits once kAnnounceMs have passed
     std::shared_ptr<std::atomic<bool>> m_snapshotOut; // the worker still holds the store
     std::deque<PendingBatch> m_pending;
     QTimer m_slicer;
