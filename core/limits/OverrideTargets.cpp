@@ -11,6 +11,8 @@ QByteArray OverrideTargets::keyOf(const QByteArray& action, const QByteArray& us
 std::shared_ptr<const PreparedHit>
 OverrideTargets::find(const std::shared_ptr<const PreparedHit>& policy, const QByteArray& user) const
 {
+    if (m_size.load(std::memory_order_relaxed) == 0)
+        return nullptr;
     QMutexLocker lock(&m_mutex);
     const auto entry = m_entries.constFind(keyOf(policy->policy().action, user));
     if (entry == m_entries.constEnd() || entry->policy.lock() != policy)
@@ -44,12 +46,16 @@ void OverrideTargets::remember(const std::shared_ptr<const PreparedHit>& policy,
     }
     m_entries.insert(key, {policy, std::move(target)});
     m_order.push_back(std::move(key));
+    m_size.store(size_t(m_entries.size()), std::memory_order_relaxed);
 }
 
 void OverrideTargets::forget(const QByteArray& action, const QByteArray& user)
 {
+    if (m_size.load(std::memory_order_relaxed) == 0)
+        return;
     QMutexLocker lock(&m_mutex);
     m_entries.remove(keyOf(action, user));
+    m_size.store(size_t(m_entries.size()), std::memory_order_relaxed);
 }
 
 size_t OverrideTargets::size() const
