@@ -15,4 +15,10 @@ void BatchReplies::settle(size_t index, Result<Reply> reply)
         std::exchange(m_done, nullptr)(std::move(m_replies));
 }
 
+void BatchReplies::settleAll(const Error& error)
+{
+    for (size_t i = 0; i < m_replies.size(); ++i)
+        settle(i, error);
+}
+
 } // namespace tollgate

@@ -19,6 +19,8 @@ public:
     BatchReplies(size_t count, Done done);
 
     void settle(size_t index, Result<Reply> reply);
+    /// Every entry fails with `error` (nothing of the batch was sent).
+    void settleAll(const Error& error);
     size_t size() const { return m_replies.size(); }
 
 private:

@@ -276,33 +276,38 @@ void Client::sendNow(Pending pending)
         m_router->execute(std::move(pending.command), nullptr, std::move(done));
 }
 
+namespace {
+
+// Hands a batch's replies over once the last is in: on the worker thread for a null context,
+// else posted to it (executeBatch and executePipeline alike).
+BatchReplies::Done handOverTo(Context context, std::function<void(std::vector<Result<Reply>>)> done)
+{
+    return [context, done = std::move(done)](std::vector<Result<Reply>> replies) mutable {
+        if (!done)
+            return;
+        if (context.isNull())
+            done(std::move(replies));
+        else
+            context.post([done = std::move(done), replies = std::move(replies)]() mutable {
+                done(std::move(replies));
+            });
+    };
+}
+
+} // namespace
+
 void Client::executeBatch(std::vector<Command> commands, Context context,
                           std::function<void(std::vector<Result<Reply>>)> done)
 {
-    struct Batch
-    {
-        std::vector<Result<Reply>> replies;
-        size_t left = 0;
-        Context context;
-        std::function<void(std::vector<Result<Reply>>)> done;
-    };
-    auto batch = std::make_shared<Batch>();
-    const Error closed{ErrorKind::Closed, QStringLiteral("client closed")};
-    batch->replies.assign(commands.size(), Result<Reply>(closed));
-    batch->left = commands.size();
-    batch->context = context;
-    batch->done = std::move(done);
-    auto finish = [batch] {
-        if (!batch->done)
-            return;
-        if (batch->context.isNull()) {
-            batch->done(std::move(batch->replies));
-            return;
-        }
-        batch->context.post([batch] { batch->done(std::move(batch->replies)); });
-    };
-    if (commands.empty() || m_closing.load()) {
-        finish();
+    BatchReplies::Done handOver = handOverTo(context, std::move(done));
+    if (commands.empty()) {
+        handOver({});
+        return;
+    }
+    auto replies = std::make_shared<BatchReplies>(commands.size(), std::move(handOver));
+    if (m_closing.load()) {
+        // Nothing will be sent: every entry says Closed.
+        replies->settleAll(Error{ErrorKind::Closed, QStringLiteral("client closed")});
         return;
     }
     m_commands.fetch_add(commands.size(), std::memory_order_relaxed);
@@ -311,11 +316,7 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
     const void* caller = callerOf(context); // once: every command of a batch has one caller
     for (size_t i = 0; i < commands.size(); ++i) {
         EncodedCommand command = EncodedCommand::fromArgs(commands[i]);
-        auto store = [batch, finish, i](Result<Reply> r) {
-            batch->replies[i] = std::move(r);
-            if (--batch->left == 0)
-                finish();
-        };
+        auto store = [replies, i](Result<Reply> r) { replies->settle(i, std::move(r)); };
         if (command.isEmpty()) {
             store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
             continue;
@@ -338,27 +339,15 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
 void Client::executePipeline(EncodedPipeline pipeline, Context context,
                              std::function<void(std::vector<Result<Reply>>)> done)
 {
-    // All the replies at once: on the worker thread for a null context, else posted.
-    BatchReplies::Done handOver =
-        [context, done = std::move(done)](std::vector<Result<Reply>> replies) mutable {
-            if (!done)
-                return;
-            if (context.isNull())
-                done(std::move(replies));
-            else
-                context.post([done = std::move(done), replies = std::move(replies)]() mutable {
-                    done(std::move(replies));
-                });
-        };
+    BatchReplies::Done handOver = handOverTo(context, std::move(done));
     if (pipeline.isEmpty()) {
         handOver({});
         return;
     }
     auto replies = std::make_shared<BatchReplies>(size_t(pipeline.count()), std::move(handOver));
     if (m_closing.load()) {
-        // Nothing will be sent: every entry says Closed, as in executeBatch().
-        for (size_t i = 0; i < replies->size(); ++i)
-            replies->settle(i, Error{ErrorKind::Closed, QStringLiteral("client closed")});
+        // Nothing will be sent: every entry says Closed.
+        replies->settleAll(Error{ErrorKind::Closed, QStringLiteral("client closed")});
         return;
     }
     m_commands.fetch_add(quint64(pipeline.count()), std::memory_order_relaxed);
