@@ -22,6 +22,7 @@
 #include <QDeadlineTimer>
 #include <QFont>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QTimer>
 #include <QtTest>
@@ -41,9 +42,11 @@ private Q_SLOTS:
     void deniedUserFigures();
     void rateAtAKnownPace();
     void shadowRowsMarkedAndFiltered();
+    void emptiedWindowOnScreenReadAgain();
 
 private:
     void savePolicy(const QByteArray& action, qint64 limit, bool shadow);
+    void savePolicy(const QByteArray& action, std::vector<WindowLimit> windows, bool shadow);
     void hit(const QByteArray& user, const QByteArray& action, int times);
     QVariant cell(const QByteArray& user, const QByteArray& action, int column,
                   int role = Qt::DisplayRole) const;
@@ -87,9 +90,15 @@ void tst_SubjectsSince::cleanupTestCase()
 
 void tst_SubjectsSince::savePolicy(const QByteArray& action, qint64 limit, bool shadow)
 {
+    savePolicy(action, {{limit, 60'000}}, shadow);
+}
+
+void tst_SubjectsSince::savePolicy(const QByteArray& action, std::vector<WindowLimit> windows,
+                                   bool shadow)
+{
     Policy policy = m_policies.count(action) ? m_policies.at(action) : Policy();
     policy.action = action;
-    policy.windows = {{limit, 60'000}};
+    policy.windows = std::move(windows);
     policy.shadow = shadow;
     std::optional<Result<qint64>> saved;
     m_session->policies().save(policy, QStringLiteral("ops-olga"), this,
@@ -289,6 +298,35 @@ void tst_SubjectsSince::shadowRowsMarkedAndFiltered()
     QVERIFY(!cell("sybil", "vote", SubjectsModel::Count, SubjectsModel::ShadowRole).toBool());
     QTRY_VERIFY(!summary->text().contains(QStringLiteral("shadow")));
     filterBy(SubjectFilter::State::Any);
+}
+
+void tst_SubjectsSince::emptiedWindowOnScreenReadAgain()
+{
+    // 5 hits fill the 6 s window (5 / 5, the binding one) and leave the hour at 5 / 8. Once the
+    // short window empties, the hour binds: 5 / 8. Its row is on screen, and the periodic
+    // re-read of the rows on screen and the background sweep are held off, so only the re-read
+    // an emptied window triggers can show it; without it the row would say 0 / 5 until the
+    // next periodic read.
+    savePolicy("search", {{5, 6'000}, {8, 3'600'000}}, false);
+    auto* periodic = m_page->findChild<QTimer*>(QStringLiteral("visibleRereadTimer"));
+    QVERIFY(periodic);
+    const int interval = periodic->interval();
+    auto* filter = m_page->findChild<QLineEdit*>(QStringLiteral("filterLineEdit"));
+    QVERIFY(filter);
+    filter->setText(QStringLiteral("quinn"));
+    hit("quinn", "search", 5);
+    QTRY_COMPARE_WITH_TIMEOUT(cell("quinn", "search", SubjectsModel::Count).toString(),
+                              QStringLiteral("5 / 5"), 10'000);
+    QCOMPARE(m_page->model()->rowCount(), 1); // on screen
+    periodic->setInterval(24 * 3'600'000); // (restarts it)
+    m_page->loader()->setSweeping(false);
+    QTRY_COMPARE_WITH_TIMEOUT(cell("quinn", "search", SubjectsModel::Count).toString(),
+                              QStringLiteral("5 / 8"), 15'000);
+    QCOMPARE(cell("quinn", "search", SubjectsModel::Remaining).toLongLong(), 3);
+    periodic->setInterval(interval);
+    m_page->loader()->setSweeping(true);
+    filter->clear();
+    QTRY_VERIFY(m_page->model()->filter().text.isEmpty() && m_page->model()->isIdle());
 }
 
 QTEST_MAIN(tst_SubjectsSince)

@@ -20,6 +20,9 @@ constexpr qint64 kSliceMs = 4;      // GUI-thread time per slice of updates
 // New rows reach the view at most this often: each announcement repaints the page (~5 ms at
 // 1280x800), so at 100 ms a load spent 0.5 us of GUI CPU per subject on them alone.
 constexpr qint64 kAnnounceMs = 250;
+// Until the table holds this many rows, new ones are announced at once: the first screenfuls
+// appear as they are read, for a few dozen repaints in all.
+constexpr size_t kAnnounceAtOnceRows = 5'000;
 constexpr size_t kPrefetchRows = 16; // how far ahead a slice loads the rows' index entries
 
 qint64 steadyNow()
@@ -148,9 +151,9 @@ QVariant SubjectsModel::display(int storeRow, int column) const
             return ban->untilMs > 0
                        ? formatCountdown(ban->untilMs - QDateTime::currentMSecsSinceEpoch())
                        : tr("never");
-        return row.has(CompactRow::StateKnown) && row.resetDeadline > 0
-                   ? formatCountdown(row.resetDeadline - now)
-                   : QString();
+        if (!row.has(CompactRow::StateKnown))
+            return QString();
+        return formatCountdown(row.resetDeadline > 0 ? row.resetDeadline - now : 0); // "—": empty
     case Since:
         return sinceText(sinceOf(row, extra));
     case Rate:
@@ -372,8 +375,9 @@ void SubjectsModel::applySlice()
     // every batch while the GUI keeps up, repainted the page ~120 times a second while loading,
     // half the GUI thread's CPU; what waits is announced by a timer once it is due.
     m_unannounced.insert(m_unannounced.end(), appended.begin(), appended.end());
-    if (m_order.empty() || !m_announced.isValid() || m_announced.elapsed() >= kAnnounceMs)
-        announceAppended(); // (an empty table shows its first rows at once)
+    if (m_order.size() < kAnnounceAtOnceRows || !m_announced.isValid() ||
+        m_announced.elapsed() >= kAnnounceMs)
+        announceAppended();
     else if (!m_unannounced.empty() && !m_announceDue.isActive())
         m_announceDue.start(int(kAnnounceMs - m_announced.elapsed()));
     if (done > 0)
@@ -570,6 +574,11 @@ SubjectKey SubjectsModel::keyAt(int viewRow) const
 {
     const int storeRow = int(m_order[size_t(viewRow)]);
     return {m_store.userId(storeRow), m_store.action(storeRow)};
+}
+
+qint64 SubjectsModel::resetDeadlineAt(int viewRow) const
+{
+    return m_store.row(int(m_order[size_t(viewRow)])).resetDeadline;
 }
 
 } // namespace tollgate::ui

@@ -90,6 +90,8 @@ public:
     int viewRowOf(const QByteArray& user, const QByteArray& action) const;
     QByteArray userAt(int viewRow) const;
     SubjectKey keyAt(int viewRow) const;
+    /// Steady-clock ms when the row's window empties (QDeadlineTimer), 0 when empty.
+    qint64 resetDeadlineAt(int viewRow) const;
     /// True while nothing is queued or unannounced and no sort, filter or retiring is running
     /// or waiting.
     bool isIdle() const

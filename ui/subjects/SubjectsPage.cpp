@@ -9,6 +9,7 @@
 #include "ui/user/UserDetailDialog.h"
 
 #include <QComboBox>
+#include <QDeadlineTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -27,6 +28,9 @@ namespace tollgate::ui {
 namespace {
 constexpr int kVisibleMs = 2000;
 constexpr int kTickMs = 200;
+// At most this often a re-read because a window on screen emptied: a screenful of 1 s windows
+// costs a few dozen commands a second, well inside the load budget.
+constexpr qint64 kEmptiedRereadMs = 500;
 constexpr int kFilterDelayMs = 250;
 constexpr int kSummaryMs = 250;
 
@@ -139,12 +143,14 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
     connect(m_refreshButton, &QPushButton::clicked, this, &SubjectsPage::refresh);
 
     m_visible = new QTimer(this);
+    m_visible->setObjectName(QStringLiteral("visibleRereadTimer"));
     m_visible->setInterval(kVisibleMs);
     connect(m_visible, &QTimer::timeout, this, &SubjectsPage::refreshVisible);
     m_ticker = new QTimer(this);
     m_ticker->setInterval(kTickMs);
     // Only the visible rows repaint: no model signal, no Redis round trip.
     connect(m_ticker, &QTimer::timeout, m_view->viewport(), qOverload<>(&QWidget::update));
+    connect(m_ticker, &QTimer::timeout, this, &SubjectsPage::refreshVisibleIfEmptied);
 
     auto* refreshKey = new QShortcut(QKeySequence::Refresh, this, this, &SubjectsPage::refresh);
     refreshKey->setContext(Qt::WidgetWithChildrenShortcut);
@@ -285,21 +291,46 @@ void SubjectsPage::applyFilter()
         m_loader->findUser(text);
 }
 
-void SubjectsPage::refreshVisible()
+std::pair<int, int> SubjectsPage::visibleRows() const
 {
     const int rows = m_model->rowCount();
-    if (rows == 0 || !m_model->isIdle())
-        return;
+    if (rows == 0)
+        return {0, -1};
     int first = m_view->rowAt(0);
     int last = m_view->rowAt(m_view->viewport()->height() - 1);
     if (first < 0)
         first = 0;
     if (last < 0)
         last = qMin(rows - 1, first + 100);
+    return {first, last};
+}
+
+void SubjectsPage::refreshVisible()
+{
+    const auto [first, last] = visibleRows();
+    if (first > last || !m_model->isIdle())
+        return;
     std::vector<SubjectKey> keys;
     for (int row = first; row <= last; ++row)
         keys.push_back(m_model->keyAt(row));
+    m_visibleReadAt = QDeadlineTimer::current().deadline();
     m_loader->refreshVisible(keys);
+}
+
+void SubjectsPage::refreshVisibleIfEmptied()
+{
+    const qint64 now = QDeadlineTimer::current().deadline();
+    if (now - m_visibleReadAt < kEmptiedRereadMs || !m_model->isIdle())
+        return;
+    const auto [first, last] = visibleRows();
+    for (int row = first; row <= last; ++row) {
+        const qint64 deadline = m_model->resetDeadlineAt(row);
+        // emptied after the last read, so that read could not have seen what came since
+        if (deadline > m_visibleReadAt && deadline <= now) {
+            refreshVisible();
+            return;
+        }
+    }
 }
 
 void SubjectsPage::updateActions(const PolicyListing& listing)

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QWidget>
+#include <utility>
 
 class QComboBox;
 class QLabel;
@@ -59,6 +60,11 @@ private:
     void fitColumnsToWidth();
     void applyFilter();
     void refreshVisible();
+    /// The ticker's check: a row on screen whose window emptied since it was read is read
+    /// again (a 1 s window would otherwise show 0 for most of the 2 s between reads).
+    void refreshVisibleIfEmptied();
+    /// The view rows on screen: [first, last], or first > last when none.
+    std::pair<int, int> visibleRows() const;
     void updateActions(const PolicyListing& listing);
     void updateSummary();
 
@@ -74,8 +80,9 @@ private:
     QLabel* m_summary;
     QLabel* m_status;
     QTimer* m_filterDelay;
-    QTimer* m_visible; // peeks the rows on screen
-    QTimer* m_ticker;  // repaints the TTL column
+    QTimer* m_visible;          // peeks the rows on screen
+    QTimer* m_ticker;           // repaints the TTL column
+    qint64 m_visibleReadAt = 0; // steady ms of the last read of the rows on screen
     QTimer* m_summaryDelay;
     QString m_progress;
     QString m_invalidPolicies;
