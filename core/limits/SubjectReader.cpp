@@ -2,6 +2,7 @@
 
 #include "core/limits/Limiter.h"
 #include "core/limits/Usage.h"
+#include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>
 #include <map>
@@ -33,12 +34,15 @@ struct ReadRun
     std::vector<BanGroup> banGroups;
     std::vector<size_t> banMembers;
     int pending = 0; // batches and peeks still out
-    std::function<void(std::vector<Subject>)> done;
+    // What the read cost the server, counted as the client's load figure counts it (a
+    // script's inner commands estimated): the measure a paced caller budgets by.
+    quint64 commands = 0;
+    SubjectReader::CountedDone done;
 
     void finishOne()
     {
         if (--pending == 0 && done)
-            done(std::move(subjects));
+            done(std::move(subjects), commands);
     }
 };
 
@@ -78,6 +82,8 @@ void peekSubjects(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>
     for (size_t i : subjects) {
         ++run->pending;
         const Policy& rule = run->policies->valid.at(run->subjects[i].action);
+        // The peek's full form: bans, overrides, audit and statistics keys, then the windows.
+        run->commands += 1 + estimatedScriptWork(5 + qsizetype(rule.windows.size()));
         limiter.peek(rule, run->subjects[i].user, 0, nullptr,
                      [run, i, rule](Result<HitResult> peek) {
                          Subject& s = run->subjects[i];
@@ -113,6 +119,7 @@ void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& ba
         commands.push_back({kHgetall, run->schema.userBanKey(s.user)});
         commands.push_back({QByteArrayLiteral("EXISTS"), run->schema.overridesKey(s.user)});
     }
+    run->commands += commands.size();
     run->client->executeBatch(
         std::move(commands), nullptr, [run, banned](std::vector<Result<Reply>> replies) {
             std::vector<size_t> overridden;
@@ -245,6 +252,15 @@ SubjectReader::SubjectReader(Client* client, KeySchema schema,
 void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
                          std::function<void(std::vector<Subject>)> done) const
 {
+    readCounted(keys, mode,
+                [done = std::move(done)](std::vector<Subject> subjects, quint64) {
+                    done(std::move(subjects));
+                });
+}
+
+void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode,
+                                CountedDone done) const
+{
     auto run = std::make_shared<ReadRun>();
     run->client = m_client;
     run->schema = m_schema;
@@ -305,6 +321,7 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
     if (!group.empty())
         checkBans();
     const size_t commands = size_t(pipeline.count());
+    run->commands += commands;
     if (commands == 0) {
         std::vector<Result<Reply>> none;
         applyRaw(run, none);

@@ -32,6 +32,10 @@ public:
 
     void read(const std::vector<SubjectKey>& keys, Mode mode,
               std::function<void(std::vector<Subject>)> done) const;
+    /// read(), and what it cost the server: the commands it sent, a script's inner ones
+    /// estimated as the client's load figure counts them (Client::commandCount).
+    using CountedDone = std::function<void(std::vector<Subject>, quint64 commands)>;
+    void readCounted(const std::vector<SubjectKey>& keys, Mode mode, CountedDone done) const;
 
 private:
     Client* m_client;

@@ -4,6 +4,7 @@
 #include "core/limits/SubjectReader.h"
 #include "core/redis/Scan.h"
 
+#include <QDeadlineTimer>
 #include <QTimer>
 #include <algorithm>
 #include <map>
@@ -35,6 +36,9 @@ struct StreamRun
     bool stopped = false;
     bool finished = false;
     int readsOut = 0;
+    // With options.commandsPerSecond: the steady ms until which what was sent is paid for.
+    // The next SCAN (a cluster's next batch) waits for it.
+    qint64 paidUntil = 0;
     quint64 nextSeq = 0;
     quint64 nextEmit = 0;
     std::map<quint64, std::vector<Subject>> ready; // completed out of order (NOSCRIPT retries)
@@ -91,6 +95,32 @@ void emitReady(const std::shared_ptr<StreamRun>& run)
 
 void scanNext(const std::shared_ptr<StreamRun>& run, int reserved = 0);
 
+qint64 steadyNowMs()
+{
+    return QDeadlineTimer::current().deadline();
+}
+
+// A paced run's commands are charged once they are known (a read's, with its ban round and
+// peeks, when it is answered); what comes next waits until they are paid at the budget's rate.
+void charge(const std::shared_ptr<StreamRun>& run, quint64 commands)
+{
+    if (run->options.commandsPerSecond <= 0)
+        return;
+    run->paidUntil = std::max(run->paidUntil, steadyNowMs()) +
+                     qint64(commands * 1000 / quint64(run->options.commandsPerSecond));
+}
+
+// Runs `then` once the budget has paid for what was sent (at once when unpaced). On the
+// worker thread, which has an event loop: a timer there is fine.
+void whenPaid(const std::shared_ptr<StreamRun>& run, std::function<void()> then)
+{
+    const qint64 wait = run->paidUntil - steadyNowMs();
+    if (wait <= 0)
+        then();
+    else
+        QTimer::singleShot(std::chrono::milliseconds(wait), std::move(then));
+}
+
 // The subjects of `keys` not seen before, up to maxSubjects (then the run is truncated). The
 // fingerprints of the whole page are looked up in memory at once (FingerprintSet::prefetch),
 // then taken one by one in key order.
@@ -129,27 +159,33 @@ std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList
 }
 
 // Reads the usage of `fresh` (one pipeline); its batch is emitted in scan order. `release`
-// (a paced cluster scan's) runs once the read is answered, or at once when nothing is read.
+// (a cluster scan's) runs once the read is answered and paid for, or once the SCAN is paid
+// for when nothing is read.
 void readSubjects(const std::shared_ptr<StreamRun>& run, const std::vector<SubjectKey>& fresh,
                   ScanRelease release = [] {})
 {
     if (fresh.empty() || run->stopped) {
-        release();
+        whenPaid(run, std::move(release));
         return;
     }
     const quint64 seq = run->nextSeq++;
     ++run->readsOut;
     run->progress.readsPeak = std::max(run->progress.readsPeak, run->readsOut);
     SubjectReader(run->client, run->schema, run->policies)
-        .read(fresh, SubjectReader::Mode::Raw,
-              [run, seq, release](std::vector<Subject> subjects) {
-                  --run->readsOut;
-                  release();
-                  run->ready[seq] = std::move(subjects);
-                  emitReady(run);
-                  scanNext(run);
-                  maybeFinish(run);
-              });
+        .readCounted(fresh, SubjectReader::Mode::Raw,
+                     [run, seq, release](std::vector<Subject> subjects, quint64 commands) {
+                         run->ready[seq] = std::move(subjects);
+                         emitReady(run);
+                         charge(run, commands + 1); // and its SCAN
+                         // The read's slot is free once it is paid for: a paced run has
+                         // one, so that is when the next SCAN (or cluster batch) goes out.
+                         whenPaid(run, [run, release] {
+                             --run->readsOut;
+                             release();
+                             scanNext(run);
+                             maybeFinish(run);
+                         });
+                     });
 }
 
 void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
@@ -169,19 +205,10 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
     // The next SCAN goes out before this batch's reads: the server answers it while the
     // client is still building the reads, and works through them while the client handles the
     // SCAN reply, so neither side waits for the other (readsInFlight bounds how far ahead).
-    const bool paused = run->options.pause.count() > 0 && !run->scanFinished;
-    if (!paused)
-        scanNext(run, fresh.empty() ? 0 : 1);
+    if (fresh.empty())
+        charge(run, 1); // a page of nothing new still cost its SCAN
+    scanNext(run, fresh.empty() ? 0 : 1);
     readSubjects(run, fresh);
-    if (paused) {
-        // Runs on the worker thread, which has an event loop: a timer there is fine.
-        run->scanOut = true; // the pause counts as the next call being out
-        QTimer::singleShot(run->options.pause, [run] {
-            run->scanOut = false;
-            scanNext(run);
-            maybeFinish(run);
-        });
-    }
     maybeFinish(run);
 }
 
@@ -192,11 +219,13 @@ void scanCluster(const std::shared_ptr<StreamRun>& run)
 {
     run->scanOut = true; // for the whole scan: scanNext() leaves it alone
     ScanOptions scan = run->scan;
-    scan.pause = run->options.pause;
     scanKeysPaced(
         run->client, scan, std::max(1, run->options.readsInFlight),
         [run](const QList<QByteArray>& keys, ScanRelease release) {
-            readSubjects(run, admit(run, keys), std::move(release));
+            const std::vector<SubjectKey> fresh = admit(run, keys);
+            if (fresh.empty())
+                charge(run, 1); // its SCAN
+            readSubjects(run, fresh, std::move(release));
             return !run->stopped && !run->progress.truncated;
         },
         [run](Result<qint64> scanned) {
@@ -217,6 +246,14 @@ void scanNext(const std::shared_ptr<StreamRun>& run, int reserved)
         run->readsOut + reserved >= std::max(1, run->options.readsInFlight))
         return;
     run->scanOut = true;
+    if (run->paidUntil > steadyNowMs()) { // an empty page's SCAN is not paid for yet
+        whenPaid(run, [run] {
+            run->scanOut = false;
+            scanNext(run);
+            maybeFinish(run);
+        });
+        return;
+    }
     run->client->execute(scanCommand(run->scan, run->cursor), nullptr,
                          [run](Result<Reply> reply) { onScanReply(run, std::move(reply)); });
 }

@@ -17,7 +17,12 @@ struct SubjectsOptions
     qint64 maxSubjects = 0;             // stop after this many; 0 = all of them
     int scanCount = 1000;               // SCAN COUNT hint
     int readsInFlight = 4;              // read batches outstanding at once: bounds memory and load
-    std::chrono::milliseconds pause{0}; // between SCAN calls, to spread the load
+    // 0: as fast as readsInFlight allows. Else the load is held to about this many commands
+    // a second: each SCAN and each read batch (its ban round and peeks included, a script's
+    // inner commands estimated as Client::commandCount counts them) is charged what it sent,
+    // and the next SCAN waits until that is paid. The cost per subject depends on the
+    // policies (two reads per window, a peek for other algorithms), so no fixed pause could.
+    int commandsPerSecond = 0;
 };
 
 struct SubjectsProgress

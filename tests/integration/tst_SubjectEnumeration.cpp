@@ -7,6 +7,7 @@
 #include "core/limits/Usage.h"
 #include "tests/support/CoreFixture.h"
 
+#include <QElapsedTimer>
 #include <set>
 
 using namespace tollgate;
@@ -97,6 +98,49 @@ private Q_SLOTS:
         QVERIFY(capped);
         QCOMPARE(qint64(capped->subjects.size()), qint64(1200));
         QVERIFY(capped->truncated);
+    }
+
+    void pacedStreamKeepsToItsBudget()
+    {
+        // Two windows a subject (two keys, four reads) and SCAN pages of whatever size the
+        // server gives: the cost per page is what the budget must follow, not a guess per key.
+        Policy policy = makePolicy("search", 100, 60'000);
+        policy.windows.push_back({1000, 3'600'000});
+        QVERIFY(m_core.save(policy));
+        QList<QList<QByteArray>> commands;
+        constexpr int kUsers = 3000;
+        for (int i = 0; i < kUsers; ++i)
+            for (const WindowLimit& window : policy.windows)
+                commands.append({"SET",
+                                 m_core.schema().stateKey("u" + QByteArray::number(i), "search",
+                                                          Algorithm::FixedWindow, window.windowMs),
+                                 "1", "PX", "3600000"});
+        QCOMPARE(m_core.server().pipeline(commands, 30000).size(), qsizetype(2 * kUsers));
+
+        constexpr int kBudget = 10'000;
+        SubjectsOptions options;
+        options.scanCount = 200;
+        options.readsInFlight = 1;
+        options.commandsPerSecond = kBudget;
+        Client* client = m_core.client();
+        const quint64 before = client->commandCount();
+        QElapsedTimer clock;
+        clock.start();
+        auto paced = list(options);
+        const qint64 elapsed = clock.elapsed();
+        const quint64 sent = client->commandCount() - before;
+        QVERIFY(paced);
+        QCOMPARE(qint64(paced->subjects.size()), qint64(kUsers));
+        QVERIFY2(sent >= quint64(4 * kUsers), qPrintable(QString::number(sent)));
+        // Only the first page goes out before anything was paid (a page is a few hundred
+        // commands here): everything after it took its time at the budget's rate, whatever
+        // the machine's speed, so the bound holds on a slow machine as on a fast one.
+        const qint64 unpaid = 1'000;
+        QVERIFY2(elapsed * kBudget >= (qint64(sent) - unpaid) * 1000,
+                 qPrintable(QStringLiteral("%1 commands in %2 ms at %3/s")
+                                .arg(sent)
+                                .arg(elapsed)
+                                .arg(kBudget)));
     }
 
     void oneUsageRuleForRawReadsAndPeeks()

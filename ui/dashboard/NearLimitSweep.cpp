@@ -13,10 +13,6 @@ namespace tollgate::ui {
 
 namespace {
 
-// What one subject costs the sweep: GET and PTTL of a fixed window, an EXISTS shared by 8
-// subjects, the SCAN call shared by a thousand keys; a little over 2, rounded up to leave room
-// for peeks of the other algorithms.
-constexpr int kCommandsPerKey = 3;
 constexpr int kScanCount = 1000;
 
 int severity(Tier tier)
@@ -112,8 +108,7 @@ void NearLimitSweep::startPass(const std::shared_ptr<std::atomic<bool>>& cancell
     SubjectsOptions options;
     options.scanCount = kScanCount;
     options.readsInFlight = 1;
-    options.pause = std::chrono::milliseconds(qint64(kScanCount) * kCommandsPerKey * 1000 /
-                                              std::max(1, m_options.commandsPerSecond));
+    options.commandsPerSecond = std::max(1, m_options.commandsPerSecond);
     const Context self(this);
     Subjects(m_session->client(), m_session->schema())
         .stream(

@@ -18,8 +18,9 @@ namespace tollgate::ui {
 class Session;
 
 /// The dashboard's "near or over the limit" list at any size, within a command budget: a
-/// paced sweep over every subject (the core enumeration, one read batch at a time, a pause
-/// between SCAN calls sized to `commandsPerSecond`), one pass after another while active.
+/// paced sweep over every subject (the core enumeration, one read batch at a time, each SCAN
+/// waiting until the commands sent so far are paid for at `commandsPerSecond`), one pass
+/// after another while active.
 /// The list shown is the last complete pass's (the first pass's so far until one completes);
 /// subjects named by events are read at once, addressed, and take their place in it.
 class NearLimitSweep : public QObject

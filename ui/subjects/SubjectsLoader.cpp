@@ -6,8 +6,11 @@ namespace tollgate::ui {
 
 namespace {
 constexpr int kNamedFlushMs = 500;
-constexpr int kNamedMax = 2000; // subjects read per flush; an event storm waits for the sweep
-constexpr int kCommandsPerSubject = 3; // EXISTS, GET, PTTL (a fixed window)
+// Subjects read per flush: about 1,000 commands a second at most, the rest of the 5,000/s
+// budget being the sweep's and the rows on screen's. An event storm waits for the sweep, and
+// past kNamedPendingMax the subjects named are left to it.
+constexpr int kNamedMax = 200;
+constexpr int kNamedPendingMax = 20'000;
 } // namespace
 
 SubjectsLoader::SubjectsLoader(Session* session, QObject* parent)
@@ -83,10 +86,8 @@ void SubjectsLoader::startPass(bool paced)
     SubjectsOptions options;
     options.scanCount = m_options.scanCount;
     options.readsInFlight = paced ? 1 : m_options.readsInFlight;
-    if (paced) // one SCAN batch of ~scanCount subjects costs ~3 commands each
-        options.pause =
-            std::chrono::milliseconds(qint64(m_options.scanCount) * kCommandsPerSubject * 1000 /
-                                      qMax(1, m_options.steadyCommandsPerSecond));
+    if (paced) // by the commands each batch really sent: they depend on the policies
+        options.commandsPerSecond = qMax(1, m_options.steadyCommandsPerSecond);
     // DBSIZE gives "how far" a meaning; SCAN itself knows no total.
     m_session->client()->execute({QByteArrayLiteral("DBSIZE")}, this, [this](Result<Reply> size) {
         if (!size)
@@ -174,7 +175,8 @@ void SubjectsLoader::findPrefix(const QByteArray& prefix)
 
 void SubjectsLoader::onNamed(const QByteArray& user, const QByteArray& action)
 {
-    m_namedKeys.insert({user, action});
+    if (m_namedKeys.size() < kNamedPendingMax)
+        m_namedKeys.insert({user, action});
     if (!m_named.isActive())
         m_named.start();
 }
