@@ -4,10 +4,16 @@
 // in turn with its steady command rate on the server and its longest GUI-thread stall, quiet
 // and with a CPU burner beside it. It asserts nothing; tests never time anything.
 //
-//   bench_console [--subjects 1000000] [--steady 10] [--settle 3] [--no-burner]
-//                 [--screenshot user.png] [--trace-stalls]
+// With --keyspace demo the subjects are those of `tollgate --demo --subjects N` instead: the
+// example policies (two windows for "search", a calendar day for "upload"), bans, overrides
+// and exemptions, written through the real scripts.
+//
+//   bench_console [--subjects 1000000] [--keyspace like|demo] [--steady 10] [--settle 3]
+//                 [--no-burner] [--screenshot user.png] [--trace-stalls]
 #include "bench/support/LagProbe.h"
+#include "core/demo/DemoPopulation.h"
 #include "core/demo/DemoServer.h"
+#include "core/demo/DemoTraffic.h"
 #include "core/limits/PolicyStore.h"
 #include "core/redis/Blocking.h"
 #include "ui/common/Session.h"
@@ -238,6 +244,10 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addOption({QStringLiteral("subjects"), QStringLiteral("Subjects to create"),
                       QStringLiteral("n"), QStringLiteral("1000000")});
+    parser.addOption({QStringLiteral("keyspace"),
+                      QStringLiteral("\"like\" (one counter each, 1 % banned) or \"demo\" (the "
+                                     "demo's policies, bans and overrides)"),
+                      QStringLiteral("kind"), QStringLiteral("like")});
     parser.addOption({QStringLiteral("steady"), QStringLiteral("Seconds of live refresh measured"),
                       QStringLiteral("s"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("settle"),
@@ -261,7 +271,30 @@ int main(int argc, char** argv)
         return 3;
     }
     const KeySchema schema;
-    {
+    const bool demoKeyspace = parser.value(QStringLiteral("keyspace")) == QStringLiteral("demo");
+    if (demoKeyspace) {
+        Client seeder(*ConnectionOptions::fromUrl(server.url()));
+        seeder.open();
+        PolicyStore policies(&seeder, schema);
+        for (const Policy& p : DemoTraffic::examplePolicies())
+            (void)waitFor<qint64>(
+                [&](auto done) { policies.save(p, QStringLiteral("bench"), nullptr, done); });
+        QElapsedTimer seeding;
+        seeding.start();
+        DemoPopulation population(*ConnectionOptions::fromUrl(server.url()), schema);
+        std::optional<Status> seeded;
+        QObject::connect(&population, &DemoPopulation::finished,
+                         [&seeded](const Status& status) { seeded = status; });
+        population.seed(n);
+        waitUntil([&] { return seeded.has_value(); });
+        if (!seeded || !*seeded) {
+            std::fprintf(stderr, "bench_console: seeding: %s\n",
+                         seeded ? qPrintable(seeded->error().toString()) : "timed out");
+            return 3;
+        }
+        std::fprintf(stderr, "seeded the demo's %lld subjects in %.1f s\n",
+                     static_cast<long long>(n), double(seeding.elapsed()) / 1000.0);
+    } else {
         // Seeding on a client of its own, gone before the console starts.
         Client seeder(*ConnectionOptions::fromUrl(server.url()));
         seeder.open();
@@ -434,7 +467,9 @@ int main(int argc, char** argv)
     waitUntil([&] { return model->isIdle() && model->rowCount() == model->totals().subjects; });
     row("longest GUI stall: filtering", QStringLiteral("%1 ms").arg(lag.takeLongest()), "<= 50 ms");
 
-    const QByteArray target = "u" + QByteArray::number(n * 987'654 / 1'000'000);
+    const qint64 targetIndex = n * 987'654 / 1'000'000;
+    const QByteArray target = demoKeyspace ? DemoPopulation::userOf(targetIndex)
+                                           : "u" + QByteArray::number(targetIndex);
     clock.restart();
     filter->setText(QString::fromUtf8(target));
     Q_EMIT filter->returnPressed();

@@ -13,7 +13,9 @@ namespace tollgate::ui {
 
 namespace {
 
-constexpr int kScanCount = 1000;
+// Small pages: each is paid for before the next, so the load comes in short, even steps
+// instead of a page's few thousand commands at once, then a long wait.
+constexpr int kScanCount = 200;
 
 int severity(Tier tier)
 {

@@ -11,6 +11,7 @@ constexpr int kNamedFlushMs = 500;
 // past kNamedPendingMax the subjects named are left to it.
 constexpr int kNamedMax = 200;
 constexpr int kNamedPendingMax = 20'000;
+constexpr int kSweepScanCount = 200;
 } // namespace
 
 SubjectsLoader::SubjectsLoader(Session* session, QObject* parent)
@@ -84,7 +85,9 @@ void SubjectsLoader::startPass(bool paced)
     Q_EMIT passStarted();
     auto cancelled = m_cancelled;
     SubjectsOptions options;
-    options.scanCount = m_options.scanCount;
+    // A paced sweep reads small pages: each is paid for before the next, so the load comes in
+    // short, even steps instead of a page's few thousand commands at once, then a long wait.
+    options.scanCount = paced ? qMin(m_options.scanCount, kSweepScanCount) : m_options.scanCount;
     options.readsInFlight = paced ? 1 : m_options.readsInFlight;
     if (paced) // by the commands each batch really sent: they depend on the policies
         options.commandsPerSecond = qMax(1, m_options.steadyCommandsPerSecond);
