@@ -3,6 +3,7 @@
 #include "ui/subjects/OverrideMarks.h"
 #include "ui/subjects/SubjectStore.h"
 
+#include <QDeadlineTimer>
 #include <QString>
 
 namespace tollgate {
@@ -14,6 +15,12 @@ namespace tollgate::ui {
 /// The Subjects page's "since" and rate figures, from what a row already holds and the joined
 /// policy and override (never a read of their own): one definition for what the model shows
 /// and what the worker sorts by.
+
+/// Now on the steady clock the rows' deadlines use (QDeadlineTimer ms).
+inline qint64 steadyNowMs()
+{
+    return QDeadlineTimer::current().deadline();
+}
 
 /// A steady-clock time (QDeadlineTimer ms) as epoch ms, by one offset taken once per process:
 /// the same steady time always gives the same epoch time, so a sort by it never depends on
