@@ -37,7 +37,7 @@ void KeysModelIndexTest::keysBeforeTheSizedIndexAreFoundInIt()
     model.reserve(200'000);
     model.append(keys(0, 3000)); // before the worker's index is in (it needs the event loop)
     QCOMPARE(model.rowCount(), 3000);
-    QTest::qWait(200); // the sized index arrives and takes the 3,000 keys
+    QTest::qWait(200);              // the sized index arrives and takes the 3,000 keys
     model.append(keys(2000, 3000)); // 1,000 known, 2,000 new
     QCOMPARE(model.rowCount(), 5000);
     for (int i : {0, 1999, 2999, 4999})

@@ -72,13 +72,14 @@ QByteArray KeysModel::key(int row) const
 KeysModel::Row KeysModel::row(int r) const
 {
     const CompactRow& row = m_rows[size_t(r)];
-    Row out{key(r), {}, -3, {}, row.requested, 0, {}};
+    Row out{key(r), {}, -3, {}, row.requested, 0, {}, {}};
     if (const Detail* d = detail(row)) {
         out.type = d->type;
         out.pttl = d->pttl;
         out.preview = d->preview;
         out.expiresAt = d->expiresAt;
         out.wrongType = d->wrongType;
+        out.raw = d->raw;
     }
     return out;
 }
@@ -215,6 +216,7 @@ void KeysModel::setDetails(const QList<Row>& rows)
         d.type = details.type;
         d.pttl = details.pttl;
         d.preview = details.preview;
+        d.raw = details.raw;
         d.fetchedAt = QDeadlineTimer::current().deadline();
         d.expiresAt = details.pttl >= 0 ? d.fetchedAt + details.pttl : 0;
         d.wrongType = m_schema ? wrongTypeExpected(*m_schema, details.key, d.type) : QByteArray();
@@ -354,7 +356,7 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
         // Counts down from the fetched PTTL, like the Subjects page (no request per second).
         return formatCountdown(row.expiresAt - QDeadlineTimer::current().deadline());
     case ValueColumn:
-        return row.preview;
+        return role == Qt::ToolTipRole && !row.raw.isEmpty() ? row.raw : row.preview;
     case ColumnCount:
         break;
     }

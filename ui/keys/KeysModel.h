@@ -40,6 +40,7 @@ public:
         bool requested = false;
         qint64 expiresAt = 0; // steady-clock ms when the TTL runs out (pttl >= 0 only)
         QByteArray wrongType; // the type our schema wants here, when the key has another
+        QString raw;          // the value as read, when the preview sums it up (the tooltip)
     };
 
     explicit KeysModel(QObject* parent = nullptr);
@@ -95,6 +96,7 @@ private:
         QString preview;
         qint64 expiresAt = 0;
         QByteArray wrongType;
+        QString raw;
         qint64 fetchedAt = 0; // steady-clock ms of the read
     };
 

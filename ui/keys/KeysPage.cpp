@@ -1,16 +1,19 @@
 #include "ui/keys/KeysPage.h"
 
 #include "core/limits/KeyDeletion.h"
+#include "core/limits/PolicyStore.h"
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
+#include "ui/keys/KeyPreview.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -18,6 +21,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSet>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
@@ -29,7 +33,6 @@ namespace tollgate::ui {
 
 namespace {
 
-constexpr int kMaxPreviewBytes = 64;
 constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
@@ -46,46 +49,10 @@ constexpr int kRereadMax = 100;
 constexpr int kApplyMs = 100;
 constexpr int kApplyMax = 2'500;
 
-// The command whose reply previews a value of `type`, and how to phrase it.
-Command previewCommand(const QByteArray& type, const QByteArray& key)
-{
-    if (type == "string")
-        return {QByteArrayLiteral("GETRANGE"), key, "0", QByteArray::number(kMaxPreviewBytes)};
-    if (type == "hash")
-        return {QByteArrayLiteral("HLEN"), key};
-    if (type == "list")
-        return {QByteArrayLiteral("LLEN"), key};
-    if (type == "set")
-        return {QByteArrayLiteral("SCARD"), key};
-    if (type == "zset")
-        return {QByteArrayLiteral("ZCARD"), key};
-    if (type == "stream")
-        return {QByteArrayLiteral("XLEN"), key};
-    return {};
-}
-
-// "1 field" / "3 fields": plain English plurals, the app ships no translations.
+// "1 key" / "3 keys": plain English plurals, the app ships no translations.
 QString counted(qint64 n, const char* one, const char* many)
 {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-}
-
-QString previewText(const QByteArray& type, const Reply& reply)
-{
-    if (type == "string") {
-        QString text = KeysModel::displayBytes(reply.toBytes().left(kMaxPreviewBytes));
-        if (reply.toBytes().size() > kMaxPreviewBytes)
-            text += QChar(0x2026);
-        return text;
-    }
-    const qint64 n = reply.toInteger().value_or(0);
-    if (type == "hash")
-        return counted(n, "field", "fields");
-    if (type == "stream")
-        return counted(n, "entry", "entries");
-    if (type == "list")
-        return counted(n, "item", "items");
-    return counted(n, "member", "members");
 }
 
 } // namespace
@@ -390,6 +357,8 @@ void KeysPage::fetchMore()
 }
 
 // TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
+// Tollgate's own state is summed up against the server's clock and the policies' limits: one
+// TIME and one policy read per action for the whole batch, never a read per row.
 void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
 {
     if (!inFlight)
@@ -397,6 +366,10 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
     struct Fetch
     {
         QList<KeysModel::Row> rows;
+        QList<ValueContext> contexts;
+        QList<std::optional<Reply>> previews;
+        QHash<QByteArray, Policy> policies; // by action
+        qint64 serverNowUs = 0;
         int pending = 0;
     };
     auto fetch = std::make_shared<Fetch>();
@@ -407,23 +380,59 @@ void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
         if (--fetch->pending > 0)
             return;
         --*inFlight;
-        if (generation == m_generation)
-            m_model->setDetails(fetch->rows);
+        if (generation != m_generation)
+            return;
+        for (int i = 0; i < fetch->rows.size(); ++i) {
+            if (!fetch->previews[i])
+                continue;
+            ValueContext& context = fetch->contexts[i];
+            context.serverNowUs = fetch->serverNowUs;
+            if (const auto policy = fetch->policies.constFind(context.place.action);
+                policy != fetch->policies.cend())
+                context.limit = limitAt(*policy, context.place);
+            const KeyPreview preview = previewOf(fetch->rows[i].type, *fetch->previews[i], context);
+            fetch->rows[i].preview = preview.text;
+            fetch->rows[i].raw = preview.raw;
+        }
+        m_model->setDetails(fetch->rows);
     };
+    QSet<QByteArray> actions; // of the state keys, whose limits the summaries need
+    for (const QByteArray& key : keys) {
+        fetch->rows.append(KeysModel::Row{key, {}, -2, {}, true, 0, {}, {}});
+        fetch->contexts.append(ValueContext{m_session->schema().parse(key), 0, {}, -1});
+        fetch->previews.append(std::nullopt);
+        if (fetch->contexts.last().place.kind == KeySchema::Parsed::Kind::State)
+            actions.insert(fetch->contexts.last().place.action);
+    }
     fetch->pending = int(keys.size()) * 2;
+    if (!actions.isEmpty()) {
+        fetch->pending += int(actions.size()) + 1;
+        client->execute({QByteArrayLiteral("TIME")}, this, [fetch, finishOne](Result<Reply> time) {
+            fetch->serverNowUs = time ? serverTimeUs(*time) : 0;
+            finishOne();
+        });
+        for (const QByteArray& action : actions)
+            m_session->policies().get(action, this,
+                                      [fetch, action, finishOne](Result<Policy> policy) {
+                                          if (policy)
+                                              fetch->policies.insert(action, *policy);
+                                          finishOne();
+                                      });
+    }
     for (int i = 0; i < keys.size(); ++i) {
-        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true, 0, {}});
         client->execute(
             {QByteArrayLiteral("TYPE"), keys[i]}, this,
             [this, fetch, i, client, finishOne](Result<Reply> type) {
                 KeysModel::Row& row = fetch->rows[i];
                 row.type = type ? type->toBytes() : QByteArrayLiteral("?");
-                const Command preview = previewCommand(row.type, row.key);
+                const Command preview = previewCommand(row.type, row.key, fetch->contexts[i].place);
                 if (!preview.isEmpty()) {
                     ++fetch->pending;
                     client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
-                        KeysModel::Row& r = fetch->rows[i];
-                        r.preview = value ? previewText(r.type, *value) : value.error().message;
+                        if (value)
+                            fetch->previews[i] = *value;
+                        else
+                            fetch->rows[i].preview = value.error().message;
                         finishOne();
                     });
                 }
