@@ -7,6 +7,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/common/WholeRows.h"
 #include "ui/keys/KeyActions.h"
 #include "ui/keys/KeyPreview.h"
 #include "ui/keys/KeysModel.h"
@@ -128,6 +129,7 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     splitter->addWidget(m_noTtl);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    keepWholeRows(m_table, splitter);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
