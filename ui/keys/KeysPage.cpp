@@ -1,7 +1,6 @@
 #include "ui/keys/KeysPage.h"
 
 #include "core/limits/KeyDeletion.h"
-#include "core/limits/PolicyStore.h"
 #include "core/redis/Scan.h"
 #include "ui/common/Ask.h"
 #include "ui/common/ElidedLabel.h"
@@ -9,12 +8,11 @@
 #include "ui/common/Session.h"
 #include "ui/common/WholeRows.h"
 #include "ui/keys/KeyActions.h"
-#include "ui/keys/KeyPreview.h"
+#include "ui/keys/KeyDetails.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
 #include <QHBoxLayout>
-#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -22,7 +20,6 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QScrollBar>
-#include <QSet>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTableView>
@@ -358,94 +355,18 @@ void KeysPage::fetchMore()
     fetchDetails(keys);
 }
 
-// TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
-// Tollgate's own state is summed up against the server's clock and the policies' limits: one
-// TIME and one policy read per action for the whole batch, never a read per row.
 void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
 {
     if (!inFlight)
         inFlight = &m_detailsInFlight;
-    struct Fetch
-    {
-        QList<KeysModel::Row> rows;
-        QList<ValueContext> contexts;
-        QList<std::optional<Reply>> previews;
-        QHash<QByteArray, Policy> policies; // by action
-        qint64 serverNowUs = 0;
-        int pending = 0;
-    };
-    auto fetch = std::make_shared<Fetch>();
     const quint64 generation = m_generation;
     ++*inFlight;
-    Client* client = m_session->client();
-    auto finishOne = [this, fetch, generation, inFlight] {
-        if (--fetch->pending > 0)
-            return;
-        --*inFlight;
-        if (generation != m_generation)
-            return;
-        for (int i = 0; i < fetch->rows.size(); ++i) {
-            if (!fetch->previews[i])
-                continue;
-            ValueContext& context = fetch->contexts[i];
-            context.serverNowUs = fetch->serverNowUs;
-            if (const auto policy = fetch->policies.constFind(context.place.action);
-                policy != fetch->policies.cend())
-                context.limit = limitAt(*policy, context.place);
-            const KeyPreview preview = previewOf(fetch->rows[i].type, *fetch->previews[i], context);
-            fetch->rows[i].preview = preview.text;
-            fetch->rows[i].raw = preview.raw;
-        }
-        m_model->setDetails(fetch->rows);
-    };
-    QSet<QByteArray> actions; // of the state keys, whose limits the summaries need
-    for (const QByteArray& key : keys) {
-        fetch->rows.append(KeysModel::Row{key, {}, -2, {}, true, 0, {}, {}});
-        fetch->contexts.append(ValueContext{m_session->schema().parse(key), 0, {}, -1});
-        fetch->previews.append(std::nullopt);
-        if (fetch->contexts.last().place.kind == KeySchema::Parsed::Kind::State)
-            actions.insert(fetch->contexts.last().place.action);
-    }
-    fetch->pending = int(keys.size()) * 2;
-    if (!actions.isEmpty()) {
-        fetch->pending += int(actions.size()) + 1;
-        client->execute({QByteArrayLiteral("TIME")}, this, [fetch, finishOne](Result<Reply> time) {
-            fetch->serverNowUs = time ? serverTimeUs(*time) : 0;
-            finishOne();
-        });
-        for (const QByteArray& action : actions)
-            m_session->policies().get(action, this,
-                                      [fetch, action, finishOne](Result<Policy> policy) {
-                                          if (policy)
-                                              fetch->policies.insert(action, *policy);
-                                          finishOne();
-                                      });
-    }
-    for (int i = 0; i < keys.size(); ++i) {
-        client->execute(
-            {QByteArrayLiteral("TYPE"), keys[i]}, this,
-            [this, fetch, i, client, finishOne](Result<Reply> type) {
-                KeysModel::Row& row = fetch->rows[i];
-                row.type = type ? type->toBytes() : QByteArrayLiteral("?");
-                const Command preview = previewCommand(row.type, row.key, fetch->contexts[i].place);
-                if (!preview.isEmpty()) {
-                    ++fetch->pending;
-                    client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
-                        if (value)
-                            fetch->previews[i] = *value;
-                        else
-                            fetch->rows[i].preview = value.error().message;
-                        finishOne();
+    fetchKeyDetails(m_session, keys, this,
+                    [this, generation, inFlight](const QList<KeysModel::Row>& rows) {
+                        --*inFlight;
+                        if (generation == m_generation)
+                            m_model->setDetails(rows);
                     });
-                }
-                finishOne();
-            });
-        client->execute({QByteArrayLiteral("PTTL"), keys[i]}, this,
-                        [fetch, i, finishOne](Result<Reply> pttl) {
-                            fetch->rows[i].pttl = pttl ? pttl->toInteger().value_or(-2) : -2;
-                            finishOne();
-                        });
-    }
 }
 
 bool KeysPage::isForeign() const
