@@ -35,6 +35,26 @@ inline bool hitTimes(ui::Session* session, const Policy& policy, const QByteArra
     return QTest::qWaitFor([&] { return done == times; }, 10'000);
 }
 
+/// Saves a policy of `limit` per `windowMs` for the action "<algorithm code>-action", hits it
+/// `hits` times as "dora", and returns the state key of that window.
+inline QByteArray hitNewPolicy(ui::Session* session, Algorithm algorithm, qint64 limit,
+                               qint64 windowMs, int hits)
+{
+    Policy policy;
+    policy.action = algorithmCode(algorithm) + "-action";
+    policy.algorithm = algorithm;
+    policy.windows = {{limit, windowMs}};
+    std::optional<bool> saved;
+    QObject context;
+    session->policies().save(policy, QStringLiteral("tester"), &context,
+                             [&saved](Result<qint64> r) { saved = r.ok(); });
+    if (!QTest::qWaitFor([&] { return saved.has_value(); }, 5000) || !*saved)
+        qWarning("the policy was not saved");
+    if (!hitTimes(session, policy, "dora", hits))
+        qWarning("the hits were not answered");
+    return session->schema().stateKey("dora", policy.action, algorithm, windowMs);
+}
+
 /// A value viewer of `key`, shown, after its first load.
 inline std::unique_ptr<ui::ValueViewer> openValueViewer(ui::Session* session, const QByteArray& key)
 {

@@ -3,7 +3,8 @@
 // 1024x700; the user detail opens within the screen with its buttons (the Overrides section's
 // included) in view; the Policies table shows every column at 1024 without scrolling, and its
 // History tab, with a long action, actor and reason, keeps its buttons in view; the Lua page's
-// help is wrapped, not cut.
+// help is wrapped, not cut; the Policies table never ends on a half row, with few policies
+// or with enough to scroll, at 1024x700 and 1280x800.
 
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void policiesShowEveryColumnAt1024();
     void policyHistoryFitsAt1024();
     void luaHelpIsWrappedNotCut();
+    void policiesTableEndsOnAWholeRow();
 
 private:
     Policy policy(const QByteArray& action, std::vector<WindowLimit> windows) const;
@@ -296,6 +298,42 @@ void ScreenFitTest::luaHelpIsWrappedNotCut()
     QCOMPARE(help->horizontalScrollBar()->maximum(), 0);
     const QRect at(help->mapTo(window.get(), QPoint(0, 0)), help->size());
     QVERIFY2(window->rect().contains(at), "the help pane leaves the window");
+}
+
+void ScreenFitTest::policiesTableEndsOnAWholeRow()
+{
+    for (int extra = 0; extra <= 20; extra += 20) {
+        for (int i = 0; i < extra; ++i)
+            save(policy("extra-" + QByteArray::number(i), {{10, 60'000}}));
+        for (const QSize& size : {kSmallScreen, QSize(1280, 800)}) {
+            auto window = openWindow(size);
+            window->showPage(QStringLiteral("policies"));
+            auto* page = qobject_cast<PoliciesPage*>(window->page(QStringLiteral("policies")));
+            QVERIFY(page);
+            QTRY_VERIFY(page->model()->rowCount() >= 2 + extra);
+            QTest::qWait(100); // a layout pass with the rows in, and the fit after it
+            auto* table = page->findChild<QTableView*>(QStringLiteral("policiesTableView"));
+            const int rowHeight = table->verticalHeader()->defaultSectionSize();
+            const int height = table->viewport()->height();
+            const int rows = page->model()->rowCount();
+            const QString where = QStringLiteral("%1 policies at %2: %3 px for rows of %4 px")
+                                      .arg(rows)
+                                      .arg(describe(size))
+                                      .arg(height)
+                                      .arg(rowHeight);
+            if (rows * rowHeight > height) { // it scrolls: the last row on screen is whole
+                QVERIFY2(height % rowHeight == 0, qPrintable(where));
+                QVERIFY2(table->verticalScrollBar()->isVisible(), qPrintable(where));
+            }
+            QVERIFY2(extra > 0 || rows * rowHeight <= height,
+                     qPrintable(where + QStringLiteral(" (a handful should all show)")));
+            // The room went to the form below (it scrolls inside), not past the window.
+            auto* form = page->findChild<QWidget*>(QStringLiteral("policyTabWidget"));
+            QVERIFY(form);
+            const QRect at(form->mapTo(window.get(), QPoint(0, 0)), form->size());
+            QVERIFY2(window->rect().contains(at), qPrintable(where + QStringLiteral(": the form")));
+        }
+    }
 }
 
 QTEST_MAIN(ScreenFitTest)

@@ -61,23 +61,7 @@ void ValueDecodingTest::cleanupTestCase()
 
 QByteArray ValueDecodingTest::hit(Algorithm algorithm, qint64 limit, qint64 windowMs, int hits)
 {
-    Policy policy;
-    policy.action = algorithmCode(algorithm) + "-action";
-    policy.algorithm = algorithm;
-    policy.windows = {{limit, windowMs}};
-    std::optional<bool> saved;
-    m_session->policies().save(policy, QStringLiteral("tester"), this,
-                               [&](Result<qint64> r) { saved = r.ok(); });
-    if (!QTest::qWaitFor([&] { return saved.has_value(); }, 5000) || !*saved)
-        qWarning("the policy was not saved");
-    for (int i = 0; i < hits; ++i) {
-        std::optional<bool> done;
-        m_session->limiter().hit(policy, "dora", 0, this,
-                                 [&](Result<HitResult> r) { done = r.ok() && r->allowed; });
-        if (!QTest::qWaitFor([&] { return done.has_value(); }, 5000) || !*done)
-            qWarning("a hit was not allowed");
-    }
-    return m_session->schema().stateKey("dora", policy.action, algorithm, windowMs);
+    return test::hitNewPolicy(m_session.get(), algorithm, limit, windowMs, hits);
 }
 
 std::unique_ptr<ValueViewer> ValueDecodingTest::open(const QByteArray& key)

@@ -1,12 +1,14 @@
 #include "ui/keys/KeysModel.h"
 
 #include "core/limits/KeyTypes.h"
+#include "core/redis/Context.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
 
 #include <QDeadlineTimer>
 #include <QSet>
 #include <QStringDecoder>
+#include <QThreadPool>
 
 namespace tollgate::ui {
 
@@ -70,13 +72,14 @@ QByteArray KeysModel::key(int row) const
 KeysModel::Row KeysModel::row(int r) const
 {
     const CompactRow& row = m_rows[size_t(r)];
-    Row out{key(r), {}, -3, {}, row.requested, 0, {}};
+    Row out{key(r), {}, -3, {}, row.requested, 0, {}, {}};
     if (const Detail* d = detail(row)) {
         out.type = d->type;
         out.pttl = d->pttl;
         out.preview = d->preview;
         out.expiresAt = d->expiresAt;
         out.wrongType = d->wrongType;
+        out.raw = d->raw;
     }
     return out;
 }
@@ -97,6 +100,11 @@ int KeysModel::rowOf(const QByteArray& key) const
 void KeysModel::growIndex()
 {
     m_slots.assign(m_slots.empty() ? 1024 : m_slots.size() * 2, Slot());
+    indexRows();
+}
+
+void KeysModel::indexRows()
+{
     m_mask = m_slots.size() - 1;
     for (size_t r = 0; r < m_rows.size(); ++r) {
         const size_t hash = qHash(keyView(m_rows[r]));
@@ -135,6 +143,7 @@ void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
     m_slots.clear();
     m_mask = 0;
     m_details.clear();
+    ++m_indexGeneration; // an index being filled for the old rows is not taken over
     endResetModel();
 }
 
@@ -148,10 +157,24 @@ void KeysModel::reserve(qint64 rows)
     size_t slots = m_slots.empty() ? 1024 : m_slots.size();
     while (slots < size_t(rows + 1) * 2)
         slots *= 2;
-    if (slots > m_slots.size()) {
-        m_slots.assign(slots / 2, Slot()); // growIndex doubles it and indexes the rows there are
-        growIndex();
-    }
+    if (slots <= m_slots.size())
+        return;
+    // The memory reserved above is touched a little per slice as rows come; the index is
+    // touched whole at once, 16 MB for a million keys: 100 ms of page faults on the GUI thread
+    // (bench_keys). A worker fills it; the keys added meanwhile go to the index there is, and
+    // are indexed again in the new one when it arrives.
+    const quint64 generation = ++m_indexGeneration;
+    const Context self(this);
+    QThreadPool::globalInstance()->start(std::function<void()>([self, slots, generation,
+                                                                model = this] {
+        auto index = std::make_shared<std::vector<Slot>>(slots);
+        self.post([model, generation, index] {
+            if (generation != model->m_indexGeneration || index->size() <= model->m_slots.size())
+                return;
+            model->m_slots.swap(*index);
+            model->indexRows();
+        });
+    }));
 }
 
 void KeysModel::append(const QList<QByteArray>& keys)
@@ -193,6 +216,7 @@ void KeysModel::setDetails(const QList<Row>& rows)
         d.type = details.type;
         d.pttl = details.pttl;
         d.preview = details.preview;
+        d.raw = details.raw;
         d.fetchedAt = QDeadlineTimer::current().deadline();
         d.expiresAt = details.pttl >= 0 ? d.fetchedAt + details.pttl : 0;
         d.wrongType = m_schema ? wrongTypeExpected(*m_schema, details.key, d.type) : QByteArray();
@@ -332,7 +356,7 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
         // Counts down from the fetched PTTL, like the Subjects page (no request per second).
         return formatCountdown(row.expiresAt - QDeadlineTimer::current().deadline());
     case ValueColumn:
-        return row.preview;
+        return role == Qt::ToolTipRole && !row.raw.isEmpty() ? row.raw : row.preview;
     case ColumnCount:
         break;
     }

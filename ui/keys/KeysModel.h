@@ -40,6 +40,7 @@ public:
         bool requested = false;
         qint64 expiresAt = 0; // steady-clock ms when the TTL runs out (pttl >= 0 only)
         QByteArray wrongType; // the type our schema wants here, when the key has another
+        QString raw;          // the value as read, when the preview sums it up (the tooltip)
     };
 
     explicit KeysModel(QObject* parent = nullptr);
@@ -50,7 +51,8 @@ public:
     /// One beginInsertRows for the whole batch.
     void append(const QList<QByteArray>& keys);
     /// Room for about `rows` keys (DBSIZE), allocated once: the index is never rebuilt at a
-    /// million keys in the middle of a scan.
+    /// million keys in the middle of a scan. The index itself is filled on a worker and taken
+    /// over when ready; the keys found until then are indexed again.
     void reserve(qint64 rows);
     /// Fills in details of several rows; one dataChanged over the range they span.
     void setDetails(const QList<Row>& rows);
@@ -94,6 +96,7 @@ private:
         QString preview;
         qint64 expiresAt = 0;
         QByteArray wrongType;
+        QString raw;
         qint64 fetchedAt = 0; // steady-clock ms of the read
     };
 
@@ -101,6 +104,8 @@ private:
     const Detail* detail(const CompactRow& row) const;
     void addKey(QByteArrayView key);
     void growIndex();
+    /// Puts every row into m_slots, which holds no row yet.
+    void indexRows();
     // Where `hash` starts probing, loaded ahead of use (a batch prefetches all its keys first).
     void prefetchSlot(size_t hash) const
     {
@@ -122,6 +127,7 @@ private:
     std::vector<Slot> m_slots;     // open addressing over m_keys
     size_t m_mask = 0;             // m_slots.size() - 1 once there are slots
     std::vector<Detail> m_details; // only rows whose details were fetched
+    quint64 m_indexGeneration = 0; // which reserve() a worker's index is for; clear() moves on
     std::optional<KeyTemplate> m_template;
     std::optional<KeySchema> m_schema;
 };

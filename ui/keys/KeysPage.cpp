@@ -6,7 +6,9 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
+#include "ui/common/WholeRows.h"
 #include "ui/keys/KeyActions.h"
+#include "ui/keys/KeyDetails.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/NoTtlPanel.h"
 
@@ -29,7 +31,6 @@ namespace tollgate::ui {
 
 namespace {
 
-constexpr int kMaxPreviewBytes = 64;
 constexpr int kCountdownMs = 250; // tenths of a second show under a minute
 constexpr int kDetailsChunk = 200;
 constexpr int kDetailsMargin = 500; // rows above and below the view fetched in the background
@@ -46,46 +47,10 @@ constexpr int kRereadMax = 100;
 constexpr int kApplyMs = 100;
 constexpr int kApplyMax = 2'500;
 
-// The command whose reply previews a value of `type`, and how to phrase it.
-Command previewCommand(const QByteArray& type, const QByteArray& key)
-{
-    if (type == "string")
-        return {QByteArrayLiteral("GETRANGE"), key, "0", QByteArray::number(kMaxPreviewBytes)};
-    if (type == "hash")
-        return {QByteArrayLiteral("HLEN"), key};
-    if (type == "list")
-        return {QByteArrayLiteral("LLEN"), key};
-    if (type == "set")
-        return {QByteArrayLiteral("SCARD"), key};
-    if (type == "zset")
-        return {QByteArrayLiteral("ZCARD"), key};
-    if (type == "stream")
-        return {QByteArrayLiteral("XLEN"), key};
-    return {};
-}
-
-// "1 field" / "3 fields": plain English plurals, the app ships no translations.
+// "1 key" / "3 keys": plain English plurals, the app ships no translations.
 QString counted(qint64 n, const char* one, const char* many)
 {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-}
-
-QString previewText(const QByteArray& type, const Reply& reply)
-{
-    if (type == "string") {
-        QString text = KeysModel::displayBytes(reply.toBytes().left(kMaxPreviewBytes));
-        if (reply.toBytes().size() > kMaxPreviewBytes)
-            text += QChar(0x2026);
-        return text;
-    }
-    const qint64 n = reply.toInteger().value_or(0);
-    if (type == "hash")
-        return counted(n, "field", "fields");
-    if (type == "stream")
-        return counted(n, "entry", "entries");
-    if (type == "list")
-        return counted(n, "item", "items");
-    return counted(n, "member", "members");
 }
 
 } // namespace
@@ -161,6 +126,7 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     splitter->addWidget(m_noTtl);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    keepWholeRows(m_table, splitter);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
@@ -389,52 +355,18 @@ void KeysPage::fetchMore()
     fetchDetails(keys);
 }
 
-// TYPE and PTTL of every key pipelined at once, then one preview command per key by type.
 void KeysPage::fetchDetails(const QList<QByteArray>& keys, int* inFlight)
 {
     if (!inFlight)
         inFlight = &m_detailsInFlight;
-    struct Fetch
-    {
-        QList<KeysModel::Row> rows;
-        int pending = 0;
-    };
-    auto fetch = std::make_shared<Fetch>();
     const quint64 generation = m_generation;
     ++*inFlight;
-    Client* client = m_session->client();
-    auto finishOne = [this, fetch, generation, inFlight] {
-        if (--fetch->pending > 0)
-            return;
-        --*inFlight;
-        if (generation == m_generation)
-            m_model->setDetails(fetch->rows);
-    };
-    fetch->pending = int(keys.size()) * 2;
-    for (int i = 0; i < keys.size(); ++i) {
-        fetch->rows.append(KeysModel::Row{keys[i], {}, -2, {}, true, 0, {}});
-        client->execute(
-            {QByteArrayLiteral("TYPE"), keys[i]}, this,
-            [this, fetch, i, client, finishOne](Result<Reply> type) {
-                KeysModel::Row& row = fetch->rows[i];
-                row.type = type ? type->toBytes() : QByteArrayLiteral("?");
-                const Command preview = previewCommand(row.type, row.key);
-                if (!preview.isEmpty()) {
-                    ++fetch->pending;
-                    client->execute(preview, this, [fetch, i, finishOne](Result<Reply> value) {
-                        KeysModel::Row& r = fetch->rows[i];
-                        r.preview = value ? previewText(r.type, *value) : value.error().message;
-                        finishOne();
+    fetchKeyDetails(m_session, keys, this,
+                    [this, generation, inFlight](const QList<KeysModel::Row>& rows) {
+                        --*inFlight;
+                        if (generation == m_generation)
+                            m_model->setDetails(rows);
                     });
-                }
-                finishOne();
-            });
-        client->execute({QByteArrayLiteral("PTTL"), keys[i]}, this,
-                        [fetch, i, finishOne](Result<Reply> pttl) {
-                            fetch->rows[i].pttl = pttl ? pttl->toInteger().value_or(-2) : -2;
-                            finishOne();
-                        });
-    }
 }
 
 bool KeysPage::isForeign() const

@@ -50,6 +50,7 @@ DecodedValue decodeFixedWindow(const QByteArray& value, const ValueContext& cont
     out.headers = {tr("Reading"), tr("Value")};
     const qint64 count = value.toLongLong();
     out.rows << QStringList{tr("Units counted"), ofLimit(count, context)};
+    out.summary = tr("%1 counted").arg(ofLimit(count, context));
     if (context.limit)
         out.rows << QStringList{tr("Remaining"), n(std::max<qint64>(0, *context.limit - count))};
     out.meaning = tr("Fixed-window counter of %1: %2 units counted in this window; it starts "
@@ -68,6 +69,7 @@ DecodedValue decodeTokenBucket(const QByteArray& value, const ValueContext& cont
         out.rows << QStringList{tr("Stored value"), QString::fromLatin1(value)};
         out.meaning = tr("Not a theoretical arrival time (\"<µs>\" or \"<µs>+<num>/<den>\"): "
                          "hit.lua refuses this key as corrupt.");
+        out.summary = tr("corrupt: not a theoretical arrival time");
         return out;
     }
     const qint64 wholeUs = parts.captured(1).toLongLong();
@@ -81,11 +83,13 @@ DecodedValue decodeTokenBucket(const QByteArray& value, const ValueContext& cont
                      "each unit moves it on by window / limit, and the bucket is full again "
                      "when it is reached.")
                       .arg(windowText(context));
+    out.summary = tr("full at %1").arg(formatPreciseTime(wholeUs / 1000));
     if (context.serverNowUs <= 0)
         return out;
     const long double ahead = tat - (long double)context.serverNowUs;
-    out.rows << QStringList{tr("Full again in"),
-                            ahead > 0 ? formatCountdown(ceilMs(ahead)) : tr("full now")};
+    const QString full = ahead > 0 ? formatCountdown(ceilMs(ahead)) : tr("full now");
+    out.rows << QStringList{tr("Full again in"), full};
+    out.summary = ahead > 0 ? tr("full again in %1").arg(full) : full;
     if (!context.limit || context.place.windowMs <= 0)
         return out;
     const qint64 limit = *context.limit;
@@ -96,6 +100,8 @@ DecodedValue decodeTokenBucket(const QByteArray& value, const ValueContext& cont
     const QString next =
         used > 0 ? formatCountdown(ceilMs(ahead - (used - 1) * perToken)) : tr("none missing");
     out.rows << QStringList{tr("Next token in"), next};
+    out.summary = used > 0 ? tr("tokens %1 / %2, next in %3").arg(available).arg(limit).arg(next)
+                           : tr("tokens %1 / %2 (full)").arg(available).arg(limit);
     out.meaning += QLatin1Char(' ') + tr("Now %1 of %2 tokens are available; the next one comes "
                                          "in %3.")
                                           .arg(available)
@@ -128,6 +134,8 @@ DecodedValue decodeSlidingLog(const QList<QPair<QByteArray, QByteArray>>& member
     out.meaning = tr("Sliding log of %1: one member per counted hit, its score the hit's time "
                      "in µs, its name the running total of units.")
                       .arg(windowText(context));
+    if (context.size >= 0) // the log's size is all a reader of its ZCARD knows
+        out.summary = countText(context.size, tr("hit logged"), tr("hits logged"));
     if (context.serverNowUs <= 0 || members.isEmpty())
         return out;
     const qint64 newest = members.last().first.toLongLong();
@@ -136,11 +144,14 @@ DecodedValue decodeSlidingLog(const QList<QPair<QByteArray, QByteArray>>& member
         out.meaning +=
             QLatin1Char(' ') + tr("At least %1 units in the window now (more members than shown).")
                                    .arg(newest - members.first().first.toLongLong());
+        out.summary =
+            tr("at least %1 in the window").arg(newest - members.first().first.toLongLong());
         return out;
     }
     out.meaning += QLatin1Char(' ') + tr("Units in the window now: %1 (the newest total "
                                          "minus the last total before the window's start).")
                                           .arg(ofLimit(newest - base, context));
+    out.summary = tr("%1 in the window").arg(ofLimit(newest - base, context));
     return out;
 }
 
@@ -184,6 +195,7 @@ DecodedValue decodeSlidingWindow(const QList<QPair<QByteArray, QByteArray>>& fie
                                           .arg(weighed)
                                           .arg(prev)
                                           .arg(formatDuration(window));
+    out.summary = tr("%1 counted now").arg(ofLimit(weighed + cur, context));
     return out;
 }
 
@@ -202,6 +214,7 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
     // and 24 h charts: counted here, not listed, so the table stays one row per ring second.
     static const QRegularExpression history(QStringLiteral("^[sm]\\d+$"));
     qint64 historySeconds = 0, historyMinutes = 0;
+    qint64 hits = 0, denied = 0;
     for (const auto& [field, value] : fields) {
         if (history.match(QString::fromLatin1(field)).hasMatch()) {
             ++(field.startsWith('s') ? historySeconds : historyMinutes);
@@ -223,6 +236,8 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
         } else if (head == "total") {
             totals << QStringLiteral("%1 %2").arg(QString::fromLatin1(tail),
                                                   QString::fromLatin1(value));
+            if (tail == "h" || tail == "d")
+                (tail == "h" ? hits : denied) = value.toLongLong();
         } else {
             other << QStringList{QString::fromUtf8(field), QString::fromUtf8(value)};
         }
@@ -246,6 +261,7 @@ DecodedValue decodeStatsRing(const QList<QPair<QByteArray, QByteArray>>& fields)
                                          "%2 of the last 1,440 minutes hold counts.")
                                           .arg(historySeconds)
                                           .arg(historyMinutes);
+    out.summary = tr("%1 hits, %2 denied in total").arg(hits).arg(denied);
     return out;
 }
 

@@ -96,6 +96,23 @@ QString timeOf(const QByteArray& value, bool precise)
     return precise ? formatPreciseTime(ms) : formatTime(ms);
 }
 
+qint64 serverTimeUs(const Reply& time)
+{
+    if (time.elements.size() != 2)
+        return 0;
+    return time.elements[0].toBytes().toLongLong() * 1'000'000 +
+           time.elements[1].toBytes().toLongLong();
+}
+
+std::optional<qint64> limitAt(const Policy& policy, const KeySchema::Parsed& place)
+{
+    if (policy.algorithm == place.algorithm)
+        for (const WindowLimit& window : policy.windows)
+            if (window.windowMs == place.windowMs)
+                return window.limit;
+    return std::nullopt;
+}
+
 Command sizeCommand(const QByteArray& type, const QByteArray& key)
 {
     if (type == "string")

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/KeySchema.h"
+#include "core/limits/Policy.h"
 #include "core/redis/CommandBuilder.h"
 #include "core/redis/Reply.h"
 
@@ -15,6 +16,7 @@ struct DecodedValue
     QStringList headers;
     QList<QStringList> rows;
     QString meaning; // empty for a value that has no reading of its own
+    QString summary; // the reading in a few words, for the Keys table; empty when there is none
 };
 
 /// What a value means besides its bytes: its place in Tollgate's schema, the server's clock
@@ -26,6 +28,12 @@ struct ValueContext
     std::optional<qint64> limit; // the policy's limit for the key's window, when it has one
     qint64 size = -1;            // entries the value holds (ZCARD...), -1 = unknown
 };
+
+/// TIME's reply in µs since the epoch (0 when it is not one).
+qint64 serverTimeUs(const Reply& time);
+/// The limit `policy` sets for the window of the state key at `place` (none when the policy
+/// has another algorithm or no such window).
+std::optional<qint64> limitAt(const Policy& policy, const KeySchema::Parsed& place);
 
 /// The command reading a value of `type`, at most `maxItems` entries: a statistics ring whole
 /// (HGETALL: its size is bounded by design), a sliding log's newest members (the count is

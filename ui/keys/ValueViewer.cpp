@@ -168,10 +168,8 @@ void ValueViewer::onType(const QByteArray& type, qint64 pttl)
         ++read->pending;
         client->execute({"TIME"}, m_session,
                         guarded<Reply>(this, [read, arrived](Result<Reply> reply) {
-                            if (reply && reply->elements.size() == 2)
-                                read->context.serverNowUs =
-                                    reply->elements[0].toBytes().toLongLong() * 1'000'000 +
-                                    reply->elements[1].toBytes().toLongLong();
+                            if (reply)
+                                read->context.serverNowUs = serverTimeUs(*reply);
                             arrived();
                         }));
     }
@@ -179,10 +177,8 @@ void ValueViewer::onType(const QByteArray& type, qint64 pttl)
         ++read->pending;
         m_session->policies().get(
             place.action, m_session, guarded<Policy>(this, [read, arrived](Result<Policy> policy) {
-                if (policy && policy->algorithm == read->context.place.algorithm)
-                    for (const WindowLimit& window : policy->windows)
-                        if (window.windowMs == read->context.place.windowMs)
-                            read->context.limit = window.limit;
+                if (policy)
+                    read->context.limit = limitAt(*policy, read->context.place);
                 arrived();
             }));
     }

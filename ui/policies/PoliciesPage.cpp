@@ -4,6 +4,7 @@
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Session.h"
+#include "ui/common/WholeRows.h"
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PolicyEditor.h"
 #include "ui/policies/PolicyHistoryPanel.h"
@@ -33,6 +34,10 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    // Rows of one height, as on the other pages: at 1024x700 every policy of a typical setup
+    // shows, and keepWholeRows() below needs it once there are more.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     // Every column in view at 1024 px: names are capped (elided, whole in the tooltip) and the
     // limits take the room that is left.
     QHeaderView* header = m_table->horizontalHeader();
@@ -93,6 +98,7 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     splitter->setStretchFactor(0, 1); // the form keeps its height, the table takes the rest
     splitter->setStretchFactor(1, 0);
     splitter->setChildrenCollapsible(false);
+    keepWholeRows(m_table, splitter);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
