@@ -8,7 +8,7 @@
 #include <QDeadlineTimer>
 #include <QSet>
 #include <QStringDecoder>
-#include <QThreadPool>
+#include <thread>
 
 namespace tollgate::ui {
 
@@ -163,10 +163,12 @@ void KeysModel::reserve(qint64 rows)
     // touched whole at once, 16 MB for a million keys: 100 ms of page faults on the GUI thread
     // (bench_keys). A worker fills it; the keys added meanwhile go to the index there is, and
     // are indexed again in the new one when it arrives.
+    // A thread of its own, not the shared pool: queued behind a sort of the Subjects page, the
+    // index came seconds late, and indexing the hundreds of thousands of keys found meanwhile
+    // stalled the GUI thread for 146 ms (bench_console --keyspace demo).
     const quint64 generation = ++m_indexGeneration;
     const Context self(this);
-    QThreadPool::globalInstance()->start(std::function<void()>([self, slots, generation,
-                                                                model = this] {
+    std::thread([self, slots, generation, model = this] {
         auto index = std::make_shared<std::vector<Slot>>(slots);
         self.post([model, generation, index] {
             if (generation != model->m_indexGeneration || index->size() <= model->m_slots.size())
@@ -174,7 +176,7 @@ void KeysModel::reserve(qint64 rows)
             model->m_slots.swap(*index);
             model->indexRows();
         });
-    }));
+    }).detach();
 }
 
 void KeysModel::append(const QList<QByteArray>& keys)

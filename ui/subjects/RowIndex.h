@@ -1,9 +1,8 @@
 #pragma once
 
+#include "ui/common/ZeroedArray.h"
+
 #include <QtGlobal>
-#include <cstdlib>
-#include <memory>
-#include <new>
 #include <utility>
 
 namespace tollgate::ui {
@@ -12,16 +11,14 @@ namespace tollgate::ui {
 /// costs two cache misses a lookup, its span and its entry; this one costs one, and prefetch()
 /// lets a slice overlap them). Rows are never removed, only marked -1 (retired), so probe
 /// chains stay intact. Fingerprint 0 marks an empty slot and is stored as 1, so an empty table
-/// is all zero bytes: it comes from calloc, whose large blocks are fresh pages the kernel maps
-/// on first touch. Sizing it for a million rows (24 MB) then costs nothing up front; writing
-/// 24 MB of empty slots on the GUI thread took about 100 ms of page faults in one go.
+/// is all zero bytes (ZeroedArray): sizing it for a million rows costs nothing up front.
 class RowIndex
 {
 public:
     /// The row stored under `key`, -1 for a retired one, or `absent` when there is none.
     qint32 value(quint64 key, qint32 absent) const
     {
-        if (m_capacity == 0)
+        if (m_slots.empty())
             return absent;
         key = stored(key);
         for (size_t i = size_t(key) & mask();; i = (i + 1) & mask()) {
@@ -36,8 +33,8 @@ public:
     /// Stores `row` under `key`, replacing what was there.
     void insert(quint64 key, qint32 row)
     {
-        if ((m_size + 1) * 10 > m_capacity * 7)
-            rehash(m_capacity == 0 ? 1024 : m_capacity * 2);
+        if ((m_size + 1) * 10 > m_slots.size() * 7)
+            rehash(m_slots.empty() ? 1024 : m_slots.size() * 2);
         key = stored(key);
         for (size_t i = size_t(key) & mask();; i = (i + 1) & mask()) {
             if (m_slots[i].key == key || m_slots[i].key == 0) {
@@ -52,7 +49,7 @@ public:
     {
         // (Through m_mask: GCC 12 drops a prefetch whose address it derives from size().)
         if (m_mask != 0)
-            __builtin_prefetch(m_slots.get() + (size_t(stored(key)) & m_mask));
+            __builtin_prefetch(m_slots.data() + (size_t(stored(key)) & m_mask));
     }
 
     /// Room for `rows` entries without growing.
@@ -61,13 +58,12 @@ public:
         size_t want = 1024;
         while (want * 7 < size_t(rows) * 10)
             want *= 2;
-        if (want > m_capacity)
+        if (want > m_slots.size())
             rehash(want);
     }
     void clear()
     {
-        m_slots.reset();
-        m_capacity = 0;
+        m_slots = {};
         m_mask = 0;
         m_size = 0;
     }
@@ -92,29 +88,18 @@ private:
         return m_mask;
     }
 
-    struct Free
-    {
-        void operator()(Slot* slots) const { std::free(slots); }
-    };
-    using Slots = std::unique_ptr<Slot[], Free>;
-
     void rehash(size_t slots)
     {
-        Slots fresh(static_cast<Slot*>(std::calloc(slots, sizeof(Slot))));
-        if (!fresh)
-            throw std::bad_alloc();
-        Slots old = std::exchange(m_slots, std::move(fresh));
-        const size_t oldCapacity = std::exchange(m_capacity, slots);
+        ZeroedArray<Slot> old = std::exchange(m_slots, ZeroedArray<Slot>(slots));
         m_mask = slots - 1;
         m_size = 0;
-        for (size_t i = 0; i < oldCapacity; ++i)
+        for (size_t i = 0; i < old.size(); ++i)
             if (old[i].key != 0)
                 insert(old[i].key, old[i].row);
     }
 
-    Slots m_slots;
-    size_t m_capacity = 0;
-    size_t m_mask = 0; // m_capacity - 1, a power of two less one; 0 while empty
+    ZeroedArray<Slot> m_slots;
+    size_t m_mask = 0; // m_slots.size() - 1, a power of two less one; 0 while empty
     size_t m_size = 0;
 };
 
