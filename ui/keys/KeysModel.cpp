@@ -56,7 +56,7 @@ KeysModel::KeysModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 QByteArrayView KeysModel::keyView(const CompactRow& row) const
 {
-    return QByteArrayView(m_keys.constData() + row.offset, row.length);
+    return m_keys.view(row.at, row.length);
 }
 
 const KeysModel::Detail* KeysModel::detail(const CompactRow& row) const
@@ -119,9 +119,8 @@ void KeysModel::indexRows()
 void KeysModel::addKey(QByteArrayView key)
 {
     CompactRow row;
-    row.offset = quint32(m_keys.size());
+    row.at = m_keys.append(key);
     row.length = quint32(key.size());
-    m_keys.append(key);
     m_rows.push_back(row);
     if ((m_rows.size() + 1) * 2 > m_slots.size()) {
         growIndex(); // doubling: each key is re-indexed O(1) times on average
@@ -152,8 +151,6 @@ void KeysModel::reserve(qint64 rows)
     if (rows <= qint64(m_rows.size()))
         return;
     m_rows.reserve(size_t(rows));
-    m_keys.reserve(qsizetype(rows) *
-                   (m_rows.empty() ? 32 : m_keys.size() / qsizetype(m_rows.size()) + 1));
     size_t slots = m_slots.empty() ? 1024 : m_slots.size();
     while (slots < size_t(rows + 1) * 2)
         slots *= 2;
@@ -242,7 +239,7 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     // than keeping a million row numbers in step.
     beginResetModel();
     std::vector<CompactRow> rows = std::move(m_rows);
-    const QByteArray bytes = std::exchange(m_keys, QByteArray());
+    const ByteBlocks bytes = std::exchange(m_keys, ByteBlocks());
     std::vector<Detail> details = std::move(m_details);
     m_rows.clear();
     m_details.clear();
@@ -251,7 +248,7 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     for (size_t r = 0; r < rows.size(); ++r) {
         if (gone.contains(int(r)))
             continue;
-        addKey(QByteArrayView(bytes.constData() + rows[r].offset, rows[r].length));
+        addKey(bytes.view(rows[r].at, rows[r].length));
         CompactRow& kept = m_rows.back();
         kept.requested = rows[r].requested;
         if (rows[r].detail >= 0) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/KeySchema.h"
+#include "ui/keys/ByteBlocks.h"
 #include "ui/keys/KeyTemplate.h"
 
 #include <QAbstractTableModel>
@@ -84,7 +85,7 @@ public:
 private:
     struct CompactRow
     {
-        quint32 offset = 0;
+        quint64 at = 0; // in m_keys (ByteBlocks::append)
         quint32 length = 0;
         qint32 detail = -1; // index into m_details, once fetched
         bool requested = false;
@@ -123,7 +124,7 @@ private:
     static quint32 tagOf(size_t hash) { return quint32(quint64(hash) >> 32); }
 
     std::vector<CompactRow> m_rows;
-    QByteArray m_keys;             // every key's bytes, back to back
+    ByteBlocks m_keys;             // every key's bytes, back to back
     std::vector<Slot> m_slots;     // open addressing over m_keys
     size_t m_mask = 0;             // m_slots.size() - 1 once there are slots
     std::vector<Detail> m_details; // only rows whose details were fetched
