@@ -5,6 +5,7 @@
 // after the event; the model passes QAbstractItemModelTester throughout.
 #include "core/limits/Limiter.h"
 #include "core/limits/Overrides.h"
+#include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
@@ -48,11 +49,7 @@ private:
 void tst_SubjectsOverrides::initTestCase()
 {
     TOLLGATE_REQUIRE(m_redis, start());
-    Session::Settings settings;
-    settings.connection = *ConnectionOptions::fromUrl(m_redis.url());
-    settings.actor = QStringLiteral("support-sam");
-    m_session = std::make_unique<Session>(settings);
-    m_session->open();
+    m_session = test::connectedSession(m_redis.url(), QStringLiteral("support-sam"));
     QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
     for (const QByteArray& action : {QByteArray("login"), QByteArray("search")}) {
         Policy policy;
