@@ -4,6 +4,7 @@
 // model passes QAbstractItemModelTester.
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
+#include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Palette.h"
@@ -22,6 +23,7 @@
 #include <QLocale>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QRegularExpression>
 #include <QtTest>
 #include <memory>
 
@@ -64,11 +66,7 @@ private:
 void tst_Subjects::initTestCase()
 {
     TOLLGATE_REQUIRE(m_redis, start());
-    Session::Settings settings;
-    settings.connection = *ConnectionOptions::fromUrl(m_redis.url());
-    settings.actor = QStringLiteral("tester");
-    m_session = std::make_unique<Session>(settings);
-    m_session->open();
+    m_session = test::connectedSession(m_redis.url(), QStringLiteral("tester"));
     QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
 
     const std::pair<QByteArray, WindowLimit> definitions[] = {{"login", {5, 60'000}},
@@ -285,10 +283,13 @@ void tst_Subjects::stateFilterAndExactFind()
                     .startsWith(QStringLiteral("banned until ")));
     const QString banText = cell("carol", "search", SubjectsModel::Count).toString();
     QVERIFY(banText.contains(QStringLiteral("by tester")));
-    // At 1280 px the whole sentence fits its column (no "banned until 14:02 by te…").
+    // At 1280 px the whole sentence fits its column (no "banned until 14:02 by te…"). The
+    // column is sized for a ban that ends today: one that ends tomorrow (a run near midnight)
+    // shows its date and may elide, in full in the tooltip.
     auto* view = m_page->findChild<QTableView*>(QStringLiteral("subjectsTableView"));
-    QVERIFY(view->fontMetrics().horizontalAdvance(banText) + 12 <=
-            view->columnWidth(SubjectsModel::Count));
+    if (!banText.contains(QRegularExpression(QStringLiteral("\\d{4}-\\d{2}-\\d{2}"))))
+        QVERIFY(view->fontMetrics().horizontalAdvance(banText) + 12 <=
+                view->columnWidth(SubjectsModel::Count));
     auto* state = m_page->findChild<QComboBox*>(QStringLiteral("stateComboBox"));
     QVERIFY(state);
     state->setCurrentIndex(state->findData(int(SubjectFilter::State::Banned)));
