@@ -52,6 +52,18 @@ public:
         }
     }
 
+    bool contains(quint64 h) const
+    {
+        if (m_slots.empty())
+            return false;
+        for (size_t i = size_t(h) & m_mask;; i = (i + 1) & m_mask) {
+            if (m_slots[i] == h)
+                return true;
+            if (m_slots[i] == 0)
+                return false;
+        }
+    }
+
     qsizetype size() const { return m_size; }
 
 private:

@@ -33,6 +33,7 @@ struct ReadRun
     };
     std::vector<BanGroup> banGroups;
     std::vector<size_t> banMembers;
+    std::vector<size_t> mayHaveBans; // named by the caller instead of found by EXISTS
     int pending = 0; // batches and peeks still out
     // What the read cost the server, counted as the client's load figure counts it (a
     // script's inner commands estimated): the measure a paced caller budgets by.
@@ -142,7 +143,7 @@ void readBans(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>& ba
 
 void applyRaw(const std::shared_ptr<ReadRun>& run, std::vector<Result<Reply>>& replies)
 {
-    std::vector<size_t> banned;
+    std::vector<size_t> banned = std::move(run->mayHaveBans);
     std::vector<WindowReading> windows; // one subject's, reused
     for (size_t i = 0; i < run->subjects.size(); ++i) {
         Subject& s = run->subjects[i];
@@ -258,8 +259,8 @@ void SubjectReader::read(const std::vector<SubjectKey>& keys, Mode mode,
                 });
 }
 
-void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode,
-                                CountedDone done) const
+void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode, CountedDone done,
+                                const std::vector<bool>* mayHaveBans) const
 {
     auto run = std::make_shared<ReadRun>();
     run->client = m_client;
@@ -313,6 +314,11 @@ void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode,
                     pipeline.command(2).add("PTTL").addParts({base, suffix});
                 }
             }
+        }
+        if (mayHaveBans) {
+            if ((*mayHaveBans)[i])
+                run->mayHaveBans.push_back(i);
+            continue;
         }
         group.emplace_back(i, std::move(base));
         if (group.size() == banGroup)

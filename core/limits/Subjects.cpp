@@ -41,7 +41,12 @@ struct StreamRun
     qint64 paidUntil = 0;
     quint64 nextSeq = 0;
     quint64 nextEmit = 0;
-    std::map<quint64, std::vector<Subject>> ready; // completed out of order (NOSCRIPT retries)
+    struct ReadyBatch
+    {
+        std::vector<Subject> subjects;
+        qint64 fresh = 0; // not read before in this pass
+    };
+    std::map<quint64, ReadyBatch> ready; // completed out of order (NOSCRIPT retries)
     std::optional<Error> error;
 
     // The action as the last key of it had it: every row of an action then shares one copy
@@ -54,10 +59,16 @@ struct StreamRun
         return lastAction;
     }
 
+    // With options.mayRepeat and no action filter: what this pass's keys said so far about
+    // ban keys and overrides hashes (few: about 1 % of subjects), so reads need no EXISTS.
+    bool notesFlags = false;
+    FingerprintSet actionBans;       // (user, action) with an action ban key
+    FingerprintSet userFlags;        // (user, "") with a user-wide ban or overrides
+    std::vector<QByteArray> actions; // every action admitted so far, for a user's late flag
+
     // The subject a key belongs to, if it is one we list.
-    std::optional<SubjectKey> subjectOf(const QByteArray& key) const
+    std::optional<SubjectKey> subjectOf(const KeySchema::Parsed& parsed) const
     {
-        const KeySchema::Parsed parsed = schema.parse(key);
         if (!options.userPrefix.isEmpty() && !parsed.user.startsWith(options.userPrefix))
             return std::nullopt;
         const bool wanted = options.action.isEmpty() || parsed.action == options.action;
@@ -80,15 +91,17 @@ void maybeFinish(const std::shared_ptr<StreamRun>& run)
         run->done(run->progress);
 }
 
+using ReadyBatch = StreamRun::ReadyBatch;
+
 void emitReady(const std::shared_ptr<StreamRun>& run)
 {
     for (auto it = run->ready.find(run->nextEmit); it != run->ready.end();
          it = run->ready.find(run->nextEmit)) {
-        std::vector<Subject> batch = std::move(it->second);
+        ReadyBatch batch = std::move(it->second);
         run->ready.erase(it);
         ++run->nextEmit;
-        run->progress.subjects += qint64(batch.size());
-        if (!run->stopped && !run->onBatch(batch, run->progress))
+        run->progress.subjects += batch.fresh;
+        if (!run->stopped && !run->onBatch(batch.subjects, run->progress))
             run->stopped = true;
     }
 }
@@ -121,10 +134,49 @@ void whenPaid(const std::shared_ptr<StreamRun>& run, std::function<void()> then)
         QTimer::singleShot(std::chrono::milliseconds(wait), std::move(then));
 }
 
+// What one page of keys gives to read: the subjects not seen before, and with
+// StreamRun::notesFlags those seen before whose ban key or overrides turned up only now.
+struct Admission
+{
+    std::vector<SubjectKey> subjects; // the re-reads first
+    std::vector<bool> mayHaveBans;    // one per subject, with notesFlags
+    size_t rereads = 0;
+};
+
+// A ban key or an overrides hash: noted, and a subject read without it is read again.
+void noteFlag(const std::shared_ptr<StreamRun>& run, const KeySchema::Parsed& key,
+              Admission& into)
+{
+    auto reread = [&](const QByteArray& action) {
+        if (!run->seen.contains(FingerprintSet::fingerprint(key.user, action)))
+            return;
+        const SubjectKey subject{key.user, action};
+        const auto end = into.subjects.begin() + qsizetype(into.rereads);
+        if (std::find(into.subjects.begin(), end, subject) == end) {
+            into.subjects.insert(end, subject);
+            ++into.rereads;
+        }
+    };
+    if (key.kind == Kind::ActionBan) {
+        if (run->actionBans.insert(key.user, key.action))
+            reread(key.action);
+    } else if (key.kind == Kind::UserBan || key.kind == Kind::Overrides) {
+        if (run->userFlags.insert(key.user, QByteArray()))
+            for (const QByteArray& action : run->actions)
+                reread(action);
+    }
+}
+
+bool mayHaveBans(const StreamRun& run, const SubjectKey& subject)
+{
+    return run.userFlags.contains(FingerprintSet::fingerprint(subject.first, QByteArray())) ||
+           run.actionBans.contains(FingerprintSet::fingerprint(subject.first, subject.second));
+}
+
 // The subjects of `keys` not seen before, up to maxSubjects (then the run is truncated). The
 // fingerprints of the whole page are looked up in memory at once (FingerprintSet::prefetch),
-// then taken one by one in key order.
-std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList<QByteArray>& keys)
+// then taken one by one in key order; a page's flags are noted before its subjects are taken.
+Admission admit(const std::shared_ptr<StreamRun>& run, const QList<QByteArray>& keys)
 {
     struct Candidate
     {
@@ -132,60 +184,77 @@ std::vector<SubjectKey> admit(const std::shared_ptr<StreamRun>& run, const QList
         SubjectKey subject;
         quint64 fingerprint = 0;
     };
+    Admission admission;
     std::vector<Candidate> candidates;
     candidates.reserve(size_t(keys.size()));
     for (qsizetype k = 0; k < keys.size(); ++k) {
-        auto subject = run->subjectOf(keys[k]);
+        const KeySchema::Parsed parsed = run->schema.parse(keys[k]);
+        if (run->notesFlags)
+            noteFlag(run, parsed, admission);
+        auto subject = run->subjectOf(parsed);
         if (!subject)
             continue;
         const quint64 h = FingerprintSet::fingerprint(subject->first, subject->second);
         run->seen.prefetch(h);
         candidates.push_back({k, std::move(*subject), h});
     }
-    std::vector<SubjectKey> fresh;
+    auto finish = [&] {
+        if (run->notesFlags)
+            for (const SubjectKey& subject : admission.subjects)
+                admission.mayHaveBans.push_back(mayHaveBans(*run, subject));
+        return std::move(admission);
+    };
     for (Candidate& c : candidates) {
         if (!run->seen.insertHash(c.fingerprint))
             continue;
         if (run->options.maxSubjects > 0 && run->admitted >= run->options.maxSubjects) {
             run->progress.truncated = true;
             run->progress.scanned += c.key + 1; // the keys up to this one were looked at
-            return fresh;
+            return finish();
         }
         ++run->admitted;
-        fresh.push_back(std::move(c.subject));
+        const QByteArray& action = c.subject.second;
+        if (run->notesFlags && !action.isEmpty() &&
+            (run->actions.empty() || run->actions.back() != action) &&
+            std::find(run->actions.begin(), run->actions.end(), action) == run->actions.end())
+            run->actions.push_back(action);
+        admission.subjects.push_back(std::move(c.subject));
     }
     run->progress.scanned += keys.size();
-    return fresh;
+    return finish();
 }
 
-// Reads the usage of `fresh` (one pipeline); its batch is emitted in scan order. `release`
-// (a cluster scan's) runs once the read is answered and paid for, or once the SCAN is paid
-// for when nothing is read.
-void readSubjects(const std::shared_ptr<StreamRun>& run, const std::vector<SubjectKey>& fresh,
+// Reads the usage of what `admitted` names (one pipeline); its batch is emitted in scan
+// order. `release` (a cluster scan's) runs once the read is answered and paid for, or once
+// the SCAN is paid for when nothing is read.
+void readSubjects(const std::shared_ptr<StreamRun>& run, const Admission& admitted,
                   ScanRelease release = [] {})
 {
-    if (fresh.empty() || run->stopped) {
+    if (admitted.subjects.empty() || run->stopped) {
         whenPaid(run, std::move(release));
         return;
     }
     const quint64 seq = run->nextSeq++;
+    const qint64 fresh = qint64(admitted.subjects.size() - admitted.rereads);
     ++run->readsOut;
     run->progress.readsPeak = std::max(run->progress.readsPeak, run->readsOut);
     SubjectReader(run->client, run->schema, run->policies)
-        .readCounted(fresh, SubjectReader::Mode::Raw,
-                     [run, seq, release](std::vector<Subject> subjects, quint64 commands) {
-                         run->ready[seq] = std::move(subjects);
-                         emitReady(run);
-                         charge(run, commands + 1); // and its SCAN
-                         // The read's slot is free once it is paid for: a paced run has
-                         // one, so that is when the next SCAN (or cluster batch) goes out.
-                         whenPaid(run, [run, release] {
-                             --run->readsOut;
-                             release();
-                             scanNext(run);
-                             maybeFinish(run);
-                         });
-                     });
+        .readCounted(
+            admitted.subjects, SubjectReader::Mode::Raw,
+            [run, seq, fresh, release](std::vector<Subject> subjects, quint64 commands) {
+                run->ready[seq] = {std::move(subjects), fresh};
+                emitReady(run);
+                charge(run, commands + 1); // and its SCAN
+                // The read's slot is free once it is paid for: a paced run has one, so that
+                // is when the next SCAN (or cluster batch) goes out.
+                whenPaid(run, [run, release] {
+                    --run->readsOut;
+                    release();
+                    scanNext(run);
+                    maybeFinish(run);
+                });
+            },
+            run->notesFlags ? &admitted.mayHaveBans : nullptr);
 }
 
 void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
@@ -199,15 +268,15 @@ void onScanReply(const std::shared_ptr<StreamRun>& run, Result<Reply> reply)
         return;
     }
     run->cursor = page->cursor;
-    const std::vector<SubjectKey> fresh = admit(run, page->keys);
+    const Admission fresh = admit(run, page->keys);
     if (run->cursor == "0" || run->progress.truncated)
         run->scanFinished = true;
     // The next SCAN goes out before this batch's reads: the server answers it while the
     // client is still building the reads, and works through them while the client handles the
     // SCAN reply, so neither side waits for the other (readsInFlight bounds how far ahead).
-    if (fresh.empty())
+    if (fresh.subjects.empty())
         charge(run, 1); // a page of nothing new still cost its SCAN
-    scanNext(run, fresh.empty() ? 0 : 1);
+    scanNext(run, fresh.subjects.empty() ? 0 : 1);
     readSubjects(run, fresh);
     maybeFinish(run);
 }
@@ -222,8 +291,8 @@ void scanCluster(const std::shared_ptr<StreamRun>& run)
     scanKeysPaced(
         run->client, scan, std::max(1, run->options.readsInFlight),
         [run](const QList<QByteArray>& keys, ScanRelease release) {
-            const std::vector<SubjectKey> fresh = admit(run, keys);
-            if (fresh.empty())
+            const Admission fresh = admit(run, keys);
+            if (fresh.subjects.empty())
                 charge(run, 1); // its SCAN
             readSubjects(run, fresh, std::move(release));
             return !run->stopped && !run->progress.truncated;
@@ -318,6 +387,7 @@ void Subjects::stream(const SubjectsOptions& options, BatchHandler onBatch,
     run->options = options;
     run->scan.pattern = pattern(options);
     run->scan.count = std::max(1, options.scanCount);
+    run->notesFlags = options.mayRepeat && options.action.isEmpty();
     run->onBatch = std::move(onBatch);
     run->done = std::move(done);
     withPolicies(m_client, m_schema, [run, onPolicies](Result<PolicyListing> listing) {
@@ -353,8 +423,14 @@ void Subjects::list(const SubjectsOptions& options, Context context,
             }
             list->scanned = progress->scanned;
             list->truncated = progress->truncated;
-            std::sort(list->subjects.begin(), list->subjects.end(),
-                      [](const Subject& a, const Subject& b) { return a.key() < b.key(); });
+            auto& all = list->subjects;
+            std::stable_sort(all.begin(), all.end(),
+                             [](const Subject& a, const Subject& b) { return a.key() < b.key(); });
+            // With mayRepeat a subject may come more than once: its last reading counts.
+            const auto kept = std::unique(all.rbegin(), all.rend(), [](const auto& a, const auto& b) {
+                return a.key() == b.key();
+            });
+            all.erase(all.begin(), kept.base());
             deliver(context, done, Result<SubjectList>(std::move(*list)));
         },
         [list](const PolicyListing& listing) { list->invalidPolicies = listing.invalid; });

@@ -23,6 +23,13 @@ struct SubjectsOptions
     // and the next SCAN waits until that is paid. The cost per subject depends on the
     // policies (two reads per window, a peek for other algorithms), so no fixed pause could.
     int commandsPerSecond = 0;
+    // True: a subject may come again later in the same pass. Without an action filter the
+    // scan lists every key of its users, ban keys and overrides hashes included, so the reads
+    // skip their EXISTS round (the larger part of the server's work per subject); a subject
+    // read before its ban key or overrides turned up is read again, and comes again, then.
+    // For a caller that keeps the last of each subject (the Subjects page), not one that
+    // prints each as it comes.
+    bool mayRepeat = false;
 };
 
 struct SubjectsProgress

@@ -36,11 +36,16 @@ private Q_SLOTS:
     void policyDeleteIsAudited();
     void mergedViewSpansEveryPrimary();
     void subjectsKeepTheirReadsInFlight();
+    void subjectsTakeBansFromTheScan();
 
 private:
     Result<Reply> run(const Command& command);
     qint64 integer(const Command& command);     // -3 on error
     QStringList events(const QByteArray& user); // AuditLog, newest first; "" = global view
+    bool writeAll(const std::vector<Command>& writes); // routed, each reply checked
+    // One Subjects::stream() pass; `each` runs on the client's worker thread.
+    Result<SubjectsProgress> stream(const SubjectsOptions& options,
+                                    const std::function<void(const Subject&)>& each);
 
     RedisCluster m_cluster;
     std::unique_ptr<Client> m_client;
@@ -95,6 +100,35 @@ QStringList ClusterServicesTest::events(const QByteArray& user)
         for (const AuditEntry& entry : *entries)
             out << entry.event;
     return out;
+}
+
+bool ClusterServicesTest::writeAll(const std::vector<Command>& writes)
+{
+    auto written = await<std::vector<Result<Reply>>>([&](QObject* context, auto done) {
+        m_client->executeBatch(writes, context, [done](std::vector<Result<Reply>> replies) {
+            done(std::move(replies));
+        });
+    });
+    return written && std::all_of(written->begin(), written->end(),
+                                  [](const Result<Reply>& reply) { return bool(reply); });
+}
+
+Result<SubjectsProgress> ClusterServicesTest::stream(const SubjectsOptions& options,
+                                                     const std::function<void(const Subject&)>& each)
+{
+    const Subjects subjects(m_client.get(), m_schema);
+    return await<SubjectsProgress>(
+        [&](QObject*, Callback<SubjectsProgress> done) {
+            subjects.stream(
+                options,
+                [&](std::vector<Subject>& batch, const SubjectsProgress&) {
+                    for (const Subject& s : batch)
+                        each(s);
+                    return true;
+                },
+                done);
+        },
+        60'000);
 }
 
 void ClusterServicesTest::policiesShareOneSlotWithTheirAudit()
@@ -258,14 +292,7 @@ void ClusterServicesTest::subjectsKeepTheirReadsInFlight()
                           m_schema.stateKey("many-" + QByteArray::number(i), "like",
                                             Algorithm::FixedWindow, 60'000),
                           "1", "PX", "600000"});
-    auto written = await<std::vector<Result<Reply>>>([&](QObject* context, auto done) {
-        m_client->executeBatch(writes, context, [done](std::vector<Result<Reply>> replies) {
-            done(std::move(replies));
-        });
-    });
-    QVERIFY(written);
-    for (const Result<Reply>& reply : *written)
-        QVERIFY(reply);
+    QVERIFY(writeAll(writes));
 
     for (const int bound : {1, 3}) {
         SubjectsOptions options;
@@ -273,19 +300,7 @@ void ClusterServicesTest::subjectsKeepTheirReadsInFlight()
         options.scanCount = 10;
         options.readsInFlight = bound;
         std::map<QByteArray, int> seen; // worker thread; the test thread waits in await()
-        const Subjects subjects(m_client.get(), m_schema);
-        auto progress = await<SubjectsProgress>(
-            [&](QObject*, Callback<SubjectsProgress> done) {
-                subjects.stream(
-                    options,
-                    [&](std::vector<Subject>& batch, const SubjectsProgress&) {
-                        for (const Subject& s : batch)
-                            ++seen[s.user];
-                        return true;
-                    },
-                    done);
-            },
-            60'000);
+        auto progress = stream(options, [&](const Subject& s) { ++seen[s.user]; });
         QVERIFY2(progress, qPrintable(progress ? QString() : progress.error().toString()));
         QCOMPARE(progress->subjects, qint64(600));
         QCOMPARE(seen.size(), size_t(600));
@@ -293,6 +308,34 @@ void ClusterServicesTest::subjectsKeepTheirReadsInFlight()
         QVERIFY2(progress->readsPeak >= 1 && progress->readsPeak <= bound,
                  qPrintable(QStringLiteral("%1 reads out at once").arg(progress->readsPeak)));
     }
+}
+
+void ClusterServicesTest::subjectsTakeBansFromTheScan()
+{
+    // mayRepeat: the bans come from the scan of every primary, in whatever order it finds
+    // them; a subject read before its ban key must come again banned.
+    std::vector<Command> writes;
+    for (int i = 0; i < 600; ++i) {
+        const QByteArray user = "late-" + QByteArray::number(i);
+        writes.push_back({"SET", m_schema.stateKey(user, "like", Algorithm::FixedWindow, 60'000),
+                          "1", "PX", "600000"});
+        if (i % 7 == 0)
+            writes.push_back({"HSET", m_schema.actionBanKey(user, "like"), "until_ms", "0",
+                              "reason", "r", "actor", "a", "source", "manual"});
+    }
+    QVERIFY(writeAll(writes));
+    SubjectsOptions repeating;
+    repeating.userPrefix = "late-";
+    repeating.scanCount = 10;
+    repeating.mayRepeat = true;
+    std::map<QByteArray, bool> lastBanned; // worker thread; the test thread waits in await()
+    auto progress =
+        stream(repeating, [&](const Subject& s) { lastBanned[s.user] = s.ban.has_value(); });
+    QVERIFY(progress);
+    QCOMPARE(progress->subjects, qint64(600));
+    QCOMPARE(lastBanned.size(), size_t(600));
+    for (const auto& [user, isBanned] : lastBanned)
+        QVERIFY2(isBanned == (user.mid(5).toInt() % 7 == 0), user.constData());
 }
 
 QTEST_MAIN(ClusterServicesTest)

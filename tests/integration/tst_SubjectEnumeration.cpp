@@ -8,6 +8,8 @@
 #include "tests/support/CoreFixture.h"
 
 #include <QElapsedTimer>
+#include <algorithm>
+#include <map>
 #include <set>
 
 using namespace tollgate;
@@ -46,6 +48,24 @@ private:
             if (s.user == user && s.action == action)
                 return &s;
         return nullptr;
+    }
+
+    // An hour's override of `action` ("*": every action); `limit` for OverrideKind::Limit.
+    bool setOverride(const QByteArray& user, const QByteArray& action, OverrideKind kind,
+                     qint64 limit = 0)
+    {
+        OverrideRequest request;
+        request.user = user;
+        request.action = action;
+        request.kind = kind;
+        if (kind == OverrideKind::Limit)
+            request.windows = {{limit, 60000}};
+        request.durationMs = 3'600'000;
+        request.actor = QStringLiteral("support");
+        request.reason = QStringLiteral("trial");
+        const OverrideStore store(m_core.client(), m_core.schema());
+        return bool(await<Override>(
+            [&](QObject* context, auto done) { store.set(request, context, done); }));
     }
 
     CoreFixture m_core;
@@ -224,26 +244,94 @@ private Q_SLOTS:
         QVERIFY(find(*all, "u77", QByteArray()) && find(*all, "u77", QByteArray())->userBan);
     }
 
+    void firstPassTakesBansFromTheScan()
+    {
+        // With mayRepeat the scan's own ban keys and overrides hashes stand in for the EXISTS
+        // round. SCAN returns a user's keys in any order: a subject read before its ban key or
+        // overrides turned up must come again with them, and the last reading of each subject
+        // must be what the EXISTS round reads.
+        QVERIFY(m_core.save(makePolicy("like", 10, 60000)));
+        QVERIFY(m_core.save(makePolicy("comment", 5, 60000)));
+        fill("like", 1500);
+        fill("comment", 300);
+        for (int i = 0; i < 1500; i += 9)
+            QVERIFY(m_core.inspect({"HSET",
+                                    m_core.schema().actionBanKey("u" + QByteArray::number(i), "like"),
+                                    "until_ms", "0", "reason", "r", "actor", "a", "source", "manual"}));
+        for (int i = 4; i < 1500; i += 61)
+            QVERIFY(m_core.inspect({"HSET", m_core.schema().userBanKey("u" + QByteArray::number(i)),
+                                    "until_ms", "0", "reason", "r", "actor", "a", "source", "manual"}));
+        for (int i = 2; i < 1500; i += 47)
+            QVERIFY(setOverride("u" + QByteArray::number(i), "like", OverrideKind::Limit, 20));
+
+        SubjectsOptions checked;
+        checked.scanCount = 50; // many pages: many keys of a user land on different ones
+        Client* client = m_core.client();
+        quint64 before = client->commandCount();
+        auto expected = list(checked);
+        const quint64 checkedCommands = client->commandCount() - before;
+        QVERIFY(expected);
+
+        SubjectsOptions repeating = checked;
+        repeating.mayRepeat = true;
+        std::map<SubjectKey, int> readings;
+        qint64 delivered = 0;
+        const Subjects subjects(client, m_core.schema());
+        before = client->commandCount();
+        auto progress = await<SubjectsProgress>(
+            [&](QObject*, Callback<SubjectsProgress> done) {
+                subjects.stream(
+                    repeating,
+                    [&](std::vector<Subject>& batch, const SubjectsProgress& p) {
+                        for (const Subject& s : batch)
+                            ++readings[s.key()];
+                        delivered = p.subjects;
+                        return true;
+                    },
+                    done);
+            },
+            60000);
+        const quint64 repeatingCommands = client->commandCount() - before;
+        QVERIFY(progress);
+        QCOMPARE(qint64(readings.size()), qint64(expected->subjects.size()));
+        QCOMPARE(delivered, qint64(expected->subjects.size())); // each counted once
+        const auto again = std::count_if(readings.begin(), readings.end(),
+                                         [](const auto& reading) { return reading.second > 1; });
+        QVERIFY2(again > 0, "some ban key or overrides must have come after its subject");
+        QVERIFY2(repeatingCommands < checkedCommands,
+                 qPrintable(QStringLiteral("%1 commands against %2 with the EXISTS round")
+                                .arg(repeatingCommands)
+                                .arg(checkedCommands)));
+
+        auto last = list(repeating);
+        QVERIFY(last);
+        QCOMPARE(last->subjects.size(), expected->subjects.size());
+        int banned = 0, overridden = 0;
+        for (size_t i = 0; i < last->subjects.size(); ++i) {
+            const Subject& got = last->subjects[i];
+            const Subject& want = expected->subjects[i];
+            QCOMPARE(got.key(), want.key());
+            QVERIFY2(got.ban.has_value() == want.ban.has_value(), got.user.constData());
+            QVERIFY2(got.userBan.has_value() == want.userBan.has_value(), got.user.constData());
+            QCOMPARE(got.state.limit, want.state.limit);
+            QCOMPARE(got.state.tier, want.state.tier);
+            QCOMPARE(got.state.appliedOverride, want.state.appliedOverride);
+            banned += got.banned() && !got.action.isEmpty() ? 1 : 0;
+            overridden += got.state.appliedOverride == AppliedOverride::Limit ? 1 : 0;
+        }
+        // like: 167 action bans and 25 user-wide ones, 3 users in both; comment: 5 user-wide.
+        QCOMPARE(banned, 167 + 25 - 3 + 5);
+        QVERIFY(overridden > 20);
+    }
+
     void overriddenUsersShowTheirOwnLimit()
     {
         // Counters of a fixed window are read raw; a user with an override gets the limit
         // hit.lua applies to them (a peek), wherever they fall in a group of the EXISTS check.
         QVERIFY(m_core.save(makePolicy("like", 10, 60000)));
         fill("like", 40);
-        const OverrideStore store(m_core.client(), m_core.schema());
-        for (const QByteArray& user : {QByteArray("u3"), QByteArray("u21")}) {
-            OverrideRequest request;
-            request.user = user;
-            request.action = user == "u3" ? QByteArray("like") : QByteArray("*");
-            request.kind = user == "u3" ? OverrideKind::Limit : OverrideKind::Unlimited;
-            if (user == "u3")
-                request.windows = {{20, 60000}};
-            request.durationMs = 3'600'000;
-            request.actor = QStringLiteral("support");
-            request.reason = QStringLiteral("trial");
-            QVERIFY(await<Override>(
-                [&](QObject* context, auto done) { store.set(request, context, done); }));
-        }
+        QVERIFY(setOverride("u3", "like", OverrideKind::Limit, 20));
+        QVERIFY(setOverride("u21", "*", OverrideKind::Unlimited));
         auto all = list();
         QVERIFY(all);
         for (const Subject& s : all->subjects) {

@@ -91,6 +91,11 @@ void SubjectsLoader::startPass(bool paced)
     options.readsInFlight = paced ? 1 : m_options.readsInFlight;
     if (paced) // by the commands each batch really sent: they depend on the policies
         options.commandsPerSecond = qMax(1, m_options.steadyCommandsPerSecond);
+    // The first pass reads its subjects without looking for their bans one by one, and reads
+    // again the few whose ban key turns up later in the pass (seconds; the rows on screen are
+    // re-read meanwhile). A sweep keeps looking: its pass takes minutes, and a ban shown since
+    // the first pass must not seem lifted until the sweep reaches its key.
+    options.mayRepeat = !paced;
     // DBSIZE gives "how far" a meaning; SCAN itself knows no total.
     m_session->client()->execute({QByteArrayLiteral("DBSIZE")}, this, [this](Result<Reply> size) {
         if (!size)
