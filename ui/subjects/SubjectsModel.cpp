@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QFont>
 #include <QThreadPool>
+#include <utility>
 
 namespace tollgate::ui {
 
@@ -96,17 +97,17 @@ void SubjectsModel::applySlice()
                 {m_marks.get(), QDateTime::currentMSecsSinceEpoch(), &shadowActions()}))
             appended.push_back(quint32(storeRow));
     }
-    if (updated && !m_order.empty()) // the view repaints what it shows; no per-row signals
-        Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
-    // New rows are announced at most every kAnnounceMs: each insertion makes the view
-    // re-measure its rows and repaint. Announcing whenever the queue ran dry, as it does after
-    // every batch while the GUI keeps up, repainted the page ~120 times a second while loading,
-    // half the GUI thread's CPU; what waits is announced by a timer once it is due.
+    // New rows and changed ones are announced at most every kAnnounceMs: each announcement
+    // makes the view re-measure its rows and repaint. Announcing whenever the queue ran dry, as
+    // it does after every batch while the GUI keeps up, repainted the page ~120 times a second
+    // while loading, half the GUI thread's CPU (so did the few rows a first pass reads again,
+    // one in most slices); what waits is announced by a timer once it is due.
     m_unannounced.insert(m_unannounced.end(), appended.begin(), appended.end());
+    m_changedUnannounced = m_changedUnannounced || updated;
     if (m_order.size() < kAnnounceAtOnceRows || !m_announced.isValid() ||
         m_announced.elapsed() >= kAnnounceMs)
         announceAppended();
-    else if (!m_unannounced.empty() && !m_announceDue.isActive())
+    else if ((!m_unannounced.empty() || m_changedUnannounced) && !m_announceDue.isActive())
         m_announceDue.start(int(kAnnounceMs - m_announced.elapsed()));
     if (done > 0)
         Q_EMIT sliceApplied();
@@ -124,6 +125,9 @@ void SubjectsModel::announceAppended()
 {
     m_announceDue.stop();
     m_announced.start();
+    // The view repaints what it shows; no per-row signals.
+    if (std::exchange(m_changedUnannounced, false) && !m_order.empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_order.size()) - 1, ColumnCount - 1));
     if (m_unannounced.empty())
         return;
     const int first = int(m_order.size());
@@ -266,6 +270,7 @@ void SubjectsModel::clear()
     m_store.clear();
     m_order.clear();
     m_unannounced.clear();
+    m_changedUnannounced = false;
     m_announceDue.stop();
     m_pending.clear();
     ++m_generation; // a sort in flight is for rows that are gone

@@ -96,7 +96,8 @@ public:
     /// or waiting.
     bool isIdle() const
     {
-        return m_pending.empty() && m_unannounced.empty() && !m_ordering && m_finishedPass == 0;
+        return m_pending.empty() && m_unannounced.empty() && !m_changedUnannounced &&
+               !m_ordering && m_finishedPass == 0;
     }
 
 Q_SIGNALS:
@@ -128,6 +129,7 @@ private:
     SubjectStore m_store;
     std::vector<quint32> m_order;       // view row -> store row (4 bytes a row)
     std::vector<quint32> m_unannounced; // appended to the store, not yet to the view
+    bool m_changedUnannounced = false;  // rows updated in place since the last announcement
     QElapsedTimer m_announced;
     QTimer m_announceDue; // announces what waits once kAnnounceMs have passed
     std::shared_ptr<std::atomic<bool>> m_snapshotOut; // the worker still holds the store
