@@ -19,7 +19,8 @@ namespace tollgate::ui {
 /// A run is addressed in 32 bits, its block << 20 | its offset there: a run smaller than a
 /// block never spans two, and one of a block or more gets a block of its own at offset 0, so
 /// 4,096 blocks (4 GiB of small runs) fit. Blocks are shared: a copy (the snapshot a worker
-/// sorts) costs a pointer per block, and each copy appends to blocks of its own.
+/// sorts) costs a pointer per block, and a copy appends to new blocks of its own, so neither
+/// writes where the other reads.
 class ByteBlocks
 {
 public:
