@@ -3,6 +3,7 @@
 #include "core/limits/IdText.h"
 
 #include <QDateTime>
+#include <QLocale>
 #include <algorithm>
 
 namespace tollgate::ui {
@@ -61,6 +62,17 @@ QString displayId(const QByteArray& id)
         i += length;
     }
     return out;
+}
+
+QString boundedDisplayId(QByteArrayView id, qsizetype maxBytes)
+{
+    if (id.size() <= maxBytes)
+        return displayId(id.toByteArray());
+    qsizetype cut = maxBytes;
+    while (cut > 0 && (uchar(id[cut]) & 0xC0) == 0x80) // not inside a UTF-8 sequence
+        --cut;
+    return displayId(id.first(cut).toByteArray()) +
+           QStringLiteral("… (%1 bytes)").arg(QLocale().toString(id.size()));
 }
 
 QString formatCountdown(qint64 ms)

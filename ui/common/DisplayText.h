@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 
 namespace tollgate::ui {
@@ -8,6 +9,9 @@ namespace tollgate::ui {
 /// An id (arbitrary bytes) as one safe line of text: valid UTF-8 is kept, control characters
 /// and invalid bytes are escaped (\n, \t, \xNN), so no id can break a layout or fake a line.
 QString displayId(const QByteArray& id);
+/// displayId() of at most the id's first `maxBytes` bytes (whole UTF-8 sequences), followed by
+/// "… (1,048,576 bytes)" when cut: a cell, tooltip or title of a 1 MB id costs what others do.
+QString boundedDisplayId(QByteArrayView id, qsizetype maxBytes = 256);
 
 /// A countdown for tables: "—" when over, "12.4s" under a minute (tenths make it move
 /// smoothly), "4m 05s", "2h 03m", "3d 04h".

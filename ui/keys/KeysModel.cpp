@@ -115,18 +115,26 @@ void KeysModel::indexRows()
     }
 }
 
-// The caller has checked the key is not there yet.
-void KeysModel::addKey(QByteArrayView key)
+std::optional<KeysModel::CompactRow> KeysModel::storeKey(QByteArrayView key)
 {
+    const std::optional<quint32> at = m_keys.append(key);
+    if (!at)
+        return std::nullopt;
     CompactRow row;
-    row.at = m_keys.append(key);
+    row.at = *at;
     row.length = quint32(key.size());
+    return row;
+}
+
+// The caller has checked the key is not there yet.
+void KeysModel::addRow(const CompactRow& row)
+{
     m_rows.push_back(row);
     if ((m_rows.size() + 1) * 2 > m_slots.size()) {
         growIndex(); // doubling: each key is re-indexed O(1) times on average
         return;
     }
-    const size_t hash = qHash(key);
+    const size_t hash = qHash(keyView(row));
     size_t i = hash & m_mask;
     while (m_slots[i].row >= 0)
         i = (i + 1) & m_mask;
@@ -189,12 +197,18 @@ void KeysModel::append(const QList<QByteArray>& keys)
             batch.insert(key);
             fresh << key;
         }
-    if (fresh.isEmpty())
+    // The bytes go first: the rows announced are the keys that found room.
+    std::vector<CompactRow> rows;
+    rows.reserve(size_t(fresh.size()));
+    for (QByteArrayView key : fresh)
+        if (const std::optional<CompactRow> row = storeKey(key))
+            rows.push_back(*row);
+    if (rows.empty())
         return;
     const int first = rowCount();
-    beginInsertRows({}, first, first + int(fresh.size()) - 1);
-    for (QByteArrayView key : fresh)
-        addKey(key);
+    beginInsertRows({}, first, first + int(rows.size()) - 1);
+    for (const CompactRow& row : rows)
+        addRow(row);
     endInsertRows();
 }
 
@@ -248,7 +262,10 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     for (size_t r = 0; r < rows.size(); ++r) {
         if (gone.contains(int(r)))
             continue;
-        addKey(bytes.view(rows[r].at, rows[r].length));
+        const std::optional<CompactRow> stored = storeKey(bytes.view(rows[r].at, rows[r].length));
+        if (!stored) // (a subset of keys that had room: never)
+            continue;
+        addRow(*stored);
         CompactRow& kept = m_rows.back();
         kept.requested = rows[r].requested;
         if (rows[r].detail >= 0) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/limits/KeySchema.h"
-#include "ui/keys/ByteBlocks.h"
+#include "ui/common/ByteBlocks.h"
 #include "ui/keys/KeyTemplate.h"
 
 #include <QAbstractTableModel>
@@ -85,7 +85,7 @@ public:
 private:
     struct CompactRow
     {
-        quint64 at = 0; // in m_keys (ByteBlocks::append)
+        quint32 at = 0; // in m_keys (ByteBlocks::append)
         quint32 length = 0;
         qint32 detail = -1; // index into m_details, once fetched
         bool requested = false;
@@ -103,7 +103,9 @@ private:
 
     QByteArrayView keyView(const CompactRow& row) const;
     const Detail* detail(const CompactRow& row) const;
-    void addKey(QByteArrayView key);
+    /// Keeps a key's bytes, where m_keys has room (4 GiB of keys, ByteBlocks), for addRow().
+    std::optional<CompactRow> storeKey(QByteArrayView key);
+    void addRow(const CompactRow& row);
     void growIndex();
     /// Puts every row into m_slots, which holds no row yet.
     void indexRows();

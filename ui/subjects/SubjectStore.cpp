@@ -8,7 +8,7 @@ namespace {
 
 constexpr qint32 kAbsent = -2; // RowIndex::value() when nothing is stored (-1: retired)
 
-quint64 fingerprint(const QByteArray& user, const QByteArray& action, quint64 salt)
+quint64 fingerprint(QByteArrayView user, const QByteArray& action, quint64 salt)
 {
     const size_t seed = qHash(user.size(), size_t(0x9e3779b97f4a7c15ULL ^ salt));
     const quint64 h = quint64(qHashBits(user.constData(), size_t(user.size()), seed));
@@ -30,6 +30,20 @@ quint16 SubjectStore::actionIndex(const QByteArray& action)
     m_snapshot.actions << action;
     m_actionIndex.insert(action, index);
     return index;
+}
+
+void SubjectStore::storeUser(CompactRow& row, const QByteArray& user)
+{
+    if (user.size() < CompactRow::kLongUser) {
+        if (const std::optional<quint32> at = m_snapshot.ids.append(user)) {
+            row.userOffset = *at;
+            row.userLength = quint16(user.size());
+            return;
+        }
+    }
+    row.userOffset = quint32(m_snapshot.longIds.size());
+    row.userLength = CompactRow::kLongUser;
+    m_snapshot.longIds.append(user);
 }
 
 void SubjectStore::prefetch(const Subject& subject) const
@@ -97,10 +111,8 @@ std::pair<int, bool> SubjectStore::apply(const Subject& s, qint64 steadyNowMs, q
     const bool added = index < 0;
     if (added) {
         CompactRow row;
-        row.userOffset = quint32(m_snapshot.ids.size());
-        row.userLength = quint16(s.user.size());
+        storeUser(row, s.user);
         row.action = actionIndex(s.action);
-        m_snapshot.ids += s.user;
         index = int(m_snapshot.rows.size());
         m_snapshot.rows.append(row);
         m_index.insert(freeKey, index);
@@ -160,7 +172,7 @@ void SubjectStore::retire(const std::vector<quint32>& rows)
         CompactRow& row = m_snapshot.rows[qsizetype(index)];
         if (row.has(CompactRow::Retired))
             continue;
-        const QByteArray user = m_snapshot.user(row).toByteArray();
+        const QByteArrayView user = m_snapshot.user(row);
         const QByteArray& action = m_snapshot.actions.at(row.action);
         for (quint64 salt = 0; salt < 4; ++salt) {
             const quint64 key = fingerprint(user, action, salt);
@@ -181,7 +193,6 @@ void SubjectStore::reserve(qint64 rows)
     if (rows <= m_snapshot.rows.size())
         return;
     m_snapshot.rows.reserve(rows);
-    m_snapshot.ids.reserve(rows * 8);
     m_index.reserve(rows);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/limits/Subject.h"
+#include "ui/common/ByteBlocks.h"
 #include "ui/subjects/RowIndex.h"
 
 #include <QByteArray>
@@ -11,7 +12,7 @@
 
 namespace tollgate::ui {
 
-/// One subjects-table row in 48 bytes: the user id lives in a shared buffer, the action in a
+/// One subjects-table row in 48 bytes: the user id lives in shared blocks, the action in a
 /// small table (there are few actions), the numbers in place. Ban details and error texts,
 /// needed by about 1 % of rows, sit in a side table. `seenPass` is the last full pass (first
 /// pass or sweep) that found the subject in Redis: rows a finished pass did not see retire.
@@ -28,8 +29,11 @@ struct CompactRow
         Retired = 64, // vanished from Redis: out of the index, the totals and the view
     };
 
+    // Where the user id is: in the snapshot's `ids` (ByteBlocks' address), or with
+    // userLength == kLongUser at index userOffset of its `longIds`.
     quint32 userOffset = 0;
     quint16 userLength = 0;
+    static constexpr quint16 kLongUser = 0xFFFF;
     quint16 action = 0; // index into the action table; 0 = "" (a user-wide ban row)
     qint64 count = 0;
     qint64 limit = 0;
@@ -55,18 +59,22 @@ struct RowExtra
     QString error;
 };
 
-/// An immutable, implicitly shared copy of the store for the sorting worker (taking one is
-/// O(1); the store does not write while one is out, so nothing is ever deep-copied).
+/// An immutable, implicitly shared copy of the store for the sorting worker (taking one costs
+/// a pointer per MiB of ids; the store does not write while one is out, so nothing is ever
+/// deep-copied).
 struct StoreSnapshot
 {
     QList<CompactRow> rows;
-    QByteArray ids;
+    ByteBlocks ids;            // the ids of fewer than kLongUser bytes: nearly all of them
+    QList<QByteArray> longIds; // the others (a 1 MB id is valid), and any the blocks can't take
     QList<QByteArray> actions;
     QList<RowExtra> extras;
 
     QByteArrayView user(const CompactRow& row) const
     {
-        return QByteArrayView(ids.constData() + row.userOffset, row.userLength);
+        if (Q_UNLIKELY(row.userLength == CompactRow::kLongUser))
+            return longIds.at(row.userOffset);
+        return ids.view(row.userOffset, row.userLength);
     }
     const RowExtra* extra(const CompactRow& row) const
     {
@@ -126,6 +134,7 @@ public:
 
 private:
     quint16 actionIndex(const QByteArray& action);
+    void storeUser(CompactRow& row, const QByteArray& user);
     /// find(), and with `freeKey` the index key a new row of (user, action) takes: one lookup
     /// for both while a million rows stream in.
     int locate(const QByteArray& user, const QByteArray& action, quint64* freeKey) const;

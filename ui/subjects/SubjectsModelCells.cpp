@@ -87,7 +87,7 @@ QVariant SubjectsModel::display(int storeRow, int column) const
     const BanInfo* ban = banOf(row, extra);
     switch (column) {
     case User:
-        return displayId(m_store.userId(storeRow));
+        return boundedDisplayId(m_store.user(storeRow));
     case Action:
         return m_store.action(storeRow).isEmpty() ? tr("(all actions)")
                                                   : displayId(m_store.action(storeRow));

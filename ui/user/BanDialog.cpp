@@ -22,7 +22,7 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     : QDialog(parent), m_session(session), m_user(user)
 {
     setObjectName(QStringLiteral("banDialog"));
-    setWindowTitle(tr("Ban %1").arg(displayId(user)));
+    setWindowTitle(tr("Ban %1").arg(boundedDisplayId(user)));
 
     m_scope = new QComboBox(this);
     m_scope->setObjectName(QStringLiteral("scopeComboBox"));
@@ -43,7 +43,7 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     connect(m_apply, &QPushButton::clicked, this, &BanDialog::apply);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(displayId(user), this));
+    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
     form->addRow(tr("&Scope:"), m_scope);
     form->addRow(tr("Duration:"), m_expiry);
     form->addRow(tr("&Reason:"), m_reason);

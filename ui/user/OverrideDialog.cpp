@@ -27,8 +27,8 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
       m_factor(preset == Preset::GiveMore ? 2 : 1)
 {
     setObjectName(QStringLiteral("overrideDialog"));
-    setWindowTitle(preset == Preset::GiveMore ? tr("Give %1 more").arg(displayId(user))
-                                              : tr("Override for %1").arg(displayId(user)));
+    setWindowTitle(preset == Preset::GiveMore ? tr("Give %1 more").arg(boundedDisplayId(user))
+                                              : tr("Override for %1").arg(boundedDisplayId(user)));
 
     m_scope = new QComboBox(this);
     m_scope->setObjectName(QStringLiteral("scopeComboBox"));
@@ -72,7 +72,7 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     windowsRow->addWidget(m_limit);
     windowsRow->addWidget(m_windows, 1);
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(displayId(user), this));
+    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
     form->addRow(tr("&Scope:"), m_scope);
     form->addRow(QString(), m_policyLabel);
     form->addRow(tr("Gives:"), windowsRow);
@@ -110,7 +110,7 @@ void OverrideDialog::setExisting(std::vector<Override> overrides)
 void OverrideDialog::edit(const Override& existing)
 {
     m_editing = true;
-    setWindowTitle(tr("Change override for %1").arg(displayId(m_user)));
+    setWindowTitle(tr("Change override for %1").arg(boundedDisplayId(m_user)));
     int index = m_scope->findData(existing.action);
     if (index < 0) { // an action whose policy is gone keeps its override until it ends
         m_scope->addItem(displayId(existing.action), existing.action);

@@ -158,7 +158,8 @@ void OverridesPanel::removeSelected()
     ReasonPrompt::ask(
         this, tr("Remove override"),
         tr("Remove the override of %1 for %2 (%3)? The user falls back to the policy at once.")
-            .arg(displayId(m_user), scope, overrideWhatText(selected->kind, selected->windows)),
+            .arg(boundedDisplayId(m_user), scope,
+                 overrideWhatText(selected->kind, selected->windows)),
         tr("Remove"), [this, action, scope](const QString& reason) {
             m_session->overrides().remove(
                 m_user, action, m_session->actor(), reason, m_session,

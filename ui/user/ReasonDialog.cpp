@@ -25,8 +25,8 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
 {
     const bool unban = operation == Operation::Unban;
     setObjectName(unban ? QStringLiteral("unbanDialog") : QStringLiteral("resetDialog"));
-    setWindowTitle(unban ? tr("Unban %1").arg(displayId(user))
-                         : tr("Reset counters of %1").arg(displayId(user)));
+    setWindowTitle(unban ? tr("Unban %1").arg(boundedDisplayId(user))
+                         : tr("Reset counters of %1").arg(boundedDisplayId(user)));
 
     m_scope = new QComboBox(this);
     m_scope->setObjectName(QStringLiteral("scopeComboBox"));
@@ -55,7 +55,7 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(displayId(user), this));
+    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
     form->addRow(unban ? tr("&Lift:") : tr("Counters &of:"), m_scope);
     form->addRow(tr("&Reason:"), m_reason);
     if (m_alsoReset)
@@ -107,7 +107,7 @@ void ReasonDialog::validate()
 
 QString ReasonDialog::describe(const QByteArray& action) const
 {
-    const QString user = displayId(m_user);
+    const QString user = boundedDisplayId(m_user);
     if (m_operation == Operation::Unban) {
         return action.isEmpty()
                    ? tr("every ban of user \"%1\"").arg(user)

@@ -49,11 +49,11 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     : QDialog(parent), m_session(session), m_user(user)
 {
     setObjectName(QStringLiteral("userDetailDialog"));
-    setWindowTitle(tr("User %1").arg(displayId(user)));
+    setWindowTitle(tr("User %1").arg(boundedDisplayId(user)));
 
     // Ids reach 1,024 bytes: elided, never wider than the screen (the title has it whole).
     m_header = new ElidedLabel(this);
-    m_header->setText(displayId(user));
+    m_header->setText(boundedDisplayId(user));
     m_header->setObjectName(QStringLiteral("userLabel"));
     QFont big = m_header->font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
