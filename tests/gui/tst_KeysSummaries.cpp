@@ -1,7 +1,8 @@
 // The Keys table reads Tollgate's own keys as their value viewer does, in a few words: a token
 // bucket's tokens and next token rather than its microsecond TAT, a fixed-window counter
-// against its limit, a sliding log's hits, a sliding-window hash's count now, a statistics
-// ring's totals; the value as read stays in the tooltip. Each key is written by the real
+// against its limit, a sliding log's and a sliding-window hash's count in the window now, a
+// ban's end, author and reason, a statistics ring's totals; the value as read stays in the
+// tooltip. Each key is written by the real
 // scripts; foreign keys keep their plain preview.
 
 #include "core/scripts/ScriptRunner.h"
@@ -12,6 +13,7 @@
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"
 
+#include <QDateTime>
 #include <QRegularExpression>
 #include <QtTest>
 
@@ -56,6 +58,19 @@ void KeysSummariesTest::initTestCase()
               {"counts", "7", "9", "1", "2", "1", "0", "0", "2", "1"}, this,
               [&](Result<Reply> r) { counted = r.ok(); });
     QTRY_VERIFY(counted.has_value() && *counted);
+    // A log whose older hits left the window: only the newest two count now.
+    m_keys["sliding log, partly out"] =
+        m_session->schema().stateKey("old-hits", "api", Algorithm::SlidingLog, 60'000);
+    const qint64 nowUs = QDateTime::currentMSecsSinceEpoch() * 1000;
+    m_redis.command({"ZADD", m_keys["sliding log, partly out"], // running totals, 16 digits
+                     QByteArray::number(nowUs - 90'000'000), "0000000000000004",
+                     QByteArray::number(nowUs - 70'000'000), "0000000000000007",
+                     QByteArray::number(nowUs - 2'000'000), "0000000000000008",
+                     QByteArray::number(nowUs - 1'000'000), "0000000000000009"});
+    m_redis.command({"PEXPIRE", m_keys["sliding log, partly out"], "60000"});
+    m_keys["ban"] = m_session->schema().actionBanKey("spammer", "comment");
+    m_redis.command({"HSET", m_keys["ban"], "until_ms", "0", "actor", "support-lena", "reason",
+                     "links in every comment", "source", "manual", "created_ms", "1"});
     m_keys["foreign string"] = "tg:notes:greeting"; // under the prefix, not a schema key
     m_redis.command({"SET", m_keys["foreign string"], "hello"});
 
@@ -91,8 +106,17 @@ void KeysSummariesTest::tableSumsUpEachKindOfKey_data()
                                   << QStringLiteral("^\\d{16}(\\+\\d+/\\d+)?$");
     QTest::newRow("fixed window") << QByteArray("fixed window")
                                   << QStringLiteral("^3 of 5 counted$") << QStringLiteral("^3$");
-    QTest::newRow("sliding log") << QByteArray("sliding log") << QStringLiteral("^3 hits logged$")
+    QTest::newRow("sliding log") << QByteArray("sliding log")
+                                 << QStringLiteral("^3 of 5 in the window$")
                                  << QStringLiteral("^3 members$");
+    // 9 - 7: the total at the window's start is the newest member at or before it.
+    QTest::newRow("sliding log, partly out")
+        << QByteArray("sliding log, partly out") << QStringLiteral("^2 in the window$")
+        << QStringLiteral("^4 members$");
+    QTest::newRow("ban") << QByteArray("ban")
+                         << QStringLiteral("^banned permanently by support-lena: links in every "
+                                           "comment$")
+                         << QStringLiteral("(^|, )until_ms 0(,|$)");
     QTest::newRow("sliding window")
         << QByteArray("sliding window") << QStringLiteral("^4 of 10 counted now$")
         << QStringLiteral("(^|, )cur 4(,|$)");

@@ -17,7 +17,7 @@ void fetchKeyDetails(Session* session, const QList<QByteArray>& keys, QObject* c
     {
         QList<KeysModel::Row> rows;
         QList<ValueContext> contexts;
-        QList<std::optional<Reply>> previews;
+        QList<std::vector<std::optional<Reply>>> previews; // one per preview command
         QHash<QByteArray, Policy> policies; // by action
         qint64 serverNowUs = 0;
         int pending = 0;
@@ -30,14 +30,18 @@ void fetchKeyDetails(Session* session, const QList<QByteArray>& keys, QObject* c
         if (--fetch->pending > 0)
             return;
         for (int i = 0; i < fetch->rows.size(); ++i) {
-            if (!fetch->previews[i])
-                continue;
+            std::vector<Reply> replies;
+            for (const std::optional<Reply>& reply : fetch->previews[i])
+                if (reply)
+                    replies.push_back(*reply);
+            if (replies.empty() || replies.size() < fetch->previews[i].size())
+                continue; // nothing to read, or a read failed (its error is the preview)
             ValueContext& read = fetch->contexts[i];
             read.serverNowUs = fetch->serverNowUs;
             if (const auto policy = fetch->policies.constFind(read.place.action);
                 policy != fetch->policies.cend())
                 read.limit = limitAt(*policy, read.place);
-            const KeyPreview preview = previewOf(fetch->rows[i].type, *fetch->previews[i], read);
+            const KeyPreview preview = previewOf(fetch->rows[i].type, replies, read);
             fetch->rows[i].preview = preview.text;
             fetch->rows[i].raw = preview.raw;
         }
@@ -47,7 +51,7 @@ void fetchKeyDetails(Session* session, const QList<QByteArray>& keys, QObject* c
     for (const QByteArray& key : keys) {
         fetch->rows.append(KeysModel::Row{key, {}, -2, {}, true, 0, {}, {}});
         fetch->contexts.append(ValueContext{session->schema().parse(key), 0, {}, -1});
-        fetch->previews.append(std::nullopt);
+        fetch->previews.append(std::vector<std::optional<Reply>>());
         if (fetch->contexts.last().place.kind == KeySchema::Parsed::Kind::State)
             actions.insert(fetch->contexts.last().place.action);
     }
@@ -73,16 +77,20 @@ void fetchKeyDetails(Session* session, const QList<QByteArray>& keys, QObject* c
             [fetch, i, client, context, finishOne](Result<Reply> type) {
                 KeysModel::Row& row = fetch->rows[i];
                 row.type = type ? type->toBytes() : QByteArrayLiteral("?");
-                const Command preview = previewCommand(row.type, row.key, fetch->contexts[i].place);
-                if (!preview.isEmpty()) {
+                // TIME went out first on this connection: its reply is in by now.
+                const std::vector<Command> preview = previewCommands(
+                    row.type, row.key, fetch->contexts[i].place, fetch->serverNowUs);
+                fetch->previews[i].resize(preview.size());
+                for (size_t k = 0; k < preview.size(); ++k) {
                     ++fetch->pending;
-                    client->execute(preview, context, [fetch, i, finishOne](Result<Reply> value) {
-                        if (value)
-                            fetch->previews[i] = *value;
-                        else
-                            fetch->rows[i].preview = value.error().message;
-                        finishOne();
-                    });
+                    client->execute(preview[k], context,
+                                    [fetch, i, k, finishOne](Result<Reply> value) {
+                                        if (value)
+                                            fetch->previews[i][k] = *value;
+                                        else
+                                            fetch->rows[i].preview = value.error().message;
+                                        finishOne();
+                                    });
                 }
                 finishOne();
             });

@@ -38,26 +38,77 @@ QString pairsText(const QList<QPair<QByteArray, QByteArray>>& pairs)
     return parts.join(QStringLiteral(", "));
 }
 
-} // namespace
-
-Command previewCommand(const QByteArray& type, const QByteArray& key,
-                       const KeySchema::Parsed& place)
+bool isBan(const KeySchema::Parsed& place)
 {
-    if (type == "string")
-        return {QByteArrayLiteral("GETRANGE"), key, "0", QByteArray::number(kMaxPreviewBytes)};
-    if (type == "hash" && isState(place, Algorithm::SlidingWindow))
-        return {QByteArrayLiteral("HGETALL"), key}; // start, cur and prev
-    if (type == "hash" && place.kind == Kind::Stats) {
-        Command totals{QByteArrayLiteral("HMGET"), key};
-        for (const QByteArray& field : kRingTotals)
-            totals << field;
-        return totals;
-    }
-    return sizeCommand(type, key);
+    return place.kind == Kind::ActionBan || place.kind == Kind::UserBan;
 }
 
-KeyPreview previewOf(const QByteArray& type, const Reply& reply, const ValueContext& context)
+// "banned until 2026-12-02 14:05:00 by support-lena: spam"; a hash without a numeric until_ms
+// is what hit.lua refuses as corrupt, so it says so.
+QString banText(const QList<QPair<QByteArray, QByteArray>>& fields)
 {
+    bool valid = false;
+    const qint64 untilMs = fields.value(0).second.toLongLong(&valid);
+    if (!valid)
+        return QObject::tr("not a ban: no numeric until_ms");
+    QString text = untilMs > 0 ? QObject::tr("banned until %1").arg(formatTime(untilMs))
+                               : QObject::tr("banned permanently");
+    if (const QByteArray& actor = fields.value(1).second; !actor.isEmpty())
+        text += QObject::tr(" by %1").arg(KeysModel::displayBytes(actor));
+    if (fields.value(3).second == "auto")
+        text += QObject::tr(" (auto)");
+    if (const QByteArray& reason = fields.value(2).second; !reason.isEmpty())
+        text += QStringLiteral(": ") + KeysModel::displayBytes(reason);
+    return text;
+}
+
+const QList<QByteArray> kBanFields = {"until_ms", "actor", "reason", "source"};
+
+// HMGET's values beside the fields it asked for.
+QList<QPair<QByteArray, QByteArray>> named(const QList<QByteArray>& fields, const Reply& reply)
+{
+    QList<QPair<QByteArray, QByteArray>> pairs;
+    for (size_t i = 0; i < size_t(fields.size()) && i < reply.elements.size(); ++i)
+        pairs << qMakePair(fields[qsizetype(i)], reply.elements[i].toBytes());
+    return pairs;
+}
+
+} // namespace
+
+std::vector<Command> previewCommands(const QByteArray& type, const QByteArray& key,
+                                     const KeySchema::Parsed& place, qint64 serverNowUs)
+{
+    auto hmget = [&key](const QList<QByteArray>& fields) {
+        Command command{QByteArrayLiteral("HMGET"), key};
+        for (const QByteArray& field : fields)
+            command << field;
+        return std::vector<Command>{command};
+    };
+    if (type == "string")
+        return {{QByteArrayLiteral("GETRANGE"), key, "0", QByteArray::number(kMaxPreviewBytes)}};
+    if (type == "hash" && isState(place, Algorithm::SlidingWindow))
+        return {{QByteArrayLiteral("HGETALL"), key}}; // start, cur and prev
+    if (type == "hash" && place.kind == Kind::Stats)
+        return hmget(kRingTotals);
+    if (type == "hash" && isBan(place))
+        return hmget(kBanFields);
+    if (type == "zset" && isState(place, Algorithm::SlidingLog) && serverNowUs > 0) {
+        const QByteArray cut = QByteArray::number(serverNowUs - place.windowMs * 1000);
+        return {sizeCommand(type, key),
+                {QByteArrayLiteral("ZRANGE"), key, "-1", "-1", "WITHSCORES"},
+                {QByteArrayLiteral("ZRANGE"), key, cut, "-inf", "BYSCORE", "REV", "LIMIT", "0",
+                 "1", "WITHSCORES"}};
+    }
+    const Command size = sizeCommand(type, key);
+    return size.isEmpty() ? std::vector<Command>{} : std::vector<Command>{size};
+}
+
+KeyPreview previewOf(const QByteArray& type, const std::vector<Reply>& replies,
+                     const ValueContext& context)
+{
+    if (replies.empty())
+        return {};
+    const Reply& reply = replies.front();
     const KeySchema::Parsed& place = context.place;
     if (type == "string") {
         const QByteArray bytes = reply.toBytes();
@@ -74,17 +125,27 @@ KeyPreview previewOf(const QByteArray& type, const Reply& reply, const ValueCont
         return {decodeSlidingWindow(fields, context).summary, pairsText(fields)};
     }
     if (type == "hash" && place.kind == Kind::Stats) {
-        QList<QPair<QByteArray, QByteArray>> totals;
-        for (size_t i = 0; i < size_t(kRingTotals.size()) && i < reply.elements.size(); ++i)
-            totals << qMakePair(kRingTotals[i], reply.elements[i].toBytes());
+        const auto totals = named(kRingTotals, reply);
         return {decodeStatsRing(totals).summary, pairsText(totals)};
+    }
+    if (type == "hash" && isBan(place)) {
+        const auto fields = named(kBanFields, reply);
+        return {banText(fields), pairsText(fields)};
     }
     const qint64 size = reply.toInteger().value_or(0);
     const QString text = sizeText(type, size);
     if (type == "zset" && isState(place, Algorithm::SlidingLog)) {
         ValueContext sized = context;
         sized.size = size;
-        return {decodeSlidingLog({}, sized).summary, text};
+        if (replies.size() < 3)
+            return {decodeSlidingLog({}, sized).summary, text};
+        // The window's start's newest member (if any), then the newest: all the count takes.
+        auto members = replies[2].toPairs();
+        for (const auto& newest : replies[1].toPairs())
+            if (members.isEmpty() || members.last() != newest)
+                members << newest;
+        sized.size = members.size(); // what decides is all here
+        return {decodeSlidingLog(members, sized).summary, text};
     }
     return {text, text};
 }
