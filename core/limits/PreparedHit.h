@@ -43,7 +43,13 @@ public:
     const Policy& policy() const { return m_policy; }
     /// The layout it was prepared for (the TG_OVERRIDE redirect prepares another with it).
     KeyLayout layout() const { return KeyLayout(m_schema, m_cluster); }
-    qsizetype keyCount() const { return (m_short ? 3 : 5) + qsizetype(m_stateKeys.size()); }
+    qsizetype keyCount() const
+    {
+        return m_short ? 3 + qsizetype(m_stateKeys.size()) : fullFormKeys(m_stateKeys.size());
+    }
+    /// KEYS of hit.lua's full form (a peek's too): bans, overrides, audit and statistics, then
+    /// one per window.
+    static qsizetype fullFormKeys(size_t windows) { return 5 + qsizetype(windows); }
     /// Whether hits go in hit.lua's short form (a policy without warn level, bans, counted
     /// denials or local time; lua/README.md).
     bool shortForm() const { return m_short; }

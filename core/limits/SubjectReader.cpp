@@ -1,6 +1,7 @@
 #include "core/limits/SubjectReader.h"
 
 #include "core/limits/Limiter.h"
+#include "core/limits/PreparedHit.h"
 #include "core/limits/Usage.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -83,8 +84,7 @@ void peekSubjects(const std::shared_ptr<ReadRun>& run, const std::vector<size_t>
     for (size_t i : subjects) {
         ++run->pending;
         const Policy& rule = run->policies->valid.at(run->subjects[i].action);
-        // The peek's full form: bans, overrides, audit and statistics keys, then the windows.
-        run->commands += 1 + estimatedScriptWork(5 + qsizetype(rule.windows.size()));
+        run->commands += 1 + estimatedScriptWork(PreparedHit::fullFormKeys(rule.windows.size()));
         limiter.peek(rule, run->subjects[i].user, 0, nullptr,
                      [run, i, rule](Result<HitResult> peek) {
                          Subject& s = run->subjects[i];

@@ -4,9 +4,7 @@
 // model passes QAbstractItemModelTester.
 #include "core/limits/Limiter.h"
 #include "core/limits/PolicyStore.h"
-#include "tests/gui/GuiSession.h"
-#include "tests/support/RedisServer.h"
-#include "tests/support/TestEnv.h"
+#include "tests/gui/SubjectsPageFixture.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/SubjectsLoader.h"
@@ -30,7 +28,7 @@
 using namespace tollgate;
 using namespace tollgate::ui;
 
-class tst_Subjects : public QObject
+class tst_Subjects : public test::SubjectsPageFixture
 {
     Q_OBJECT
 
@@ -49,69 +47,27 @@ private Q_SLOTS:
     void screenshot();
 
 private:
-    void hit(const QByteArray& user, const QByteArray& action, int times);
-    int viewRow(const QByteArray& user, const QByteArray& action) const;
     // Every row of `column` is in `order` by SortRole.
     void verifySorted(int column, Qt::SortOrder order);
-    QVariant cell(const QByteArray& user, const QByteArray& action, int column,
-                  int role = Qt::DisplayRole) const;
-
-    test::RedisServer m_redis;
-    std::unique_ptr<Session> m_session;
-    std::unique_ptr<SubjectsPage> m_page;
-    std::unique_ptr<QAbstractItemModelTester> m_modelTester;
-    std::map<QByteArray, Policy> m_policies;
 };
 
 void tst_Subjects::initTestCase()
 {
-    TOLLGATE_REQUIRE(m_redis, start());
-    m_session = test::connectedSession(m_redis.url(), QStringLiteral("tester"));
-    QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
-
+    startServer(QStringLiteral("tester"));
     const std::pair<QByteArray, WindowLimit> definitions[] = {{"login", {5, 60'000}},
                                                               {"search", {100, 30'000}}};
     for (const auto& [action, window] : definitions) {
         Policy policy;
         policy.action = action;
         policy.windows = {window};
-        bool saved = false;
-        m_session->policies().save(policy, QStringLiteral("tester"), this, [&](Result<qint64> r) {
-            QVERIFY2(r.ok(), qPrintable(r ? QString() : r.error().toString()));
-            saved = true;
-        });
-        QTRY_VERIFY(saved);
-        m_policies[action] = policy;
+        savePolicy(policy);
     }
-
-    m_page = std::make_unique<SubjectsPage>(m_session.get());
-    // Watch every signal the models send from the first refresh on.
-    m_modelTester = std::make_unique<QAbstractItemModelTester>(
-        m_page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m_page->resize(1280, 800);
-    m_page->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+    showPage(1280, 800); // its model watched from the first refresh on
 }
 
 void tst_Subjects::cleanupTestCase()
 {
-    m_modelTester.reset();
-    m_page.reset();
-    m_session.reset();
-}
-
-void tst_Subjects::hit(const QByteArray& user, const QByteArray& action, int times)
-{
-    int done = 0;
-    const Limiter limiter = m_session->limiter();
-    for (int i = 0; i < times; ++i)
-        limiter.hit(m_policies.at(action), user, 0, this, [&done](Result<HitResult>) { ++done; });
-    QTRY_COMPARE(done, times);
-}
-
-int tst_Subjects::viewRow(const QByteArray& user, const QByteArray& action) const
-{
-    return m_page->model()->viewRowOf(user, action);
+    stopFixture();
 }
 
 void tst_Subjects::verifySorted(int column, Qt::SortOrder order)
@@ -130,15 +86,6 @@ void tst_Subjects::verifySorted(int column, Qt::SortOrder order)
             QVERIFY2(order == Qt::AscendingOrder ? cmp <= 0 : cmp >= 0,
                      qPrintable(QStringLiteral("column %1 row %2").arg(column).arg(row)));
     }
-}
-
-QVariant tst_Subjects::cell(const QByteArray& user, const QByteArray& action, int column,
-                            int role) const
-{
-    const int row = viewRow(user, action);
-    if (row < 0)
-        return {};
-    return m_page->model()->index(row, column).data(role);
 }
 
 void tst_Subjects::subjectAppearsAndTtlCountsDown()

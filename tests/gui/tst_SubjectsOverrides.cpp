@@ -5,9 +5,7 @@
 // after the event; the model passes QAbstractItemModelTester throughout.
 #include "core/limits/Limiter.h"
 #include "core/limits/Overrides.h"
-#include "tests/gui/GuiSession.h"
-#include "tests/support/RedisServer.h"
-#include "tests/support/TestEnv.h"
+#include "tests/gui/SubjectsPageFixture.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/OverrideWatcher.h"
 #include "ui/subjects/SubjectsModel.h"
@@ -22,7 +20,7 @@
 using namespace tollgate;
 using namespace tollgate::ui;
 
-class tst_SubjectsOverrides : public QObject
+class tst_SubjectsOverrides : public test::SubjectsPageFixture
 {
     Q_OBJECT
 
@@ -34,32 +32,19 @@ private Q_SLOTS:
     void removedOverrideLeavesTheRows();
 
 private:
-    void hit(const QByteArray& user, const QByteArray& action, int times);
     void setOverride(const OverrideRequest& request);
     QString banCell(const QByteArray& user, const QByteArray& action) const;
     QSet<QByteArray> shownUsers() const;
-
-    test::RedisServer m_redis;
-    std::unique_ptr<Session> m_session;
-    std::unique_ptr<SubjectsPage> m_page;
-    std::unique_ptr<QAbstractItemModelTester> m_tester;
-    std::map<QByteArray, Policy> m_policies;
 };
 
 void tst_SubjectsOverrides::initTestCase()
 {
-    TOLLGATE_REQUIRE(m_redis, start());
-    m_session = test::connectedSession(m_redis.url(), QStringLiteral("support-sam"));
-    QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
+    startServer(QStringLiteral("support-sam"));
     for (const QByteArray& action : {QByteArray("login"), QByteArray("search")}) {
         Policy policy;
         policy.action = action;
         policy.windows = {{5, 60'000}};
-        std::optional<Result<qint64>> saved;
-        m_session->policies().save(policy, QStringLiteral("admin"), this,
-                                   [&](Result<qint64> r) { saved = r; });
-        QTRY_VERIFY(saved.has_value() && saved->ok());
-        m_policies[action] = policy;
+        savePolicy(policy);
     }
     // Plenty of ordinary rows, two users with overrides.
     for (int i = 0; i < 200; ++i)
@@ -85,28 +70,12 @@ void tst_SubjectsOverrides::initTestCase()
     exempt.reason = QStringLiteral("load test");
     setOverride(exempt);
 
-    m_page = std::make_unique<SubjectsPage>(m_session.get());
-    m_tester = std::make_unique<QAbstractItemModelTester>(
-        m_page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m_page->resize(1024, 700);
-    m_page->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+    showPage(1024, 700);
 }
 
 void tst_SubjectsOverrides::cleanupTestCase()
 {
-    m_tester.reset();
-    m_page.reset();
-    m_session.reset();
-}
-
-void tst_SubjectsOverrides::hit(const QByteArray& user, const QByteArray& action, int times)
-{
-    int done = 0;
-    for (int i = 0; i < times; ++i)
-        m_session->limiter().hit(m_policies.at(action), user, 0, this,
-                                 [&done](Result<HitResult>) { ++done; });
-    QTRY_COMPARE(done, times);
+    stopFixture();
 }
 
 void tst_SubjectsOverrides::setOverride(const OverrideRequest& request)

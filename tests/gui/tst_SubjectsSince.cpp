@@ -6,9 +6,7 @@
 // as denied, and filtered, until the policy is enforced. QAbstractItemModelTester throughout.
 #include "core/limits/Limiter.h"
 #include "core/limits/Moderation.h"
-#include "tests/gui/GuiSession.h"
-#include "tests/support/RedisServer.h"
-#include "tests/support/TestEnv.h"
+#include "tests/gui/SubjectsPageFixture.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/SubjectFigures.h"
@@ -31,7 +29,7 @@
 using namespace tollgate;
 using namespace tollgate::ui;
 
-class tst_SubjectsSince : public QObject
+class tst_SubjectsSince : public test::SubjectsPageFixture
 {
     Q_OBJECT
 
@@ -45,26 +43,16 @@ private Q_SLOTS:
     void emptiedWindowOnScreenReadAgain();
 
 private:
+    using SubjectsPageFixture::savePolicy;
     void savePolicy(const QByteArray& action, qint64 limit, bool shadow);
     void savePolicy(const QByteArray& action, std::vector<WindowLimit> windows, bool shadow);
-    void hit(const QByteArray& user, const QByteArray& action, int times);
-    QVariant cell(const QByteArray& user, const QByteArray& action, int column,
-                  int role = Qt::DisplayRole) const;
     void filterBy(SubjectFilter::State state);
     QSet<SubjectKey> shownKeys() const;
-
-    test::RedisServer m_redis;
-    std::unique_ptr<Session> m_session;
-    std::unique_ptr<SubjectsPage> m_page;
-    std::unique_ptr<QAbstractItemModelTester> m_tester;
-    std::map<QByteArray, Policy> m_policies;
 };
 
 void tst_SubjectsSince::initTestCase()
 {
-    TOLLGATE_REQUIRE(m_redis, start());
-    m_session = test::connectedSession(m_redis.url(), QStringLiteral("ops-olga"));
-    QTRY_VERIFY(m_session->state() == ConnectionState::Connected);
+    startServer(QStringLiteral("ops-olga"));
     savePolicy("login", 5, false);
     savePolicy("post", 3, false);
     savePolicy("feed", 1000, false);
@@ -72,20 +60,13 @@ void tst_SubjectsSince::initTestCase()
     for (int i = 0; i < 20; ++i)
         hit("user-" + QByteArray::number(i), i % 2 ? "login" : "vote", 1);
 
-    m_page = std::make_unique<SubjectsPage>(m_session.get());
-    m_tester = std::make_unique<QAbstractItemModelTester>(
-        m_page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m_page->resize(1024, 700);
-    m_page->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+    showPage(1024, 700);
     QTRY_VERIFY_WITH_TIMEOUT(m_page->loader()->firstPassDone(), 10'000);
 }
 
 void tst_SubjectsSince::cleanupTestCase()
 {
-    m_tester.reset();
-    m_page.reset();
-    m_session.reset();
+    stopFixture();
 }
 
 void tst_SubjectsSince::savePolicy(const QByteArray& action, qint64 limit, bool shadow)
@@ -100,25 +81,7 @@ void tst_SubjectsSince::savePolicy(const QByteArray& action, std::vector<WindowL
     policy.action = action;
     policy.windows = std::move(windows);
     policy.shadow = shadow;
-    std::optional<Result<qint64>> saved;
-    m_session->policies().save(policy, QStringLiteral("ops-olga"), this,
-                               [&](Result<qint64> r) { saved = r; });
-    QTRY_VERIFY(saved.has_value());
-    QVERIFY2(saved->ok(), qPrintable(saved->ok() ? QString() : saved->error().toString()));
-    policy.revision = saved->value();
-    m_policies[action] = policy;
-}
-
-void tst_SubjectsSince::hit(const QByteArray& user, const QByteArray& action, int times)
-{
-    QVERIFY(test::hitTimes(m_session.get(), m_policies.at(action), user, times));
-}
-
-QVariant tst_SubjectsSince::cell(const QByteArray& user, const QByteArray& action, int column,
-                                 int role) const
-{
-    const int row = m_page->model()->viewRowOf(user, action);
-    return row < 0 ? QVariant() : m_page->model()->index(row, column).data(role);
+    savePolicy(policy);
 }
 
 void tst_SubjectsSince::filterBy(SubjectFilter::State state)
