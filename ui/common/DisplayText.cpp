@@ -64,15 +64,20 @@ QString displayId(const QByteArray& id)
     return out;
 }
 
+QString boundedText(QByteArrayView bytes, qsizetype maxBytes, QString (*show)(const QByteArray&))
+{
+    if (bytes.size() <= maxBytes)
+        return show(bytes.toByteArray());
+    qsizetype cut = maxBytes;
+    while (cut > 0 && (uchar(bytes[cut]) & 0xC0) == 0x80) // not inside a UTF-8 sequence
+        --cut;
+    return show(bytes.first(cut).toByteArray()) +
+           QStringLiteral("… (%1 bytes)").arg(QLocale().toString(bytes.size()));
+}
+
 QString boundedDisplayId(QByteArrayView id, qsizetype maxBytes)
 {
-    if (id.size() <= maxBytes)
-        return displayId(id.toByteArray());
-    qsizetype cut = maxBytes;
-    while (cut > 0 && (uchar(id[cut]) & 0xC0) == 0x80) // not inside a UTF-8 sequence
-        --cut;
-    return displayId(id.first(cut).toByteArray()) +
-           QStringLiteral("… (%1 bytes)").arg(QLocale().toString(id.size()));
+    return boundedText(id, maxBytes, &displayId);
 }
 
 QString formatCountdown(qint64 ms)

@@ -12,6 +12,8 @@ QString displayId(const QByteArray& id);
 /// displayId() of at most the id's first `maxBytes` bytes (whole UTF-8 sequences), followed by
 /// "… (1,048,576 bytes)" when cut: a cell, tooltip or title of a 1 MB id costs what others do.
 QString boundedDisplayId(QByteArrayView id, qsizetype maxBytes = 256);
+/// The same bound for any way of showing bytes (`show`, e.g. the Keys page's escaping).
+QString boundedText(QByteArrayView bytes, qsizetype maxBytes, QString (*show)(const QByteArray&));
 
 /// A countdown for tables: "—" when over, "12.4s" under a minute (tenths make it move
 /// smoothly), "4m 05s", "2h 03m", "3d 04h".

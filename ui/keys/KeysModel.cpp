@@ -21,6 +21,11 @@ QString hexByte(uchar byte)
 
 } // namespace
 
+QString KeysModel::shownKey(const QByteArray& key)
+{
+    return boundedText(key, 256, &KeysModel::displayBytes);
+}
+
 QString KeysModel::displayBytes(const QByteArray& bytes)
 {
     QStringDecoder decoder(QStringDecoder::Utf8);
@@ -346,7 +351,7 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
         return {};
     switch (Column(index.column())) {
     case KeyColumn:
-        return displayBytes(key(index.row()));
+        return shownKey(key(index.row()));
     case UserColumn:
         return m_template
                    ? displayBytes(

@@ -81,6 +81,9 @@ public:
     /// Printable rendering of raw key bytes: valid UTF-8 stays as is, control characters and
     /// invalid bytes become \xNN, a backslash becomes \\ so the rendering is unambiguous.
     static QString displayBytes(const QByteArray& bytes);
+    /// displayBytes() of a key's name, its first 256 bytes and its size when longer: a 1 MB
+    /// name laid out whole would stall every repaint of a table or dialog that shows it.
+    static QString shownKey(const QByteArray& key);
 
 private:
     struct CompactRow

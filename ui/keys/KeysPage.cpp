@@ -398,7 +398,7 @@ void KeysPage::deleteSelected()
         return;
     QStringList names;
     for (int i = 0; i < keys.size() && i < kMaxNamedKeys; ++i)
-        names << KeysModel::displayBytes(keys[i]);
+        names << KeysModel::shownKey(keys[i]);
     if (keys.size() > kMaxNamedKeys)
         names << tr("… and %1 more").arg(keys.size() - kMaxNamedKeys);
     // The reason goes to the audit trail: bans are lifted and counters reset through their
@@ -424,7 +424,7 @@ void KeysPage::deleteKeys(const QList<QByteArray>& keys, const QString& reason)
                         Ask::warn(this, tr("Delete keys"),
                                   tr("%1 not deleted; the first: %2: %3")
                                       .arg(counted(outcome->failed.size(), "key was", "keys were"),
-                                           KeysModel::displayBytes(outcome->failed.first().first),
+                                           KeysModel::shownKey(outcome->failed.first().first),
                                            outcome->failed.first().second.toString()));
                 });
 }

@@ -67,9 +67,9 @@ QVariant NoTtlModel::data(const QModelIndex& index, int role) const
     const RepairItem& item = m_items[size_t(index.row())];
     switch (Column(index.column())) {
     case KeyColumn:
-        return KeysModel::displayBytes(item.key);
+        return KeysModel::shownKey(item.key);
     case UserColumn:
-        return KeysModel::displayBytes(item.parsed.user);
+        return KeysModel::shownKey(item.parsed.user);
     case ActionColumn:
         return KeysModel::displayBytes(item.parsed.action);
     case StatusColumn:
