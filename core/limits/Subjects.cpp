@@ -150,10 +150,10 @@ void noteFlag(const std::shared_ptr<StreamRun>& run, const KeySchema::Parsed& ke
     auto reread = [&](const QByteArray& action) {
         if (!run->seen.contains(FingerprintSet::fingerprint(key.user, action)))
             return;
+        // Flags are noted before the page's new subjects are taken: all there is is re-reads.
         const SubjectKey subject{key.user, action};
-        const auto end = into.subjects.begin() + qsizetype(into.rereads);
-        if (std::find(into.subjects.begin(), end, subject) == end) {
-            into.subjects.insert(end, subject);
+        if (std::find(into.subjects.begin(), into.subjects.end(), subject) == into.subjects.end()) {
+            into.subjects.push_back(subject);
             ++into.rereads;
         }
     };

@@ -31,9 +31,9 @@ void fetchKeyDetails(Session* session, const QList<QByteArray>& keys, QObject* c
             return;
         for (int i = 0; i < fetch->rows.size(); ++i) {
             std::vector<Reply> replies;
-            for (const std::optional<Reply>& reply : fetch->previews[i])
+            for (std::optional<Reply>& reply : fetch->previews[i])
                 if (reply)
-                    replies.push_back(*reply);
+                    replies.push_back(std::move(*reply));
             if (replies.empty() || replies.size() < fetch->previews[i].size())
                 continue; // nothing to read, or a read failed (its error is the preview)
             ValueContext& read = fetch->contexts[i];

@@ -1,5 +1,7 @@
 #include "ui/keys/KeyPreview.h"
 
+#include "core/limits/Moderation.h"
+
 #include "ui/common/DisplayText.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/StateDecoding.h"
@@ -43,22 +45,24 @@ bool isBan(const KeySchema::Parsed& place)
     return place.kind == Kind::ActionBan || place.kind == Kind::UserBan;
 }
 
-// "banned until 2026-12-02 14:05:00 by support-lena: spam"; a hash without a numeric until_ms
-// is what hit.lua refuses as corrupt, so it says so.
+// "banned until 2026-12-02 14:05:00 by support-lena: spam", read as the console reads a ban
+// (Moderation::banFromFields); a hash without a numeric until_ms is what hit.lua refuses as
+// corrupt, so it says so.
 QString banText(const QList<QPair<QByteArray, QByteArray>>& fields)
 {
     bool valid = false;
-    const qint64 untilMs = fields.value(0).second.toLongLong(&valid);
+    fields.value(0).second.toLongLong(&valid); // until_ms, kBanFields' first
     if (!valid)
         return QObject::tr("not a ban: no numeric until_ms");
-    QString text = untilMs > 0 ? QObject::tr("banned until %1").arg(formatTime(untilMs))
-                               : QObject::tr("banned permanently");
-    if (const QByteArray& actor = fields.value(1).second; !actor.isEmpty())
-        text += QObject::tr(" by %1").arg(KeysModel::displayBytes(actor));
-    if (fields.value(3).second == "auto")
+    const BanInfo ban = Moderation::banFromFields({}, fields);
+    QString text = ban.untilMs > 0 ? QObject::tr("banned until %1").arg(formatTime(ban.untilMs))
+                                   : QObject::tr("banned permanently");
+    if (!ban.actor.isEmpty())
+        text += QObject::tr(" by %1").arg(KeysModel::displayBytes(ban.actor.toUtf8()));
+    if (ban.source == QLatin1String("auto"))
         text += QObject::tr(" (auto)");
-    if (const QByteArray& reason = fields.value(2).second; !reason.isEmpty())
-        text += QStringLiteral(": ") + KeysModel::displayBytes(reason);
+    if (!ban.reason.isEmpty())
+        text += QStringLiteral(": ") + KeysModel::displayBytes(ban.reason.toUtf8());
     return text;
 }
 
