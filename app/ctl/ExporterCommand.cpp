@@ -7,31 +7,14 @@
 #include "core/metrics/MetricsExporter.h"
 
 #include <QCommandLineParser>
+#include "core/metrics/ListenAddress.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 
 namespace tollgate::ctl {
 
 namespace {
-
-// "127.0.0.1:9464", "[::1]:9464", ":9464" (every address), "0.0.0.0:9464".
-Result<std::pair<QHostAddress, quint16>> parseListen(const QString& text)
-{
-    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
-    bool ok = false;
-    const uint port = colon < 0 ? 0 : text.mid(colon + 1).toUInt(&ok);
-    QString host = colon < 0 ? QString() : text.left(colon);
-    if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
-        host = host.mid(1, host.size() - 2);
-    const QHostAddress address =
-        host.isEmpty() ? QHostAddress(QHostAddress::Any) : QHostAddress(host);
-    if (!ok || port > 65535 || address.isNull())
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("--listen wants host:port with a numeric address, e.g. "
-                                    "127.0.0.1:9464, not '%1'")
-                         .arg(text)};
-    return std::make_pair(address, static_cast<quint16>(port));
-}
 
 Result<std::chrono::milliseconds> durationOption(const QCommandLineParser& parser,
                                                  const QString& name)
@@ -62,9 +45,9 @@ int exporterCommand(Cli& cli, const QStringList& args)
     });
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
-    auto listen = parseListen(parser.value(QStringLiteral("listen")));
+    auto listen = parseListenAddress(parser.value(QStringLiteral("listen")));
     if (!listen)
-        return fail(listen.error());
+        return fail(Error{listen.error().kind, QStringLiteral("--listen: ") + listen.error().message});
     ExporterOptions options;
     options.address = listen->first;
     options.port = listen->second;

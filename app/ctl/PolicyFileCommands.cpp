@@ -2,7 +2,7 @@
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 #include "app/ctl/PolicyFile.h"
-#include "app/ctl/PolicyPlan.h"
+#include "core/limits/PolicyPlan.h"
 
 #include "core/limits/IdText.h"
 

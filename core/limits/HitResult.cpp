@@ -24,6 +24,8 @@ QString decidedByName(DecidedBy by)
         return QStringLiteral("fail_closed");
     case DecidedBy::Insurance:
         return QStringLiteral("insurance");
+    case DecidedBy::Cache:
+        return QStringLiteral("cache");
     }
     return {};
 }

@@ -9,17 +9,18 @@ enum class Tier { Ok, Warn, Deny, Banned };
 
 QString tierName(Tier tier);
 
-/// Which path answered a hit: Redis, or the failure policy while Redis could not
-/// (core/limits/FailurePolicy.h).
+/// Which path answered a hit: Redis, the failure policy while Redis could not
+/// (core/limits/FailurePolicy.h), or a refusal of Redis repeated from memory.
 enum class DecidedBy
 {
     Redis,
     FailOpen,
     FailClosed,
-    Insurance
+    Insurance,
+    Cache // a refusal Redis gave earlier, repeated from memory until it ends (RefusalCache)
 };
 
-/// "redis", "fail_open", "fail_closed", "insurance".
+/// "redis", "fail_open", "fail_closed", "insurance", "cache".
 QString decidedByName(DecidedBy by);
 
 /// Which override of the user decided a hit (lua/README.md, "Overrides"; core/limits/Overrides.h).

@@ -4,6 +4,7 @@
 #include "core/limits/OverrideTargets.h"
 #include "core/limits/Overrides.h"
 #include "core/limits/PreparedHit.h"
+#include "core/limits/RefusalCache.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>
@@ -64,6 +65,11 @@ Limiter::Limiter(Client* client, KeySchema schema)
 {
 }
 
+void Limiter::setRefusalCache(std::shared_ptr<RefusalCache> cache)
+{
+    m_refusals = std::move(cache);
+}
+
 void Limiter::setRecordStats(bool on)
 {
     m_stats = on ? HitStats::of(m_client, m_schema) : nullptr;
@@ -121,6 +127,7 @@ struct HitReplyHandler
     FailureMode onError;
     std::shared_ptr<InsuranceLimiter> insurance;
     std::shared_ptr<HitStats> stats;
+    std::shared_ptr<RefusalCache> refusals;
     Context context;
     Callback<HitResult> done;
 
@@ -155,6 +162,8 @@ struct HitReplyHandler
                 // hit counts as "would deny" / "would ban" instead.
                 stats->record(policy.action, hit->tier, cost > 0 ? cost : policy.cost,
                               policy.hasBan(), hit->shadow);
+            if (refusals)
+                refusals->remember(policy, user, cost, *hit);
         }
         if (!done)
             return;
@@ -217,6 +226,15 @@ void Limiter::run(bool peek, const Policy& policy, const QByteArray& user, qint6
 void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint64 cost,
                    Context context, Callback<HitResult> done) const
 {
+    if (m_refusals && !peek) {
+        if (std::optional<HitResult> known = m_refusals->answer(policy, user, cost)) {
+            known->decidedBy = DecidedBy::Cache;
+            if (m_stats) // a refusal repeated is still a denied hit (no new ban: none is made)
+                m_stats->record(policy.action, known->tier, cost > 0 ? cost : policy.cost);
+            deliver(context, done, Result<HitResult>(std::move(*known)));
+            return;
+        }
+    }
     auto prepared = this->prepared(policy, m_client->isCluster());
     // A user last redirected to their override's windows: sent there at once.
     std::shared_ptr<const PreparedHit> base;
@@ -243,7 +261,8 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
                       HitReplyHandler{m_client, std::move(*prepared), std::move(base),
                                       m_overrideTargets, std::move(*command), user, cost, peek,
                                       false, 0, onError, std::move(insurance),
-                                      peek ? nullptr : m_stats, std::move(context),
+                                      peek ? nullptr : m_stats, peek ? nullptr : m_refusals,
+                                      std::move(context),
                                       std::move(done)});
 }
 

@@ -12,6 +12,7 @@ namespace tollgate {
 class HitStats;
 class OverrideTargets;
 class PreparedHit;
+class RefusalCache;
 
 /// Counts hits against a policy with hit.lua: one atomic EVALSHA per hit, whatever the
 /// algorithm, so a counter can never be left without its TTL. Each policy's command is
@@ -50,6 +51,12 @@ public:
     /// The result's decidedBy says which path answered.
     void setFailureMode(FailureMode mode, std::shared_ptr<InsuranceLimiter> insurance = {});
 
+    /// Answer refusals with a known end from `cache` until then, without Redis (RefusalCache;
+    /// keep it current with RefusalCacheFeed). Such answers say DecidedBy::Cache and are counted
+    /// in the statistics like any other hit. Null (the default): every hit goes to Redis.
+    void setRefusalCache(std::shared_ptr<RefusalCache> cache);
+    const std::shared_ptr<RefusalCache>& refusalCache() const { return m_refusals; }
+
 private:
     struct PreparedCache;
 
@@ -67,6 +74,7 @@ private:
     std::shared_ptr<HitStats> m_stats;    // null: statistics off
     std::optional<FailureMode> m_onError; // the caller's choice; else the policy's
     std::shared_ptr<InsuranceLimiter> m_insurance;
+    std::shared_ptr<RefusalCache> m_refusals; // null: off
 };
 
 } // namespace tollgate

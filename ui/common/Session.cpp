@@ -1,6 +1,7 @@
 #include "ui/common/Session.h"
 
 #include "core/cluster/ClusterEvents.h"
+#include "core/limits/LimitEvent.h"
 #include "core/cluster/Topology.h"
 #include "core/limits/KeyLayout.h"
 #include "core/scripts/PermissionCheck.h"
@@ -115,14 +116,8 @@ void Session::onMessage(const QByteArray& channel, const QByteArray& payload,
         Q_EMIT keyspaceChanged(channel.mid(channel.indexOf(':') + 1), payload);
         return;
     }
-    // "<event>\n<byte length of user>\n<user><action>" (lua/README.md)
-    const int first = payload.indexOf('\n');
-    const int second = payload.indexOf('\n', first + 1);
-    if (first < 0 || second < 0)
-        return;
-    const int userLength = payload.mid(first + 1, second - first - 1).toInt();
-    const QByteArray ids = payload.mid(second + 1);
-    Q_EMIT eventReceived(payload.left(first), ids.left(userLength), ids.mid(userLength));
+    if (const auto event = LimitEvent::parse(payload))
+        Q_EMIT eventReceived(event->event, event->user, event->action);
 }
 
 Session::~Session() = default;

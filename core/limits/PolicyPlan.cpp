@@ -1,11 +1,11 @@
-#include "app/ctl/PolicyPlan.h"
+#include "core/limits/PolicyPlan.h"
 
 #include "core/limits/IdText.h"
 
 #include <map>
 #include <set>
 
-namespace tollgate::ctl {
+namespace tollgate {
 
 Result<PolicyPlan> planPolicies(const std::vector<Policy>& wanted, const PolicyListing& stored,
                                 bool prune)
@@ -49,4 +49,4 @@ Result<PolicyPlan> planPolicies(const std::vector<Policy>& wanted, const PolicyL
     return plan;
 }
 
-} // namespace tollgate::ctl
+} // namespace tollgate

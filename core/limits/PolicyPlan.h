@@ -5,8 +5,9 @@
 
 #include <vector>
 
-// What `policy apply` would change on the server to make it hold a file's policies.
-namespace tollgate::ctl {
+// What `tollgatectl policy apply` and tollgated would change on the server to make it hold a
+// file's policies.
+namespace tollgate {
 
 struct PolicyPlanStep
 {
@@ -34,4 +35,4 @@ struct PolicyPlan
 Result<PolicyPlan> planPolicies(const std::vector<Policy>& wanted, const PolicyListing& stored,
                                 bool prune);
 
-} // namespace tollgate::ctl
+} // namespace tollgate

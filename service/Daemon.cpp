@@ -1,0 +1,298 @@
+#include "service/Daemon.h"
+
+#include "core/limits/Limiter.h"
+#include "core/limits/PolicyPlan.h"
+#include "core/limits/PolicyStore.h"
+#include "core/limits/RefusalCache.h"
+#include "core/limits/RefusalCacheFeed.h"
+#include "core/metrics/Exposition.h"
+#include "core/metrics/ListenAddress.h"
+#include "core/metrics/ScrapeCollector.h"
+#include "core/redis/Client.h"
+#include "service/decide/Decider.h"
+#include "service/grpc/GrpcServer.h"
+#include "service/grpc/RlsService.h"
+#include "service/http/HttpFront.h"
+#include "service/metrics/ServiceMetrics.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QHostAddress>
+#include <chrono>
+
+namespace tollgate::service {
+
+namespace {
+
+qint64 steadyMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+QString planLine(const PolicyPlan& plan)
+{
+    QStringList changes;
+    for (const PolicyPlanStep& step : plan.steps) {
+        const char* verb = step.kind == PolicyPlanStep::Kind::Create   ? "create"
+                           : step.kind == PolicyPlanStep::Kind::Change ? "change"
+                                                                       : "delete";
+        changes << QStringLiteral("%1 %2").arg(QLatin1String(verb),
+                                               QString::fromUtf8(step.policy.action));
+    }
+    return QStringLiteral("policies: %1 to write (%2), %3 unchanged")
+        .arg(plan.steps.size())
+        .arg(changes.isEmpty() ? QStringLiteral("none") : changes.join(QStringLiteral(", ")))
+        .arg(plan.unchanged);
+}
+
+} // namespace
+
+Daemon::Daemon(DaemonOptions options, QObject* parent)
+    : QObject(parent), m_options(std::move(options)), m_schema(m_options.prefix)
+{
+    m_reloadSoon.setSingleShot(true);
+    m_reloadSoon.setInterval(300); // editors write a file in several steps
+    connect(&m_reloadSoon, &QTimer::timeout, this, &Daemon::reload);
+}
+
+Daemon::~Daemon()
+{
+    if (m_grpc)
+        m_grpc->stop(500);
+}
+
+quint16 Daemon::grpcPort() const
+{
+    return m_grpc ? m_grpc->port() : 0;
+}
+
+quint16 Daemon::httpPort() const
+{
+    return m_http ? m_http->port() : 0;
+}
+
+bool Daemon::isReady(QString* why) const
+{
+    const bool redisAnswers = m_lastPongMs > 0 && steadyMs() - m_lastPongMs < 3000;
+    const bool policyDecides = m_options.onError && *m_options.onError != FailureMode::Report;
+    if (redisAnswers || policyDecides)
+        return true;
+    if (why)
+        *why = m_lastRedisError.isEmpty() ? QStringLiteral("Redis has not answered yet")
+                                          : QStringLiteral("Redis does not answer: ") +
+                                                m_lastRedisError;
+    return false;
+}
+
+Status Daemon::start()
+{
+    auto loaded = loadServiceConfig(m_options.configPath);
+    if (!loaded)
+        return loaded.error();
+    auto config = std::make_shared<const ServiceConfig>(std::move(*loaded));
+    for (const QString& note : config->notes)
+        Q_EMIT log(QStringLiteral("note: ") + note);
+
+    ConnectionOptions connection = m_options.connection;
+    connection.clientName = QStringLiteral("tollgated");
+    m_client = std::make_unique<Client>(connection);
+    m_cache = std::make_shared<RefusalCache>(m_options.cacheBytes);
+    m_feed = std::make_unique<RefusalCacheFeed>(connection, m_schema, m_cache);
+    connect(m_feed.get(), &RefusalCacheFeed::eventReceived, this, [this](const LimitEvent& event) {
+        if (event.event == "policy")
+            refreshPolicies();
+    });
+    connect(m_feed.get(), &RefusalCacheFeed::subscribed, this, &Daemon::refreshPolicies);
+
+    Limiter limiter(m_client.get(), m_schema);
+    limiter.setRecordStats(true); // the console's Dashboard counts the service's hits
+    if (m_options.onError)
+        limiter.setFailureMode(*m_options.onError);
+    if (m_options.cacheBytes > 0)
+        limiter.setRefusalCache(m_cache);
+    m_policies = std::make_shared<PolicyBook>();
+    m_policies->replace(config->policies, {});
+    m_metrics = std::make_shared<ServiceMetrics>();
+    m_metrics->recordReload(true, config->digest);
+    m_decider = std::make_shared<Decider>(limiter, config, m_policies);
+    m_decider->setUnmatchedCounter(
+        [metrics = m_metrics](const QByteArray& domain) { metrics->recordUnmatched(domain); });
+
+    if (!m_options.grpcListen.isEmpty()) {
+        m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
+        m_grpc = std::make_unique<GrpcServer>();
+        if (Status ok = m_grpc->start(m_options.grpcListen, m_rls.get()); !ok)
+            return ok;
+    }
+    if (!m_options.httpListen.isEmpty()) {
+        auto address = parseListenAddress(m_options.httpListen);
+        if (!address)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("--http: ") + address.error().message};
+        m_scrape = std::make_unique<ScrapeCollector>(m_client.get(), m_schema);
+        HttpFront::Hooks hooks;
+        hooks.ready = [this](QString* why) { return isReady(why); };
+        hooks.configState = [this] {
+            return m_lastConfigError.isEmpty()
+                       ? QStringLiteral("config: %1 (%2)")
+                             .arg(m_decider->config()->files.empty()
+                                      ? QString()
+                                      : m_decider->config()->files.front(),
+                                  QString::fromLatin1(m_decider->config()->digest.left(12)))
+                       : QStringLiteral("config: the last reload failed, the previous "
+                                        "configuration runs: ") +
+                             m_lastConfigError;
+        };
+        hooks.exporterMetrics = [this](ExpositionFormat format,
+                                       std::function<void(QByteArray)> done) {
+            m_scrape->collect([format, done](MetricsSnapshot snapshot,
+                                             std::vector<ScrapeProblem>) {
+                done(renderMetrics(snapshot, format));
+            });
+        };
+        m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks);
+        if (Status ok = m_http->listen(address->first, address->second); !ok)
+            return ok;
+    }
+
+    m_client->open();
+    m_feed->start();
+    connect(&m_pingTimer, &QTimer::timeout, this, &Daemon::ping);
+    m_pingTimer.start(1000);
+    connect(&m_policyTimer, &QTimer::timeout, this, &Daemon::refreshPolicies);
+    m_policyTimer.start(30'000); // besides the events: a policy event lost is seen within this
+    ping();
+    applyPolicies(config);
+    watchFiles();
+    m_startedMs = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT log(QStringLiteral("serving: gRPC %1, HTTP %2; configuration %3 (%4 policies)")
+                   .arg(m_grpc ? QStringLiteral("port %1").arg(m_grpc->port()) : QStringLiteral("off"),
+                        m_http ? QStringLiteral("port %1").arg(m_http->port()) : QStringLiteral("off"),
+                        QString::fromLatin1(config->digest.left(12)))
+                   .arg(config->policies.size()));
+    return Unit{};
+}
+
+void Daemon::ping()
+{
+    m_client->execute({QByteArrayLiteral("PING")}, this, [this](const Result<Reply>& reply) {
+        const bool was = isReady();
+        if (reply) {
+            m_lastPongMs = steadyMs();
+            m_lastRedisError.clear();
+        } else {
+            m_lastRedisError = reply.error().toString();
+        }
+        const bool now = isReady();
+        if (m_grpc)
+            m_grpc->setServing(now);
+        if (was != now)
+            Q_EMIT log(now ? QStringLiteral("ready") : QStringLiteral("not ready: ") + m_lastRedisError);
+    });
+}
+
+void Daemon::applyPolicies(std::shared_ptr<const ServiceConfig> config, int attempt)
+{
+    const PolicyStore store(m_client.get(), m_schema);
+    store.listAll(this, [this, config, attempt](Result<PolicyListing> listing) {
+        if (!listing) {
+            Q_EMIT log(QStringLiteral("policies not applied yet (%1); trying again in 2 s")
+                           .arg(listing.error().toString()));
+            QTimer::singleShot(2000, this, [this, config] { applyPolicies(config); });
+            return;
+        }
+        auto plan = planPolicies(config->policies, *listing, false);
+        if (!plan) {
+            Q_EMIT log(QStringLiteral("policies not applied: ") + plan.error().message);
+            return;
+        }
+        Q_EMIT log(planLine(*plan));
+        auto steps = std::make_shared<std::vector<PolicyPlanStep>>(plan->steps);
+        auto next = std::make_shared<std::function<void(size_t)>>();
+        *next = [this, steps, next, config, attempt](size_t i) {
+            if (i == steps->size()) {
+                refreshPolicies();
+                return;
+            }
+            Policy policy = (*steps)[i].policy;
+            policy.revision = (*steps)[i].revision;
+            const PolicyStore store(m_client.get(), m_schema);
+            const QString reason = QStringLiteral("tollgated configuration %1")
+                                       .arg(QString::fromLatin1(config->digest.left(12)));
+            store.save(policy, m_options.actor, reason, this,
+                       [this, steps, next, config, attempt, i](Result<qint64> saved) {
+                           if (saved) {
+                               (*next)(i + 1);
+                               return;
+                           }
+                           // Another instance applied the same file meanwhile: plan again.
+                           if (saved.error().kind == ErrorKind::Conflict && attempt < 3) {
+                               applyPolicies(config, attempt + 1);
+                               return;
+                           }
+                           Q_EMIT log(QStringLiteral("policy %1 not written: %2")
+                                          .arg(QString::fromUtf8((*steps)[i].policy.action),
+                                               saved.error().toString()));
+                           (*next)(i + 1);
+                       });
+        };
+        (*next)(0);
+    });
+}
+
+void Daemon::refreshPolicies()
+{
+    const PolicyStore store(m_client.get(), m_schema);
+    store.list(this, [this](Result<std::vector<Policy>> stored) {
+        if (!stored)
+            return; // the configuration's policies keep deciding meanwhile
+        m_policies->replace(m_decider->config()->policies, *stored);
+    });
+}
+
+void Daemon::reload()
+{
+    auto loaded = loadServiceConfig(m_options.configPath);
+    watchFiles(); // a file replaced by an editor is a new file to watch
+    if (!loaded) {
+        m_lastConfigError = loaded.error().message;
+        m_metrics->recordReload(false, {});
+        Q_EMIT log(QStringLiteral("reload failed, the previous configuration runs: ") +
+                   loaded.error().message);
+        return;
+    }
+    auto config = std::make_shared<const ServiceConfig>(std::move(*loaded));
+    if (config->digest == m_decider->config()->digest && m_lastConfigError.isEmpty())
+        return;
+    m_lastConfigError.clear();
+    m_metrics->recordReload(true, config->digest);
+    for (const QString& note : config->notes)
+        Q_EMIT log(QStringLiteral("note: ") + note);
+    m_policies->replace(config->policies, {});
+    m_decider->setConfig(config);
+    Q_EMIT log(QStringLiteral("reloaded: configuration %1 (%2 policies)")
+                   .arg(QString::fromLatin1(config->digest.left(12)))
+                   .arg(config->policies.size()));
+    applyPolicies(config);
+}
+
+void Daemon::watchFiles()
+{
+    if (!m_watcher) {
+        m_watcher = new QFileSystemWatcher(this);
+        connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { m_reloadSoon.start(); });
+        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this,
+                [this] { m_reloadSoon.start(); });
+    }
+    const QFileInfo info(m_options.configPath);
+    QStringList paths{info.absoluteFilePath()};
+    if (!info.isDir())
+        paths << info.absolutePath(); // a file replaced (renamed over) shows in its directory
+    for (const QString& path : paths) {
+        if (!m_watcher->files().contains(path) && !m_watcher->directories().contains(path))
+            m_watcher->addPath(path);
+    }
+}
+
+} // namespace tollgate::service

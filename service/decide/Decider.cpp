@@ -1,0 +1,268 @@
+#include "service/decide/Decider.h"
+
+#include "service/decide/DescriptorMatch.h"
+
+#include <QMutexLocker>
+#include <atomic>
+#include <set>
+
+namespace tollgate::service {
+
+namespace {
+
+// One hit to make for one descriptor.
+struct Job
+{
+    size_t index = 0;
+    Policy policy;
+    QByteArray user;
+    qint64 cost = 1;
+    bool peek = false;
+    RateLimitSpec spec;
+};
+
+// A request's hits in flight; the last reply completes the decision.
+struct Pending
+{
+    QMutex mutex;
+    Decision decision;
+    std::optional<Error> error;
+    std::atomic<size_t> left{0};
+    std::function<void(Result<Decision>)> done;
+};
+
+bool isCalendarUnit(LimitUnit unit)
+{
+    return unit == LimitUnit::Minute || unit == LimitUnit::Hour || unit == LimitUnit::Day ||
+           unit == LimitUnit::Week;
+}
+
+// The limit a request sends with a descriptor: a policy of its own (never stored), counted apart
+// from the configured one: "<action>~<n>/<unit>".
+Policy requestPolicy(const QByteArray& base, const RateLimitSpec& spec)
+{
+    Policy policy;
+    policy.action = base + '~' + QByteArray::number(spec.requestsPerUnit) + '/' +
+                    unitName(spec.unit).toUtf8();
+    policy.windows = {{std::max<qint64>(spec.requestsPerUnit, 1), unitMs(spec.unit)}};
+    policy.calendarAligned = isCalendarUnit(spec.unit);
+    return policy;
+}
+
+// The limit to report: the policy's own window when it has one, else the rule's unit.
+RateLimitSpec reported(const Job& job, const HitResult& hit)
+{
+    RateLimitSpec spec = job.spec;
+    spec.requestsPerUnit = hit.limit;
+    if (job.policy.windows.size() == 1) {
+        const LimitUnit unit = unitOfWindow(job.policy.windows.front().windowMs);
+        if (unit != LimitUnit::Unknown)
+            spec.unit = unit;
+    }
+    return spec;
+}
+
+// Whether `a` says less may pass than `b`: a refusal first (the longest), then the fewest left.
+bool moreRestrictive(const HitResult& a, const HitResult& b)
+{
+    if (a.allowed != b.allowed)
+        return !a.allowed;
+    if (!a.allowed)
+        return a.retryAfterMs < 0 || (b.retryAfterMs >= 0 && a.retryAfterMs > b.retryAfterMs);
+    return a.remaining < b.remaining;
+}
+
+void finish(const std::shared_ptr<Pending>& pending)
+{
+    if (pending->error) {
+        pending->done(*pending->error);
+        return;
+    }
+    Decision& decision = pending->decision;
+    for (const DescriptorDecision& status : decision.statuses) {
+        if (status.code == Code::OverLimit)
+            decision.overall = Code::OverLimit;
+        if (status.hit &&
+            (!decision.headline || moreRestrictive(*status.hit, *decision.headline))) {
+            decision.headline = status.hit;
+            decision.headlinePolicy = status.policy;
+        }
+    }
+    pending->done(std::move(decision));
+}
+
+Error invalid(const QString& message)
+{
+    return Error{ErrorKind::InvalidInput, message};
+}
+
+} // namespace
+
+Decider::Decider(Limiter limiter, std::shared_ptr<const ServiceConfig> config,
+                 std::shared_ptr<PolicyBook> policies)
+    : m_limiter(std::move(limiter)), m_policies(std::move(policies)), m_config(std::move(config))
+{
+}
+
+void Decider::setConfig(std::shared_ptr<const ServiceConfig> config)
+{
+    QMutexLocker lock(&m_mutex);
+    m_config = std::move(config);
+}
+
+std::shared_ptr<const ServiceConfig> Decider::config() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_config;
+}
+
+void Decider::setUnmatchedCounter(std::function<void(const QByteArray& domain)> count)
+{
+    QMutexLocker lock(&m_mutex);
+    m_unmatched = std::move(count);
+}
+
+void Decider::decide(const DecisionRequest& request,
+                     std::function<void(Result<Decision>)> done) const
+{
+    if (request.domain.isEmpty()) {
+        done(invalid(QStringLiteral("the rate limit domain must not be empty")));
+        return;
+    }
+    if (request.descriptors.empty()) {
+        done(invalid(QStringLiteral("the request has no descriptors")));
+        return;
+    }
+    std::shared_ptr<const ServiceConfig> config;
+    std::function<void(const QByteArray&)> unmatched;
+    {
+        QMutexLocker lock(&m_mutex);
+        config = m_config;
+        unmatched = m_unmatched;
+    }
+    const DomainConfig* domain = config ? config->domain(request.domain) : nullptr;
+    const PolicyBook::Snapshot policies = m_policies->current();
+
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    pending->decision.statuses.resize(request.descriptors.size());
+    std::vector<Job> jobs;
+    std::set<QString> replaced;
+    std::vector<const DescriptorRule*> rules(request.descriptors.size(), nullptr);
+    for (size_t i = 0; i < request.descriptors.size(); ++i) {
+        const RequestDescriptor& descriptor = request.descriptors[i];
+        DescriptorDecision& status = pending->decision.statuses[i];
+        const quint64 addend = descriptor.hitsAddend.value_or(
+            request.hitsAddend == 0 ? 1 : request.hitsAddend);
+        if (addend > quint64(Policy::kMaxLimit)) {
+            pending->done(invalid(QStringLiteral("hits_addend %1 is above the largest cost, %2")
+                                      .arg(addend)
+                                      .arg(Policy::kMaxLimit)));
+            return;
+        }
+        const DescriptorMatch match =
+            domain ? matchDescriptor(*domain, descriptor) : DescriptorMatch{};
+        const DescriptorRule* rule = match.rule;
+        rules[i] = rule;
+        if (rule)
+            replaced.insert(rule->replaces.begin(), rule->replaces.end());
+        Job job;
+        job.index = i;
+        job.user = match.user;
+        job.cost = qint64(addend);
+        job.peek = addend == 0;
+        if (descriptor.limit) {
+            if (descriptor.limit->unit == LimitUnit::Unknown) {
+                pending->done(invalid(QStringLiteral("descriptor %1: the limit's unit is unknown")
+                                          .arg(i)));
+                return;
+            }
+            QByteArray base = rule && rule->limits() ? rule->action : request.domain;
+            if (!rule || !rule->limits()) { // no configured limit: every value tuple its own
+                for (const RequestEntry& entry : descriptor.entries)
+                    base += '.' + entry.key;
+                job.user = subjectOfValues(descriptor);
+            }
+            job.policy = requestPolicy(base, *descriptor.limit);
+            job.spec = *descriptor.limit;
+            status.currentLimit = job.spec;
+            if (descriptor.limit->requestsPerUnit == 0) {
+                status.code = Code::OverLimit;
+                continue;
+            }
+            jobs.push_back(std::move(job));
+            continue;
+        }
+        if (!rule) {
+            status.unmatched = true;
+            if (unmatched)
+                unmatched(request.domain);
+            continue;
+        }
+        if (rule->unlimited || !rule->limits())
+            continue;
+        job.spec = *rule->rateLimit;
+        status.currentLimit = job.spec;
+        if (job.spec.requestsPerUnit == 0 && !rule->shadow) {
+            status.code = Code::OverLimit;
+            continue;
+        }
+        const auto stored = policies->constFind(rule->action);
+        const Policy* configured = config->policy(rule->action);
+        if (stored == policies->cend() && !configured)
+            continue;
+        job.policy = stored != policies->cend() ? *stored : *configured;
+        jobs.push_back(std::move(job));
+    }
+    // A limit named in another matched limit's `replaces` does not apply.
+    if (!replaced.empty()) {
+        jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                                  [&](const Job& job) {
+                                      const DescriptorRule* rule = rules[job.index];
+                                      const bool gone = rule && rule->rateLimit &&
+                                                        replaced.count(rule->rateLimit->name);
+                                      if (gone)
+                                          pending->decision.statuses[job.index].currentLimit.reset();
+                                      return gone;
+                                  }),
+                   jobs.end());
+    }
+    if (jobs.empty()) {
+        finish(pending);
+        return;
+    }
+    pending->left = jobs.size();
+    for (Job& job : jobs) {
+        DescriptorDecision& status = pending->decision.statuses[job.index];
+        status.action = job.policy.action;
+        status.user = job.user;
+        status.policy = job.policy;
+        auto onHit = [pending, job](Result<HitResult> hit) {
+            {
+                QMutexLocker lock(&pending->mutex);
+                if (!hit) {
+                    if (!pending->error)
+                        pending->error = hit.error();
+                } else {
+                    DescriptorDecision& status = pending->decision.statuses[job.index];
+                    status.code = hit->allowed ? Code::Ok : Code::OverLimit;
+                    status.limitRemaining = hit->remaining;
+                    status.durationUntilResetMs =
+                        hit->allowed ? hit->resetMs : std::max(hit->resetMs, hit->retryAfterMs);
+                    status.currentLimit = reported(job, *hit);
+                    if (hit->decidedBy != DecidedBy::Cache)
+                        ++pending->decision.redisCalls;
+                    status.hit = std::move(*hit);
+                }
+            }
+            if (pending->left.fetch_sub(1) == 1)
+                finish(pending);
+        };
+        if (job.peek)
+            m_limiter.peek(job.policy, job.user, 0, nullptr, std::move(onHit));
+        else
+            m_limiter.hit(job.policy, job.user, job.cost, nullptr, std::move(onHit));
+    }
+}
+
+} // namespace tollgate::service

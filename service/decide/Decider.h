@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/limits/Limiter.h"
+#include "service/decide/Decision.h"
+#include "service/decide/PolicyBook.h"
+
+#include <functional>
+#include <memory>
+
+namespace tollgate::service {
+
+/// What every descriptor of a request gets, as Envoy's rate limit service answers
+/// (docs/service.md): each matched limit is one hit.lua call (or a refusal from memory), all
+/// sent at once; the request is over limit when any descriptor is; a shadow policy's hit is
+/// always OK. Unmatched descriptors, unknown domains and `unlimited` rules are OK without
+/// Redis. `done` runs once, on the thread of the last reply (never the caller's loop).
+class Decider
+{
+public:
+    struct Counters // read by the metrics
+    {
+        std::function<void(const QByteArray& domain)> unmatched;
+    };
+
+    Decider(Limiter limiter, std::shared_ptr<const ServiceConfig> config,
+            std::shared_ptr<PolicyBook> policies);
+
+    void setConfig(std::shared_ptr<const ServiceConfig> config);
+    std::shared_ptr<const ServiceConfig> config() const;
+    void setUnmatchedCounter(std::function<void(const QByteArray& domain)> count);
+
+    /// InvalidInput for an empty domain, no descriptors or a cost above Policy::kMaxLimit;
+    /// Redis' error when it could not answer and the failure policy reports.
+    void decide(const DecisionRequest& request, std::function<void(Result<Decision>)> done) const;
+
+    const Limiter& limiter() const { return m_limiter; }
+
+private:
+    Limiter m_limiter;
+    std::shared_ptr<PolicyBook> m_policies;
+    mutable QMutex m_mutex; // guards the two below (swapped by a reload)
+    std::shared_ptr<const ServiceConfig> m_config;
+    std::function<void(const QByteArray&)> m_unmatched;
+};
+
+} // namespace tollgate::service

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/limits/RefusalCache.h"
+#include "core/metrics/Exposition.h"
+
+#include <QByteArray>
+#include <QMutex>
+#include <array>
+#include <atomic>
+#include <map>
+
+namespace tollgate::service {
+
+/// tollgated's own families (docs/metrics.md, "tollgated"): decisions by domain and code, their
+/// latency, Redis round trips per decision, unmatched descriptors, the refusal cache and the
+/// configuration's state. Thread-safe; recording never waits on anything but a short lock.
+class ServiceMetrics
+{
+public:
+    /// Seconds; the histogram's upper bounds (+Inf implied).
+    static constexpr std::array<double, 12> kLatencyBuckets = {
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+    /// Domains named in labels at most; the others are counted as domain "_other" (a client
+    /// sending random domains must not grow the exposition without bound).
+    static constexpr size_t kMaxDomains = 100;
+
+    /// `code`: "ok", "over_limit" or "error"; `transport`: "grpc" or "http".
+    void recordDecision(const QByteArray& domain, const char* code, const char* transport,
+                        double seconds, int redisCalls);
+    void recordUnmatched(const QByteArray& domain);
+    void recordReload(bool ok, const QByteArray& digest);
+
+    qint64 decisionsTotal() const { return m_decisions.load(std::memory_order_relaxed); }
+    bool lastReloadOk() const;
+
+    QByteArray render(ExpositionFormat format, const RefusalCache::Stats& cache,
+                      qint64 cacheMaxBytes, bool ready) const;
+
+private:
+    QByteArray domainLabel(const QByteArray& domain); // under m_mutex
+
+    mutable QMutex m_mutex;
+    std::map<std::tuple<QByteArray, QByteArray, QByteArray>, qint64> m_requests; // domain, code, transport
+    std::map<QByteArray, qint64> m_unmatched;
+    std::array<qint64, kLatencyBuckets.size() + 1> m_latency{}; // per bucket, +Inf last
+    double m_latencySum = 0;
+    qint64 m_latencyCount = 0;
+    qint64 m_redisCalls = 0;
+    std::atomic<qint64> m_decisions{0};
+    qint64 m_reloads = 0;
+    qint64 m_reloadFailures = 0;
+    bool m_lastReloadOk = true;
+    QByteArray m_digest;
+};
+
+} // namespace tollgate::service
