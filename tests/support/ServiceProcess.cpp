@@ -1,0 +1,182 @@
+#include "tests/support/ServiceProcess.h"
+
+#include "tests/support/TestEnv.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <csignal>
+
+namespace tollgate::test {
+
+QString tollgatedPath()
+{
+    // Tests build into <build>/tests, the executables into <build>/app.
+    return qEnvironmentVariable("TOLLGATED", QCoreApplication::applicationDirPath() +
+                                                 QStringLiteral("/../app/tollgated"));
+}
+
+ServiceProcess::~ServiceProcess()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        m_process->kill();
+        m_process->waitForFinished(5000);
+    }
+}
+
+bool ServiceProcess::start(const QString& url, const QString& configPath,
+                           const QStringList& extraArgs)
+{
+    m_process = std::make_unique<QProcess>();
+    m_stderr.clear();
+    m_process->setProcessChannelMode(QProcess::SeparateChannels);
+    m_process->setReadChannel(QProcess::StandardError);
+    m_process->start(tollgatedPath(),
+                     QStringList{QStringLiteral("--config"), configPath, QStringLiteral("--url"), url,
+                                 QStringLiteral("--grpc"), QStringLiteral("127.0.0.1:0"),
+                                 QStringLiteral("--http"), QStringLiteral("127.0.0.1:0")} +
+                         extraArgs);
+    static const QRegularExpression serving(
+        QStringLiteral("serving: gRPC (?:port (\\d+)|off), HTTP (?:port (\\d+)|off)"));
+    QDeadlineTimer deadline(15000);
+    while (!deadline.hasExpired()) {
+        m_process->waitForReadyRead(100);
+        m_stderr += m_process->readAllStandardError();
+        const auto match = serving.match(QString::fromUtf8(m_stderr));
+        if (match.hasMatch()) {
+            m_grpcPort = quint16(match.captured(1).toUInt());
+            m_httpPort = quint16(match.captured(2).toUInt());
+            return true;
+        }
+        if (m_process->state() == QProcess::NotRunning)
+            break;
+    }
+    m_error = QStringLiteral("tollgated did not start: ") + QString::fromUtf8(m_stderr);
+    return false;
+}
+
+bool ServiceProcess::stop()
+{
+    if (!m_process)
+        return false;
+    m_process->terminate();
+    const bool exited = m_process->waitForFinished(10000);
+    m_stderr += m_process->readAllStandardError();
+    return exited && m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0;
+}
+
+void ServiceProcess::hangUp()
+{
+    if (m_process)
+        ::kill(pid_t(m_process->processId()), SIGHUP);
+}
+
+qint64 ServiceProcess::pid() const
+{
+    return m_process ? m_process->processId() : 0;
+}
+
+QString ServiceProcess::grpcTarget() const
+{
+    return QStringLiteral("127.0.0.1:%1").arg(m_grpcPort);
+}
+
+QByteArray ServiceProcess::stderrText()
+{
+    if (m_process)
+        m_stderr += m_process->readAllStandardError();
+    return m_stderr;
+}
+
+bool ServiceProcess::waitForLog(const QByteArray& text, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!stderrText().contains(text)) {
+        if (deadline.hasExpired() || !m_process)
+            return false;
+        m_process->waitForReadyRead(50);
+    }
+    return true;
+}
+
+ServiceProcess::Http ServiceProcess::curl(const QByteArray& method, const QByteArray& path,
+                                          const QByteArray& body) const
+{
+    QProcess curl;
+    QStringList args{QStringLiteral("-s"), QStringLiteral("-i"), QStringLiteral("-X"),
+                     QString::fromLatin1(method),
+                     QStringLiteral("http://127.0.0.1:%1%2").arg(m_httpPort).arg(QString::fromLatin1(path))};
+    if (!body.isNull())
+        args << QStringLiteral("-H") << QStringLiteral("Content-Type: application/json")
+             << QStringLiteral("--data-binary") << QStringLiteral("@-");
+    curl.start(QStringLiteral("curl"), args);
+    curl.write(body);
+    curl.closeWriteChannel();
+    Http http;
+    if (!curl.waitForFinished(15000))
+        return http;
+    const QByteArray out = curl.readAllStandardOutput();
+    const qsizetype split = out.indexOf("\r\n\r\n");
+    http.headers = out.left(split);
+    http.body = split < 0 ? QByteArray() : out.mid(split + 4);
+    static const QRegularExpression status(QStringLiteral("^HTTP/1\\.[01] (\\d+)"));
+    const auto match = status.match(QString::fromLatin1(http.headers));
+    http.status = match.hasMatch() ? match.captured(1).toInt() : 0;
+    return http;
+}
+
+PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int timeoutMs)
+{
+    // Debian's grpcio and protobuf live in the system interpreter, not in a virtualenv's.
+    static QTemporaryDir stubs;
+    static bool generated = false;
+    PythonRun run;
+    if (!generated) {
+        QStringList protos;
+        const QDir root(sourcePath(QStringLiteral("proto")));
+        for (const char* file : {"envoy/type/v3/ratelimit_unit.proto", "envoy/config/core/v3/base.proto",
+                                 "health/v1/health.proto",
+                                 "envoy/extensions/common/ratelimit/v3/ratelimit.proto",
+                                 "envoy/service/ratelimit/v3/rls.proto"})
+            protos << QString::fromLatin1(file);
+        QProcess protoc;
+        protoc.setWorkingDirectory(root.path());
+        protoc.start(QStringLiteral("protoc"),
+                     QStringList{QStringLiteral("--python_out=") + stubs.path(),
+                                 QStringLiteral("--grpc_python_out=") + stubs.path(),
+                                 QStringLiteral("--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin")} +
+                         protos);
+        protoc.waitForFinished(60000);
+        if (protoc.exitCode() != 0) {
+            run.err = "protoc: " + protoc.readAllStandardError();
+            return run;
+        }
+        generated = true;
+    }
+    QProcess python;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PYTHONPATH"), stubs.path());
+    env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+    python.setProcessEnvironment(env);
+    python.start(QStringLiteral("/usr/bin/python3"),
+                 QStringList{sourcePath(QStringLiteral("tests/python/rls_client.py"))} + args);
+    python.write(input);
+    python.closeWriteChannel();
+    if (!python.waitForFinished(timeoutMs)) {
+        python.kill();
+        python.waitForFinished();
+        run.err = "timed out: " + python.readAllStandardError();
+        return run;
+    }
+    run.exitCode = python.exitCode();
+    run.err = python.readAllStandardError();
+    for (const QByteArray& line : python.readAllStandardOutput().split('\n'))
+        if (!line.trimmed().isEmpty())
+            run.lines << line;
+    return run;
+}
+
+} // namespace tollgate::test
