@@ -30,10 +30,8 @@ demo_packages=(
     redis-server redis-tools openssl
     # tollgatectl's policy files (policy export / apply); CMake configures every target
     libyaml-cpp-dev
-    # tollgated, the rate limit service the demo runs too: gRPC (Envoy's RLS) and Qt's HTTP
-    # server. Qt6HttpServerConfig.cmake requires Qt6WebSockets, which Debian 12 does not pull in.
+    # tollgated, the rate limit service the demo runs too: gRPC for Envoy's RLS
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-    qt6-httpserver-dev qt6-websockets-dev
 )
 # Building and running everything else: the CLI, the tests and the benchmarks.
 packages=(
@@ -42,9 +40,9 @@ packages=(
     redis-sentinel
     # tests: the second-language client (tests/python), IANA zones for QTimeZone
     python3 tzdata
-    # tollgated's tests: a gRPC client that is not ours (Python, stubs generated from proto/),
-    # curl for the HTTP endpoint
-    python3-grpcio python3-grpc-tools python3-protobuf curl
+    # tollgated's tests: a gRPC client that is not ours (Python; protoc and grpc_python_plugin
+    # from protobuf-compiler-grpc generate its stubs from proto/), curl for the HTTP endpoint
+    python3-grpcio python3-protobuf curl
     # metrics: the exporter's tests run a private prometheus and promtool
     prometheus
     # SSH tunnels: the client runs them (core/ssh); the tests start a private sshd of their own

@@ -3,7 +3,9 @@
 #include "core/redis/Result.h"
 
 #include <QHostAddress>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
 #include <functional>
 
@@ -12,28 +14,51 @@ class QTcpSocket;
 
 namespace tollgate {
 
+using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
+
 struct HttpRequest
 {
-    QByteArray method; // "GET"
-    QByteArray path;   // without the query string
-    QByteArray accept; // the Accept header, empty when absent
+    QByteArray method;  // "GET"
+    QByteArray path;    // without the query string
+    QByteArray accept;  // the Accept header, empty when absent
+    QByteArray body;    // as long as its Content-Length (servers with maxBody > 0 only)
+    HttpHeaders headers; // every header, names lower-cased
+    QByteArray header(const QByteArray& lowerCaseName) const;
 };
 
-/// Answers one request, once, whenever the answer is ready. A client that hung up meanwhile
-/// is no error: the answer is dropped.
+struct HttpServerOptions
+{
+    /// Answer several requests per connection (HTTP/1.1 keep-alive, one at a time, in order),
+    /// unless the client says Connection: close. Off: one request, then Connection: close.
+    bool keepAlive = false;
+    /// The largest request body read (Content-Length); 0: requests with a body are refused.
+    qint64 maxBody = 0;
+    /// A connection with nothing to answer for this long is closed.
+    int idleTimeoutMs = 10'000;
+};
+
+class HttpConnection;
+
+/// Answers one request, once, whenever the answer is ready, on the server's thread. A client
+/// that hung up meanwhile is no error: the answer is dropped.
 class HttpResponder
 {
 public:
-    explicit HttpResponder(QTcpSocket* socket);
-    void send(int status, const QByteArray& contentType, const QByteArray& body) const;
+    HttpResponder(QTcpSocket* socket, HttpConnection* connection, bool keepAlive, quint64 request);
+    void send(int status, const QByteArray& contentType, const QByteArray& body,
+              const HttpHeaders& headers = {}) const;
     bool clientGone() const { return m_socket.isNull(); }
 
 private:
     QPointer<QTcpSocket> m_socket;
+    QPointer<HttpConnection> m_connection;
+    bool m_keepAlive;
+    quint64 m_request; // which request of the connection this answers (a copy answers once)
 };
 
-/// A deliberately small HTTP/1.1 server for /metrics and the health checks: one request per
-/// connection (Connection: close), request heads up to 16 KiB, read within 10 s.
+/// A small HTTP/1.1 server: the exporter's /metrics and health checks (one request per
+/// connection), tollgated's JSON endpoint (keep-alive, bodies). Request heads up to 16 KiB; the
+/// first request must arrive within the idle timeout.
 class HttpServer : public QObject
 {
     Q_OBJECT
@@ -41,6 +66,7 @@ public:
     using Handler = std::function<void(const HttpRequest&, HttpResponder)>;
 
     HttpServer(Handler handler, QObject* parent = nullptr);
+    HttpServer(Handler handler, HttpServerOptions options, QObject* parent = nullptr);
     ~HttpServer() override;
 
     /// Io error naming the address when it cannot bind (in use, not permitted, no such address).
@@ -49,9 +75,9 @@ public:
 
 private:
     void accept();
-    void readHead(QTcpSocket* socket);
 
     Handler m_handler;
+    HttpServerOptions m_options;
     QTcpServer* m_server;
 };
 

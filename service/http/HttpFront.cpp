@@ -5,47 +5,55 @@
 #include "service/http/DecisionJson.h"
 #include "service/metrics/ServiceMetrics.h"
 
-#include <QFuture>
-#include <QHttpServer>
-#include <QHttpServerResponse>
 #include <QJsonDocument>
-#include <QPromise>
+#include <QPointer>
 #include <chrono>
 
 namespace tollgate::service {
 
 namespace {
 
-using Status_ = QHttpServerResponse::StatusCode;
 using Clock = std::chrono::steady_clock;
+const QByteArray kJson = "application/json";
+const QByteArray kText = "text/plain; charset=utf-8";
 
-QHttpServerResponse jsonResponse(const QJsonObject& object, Status_ status = Status_::Ok)
+QByteArray jsonText(const QJsonObject& object)
 {
-    return QHttpServerResponse("application/json",
-                               QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n', status);
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }
 
-QHttpServerResponse errorResponse(const Error& error)
+int statusOf(const Error& error)
 {
-    const Status_ status = error.kind == ErrorKind::InvalidInput ? Status_::BadRequest
-                           : error.kind == ErrorKind::NotFound   ? Status_::NotFound
-                           : error.kind == ErrorKind::NoPerm     ? Status_::Forbidden
-                                                                 : Status_::ServiceUnavailable;
-    return jsonResponse({{QStringLiteral("error"), error.message},
-                         {QStringLiteral("kind"), errorKindName(error.kind)}},
-                        status);
+    switch (error.kind) {
+    case ErrorKind::InvalidInput:
+        return 400;
+    case ErrorKind::NotFound:
+        return 404;
+    case ErrorKind::NoPerm:
+        return 403;
+    default:
+        return 503;
+    }
 }
 
-void addHeaders(QHttpServerResponse& response, const Policy& policy, const HitResult& hit,
-                bool denied)
+void sendError(const HttpResponder& responder, const Error& error)
 {
-    const RateLimitHeaders headers = rateLimitHeaders(policy, hit);
-    if (!headers.policy.isEmpty())
-        response.setHeader("RateLimit-Policy", headers.policy);
-    if (!headers.rateLimit.isEmpty())
-        response.setHeader("RateLimit", headers.rateLimit);
-    if (denied && !headers.retryAfter.isEmpty())
-        response.setHeader("Retry-After", headers.retryAfter);
+    responder.send(statusOf(error), kJson,
+                   jsonText({{QStringLiteral("error"), error.message},
+                             {QStringLiteral("kind"), errorKindName(error.kind)}}));
+}
+
+HttpHeaders rateLimitFields(const Policy& policy, const HitResult& hit, bool denied)
+{
+    const RateLimitHeaders fields = rateLimitHeaders(policy, hit);
+    HttpHeaders headers;
+    if (!fields.policy.isEmpty())
+        headers.append({"RateLimit-Policy", fields.policy});
+    if (!fields.rateLimit.isEmpty())
+        headers.append({"RateLimit", fields.rateLimit});
+    if (denied && !fields.retryAfter.isEmpty())
+        headers.append({"Retry-After", fields.retryAfter});
+    return headers;
 }
 
 double since(Clock::time_point start)
@@ -53,151 +61,160 @@ double since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// A future fulfilled from any thread; QHttpServer writes it on its own thread.
-struct Reply
-{
-    std::shared_ptr<QPromise<QHttpServerResponse>> promise =
-        std::make_shared<QPromise<QHttpServerResponse>>();
-    Reply() { promise->start(); }
-    QFuture<QHttpServerResponse> future() const { return promise->future(); }
-    void send(QHttpServerResponse&& response) const
-    {
-        promise->addResult(std::move(response));
-        promise->finish();
-    }
-};
-
 } // namespace
 
 HttpFront::HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
                      std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, QObject* parent)
     : QObject(parent), m_decider(std::move(decider)), m_policies(std::move(policies)),
-      m_metrics(std::move(metrics)), m_hooks(std::move(hooks)),
-      m_server(std::make_unique<QHttpServer>())
+      m_metrics(std::move(metrics)), m_hooks(std::move(hooks))
 {
-    addRoutes();
+    HttpServerOptions options;
+    options.keepAlive = true;
+    options.maxBody = kMaxBody;
+    options.idleTimeoutMs = 60'000;
+    m_server = new HttpServer(
+        [this](const HttpRequest& request, HttpResponder responder) { serve(request, responder); },
+        options, this);
 }
 
 HttpFront::~HttpFront() = default;
 
 Status HttpFront::listen(const QHostAddress& address, quint16 port)
 {
-    const quint16 bound = m_server->listen(address, port);
-    if (bound == 0)
-        return Error{ErrorKind::Io, QStringLiteral("cannot listen on %1:%2 (in use, or not "
-                                                   "permitted)")
-                                        .arg(address.toString())
-                                        .arg(port)};
-    m_port = bound;
-    return Unit{};
+    return m_server->listen(address, port);
 }
 
-void HttpFront::addRoutes()
+void HttpFront::onOwnThread(std::function<void()> write)
 {
-    using Method = QHttpServerRequest::Method;
-    m_server->route(QStringLiteral("/v1/decide"), Method::Post,
-                    [this](const QHttpServerRequest& request) {
-                        Reply reply;
-                        const auto start = Clock::now();
-                        auto parsed = decisionRequestFromJson(request.body());
-                        if (!parsed) {
-                            m_metrics->recordDecision({}, "error", "http", since(start), 0);
-                            reply.send(errorResponse(parsed.error()));
-                            return reply.future();
-                        }
-                        const QByteArray domain = parsed->domain;
-                        m_decider->decide(*parsed, [reply, start, domain, metrics = m_metrics](
-                                                       Result<Decision> decision) {
-                            if (!decision) {
-                                metrics->recordDecision(domain, "error", "http", since(start), 0);
-                                reply.send(errorResponse(decision.error()));
-                                return;
-                            }
-                            const bool over = decision->overall == Code::OverLimit;
-                            QHttpServerResponse response = jsonResponse(decisionToJson(*decision));
-                            if (decision->headline && decision->headlinePolicy)
-                                addHeaders(response, *decision->headlinePolicy,
-                                           *decision->headline, over);
-                            metrics->recordDecision(domain, over ? "over_limit" : "ok", "http",
-                                                    since(start), decision->redisCalls);
-                            reply.send(std::move(response));
-                        });
-                        return reply.future();
-                    });
-    m_server->route(QStringLiteral("/v1/hit"), Method::Post, [this](const QHttpServerRequest& request) {
-        Reply reply;
-        const auto start = Clock::now();
-        QJsonParseError error{};
-        const QJsonObject body = QJsonDocument::fromJson(request.body(), &error).object();
-        const QByteArray action = body.value(QStringLiteral("action")).toString().toUtf8();
-        const QByteArray user = body.value(QStringLiteral("user")).toString().toUtf8();
-        const QJsonValue costValue = body.value(QStringLiteral("cost"));
-        const double cost = costValue.isUndefined() ? 0 : costValue.toDouble(-1);
-        if (error.error != QJsonParseError::NoError || action.isEmpty() || user.isEmpty() ||
-            cost < 0 || cost > double(Policy::kMaxLimit) || cost != double(qint64(cost))) {
-            reply.send(errorResponse(Error{
-                ErrorKind::InvalidInput,
-                QStringLiteral("the body must be {\"action\": ..., \"user\": ..., \"cost\": 1..%1 "
-                               "(optional)}")
-                    .arg(Policy::kMaxLimit)}));
-            return reply.future();
-        }
-        const PolicyBook::Snapshot policies = m_policies->current();
-        const auto policy = policies->constFind(action);
-        if (policy == policies->cend()) {
-            reply.send(errorResponse(Error{ErrorKind::NotFound,
-                                           QStringLiteral("no policy for action %1")
-                                               .arg(QString::fromUtf8(action.left(200)))}));
-            return reply.future();
-        }
-        m_decider->limiter().hit(
-            *policy, user, qint64(cost), nullptr,
-            [reply, start, policy = *policy, metrics = m_metrics](Result<HitResult> hit) {
-                if (!hit) {
-                    metrics->recordDecision("_hit", "error", "http", since(start), 0);
-                    reply.send(errorResponse(hit.error()));
-                    return;
-                }
-                QHttpServerResponse response = jsonResponse(
-                    hitToJson(*hit), hit->allowed ? Status_::Ok : Status_::TooManyRequests);
-                addHeaders(response, policy, *hit, !hit->allowed);
-                metrics->recordDecision("_hit", hit->allowed ? "ok" : "over_limit", "http",
-                                        since(start), hit->decidedBy == DecidedBy::Cache ? 0 : 1);
-                reply.send(std::move(response));
-            });
-        return reply.future();
-    });
-    m_server->route(QStringLiteral("/healthz"), Method::Get, [] {
-        return QHttpServerResponse("text/plain", "ok\n");
-    });
-    m_server->route(QStringLiteral("/readyz"), Method::Get, [this] {
+    QMetaObject::invokeMethod(this, std::move(write), Qt::QueuedConnection);
+}
+
+void HttpFront::serve(const HttpRequest& request, const HttpResponder& responder)
+{
+    const QByteArray& path = request.path;
+    const bool post = request.method == "POST";
+    const bool get = request.method == "GET";
+    if (path == "/v1/decide" && post)
+        decide(request, responder);
+    else if (path == "/v1/hit" && post)
+        hit(request, responder);
+    else if (path == "/metrics" && get)
+        metrics(request, responder);
+    else if (path == "/healthz" && get)
+        responder.send(200, kText, "ok\n");
+    else if (path == "/readyz" && get) {
         QString why;
         const bool ready = m_hooks.ready(&why);
         QString text = ready ? QStringLiteral("ready\n") : QStringLiteral("not ready: %1\n").arg(why);
         if (m_hooks.configState)
             text += m_hooks.configState() + QLatin1Char('\n');
-        return QHttpServerResponse("text/plain", text.toUtf8(),
-                                   ready ? Status_::Ok : Status_::ServiceUnavailable);
-    });
-    m_server->route(QStringLiteral("/metrics"), Method::Get, [this](const QHttpServerRequest& request) {
-        Reply reply;
-        const ExpositionFormat format = negotiateFormat(request.value("Accept"));
-        QString why;
-        const auto cache = m_decider->limiter().refusalCache();
-        QByteArray own = m_metrics->render(format, cache ? cache->stats() : RefusalCache::Stats{},
-                                           cache ? cache->maxBytes() : 0, m_hooks.ready(&why));
-        auto send = [reply, format](QByteArray text) {
-            if (format == ExpositionFormat::OpenMetrics && !text.endsWith("# EOF\n"))
-                text += "# EOF\n";
-            reply.send(QHttpServerResponse(contentType(format), std::move(text)));
-        };
-        if (!m_hooks.exporterMetrics) {
-            send(own);
-            return reply.future();
+        responder.send(ready ? 200 : 503, kText, text.toUtf8());
+    } else if (path == "/v1/decide" || path == "/v1/hit" || path == "/metrics" ||
+               path == "/healthz" || path == "/readyz")
+        responder.send(405, kText, "method not allowed\n");
+    else
+        responder.send(404, kText,
+                       "not found: POST /v1/decide, POST /v1/hit, GET /healthz, /readyz, /metrics\n");
+}
+
+void HttpFront::decide(const HttpRequest& request, const HttpResponder& responder)
+{
+    const auto start = Clock::now();
+    auto parsed = decisionRequestFromJson(request.body);
+    if (!parsed) {
+        m_metrics->recordDecision({}, "error", "http", since(start), 0);
+        sendError(responder, parsed.error());
+        return;
+    }
+    const QByteArray domain = parsed->domain;
+    QPointer<HttpFront> self(this);
+    m_decider->decide(*parsed, [self, responder, start, domain,
+                                metrics = m_metrics](Result<Decision> decision) {
+        if (!decision) {
+            metrics->recordDecision(domain, "error", "http", since(start), 0);
+        } else {
+            const bool over = decision->overall == Code::OverLimit;
+            metrics->recordDecision(domain, over ? "over_limit" : "ok", "http", since(start),
+                                    decision->redisCalls);
         }
-        m_hooks.exporterMetrics(format, [own, send](QByteArray exporter) { send(own + exporter); });
-        return reply.future();
+        if (!self)
+            return;
+        self->onOwnThread([responder, decision = std::move(decision)] {
+            if (!decision) {
+                sendError(responder, decision.error());
+                return;
+            }
+            HttpHeaders headers;
+            if (decision->headline && decision->headlinePolicy)
+                headers = rateLimitFields(*decision->headlinePolicy, *decision->headline,
+                                          decision->overall == Code::OverLimit);
+            responder.send(200, kJson, jsonText(decisionToJson(*decision)), headers);
+        });
     });
+}
+
+void HttpFront::hit(const HttpRequest& request, const HttpResponder& responder)
+{
+    const auto start = Clock::now();
+    QJsonParseError error{};
+    const QJsonObject body = QJsonDocument::fromJson(request.body, &error).object();
+    const QByteArray action = body.value(QStringLiteral("action")).toString().toUtf8();
+    const QByteArray user = body.value(QStringLiteral("user")).toString().toUtf8();
+    const QJsonValue costValue = body.value(QStringLiteral("cost"));
+    const double cost = costValue.isUndefined() ? 0 : costValue.toDouble(-1);
+    if (error.error != QJsonParseError::NoError || action.isEmpty() || user.isEmpty() || cost < 0 ||
+        cost > double(Policy::kMaxLimit) || cost != double(qint64(cost))) {
+        sendError(responder, Error{ErrorKind::InvalidInput,
+                                   QStringLiteral("the body must be {\"action\": ..., \"user\": ..., "
+                                                  "\"cost\": 1..%1 (optional)}")
+                                       .arg(Policy::kMaxLimit)});
+        return;
+    }
+    const PolicyBook::Snapshot policies = m_policies->current();
+    const auto policy = policies->constFind(action);
+    if (policy == policies->cend()) {
+        sendError(responder, Error{ErrorKind::NotFound, QStringLiteral("no policy for action %1")
+                                                            .arg(QString::fromUtf8(action.left(200)))});
+        return;
+    }
+    QPointer<HttpFront> self(this);
+    m_decider->limiter().hit(
+        *policy, user, qint64(cost), nullptr,
+        [self, responder, start, policy = *policy, metrics = m_metrics](Result<HitResult> hit) {
+            const char* code = !hit ? "error" : hit->allowed ? "ok" : "over_limit";
+            metrics->recordDecision("_hit", code, "http", since(start),
+                                    hit && hit->decidedBy != DecidedBy::Cache ? 1 : 0);
+            if (!self)
+                return;
+            self->onOwnThread([responder, policy, hit = std::move(hit)] {
+                if (!hit) {
+                    sendError(responder, hit.error());
+                    return;
+                }
+                responder.send(hit->allowed ? 200 : 429, kJson, jsonText(hitToJson(*hit)),
+                               rateLimitFields(policy, *hit, !hit->allowed));
+            });
+        });
+}
+
+void HttpFront::metrics(const HttpRequest& request, const HttpResponder& responder)
+{
+    const ExpositionFormat format = negotiateFormat(request.accept);
+    QString why;
+    const auto& cache = m_decider->limiter().refusalCache();
+    const QByteArray own = m_metrics->render(format, cache ? cache->stats() : RefusalCache::Stats{},
+                                             cache ? cache->maxBytes() : 0, m_hooks.ready(&why));
+    auto send = [responder, format](QByteArray text) {
+        if (format == ExpositionFormat::OpenMetrics && !text.endsWith("# EOF\n"))
+            text += "# EOF\n";
+        responder.send(200, contentType(format), text);
+    };
+    if (!m_hooks.exporterMetrics) {
+        send(own);
+        return;
+    }
+    // The exporter's collector answers on this thread.
+    m_hooks.exporterMetrics(format, [own, send](const QByteArray& exporter) { send(own + exporter); });
 }
 
 } // namespace tollgate::service

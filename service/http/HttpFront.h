@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/Limiter.h"
 #include "core/metrics/Exposition.h"
+#include "core/metrics/HttpServer.h"
 #include "service/decide/Decider.h"
 
 #include <QHostAddress>
@@ -9,31 +9,33 @@
 #include <functional>
 #include <memory>
 
-class QHttpServer;
-
 namespace tollgate::service {
 
 class ServiceMetrics;
 
-/// tollgated's HTTP/1.1 endpoint (Qt's QHttpServer: keep-alive, routing, asynchronous answers):
+/// tollgated's HTTP/1.1 endpoint (the project's HttpServer with keep-alive and bodies of up to
+/// 2 MiB; docs/architecture.md says why not Qt's QHttpServer):
 ///   POST /v1/decide  Envoy's rate limit request as JSON; the same answer as gRPC
 ///   POST /v1/hit     {"action", "user", "cost"}: hit.lua's reply as JSON, 200 or 429, with the
 ///                    RateLimit, RateLimit-Policy and Retry-After header fields
 ///   GET  /healthz    200 while the process serves
 ///   GET  /readyz     200 while Redis answers or the failure policy decides, else 503
 ///   GET  /metrics    the service's families, then the exporter's
-/// Lives on the thread that runs it (the main one); decisions are made on the I/O threads.
+/// Lives on the thread that runs it (the main one); decisions are made on the I/O threads and
+/// their answers written back here.
 class HttpFront : public QObject
 {
     Q_OBJECT
 public:
     struct Hooks
     {
-        std::function<bool(QString* why)> ready;            // and why not
-        std::function<QString()> configState;               // a line for /readyz
+        std::function<bool(QString* why)> ready; // and why not
+        std::function<QString()> configState;    // a line for /readyz
         /// The exporter's families in that format (read from Redis), then `done`; may be empty.
         std::function<void(ExpositionFormat, std::function<void(QByteArray)>)> exporterMetrics;
     };
+
+    static constexpr qint64 kMaxBody = 2 << 20; // a request may carry a 1 MB descriptor value
 
     HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
               std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, QObject* parent = nullptr);
@@ -41,17 +43,21 @@ public:
 
     /// Io error naming the address when it cannot bind.
     Status listen(const QHostAddress& address, quint16 port);
-    quint16 port() const { return m_port; }
+    quint16 port() const { return m_server->port(); }
 
 private:
-    void addRoutes();
+    void serve(const HttpRequest& request, const HttpResponder& responder);
+    void decide(const HttpRequest& request, const HttpResponder& responder);
+    void hit(const HttpRequest& request, const HttpResponder& responder);
+    void metrics(const HttpRequest& request, const HttpResponder& responder);
+    /// Runs `write` on this object's thread, unless it is gone by then.
+    void onOwnThread(std::function<void()> write);
 
     std::shared_ptr<const Decider> m_decider;
     std::shared_ptr<PolicyBook> m_policies;
     std::shared_ptr<ServiceMetrics> m_metrics;
     Hooks m_hooks;
-    std::unique_ptr<QHttpServer> m_server;
-    quint16 m_port = 0;
+    HttpServer* m_server;
 };
 
 } // namespace tollgate::service
