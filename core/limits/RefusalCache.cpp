@@ -95,6 +95,9 @@ void RefusalCache::remember(const Policy& policy, const QByteArray& user, qint64
     const qint64 hold = hit.retryAfterMs < 0 ? kMaxHoldMs : hit.retryAfterMs;
     Entry entry{policy.action, user, hit, cost > 0 ? cost : policy.cost, policy.revision, now,
                 now + hold, 0};
+    // hit.lua bans on every deny of a policy that bans: Redis answers "banned" from now on.
+    if (policy.hasBan() && entry.hit.tier == Tier::Deny)
+        entry.hit.tier = Tier::Banned;
     entry.bytes = kEntryOverhead + 2 * (policy.action.size() + user.size()) + hit.message.size() * 2;
     const QByteArray k = key(policy.action, user);
     {
