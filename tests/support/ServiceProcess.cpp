@@ -128,10 +128,23 @@ ServiceProcess::Http ServiceProcess::curl(const QByteArray& method, const QByteA
     return http;
 }
 
+namespace {
+QTemporaryDir& stubs()
+{
+    static QTemporaryDir dir;
+    return dir;
+}
+} // namespace
+
+QString rlsStubDir()
+{
+    return stubs().path();
+}
+
 PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int timeoutMs)
 {
     // Debian's grpcio and protobuf live in the system interpreter, not in a virtualenv's.
-    static QTemporaryDir stubs;
+    QTemporaryDir& stubs = test::stubs();
     static bool generated = false;
     PythonRun run;
     if (!generated) {
