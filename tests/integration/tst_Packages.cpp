@@ -241,7 +241,8 @@ void PackagesTest::installIntoPrefix()
 
 QByteArray PackagesTest::debInfo(const QString& package, const QStringList& args) const
 {
-    const Run info = run(QStringLiteral("dpkg-deb"), args.mid(0, 1) + QStringList{deb(package)} + args.mid(1));
+    const Run info =
+        run(QStringLiteral("dpkg-deb"), args.mid(0, 1) + QStringList{deb(package)} + args.mid(1));
     return info.code == 0 ? info.out : QByteArray("dpkg-deb failed: ") + info.describe.toUtf8();
 }
 
@@ -257,29 +258,30 @@ void PackagesTest::servicePackageHoldsItsFiles()
             files << QString::fromUtf8(line.mid(line.lastIndexOf(' ') + 1));
     }
     files.sort();
-    const QStringList expected{
-        QStringLiteral("./etc/default/tollgated"),
-        QStringLiteral("./etc/tollgate/ratelimit.yaml"),
-        QStringLiteral("./lib/systemd/system/tollgated.service"),
-        QStringLiteral("./usr/bin/tollgated"),
-        QStringLiteral("./usr/share/doc/tollgated/changelog.gz"),
-        QStringLiteral("./usr/share/doc/tollgated/copyright"),
-        QStringLiteral("./usr/share/man/man8/tollgated.8.gz")};
+    const QStringList expected{QStringLiteral("./etc/default/tollgated"),
+                               QStringLiteral("./etc/tollgate/ratelimit.yaml"),
+                               QStringLiteral("./lib/systemd/system/tollgated.service"),
+                               QStringLiteral("./usr/bin/tollgated"),
+                               QStringLiteral("./usr/share/doc/tollgated/changelog.gz"),
+                               QStringLiteral("./usr/share/doc/tollgated/copyright"),
+                               QStringLiteral("./usr/share/man/man8/tollgated.8.gz")};
     QCOMPARE(files, expected);
 
-    const QByteArray conffiles =
-        debInfo(QStringLiteral("tollgated"), {QStringLiteral("--info"), QStringLiteral("conffiles")});
+    const QByteArray conffiles = debInfo(QStringLiteral("tollgated"),
+                                         {QStringLiteral("--info"), QStringLiteral("conffiles")});
     QCOMPARE(conffiles, QByteArray("/etc/default/tollgated\n/etc/tollgate/ratelimit.yaml\n"));
     const auto field = [this](const char* name) {
-        return debInfo(QStringLiteral("tollgated"), {QStringLiteral("-f"), QString::fromLatin1(name)}).trimmed();
+        return debInfo(QStringLiteral("tollgated"),
+                       {QStringLiteral("-f"), QString::fromLatin1(name)})
+            .trimmed();
     };
     QCOMPARE(field("Section"), QByteArray("net"));
     QCOMPARE(field("Recommends"), QByteArray("redis-server"));
     const QByteArray depends = field("Depends");
     QVERIFY2(depends.contains("procps") && depends.contains("libgrpc++"), depends.constData());
     // The unit is made known to systemd but neither enabled nor started at installation.
-    const QByteArray postinst =
-        debInfo(QStringLiteral("tollgated"), {QStringLiteral("--info"), QStringLiteral("postinst")});
+    const QByteArray postinst = debInfo(QStringLiteral("tollgated"),
+                                        {QStringLiteral("--info"), QStringLiteral("postinst")});
     QVERIFY2(postinst.contains("daemon-reload") && postinst.contains("try-restart") &&
                  !postinst.contains("deb-systemd-helper enable") &&
                  !postinst.contains("deb-systemd-invoke start"),
@@ -291,7 +293,7 @@ void PackagesTest::serviceUnitVerifies()
     REQUIRE_SERVICE();
     const QString analyze = QStandardPaths::findExecutable(QStringLiteral("systemd-analyze"));
     if (analyze.isEmpty())
-        QSKIP("systemd-analyze is not installed (the systemd package), so the unit is not verified");
+        QSKIP("systemd-analyze (package systemd) is not installed: the unit is not verified");
     // A root of its own: the package's unit, binary and man page, plus what the unit's default
     // dependencies and ExecReload need from the machine (sysinit.target, /bin/kill).
     const QString root = m_tmp.filePath(QStringLiteral("unit-root"));
@@ -299,7 +301,8 @@ void PackagesTest::serviceUnitVerifies()
     const QString man = QStringLiteral("/usr/share/man/man8/tollgated.8.gz");
     const std::pair<QString, QString> copies[] = {
         {m_root + unit, root + unit},
-        {m_root + QStringLiteral("/usr/bin/tollgated"), root + QStringLiteral("/usr/bin/tollgated")},
+        {m_root + QStringLiteral("/usr/bin/tollgated"),
+         root + QStringLiteral("/usr/bin/tollgated")},
         {m_root + man, root + man},
         {QStringLiteral("/lib/systemd/system/sysinit.target"),
          root + QStringLiteral("/lib/systemd/system/sysinit.target")},
@@ -312,9 +315,10 @@ void PackagesTest::serviceUnitVerifies()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("MANPATH"), root + QStringLiteral("/usr/share/man"));
     const bool haveMan = !QStandardPaths::findExecutable(QStringLiteral("man")).isEmpty();
-    const Run verify = run(analyze, {QStringLiteral("verify"), QStringLiteral("--root=") + root,
-                                     haveMan ? QStringLiteral("--man=yes") : QStringLiteral("--man=no"),
-                                     QStringLiteral("tollgated.service")},
+    const Run verify = run(analyze,
+                           {QStringLiteral("verify"), QStringLiteral("--root=") + root,
+                            haveMan ? QStringLiteral("--man=yes") : QStringLiteral("--man=no"),
+                            QStringLiteral("tollgated.service")},
                            env);
     // Unknown keys and bad values are only reported, with exit 0: any output is a finding.
     QVERIFY2(verify.code == 0 && verify.out.trimmed().isEmpty(), qPrintable(verify.describe));
@@ -347,8 +351,9 @@ void PackagesTest::unpackedServiceServesThePackagedConfiguration()
     daemon.setProcessChannelMode(QProcess::MergedChannels);
     daemon.start(m_root + QStringLiteral("/usr/bin/tollgated"),
                  {QStringLiteral("--config"), m_root + kServiceConfig, QStringLiteral("--grpc"),
-                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--http"), QStringLiteral("127.0.0.1:0"),
-                  QStringLiteral("--prefix"), QStringLiteral("pkg")});
+                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--http"),
+                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--prefix"),
+                  QStringLiteral("pkg")});
     QVERIFY(daemon.waitForStarted(10'000));
     QByteArray log;
     const auto logged = [&](const char* text) {
@@ -359,17 +364,23 @@ void PackagesTest::unpackedServiceServesThePackagedConfiguration()
                               log.constData(), 20'000);
     QVERIFY2(daemon.state() == QProcess::Running, log.constData());
 
-    const Run stored = run(m_root + QStringLiteral("/usr/bin/tollgatectl"),
-                           {QStringLiteral("--prefix"), QStringLiteral("pkg"), QStringLiteral("policy"),
-                            QStringLiteral("get"), QStringLiteral("edge.generic_key_login.user_id")},
-                           env);
-    RUN_OK(stored);
+    // The plan is logged before its writes: the login policy is stored a moment later.
+    Run stored;
+    const auto loginPolicyStored = [&] {
+        stored = run(m_root + QStringLiteral("/usr/bin/tollgatectl"),
+                     {QStringLiteral("--prefix"), QStringLiteral("pkg"), QStringLiteral("policy"),
+                      QStringLiteral("get"), QStringLiteral("edge.generic_key_login.user_id")},
+                     env);
+        return stored.code == 0;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(loginPolicyStored(), qPrintable(stored.describe), 10'000);
     QVERIFY2(stored.out.contains("15m"), qPrintable(stored.describe));
 
     daemon.terminate(); // SIGTERM
     QVERIFY(daemon.waitForFinished(10'000));
     log += daemon.readAll();
-    QVERIFY2(daemon.exitStatus() == QProcess::NormalExit && daemon.exitCode() == 0, log.constData());
+    QVERIFY2(daemon.exitStatus() == QProcess::NormalExit && daemon.exitCode() == 0,
+             log.constData());
 }
 
 QTEST_GUILESS_MAIN(PackagesTest)
