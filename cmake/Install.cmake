@@ -1,5 +1,6 @@
 # What `cmake --install` puts where, by component; each component is one Debian package
-# (cmake/Packaging.cmake): console -> tollgate, cli -> tollgatectl, dev -> libtollgate-dev.
+# (cmake/Packaging.cmake): console -> tollgate, cli -> tollgatectl, service -> tollgated,
+# dev -> libtollgate-dev.
 
 set(TOLLGATE_LUA_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/tollgate/lua)
 set(TOLLGATE_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Tollgate)
@@ -20,7 +21,11 @@ endfunction()
 configure_file(${CMAKE_SOURCE_DIR}/resources/debian/changelog.in
                ${TOLLGATE_GENERATED_DIR}/debian/changelog @ONLY)
 tollgate_gzip(${TOLLGATE_GENERATED_DIR}/debian/changelog ${TOLLGATE_GENERATED_DIR}/debian/changelog.gz)
-foreach(component_package IN ITEMS console:tollgate cli:tollgatectl dev:libtollgate-dev)
+set(TOLLGATE_COMPONENT_PACKAGES console:tollgate cli:tollgatectl dev:libtollgate-dev)
+if(TARGET tollgated)
+    list(APPEND TOLLGATE_COMPONENT_PACKAGES service:tollgated)
+endif()
+foreach(component_package IN LISTS TOLLGATE_COMPONENT_PACKAGES)
     string(REPLACE ":" ";" pair ${component_package})
     list(GET pair 0 component)
     list(GET pair 1 package)
@@ -29,9 +34,9 @@ foreach(component_package IN ITEMS console:tollgate cli:tollgatectl dev:libtollg
             DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
 endforeach()
 
-# Man pages (resources/man/*.1, written in roff).
-foreach(page tollgate tollgatectl)
-    tollgate_gzip(${CMAKE_SOURCE_DIR}/resources/man/${page}.1 ${TOLLGATE_GENERATED_DIR}/man/${page}.1.gz)
+# Man pages (resources/man/<page>.<section>, written in roff).
+foreach(page tollgate.1 tollgatectl.1 tollgated.8)
+    tollgate_gzip(${CMAKE_SOURCE_DIR}/resources/man/${page} ${TOLLGATE_GENERATED_DIR}/man/${page}.gz)
 endforeach()
 
 # The console: executable, desktop entry, icon, AppStream metadata, man page.
@@ -62,6 +67,21 @@ install(FILES ${CMAKE_SOURCE_DIR}/resources/completions/_tollgatectl
 # keeps units in /lib/systemd/system.
 install(FILES ${CMAKE_SOURCE_DIR}/resources/systemd/tollgate-exporter.service
         DESTINATION /lib/systemd/system COMPONENT cli)
+
+# The rate limit service: executable, man page, its systemd unit (not enabled: `systemctl enable
+# --now tollgated`), and two conffiles (resources/debian/tollgated/conffiles): the example
+# configuration the unit loads and the unit's environment.
+if(TARGET tollgated)
+    install(TARGETS tollgated RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT service)
+    install(FILES ${TOLLGATE_GENERATED_DIR}/man/tollgated.8.gz
+            DESTINATION ${CMAKE_INSTALL_MANDIR}/man8 COMPONENT service)
+    install(FILES ${CMAKE_SOURCE_DIR}/resources/systemd/tollgated.service
+            DESTINATION /lib/systemd/system COMPONENT service)
+    install(FILES ${CMAKE_SOURCE_DIR}/resources/tollgated/ratelimit.yaml
+            DESTINATION /etc/tollgate COMPONENT service)
+    install(FILES ${CMAKE_SOURCE_DIR}/resources/tollgated/tollgated.default
+            DESTINATION /etc/default RENAME tollgated COMPONENT service)
+endif()
 
 # The library for other C++ projects: headers, the static library, the CMake package, and the
 # Lua scripts for clients in other languages.

@@ -18,6 +18,9 @@ set(CPACK_COMPONENTS_ALL cli dev)
 if(TARGET tollgate)
     list(PREPEND CPACK_COMPONENTS_ALL console)
 endif()
+if(TARGET tollgated)
+    list(APPEND CPACK_COMPONENTS_ALL service)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -45,6 +48,30 @@ tollgatectl manages Tollgate's rate-limit policies, counts and inspects hits,
 bans and unbans users with an audited reason, lists subjects, repairs keys
 that lost their TTL and reads the audit trail, against a single redis-server
 or a Redis Cluster. Its output can be JSON for scripts.")
+
+set(CPACK_DEBIAN_SERVICE_PACKAGE_NAME tollgated)
+set(CPACK_DEBIAN_SERVICE_PACKAGE_SECTION net)
+# The unit's ExecReload runs /bin/kill (procps, not essential); dpkg-shlibdeps adds the libraries.
+set(CPACK_DEBIAN_SERVICE_PACKAGE_DEPENDS procps)
+set(CPACK_DEBIAN_SERVICE_PACKAGE_RECOMMENDS redis-server)
+# dpkg-deb marks nothing as a conffile by itself; the maintainer scripts tell systemd about the
+# unit as dh_installsystemd's would, without enabling or starting it. Strict permissions: the
+# scripts 0755, conffiles 0644, as lintian wants them.
+set(TOLLGATE_SERVICE_CONTROL ${CMAKE_SOURCE_DIR}/resources/debian/tollgated)
+set(CPACK_DEBIAN_SERVICE_PACKAGE_CONTROL_EXTRA
+    ${TOLLGATE_SERVICE_CONTROL}/conffiles ${TOLLGATE_SERVICE_CONTROL}/postinst
+    ${TOLLGATE_SERVICE_CONTROL}/prerm ${TOLLGATE_SERVICE_CONTROL}/postrm)
+set(CPACK_DEBIAN_SERVICE_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_DEBIAN_SERVICE_DESCRIPTION
+"rate limit service for Envoy and HTTP clients, on Redis
+tollgated answers Envoy's rate limit service API (RLS v3) over gRPC and the
+same decisions as JSON over HTTP, with Tollgate's atomic Lua scripts on a
+single redis-server, a Redis Cluster or behind Redis Sentinel. Its
+configuration is envoyproxy/ratelimit's YAML, with Tollgate's own policy
+fields (bans, several windows, other algorithms) where wanted; its policies
+show in tollgatectl and the console like any other. Refusals already decided
+are answered from memory, so an abusive client costs no Redis call. The
+package installs a systemd unit, not enabled, and an example configuration.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtollgate-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the Debian packages into dist/: tollgate (the console), tollgatectl (the CLI) and
-# libtollgate-dev (headers, static library, CMake package, Lua scripts), then checks them with
-# lintian. Install them with `sudo apt install ./dist/*.deb`. A Release build of its own
-# (build-package/), without tests or benchmarks.
+# Builds the Debian packages into dist/: tollgate (the console), tollgatectl (the CLI),
+# tollgated (the rate limit service) and libtollgate-dev (headers, static library, CMake
+# package, Lua scripts), then checks them with lintian. Install them with
+# `sudo apt install ./dist/*.deb`. A Release build of its own (build-package/), without tests
+# or benchmarks.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

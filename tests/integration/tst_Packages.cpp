@@ -3,7 +3,9 @@
 // unpacks them into a temporary root, and from there `--version`, `--help` (no display),
 // `tollgatectl hit` against a private redis-server and the example consumer of examples/hit
 // (built against the unpacked libtollgate-dev) all work. `cmake --install` into a prefix gives
-// the same library.
+// the same library. tollgated's package holds exactly its files and conffiles, its unit passes
+// `systemd-analyze verify`, and the unpacked daemon checks and serves the packaged example
+// configuration with the unit's command line.
 
 #include "core/Version.h"
 #include "tests/support/RedisServer.h"
@@ -52,6 +54,22 @@ Run run(const QString& program, const QStringList& args,
 
 #define RUN_OK(result) QVERIFY2((result).code == 0, qPrintable((result).describe))
 
+// What the build made: tollgated and its package are left out without gRPC
+// (TOLLGATE_BUILD_SERVICE, tests/CMakeLists.txt).
+#ifdef TOLLGATE_PACKAGES_SERVICE
+constexpr bool kServiceBuilt = true;
+#else
+constexpr bool kServiceBuilt = false;
+#endif
+
+#define REQUIRE_SERVICE()                                                                          \
+    do {                                                                                           \
+        if (!kServiceBuilt)                                                                        \
+            QSKIP("tollgated is not built (TOLLGATE_BUILD_SERVICE=OFF)");                          \
+    } while (false)
+
+const QString kServiceConfig = QStringLiteral("/etc/tollgate/ratelimit.yaml");
+
 } // namespace
 
 class PackagesTest : public QObject
@@ -66,9 +84,14 @@ private Q_SLOTS:
     void unpackedCliHitsARealServer();
     void exampleBuildsAgainstUnpackedLibrary();
     void installIntoPrefix();
+    void servicePackageHoldsItsFiles();
+    void serviceUnitVerifies();
+    void unpackedServiceChecksItsConfiguration();
+    void unpackedServiceServesThePackagedConfiguration();
 
 private:
     QString deb(const QString& package) const;
+    QByteArray debInfo(const QString& package, const QStringList& args) const;
     QString buildExample(const QString& prefix, const QString& name);
 
     QString m_build = QDir::cleanPath(QCoreApplication::applicationDirPath() + QStringLiteral("/.."));
@@ -108,8 +131,11 @@ void PackagesTest::packagesAreBuilt()
     QDirIterator found(out, {QStringLiteral("*.deb")}, QDir::Files);
     while (found.hasNext())
         m_debs << found.next();
-    for (const QString& package : {QStringLiteral("tollgate"), QStringLiteral("tollgatectl"),
-                                   QStringLiteral("libtollgate-dev")}) {
+    QStringList packages{QStringLiteral("tollgate"), QStringLiteral("tollgatectl"),
+                         QStringLiteral("libtollgate-dev")};
+    if (kServiceBuilt)
+        packages << QStringLiteral("tollgated");
+    for (const QString& package : packages) {
         const QString file = deb(package);
         QVERIFY2(!file.isEmpty(), qPrintable(package + QStringLiteral(" not built: ") +
                                              m_debs.join(QLatin1Char(' '))));
@@ -211,6 +237,150 @@ void PackagesTest::installIntoPrefix()
                                          prefix, QStringLiteral("--component"), QStringLiteral("dev")}));
     const QString failure = buildExample(prefix, QStringLiteral("from-prefix"));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
+}
+
+QByteArray PackagesTest::debInfo(const QString& package, const QStringList& args) const
+{
+    const Run info =
+        run(QStringLiteral("dpkg-deb"), args.mid(0, 1) + QStringList{deb(package)} + args.mid(1));
+    return info.code == 0 ? info.out : QByteArray("dpkg-deb failed: ") + info.describe.toUtf8();
+}
+
+void PackagesTest::servicePackageHoldsItsFiles()
+{
+    REQUIRE_SERVICE();
+    QVERIFY(!deb(QStringLiteral("tollgated")).isEmpty());
+    // Every file, no more: `dpkg-deb -c` lines end in the path ("./usr/bin/tollgated").
+    QStringList files;
+    const QByteArray listing = debInfo(QStringLiteral("tollgated"), {QStringLiteral("-c")});
+    for (const QByteArray& line : listing.split('\n')) {
+        if (line.startsWith('-'))
+            files << QString::fromUtf8(line.mid(line.lastIndexOf(' ') + 1));
+    }
+    files.sort();
+    const QStringList expected{QStringLiteral("./etc/default/tollgated"),
+                               QStringLiteral("./etc/tollgate/ratelimit.yaml"),
+                               QStringLiteral("./lib/systemd/system/tollgated.service"),
+                               QStringLiteral("./usr/bin/tollgated"),
+                               QStringLiteral("./usr/share/doc/tollgated/changelog.gz"),
+                               QStringLiteral("./usr/share/doc/tollgated/copyright"),
+                               QStringLiteral("./usr/share/man/man8/tollgated.8.gz")};
+    QCOMPARE(files, expected);
+
+    const QByteArray conffiles = debInfo(QStringLiteral("tollgated"),
+                                         {QStringLiteral("--info"), QStringLiteral("conffiles")});
+    QCOMPARE(conffiles, QByteArray("/etc/default/tollgated\n/etc/tollgate/ratelimit.yaml\n"));
+    const auto field = [this](const char* name) {
+        return debInfo(QStringLiteral("tollgated"),
+                       {QStringLiteral("-f"), QString::fromLatin1(name)})
+            .trimmed();
+    };
+    QCOMPARE(field("Section"), QByteArray("net"));
+    QCOMPARE(field("Recommends"), QByteArray("redis-server"));
+    const QByteArray depends = field("Depends");
+    QVERIFY2(depends.contains("procps") && depends.contains("libgrpc++"), depends.constData());
+    // The unit is made known to systemd but neither enabled nor started at installation.
+    const QByteArray postinst = debInfo(QStringLiteral("tollgated"),
+                                        {QStringLiteral("--info"), QStringLiteral("postinst")});
+    QVERIFY2(postinst.contains("daemon-reload") && postinst.contains("try-restart") &&
+                 !postinst.contains("deb-systemd-helper enable") &&
+                 !postinst.contains("deb-systemd-invoke start"),
+             postinst.constData());
+}
+
+void PackagesTest::serviceUnitVerifies()
+{
+    REQUIRE_SERVICE();
+    const QString analyze = QStandardPaths::findExecutable(QStringLiteral("systemd-analyze"));
+    if (analyze.isEmpty())
+        QSKIP("systemd-analyze (package systemd) is not installed: the unit is not verified");
+    // A root of its own: the package's unit, binary and man page, plus what the unit's default
+    // dependencies and ExecReload need from the machine (sysinit.target, /bin/kill).
+    const QString root = m_tmp.filePath(QStringLiteral("unit-root"));
+    const QString unit = QStringLiteral("/lib/systemd/system/tollgated.service");
+    const QString man = QStringLiteral("/usr/share/man/man8/tollgated.8.gz");
+    const std::pair<QString, QString> copies[] = {
+        {m_root + unit, root + unit},
+        {m_root + QStringLiteral("/usr/bin/tollgated"),
+         root + QStringLiteral("/usr/bin/tollgated")},
+        {m_root + man, root + man},
+        {QStringLiteral("/lib/systemd/system/sysinit.target"),
+         root + QStringLiteral("/lib/systemd/system/sysinit.target")},
+        {QStringLiteral("/bin/kill"), root + QStringLiteral("/bin/kill")}};
+    for (const auto& [from, to] : copies) {
+        QVERIFY(QDir().mkpath(QFileInfo(to).absolutePath()));
+        QVERIFY2(QFile::copy(from, to), qPrintable(from + QStringLiteral(" -> ") + to));
+    }
+    // Documentation=man:tollgated(8) is looked up with man(1), in the root's pages.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("MANPATH"), root + QStringLiteral("/usr/share/man"));
+    const bool haveMan = !QStandardPaths::findExecutable(QStringLiteral("man")).isEmpty();
+    const Run verify = run(analyze,
+                           {QStringLiteral("verify"), QStringLiteral("--root=") + root,
+                            haveMan ? QStringLiteral("--man=yes") : QStringLiteral("--man=no"),
+                            QStringLiteral("tollgated.service")},
+                           env);
+    // Unknown keys and bad values are only reported, with exit 0: any output is a finding.
+    QVERIFY2(verify.code == 0 && verify.out.trimmed().isEmpty(), qPrintable(verify.describe));
+}
+
+void PackagesTest::unpackedServiceChecksItsConfiguration()
+{
+    REQUIRE_SERVICE();
+    const QString daemon = m_root + QStringLiteral("/usr/bin/tollgated");
+    const Run version = run(daemon, {QStringLiteral("--version")});
+    RUN_OK(version);
+    QVERIFY2(version.out.contains(kVersion), qPrintable(version.describe));
+    const Run check = run(daemon, {QStringLiteral("check-config"), m_root + kServiceConfig});
+    RUN_OK(check);
+    for (const char* expected : {"policy edge.remote_address: fixed_window 20 per 1s, 600 per 1m",
+                                 "policy edge.generic_key_login.user_id: fixed_window 5 per 1m",
+                                 "ban 15m", "ok: 1 domain(s), 2 policies"})
+        QVERIFY2(check.out.contains(expected), qPrintable(check.describe));
+}
+
+void PackagesTest::unpackedServiceServesThePackagedConfiguration()
+{
+    REQUIRE_SERVICE();
+    // The unit's command line on the package's own files, on free ports, against the private
+    // server; SIGTERM (systemctl stop) ends it with exit 0.
+    QProcess daemon;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TOLLGATE_URL"), m_redis.url());
+    daemon.setProcessEnvironment(env);
+    daemon.setProcessChannelMode(QProcess::MergedChannels);
+    daemon.start(m_root + QStringLiteral("/usr/bin/tollgated"),
+                 {QStringLiteral("--config"), m_root + kServiceConfig, QStringLiteral("--grpc"),
+                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--http"),
+                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--prefix"),
+                  QStringLiteral("pkg")});
+    QVERIFY(daemon.waitForStarted(10'000));
+    QByteArray log;
+    const auto logged = [&](const char* text) {
+        log += daemon.readAll();
+        return log.contains(text);
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(logged("policies: 2 to write") || daemon.state() != QProcess::Running,
+                              log.constData(), 20'000);
+    QVERIFY2(daemon.state() == QProcess::Running, log.constData());
+
+    // The plan is logged before its writes: the login policy is stored a moment later.
+    Run stored;
+    const auto loginPolicyStored = [&] {
+        stored = run(m_root + QStringLiteral("/usr/bin/tollgatectl"),
+                     {QStringLiteral("--prefix"), QStringLiteral("pkg"), QStringLiteral("policy"),
+                      QStringLiteral("get"), QStringLiteral("edge.generic_key_login.user_id")},
+                     env);
+        return stored.code == 0;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(loginPolicyStored(), qPrintable(stored.describe), 10'000);
+    QVERIFY2(stored.out.contains("15m"), qPrintable(stored.describe));
+
+    daemon.terminate(); // SIGTERM
+    QVERIFY(daemon.waitForFinished(10'000));
+    log += daemon.readAll();
+    QVERIFY2(daemon.exitStatus() == QProcess::NormalExit && daemon.exitCode() == 0,
+             log.constData());
 }
 
 QTEST_GUILESS_MAIN(PackagesTest)
