@@ -86,7 +86,8 @@ int main(int argc, char** argv)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("tollgated"));
-    QCoreApplication::setApplicationVersion(QString::fromLatin1(kVersion));
+    QCoreApplication::setApplicationVersion(
+        QStringLiteral("%1 (script contract %2)").arg(QLatin1String(kVersion)).arg(kScriptContract));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(

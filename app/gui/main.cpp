@@ -7,6 +7,9 @@
 #include "core/demo/DemoServer.h"
 #include "core/demo/DemoTraffic.h"
 #include "core/demo/QuitOnSignal.h"
+#ifdef TOLLGATE_WITH_SERVICE
+#include "service/demo/DemoEdge.h"
+#endif
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
@@ -87,6 +90,9 @@ int main(int argc, char* argv[])
     ProfileStore profiles;
     MainWindow window(&profiles);
     std::unique_ptr<DemoTraffic> traffic;
+#ifdef TOLLGATE_WITH_SERVICE
+    std::unique_ptr<service::DemoEdge> edge; // tollgated, with part of the traffic through it
+#endif
     std::unique_ptr<DemoPopulation> population;
     ScreenshotTour* tour = nullptr;
 
@@ -154,9 +160,22 @@ int main(int argc, char* argv[])
                 std::fprintf(stderr, "tollgate: demo traffic: %s\n", qPrintable(e.toString()));
             });
         }
-        auto connectConsole = [&window, &traffic, settings] {
+#ifdef TOLLGATE_WITH_SERVICE
+        if (parser.isSet(demo)) {
+            edge = std::make_unique<service::DemoEdge>();
+            QObject::connect(edge.get(), &service::DemoEdge::failed, &window, [](const QString& why) {
+                std::fprintf(stderr, "tollgate: demo service: %s (the demo goes on without it)\n",
+                             qPrintable(why));
+            });
+        }
+#endif
+        auto connectConsole = [&, settings, target] {
             if (traffic)
                 traffic->start();
+#ifdef TOLLGATE_WITH_SERVICE
+            if (edge)
+                edge->start(target, settings.prefix);
+#endif
             window.setSession(std::make_unique<Session>(settings));
         };
         if (seededSubjects > 0) {
