@@ -1,7 +1,10 @@
 #include "service/grpc/RlsService.h"
 
 #include "core/http/RateLimitHeaders.h"
+#include "service/grpc/rls_wire.pb.h"
 #include "service/metrics/ServiceMetrics.h"
+
+#include <grpcpp/support/byte_buffer.h>
 
 #include <chrono>
 
@@ -58,8 +61,11 @@ grpc::StatusCode statusOf(const Error& error)
 
 } // namespace
 
-DecisionRequest fromProto(const rls::RateLimitRequest& request)
+std::optional<DecisionRequest> decisionRequestFromWire(const std::string& wire)
 {
+    tollgate::wire::RateLimitRequest request;
+    if (!request.ParseFromString(wire))
+        return std::nullopt;
     DecisionRequest plain;
     plain.domain = bytes(request.domain());
     plain.hitsAddend = request.hits_addend();
@@ -68,10 +74,12 @@ DecisionRequest fromProto(const rls::RateLimitRequest& request)
         RequestDescriptor each;
         for (const auto& entry : descriptor.entries())
             each.entries.push_back({bytes(entry.key()), bytes(entry.value())});
-        if (descriptor.has_limit())
-            each.limit = RateLimitSpec{LimitUnit(int(descriptor.limit().unit())),
+        if (descriptor.has_limit()) {
+            const int unit = descriptor.limit().unit();
+            each.limit = RateLimitSpec{unit >= 0 && unit <= 7 ? LimitUnit(unit) : LimitUnit::Unknown,
                                        qint64(descriptor.limit().requests_per_unit()),
                                        {}};
+        }
         if (descriptor.has_hits_addend())
             each.hitsAddend = descriptor.hits_addend().value();
         plain.descriptors.push_back(std::move(each));
@@ -116,27 +124,44 @@ RlsService::RlsService(std::shared_ptr<const Decider> decider,
 }
 
 grpc::ServerUnaryReactor* RlsService::ShouldRateLimit(grpc::CallbackServerContext* context,
-                                                      const rls::RateLimitRequest* request,
-                                                      rls::RateLimitResponse* response)
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response)
 {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     const auto start = std::chrono::steady_clock::now();
-    DecisionRequest plain = fromProto(*request);
-    const QByteArray domain = plain.domain;
-    m_decider->decide(plain, [reactor, response, start, domain,
-                              metrics = m_metrics](Result<Decision> decision) {
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto seconds = [start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    std::vector<grpc::Slice> slices;
+    std::string bytes;
+    if (request->Dump(&slices).ok()) {
+        for (const grpc::Slice& slice : slices)
+            bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    std::optional<DecisionRequest> plain = decisionRequestFromWire(bytes);
+    if (!plain) {
+        m_metrics->recordDecision({}, "error", "grpc", seconds(), 0);
+        reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                     "the request is not an envoy.service.ratelimit.v3.RateLimitRequest"));
+        return reactor;
+    }
+    const QByteArray domain = plain->domain;
+    m_decider->decide(*plain, [reactor, response, seconds, domain,
+                               metrics = m_metrics](Result<Decision> decision) {
         if (!decision) {
-            metrics->recordDecision(domain, "error", "grpc", seconds, 0);
+            metrics->recordDecision(domain, "error", "grpc", seconds(), 0);
             reactor->Finish(grpc::Status(statusOf(decision.error()),
                                          decision.error().message.toStdString()));
             return;
         }
-        toProto(*decision, response);
+        rls::RateLimitResponse answer;
+        toProto(*decision, &answer);
+        const std::string out = answer.SerializeAsString();
+        grpc::Slice slice(out);
+        *response = grpc::ByteBuffer(&slice, 1);
         metrics->recordDecision(domain,
                                 decision->overall == Code::OverLimit ? "over_limit" : "ok",
-                                "grpc", seconds, decision->redisCalls);
+                                "grpc", seconds(), decision->redisCalls);
         reactor->Finish(grpc::Status::OK);
     });
     return reactor;

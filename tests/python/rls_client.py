@@ -7,6 +7,8 @@ protoc generated from proto/ (PYTHONPATH points at them; tests/support/ServicePr
                                            {"response": {...}} or {"error": CODE, "message": ...}
     rls_client.py TARGET invalid-utf8      a request whose entry value is not UTF-8
     rls_client.py TARGET health [SERVICE]  grpc.health.v1 Check: {"status": "SERVING"}
+    rls_client.py TARGET reflect SYMBOL    server reflection, as grpcurl asks it: the services
+                                           listed, and the files that define SYMBOL
     rls_client.py TARGET load SECONDS N    stdin: one request; N calls in flight for SECONDS:
                                            {"ok", "over_limit", "errors": {CODE: n}, "p99_ms"}
 """
@@ -19,7 +21,9 @@ import grpc
 from google.protobuf import json_format
 
 from envoy.service.ratelimit.v3 import rls_pb2, rls_pb2_grpc
+from google.protobuf import descriptor_pb2
 from health.v1 import health_pb2, health_pb2_grpc  # package grpc.health.v1
+from reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # grpc.reflection.v1alpha
 
 METHOD = "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit"
 
@@ -47,7 +51,7 @@ def invalid_utf8(channel):
     request = rls_pb2.RateLimitRequest(domain="edge")
     entry = request.descriptors.add().entries.add()
     entry.key, entry.value = "remote_address", "PLACEHOLDER"
-    raw = request.SerializeToString().replace(b"PLACEHOLDER", b"\xff\xfe\xc3(bad-utf8")
+    raw = request.SerializeToString().replace(b"PLACEHOLDER", b"\xff\xfe\xc3(bad-utf")  # same length
     call = channel.unary_unary(METHOD, request_serializer=None,
                                response_deserializer=rls_pb2.RateLimitResponse.FromString)
     print(json.dumps(answer(lambda: call(raw, timeout=10))), flush=True)
@@ -60,6 +64,23 @@ def health(channel, service):
         print(json.dumps({"status": health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)}))
     except grpc.RpcError as error:
         print(json.dumps({"error": error.code().name, "message": error.details()}))
+
+
+def reflect(channel, symbol):
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    asks = [reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol=symbol)]
+    services, messages = [], []
+    for reply in stub.ServerReflectionInfo(iter(asks), timeout=10):
+        if reply.HasField("list_services_response"):
+            services = [s.name for s in reply.list_services_response.service]
+        elif reply.HasField("file_descriptor_response"):
+            for raw in reply.file_descriptor_response.file_descriptor_proto:
+                file = descriptor_pb2.FileDescriptorProto.FromString(raw)
+                messages += [file.package + "." + m.name for m in file.message_type]
+        elif reply.HasField("error_response"):
+            messages.append("error: " + reply.error_response.error_message)
+    print(json.dumps({"services": services, "messages": messages}))
 
 
 def load(channel, seconds, in_flight):
@@ -105,6 +126,8 @@ def main():
             invalid_utf8(channel)
         elif command == "health":
             health(channel, sys.argv[3] if len(sys.argv) > 3 else "")
+        elif command == "reflect":
+            reflect(channel, sys.argv[3])
         elif command == "load":
             load(channel, float(sys.argv[3]), int(sys.argv[4]))
         else:

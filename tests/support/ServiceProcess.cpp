@@ -151,7 +151,7 @@ PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int tim
         QStringList protos;
         const QDir root(sourcePath(QStringLiteral("proto")));
         for (const char* file : {"envoy/type/v3/ratelimit_unit.proto", "envoy/config/core/v3/base.proto",
-                                 "health/v1/health.proto",
+                                 "health/v1/health.proto", "reflection/v1alpha/reflection.proto",
                                  "envoy/extensions/common/ratelimit/v3/ratelimit.proto",
                                  "envoy/service/ratelimit/v3/rls.proto"})
             protos << QString::fromLatin1(file);
