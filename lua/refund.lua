@@ -15,6 +15,8 @@ ARGV[15..14+2n]  n pairs limit_i, window_ms_i, as hit.lua's ARGV[13..], then opt
 refund: in every window, cost units leave the newest ones counted, never below empty, and no
   TTL is set, extended or repaired (lua/README.md, "refund.lua" has the rule per algorithm). A
   window with nothing in it (no key) is left as it is. Bans are not touched, nothing is audited.
+  When a window changed and a channel is given, the event "refund" is published (a refusal held
+  in memory elsewhere may be lifted).
 penalize: a hit of cost units that is always counted in every window, past the limit too (the
   state hit.lua would write if this hit fitted). When a hit of that cost would have been denied
   (some window's count before + cost > limit), the policy has a ban (ban_ms / ban_until) and no
@@ -52,6 +54,7 @@ local SCRIPT, MODE_A, MODE_B, MODE_C = 'refund', 'refund', 'penalize', nil
 
 local writes = {}
 local function later(...) writes[#writes + 1] = { ... } end
+--@include "includes/events.lua"
 
 --@include "hit/time.lua"
 
@@ -91,6 +94,8 @@ local function main()
       refund(w)
       changed = changed or w.changed
     end
+    -- Units given back may lift a refusal that others hold in memory (tollgated's cache).
+    if changed then publish(writes, channel, 'refund', user, action) end
   else
 --@include "hit/bans.lua"
 --@include "hit/auto_ban.lua"

@@ -1,5 +1,4 @@
 --@include "includes/audit.lua"
---@include "includes/events.lua"
 --@include "includes/ban_record.lua"
 
   -- An entry by the actor ("tollgate" unless given) in the user's stream and, when global, in

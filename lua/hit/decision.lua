@@ -12,6 +12,7 @@
   local first_before = windows[1].count
   plan_all(counted)
 
+--@include "includes/events.lua"
 --@include "hit/auto_ban.lua"
   if allowed or exempt then                        -- an exempt user is never denied
     local first = windows[1]

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void refundNeverBelowEmptyNorLongerTtl();
     void refundOfNothingWritesNothing_data() { test::algorithmRows(); }
     void refundOfNothingWritesNothing();
+    void refundPublishesItsEvent();
     void penaltyCountsPastTheLimitAndBans_data() { test::algorithmRows(); }
     void penaltyCountsPastTheLimitAndBans();
     void penaltyWithoutBanPolicyOnlyCounts();
@@ -126,6 +127,27 @@ QList<QByteArray> RefundsTest::snapshot(const Policy& policy, const QByteArray& 
 test::CliRun RefundsTest::ctl(const QStringList& args, const QString& url)
 {
     return test::runCli(test::tollgatectlPath(), url.isEmpty() ? m_core.server().url() : url, args);
+}
+
+void RefundsTest::refundPublishesItsEvent()
+{
+    // Units given back may lift a refusal another process holds in memory: it hears of it.
+    auto subscriber = m_core.connect(m_core.options());
+    QVERIFY(subscriber);
+    QList<QByteArray> events;
+    connect(subscriber.get(), &Client::messageReceived, this,
+            [&events](const QByteArray&, const QByteArray& payload) { events << payload; });
+    auto subscribed = test::await<Reply>([&](QObject* context, Callback<Reply> done) {
+        subscriber->execute({"SUBSCRIBE", m_core.schema().eventsChannel()}, context, done);
+    });
+    QVERIFY(subscribed);
+    const Policy policy = twoWindows(Algorithm::FixedWindow, false);
+    QVERIFY(refund(policy, "nora", 1)); // nothing to give back: no event
+    QVERIFY(m_core.hit(policy, "nora", 2));
+    const auto given = refund(policy, "nora", 1);
+    QVERIFY(given && given->changed);
+    QTRY_COMPARE(events.size(), 1);
+    QCOMPARE(events.front(), "refund\n4\nnora" + policy.action);
 }
 
 void RefundsTest::refundNeverBelowEmptyNorLongerTtl()

@@ -4,6 +4,7 @@
 // within a second. Cached refusals still count in the console's statistics.
 #include "core/limits/Moderation.h"
 #include "core/limits/Overrides.h"
+#include "core/limits/Refunds.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
@@ -26,6 +27,8 @@ private Q_SLOTS:
     void unbanReachesBothWithinASecond();
     void resetReachesBothWithinASecond();
     void overrideReachesBothWithinASecond();
+    void refundReachesBothWithinASecond();
+    void policyLooseningReachesBothWithinASecond();
     void cachedRefusalsCountInTheStatistics();
 
 private:
@@ -143,6 +146,38 @@ void ServiceCacheTest::overrideReachesBothWithinASecond()
     request.reason = QStringLiteral("customer on a trial");
     QVERIFY(m_core.setOverride(request));
     const qint64 took = untilBothAllow(action, "gus");
+    QVERIFY2(took >= 0 && took < 1000, qPrintable(QString::number(took)));
+}
+
+void ServiceCacheTest::refundReachesBothWithinASecond()
+{
+    const QByteArray action = "edge.algo_fixed_window.user";
+    refuseOnBoth(action, "ivy");
+    auto policy = await<Policy>([&](QObject* context, Callback<Policy> done) {
+        m_core.policies().get(action, context, done);
+    });
+    QVERIFY(policy);
+    const Refunds refunds(m_core.client(), m_core.schema());
+    auto given = await<RefundResult>([&](QObject* context, Callback<RefundResult> done) {
+        refunds.refund(*policy, "ivy", 2, context, done); // room for one hit on each
+    });
+    QVERIFY(given && given->changed);
+    const qint64 took = untilBothAllow(action, "ivy");
+    QVERIFY2(took >= 0 && took < 1000, qPrintable(QString::number(took)));
+}
+
+void ServiceCacheTest::policyLooseningReachesBothWithinASecond()
+{
+    // Edited in the console (any PolicyStore save): every instance decides with it at once.
+    const QByteArray action = "edge.algo_sliding_log.user";
+    refuseOnBoth(action, "jo");
+    auto policy = await<Policy>([&](QObject* context, Callback<Policy> done) {
+        m_core.policies().get(action, context, done);
+    });
+    QVERIFY(policy);
+    policy->windows = {{100, 60'000}};
+    QVERIFY(m_core.save(*policy, QStringLiteral("operator")));
+    const qint64 took = untilBothAllow(action, "jo");
     QVERIFY2(took >= 0 && took < 1000, qPrintable(QString::number(took)));
 }
 
