@@ -75,7 +75,9 @@ quint16 Daemon::httpPort() const
 
 bool Daemon::isReady(QString* why) const
 {
-    const bool redisAnswers = m_lastPongMs > 0 && steadyMs() - m_lastPongMs < 3000;
+    // Redis answered the last PING, and lately (a PING left hanging counts as no answer).
+    const bool redisAnswers = m_lastRedisError.isEmpty() && m_lastPongMs > 0 &&
+                              steadyMs() - m_lastPongMs < 3000;
     const bool policyDecides = m_options.onError && *m_options.onError != FailureMode::Report;
     if (redisAnswers || policyDecides)
         return true;
@@ -119,6 +121,10 @@ Status Daemon::start()
     m_decider = std::make_shared<Decider>(limiter, config, m_policies);
     m_decider->setUnmatchedCounter(
         [metrics = m_metrics](const QByteArray& domain) { metrics->recordUnmatched(domain); });
+    m_decider->setDescriptorCounter(
+        [metrics = m_metrics](const QByteArray& domain, const QByteArray& name, const char* code) {
+            metrics->recordDescriptor(domain, name, code);
+        });
 
     if (!m_options.grpcListen.isEmpty()) {
         m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
@@ -176,6 +182,8 @@ Status Daemon::start()
 
 void Daemon::ping()
 {
+    if (m_grpc)
+        m_grpc->setServing(isReady()); // also when the last PING is still unanswered
     m_client->execute({QByteArrayLiteral("PING")}, this, [this](const Result<Reply>& reply) {
         const bool was = isReady();
         if (reply) {

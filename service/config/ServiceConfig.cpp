@@ -208,6 +208,7 @@ struct Parser
                                                : value.isEmpty() ? QByteArray()
                                                                  : "_" + rule.value);
         const QByteArray action = path + '.' + segment;
+        rule.name = action;
         keys.push_back(rule.key);
         for (const char* flag : {"shadow_mode", "detailed_metric"}) {
             if (!node[flag])

@@ -57,6 +57,7 @@ struct DescriptorRule
     QByteArray action;             // the Tollgate action counting this rule's hits (when it limits)
     std::vector<DescriptorRule> children;
     QString where; // "file:line", for messages
+    QByteArray name; // "<domain>.<path>", as an action is named, also when it limits nothing
 
     bool limits() const { return !action.isEmpty(); }
 };

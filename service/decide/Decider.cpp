@@ -29,6 +29,8 @@ struct Pending
     std::optional<Error> error;
     std::atomic<size_t> left{0};
     std::function<void(Result<Decision>)> done;
+    QByteArray domain;
+    std::function<void(const QByteArray&, const QByteArray&, const char*)> countDescriptor;
 };
 
 bool isCalendarUnit(LimitUnit unit)
@@ -80,6 +82,11 @@ void finish(const std::shared_ptr<Pending>& pending)
     }
     Decision& decision = pending->decision;
     for (const DescriptorDecision& status : decision.statuses) {
+        if (pending->countDescriptor && !status.metricName.isEmpty())
+            pending->countDescriptor(pending->domain, status.metricName,
+                                     status.code == Code::OverLimit           ? "over_limit"
+                                     : status.hit && status.hit->wouldDeny() ? "shadow_over_limit"
+                                                                              : "ok");
         if (status.code == Code::OverLimit)
             decision.overall = Code::OverLimit;
         if (status.hit &&
@@ -122,6 +129,13 @@ void Decider::setUnmatchedCounter(std::function<void(const QByteArray& domain)> 
     m_unmatched = std::move(count);
 }
 
+void Decider::setDescriptorCounter(
+    std::function<void(const QByteArray&, const QByteArray&, const char*)> count)
+{
+    QMutexLocker lock(&m_mutex);
+    m_descriptors = std::move(count);
+}
+
 void Decider::decide(const DecisionRequest& request,
                      std::function<void(Result<Decision>)> done) const
 {
@@ -135,15 +149,17 @@ void Decider::decide(const DecisionRequest& request,
     }
     std::shared_ptr<const ServiceConfig> config;
     std::function<void(const QByteArray&)> unmatched;
+    auto pending = std::make_shared<Pending>();
     {
         QMutexLocker lock(&m_mutex);
         config = m_config;
         unmatched = m_unmatched;
+        pending->countDescriptor = m_descriptors;
     }
+    pending->domain = request.domain;
     const DomainConfig* domain = config ? config->domain(request.domain) : nullptr;
     const PolicyBook::Snapshot policies = m_policies->current();
 
-    auto pending = std::make_shared<Pending>();
     pending->done = std::move(done);
     pending->decision.statuses.resize(request.descriptors.size());
     std::vector<Job> jobs;
@@ -164,6 +180,8 @@ void Decider::decide(const DecisionRequest& request,
             domain ? matchDescriptor(*domain, descriptor) : DescriptorMatch{};
         const DescriptorRule* rule = match.rule;
         rules[i] = rule;
+        if (rule)
+            status.metricName = rule->detailedMetric ? request.domain + '.' + match.path : rule->name;
         if (rule)
             replaced.insert(rule->replaces.begin(), rule->replaces.end());
         Job job;

@@ -28,6 +28,10 @@ public:
     void setConfig(std::shared_ptr<const ServiceConfig> config);
     std::shared_ptr<const ServiceConfig> config() const;
     void setUnmatchedCounter(std::function<void(const QByteArray& domain)> count);
+    /// Called once per matched descriptor answered: its DescriptorDecision::metricName and
+    /// "ok", "over_limit" or "shadow_over_limit" (a shadow hit that enforcing would refuse).
+    void setDescriptorCounter(std::function<void(const QByteArray& domain, const QByteArray& name,
+                                                 const char* code)> count);
 
     /// InvalidInput for an empty domain, no descriptors or a cost above Policy::kMaxLimit;
     /// Redis' error when it could not answer and the failure policy reports.
@@ -41,6 +45,7 @@ private:
     mutable QMutex m_mutex; // guards the two below (swapped by a reload)
     std::shared_ptr<const ServiceConfig> m_config;
     std::function<void(const QByteArray&)> m_unmatched;
+    std::function<void(const QByteArray&, const QByteArray&, const char*)> m_descriptors;
 };
 
 } // namespace tollgate::service

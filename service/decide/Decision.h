@@ -50,6 +50,9 @@ struct DescriptorDecision
     std::optional<HitResult> hit; // what Tollgate answered, when a hit was made
     std::optional<Policy> policy; // the policy it was made with
     bool unmatched = false;
+    /// The descriptor as metrics name it: the rule's name ("edge.remote_address"), or with the
+    /// rule's detailed_metric the values too ("edge.remote_address_10.0.0.1"); empty: unmatched.
+    QByteArray metricName;
 };
 
 struct Decision

@@ -88,6 +88,20 @@ void ServiceMetrics::recordUnmatched(const QByteArray& domain)
     ++m_unmatched[domainLabel(domain)];
 }
 
+void ServiceMetrics::recordDescriptor(const QByteArray& domain, const QByteArray& name,
+                                      const char* code)
+{
+    QMutexLocker lock(&m_mutex);
+    QByteArray label = labelValue(name);
+    if (!m_descriptorNames.count(label)) {
+        if (m_descriptorNames.size() < kMaxDescriptors)
+            m_descriptorNames.insert(label);
+        else
+            label = "_other";
+    }
+    ++m_descriptors[{domainLabel(domain), label, code}];
+}
+
 void ServiceMetrics::recordReload(bool ok, const QByteArray& digest)
 {
     QMutexLocker lock(&m_mutex);
@@ -123,6 +137,14 @@ QByteArray ServiceMetrics::render(ExpositionFormat format, const RefusalCache::S
     for (const auto& [domain, count] : m_unmatched)
         out.sample("tollgated_unmatched_descriptors_total", "domain=\"" + domain + '"',
                    double(count));
+    out.family("tollgated_descriptor_decisions", "counter",
+               "Matched descriptors by rule (with detailed_metric: by value) and outcome.");
+    for (const auto& [key, count] : m_descriptors) {
+        const auto& [domain, name, code] = key;
+        out.sample("tollgated_descriptor_decisions_total",
+                   "domain=\"" + domain + "\",descriptor=\"" + name + "\",code=\"" + code + '"',
+                   double(count));
+    }
     out.family("tollgated_decision_seconds", "histogram",
                "Time from a request's arrival to its answer.");
     qint64 cumulative = 0;

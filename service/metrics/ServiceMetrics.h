@@ -8,6 +8,8 @@
 #include <array>
 #include <atomic>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace tollgate::service {
 
@@ -28,6 +30,10 @@ public:
     void recordDecision(const QByteArray& domain, const char* code, const char* transport,
                         double seconds, int redisCalls);
     void recordUnmatched(const QByteArray& domain);
+    /// One matched descriptor's outcome (Decider::setDescriptorCounter); at most
+    /// kMaxDescriptors names, the rest counted as "_other" (detailed_metric names values).
+    void recordDescriptor(const QByteArray& domain, const QByteArray& name, const char* code);
+    static constexpr size_t kMaxDescriptors = 1000;
     void recordReload(bool ok, const QByteArray& digest);
 
     qint64 decisionsTotal() const { return m_decisions.load(std::memory_order_relaxed); }
@@ -42,6 +48,8 @@ private:
     mutable QMutex m_mutex;
     std::map<std::tuple<QByteArray, QByteArray, QByteArray>, qint64> m_requests; // domain, code, transport
     std::map<QByteArray, qint64> m_unmatched;
+    std::map<std::tuple<QByteArray, QByteArray, QByteArray>, qint64> m_descriptors; // domain, name, code
+    std::set<QByteArray> m_descriptorNames;
     std::array<qint64, kLatencyBuckets.size() + 1> m_latency{}; // per bucket, +Inf last
     double m_latencySum = 0;
     qint64 m_latencyCount = 0;

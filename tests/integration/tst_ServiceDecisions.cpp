@@ -288,6 +288,10 @@ void ServiceDecisionsTest::prefixValuesCountApart()
     QCOMPARE(overall(answers[1]), QStringLiteral("OK")); // another value: its own counter
     QCOMPARE(overall(answers[2]), QStringLiteral("OVER_LIMIT"));
     QCOMPARE(overall(answers[4]), QStringLiteral("OK")); // no rule for "web"
+    // detailed_metric: each value named in the metrics, as envoyproxy/ratelimit does.
+    const QByteArray metrics = m_service.curl("GET", "/metrics").body;
+    QVERIFY2(metrics.contains("tollgated_descriptor_decisions_total{domain=\"edge\",descriptor=\"edge.client_api_alpha\",code=\"over_limit\"} 1"),
+             metrics.constData());
 }
 
 void ServiceDecisionsTest::unmatchedAndUnknownDomainAreAllowed()

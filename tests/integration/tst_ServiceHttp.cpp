@@ -114,7 +114,9 @@ void ServiceHttpTest::metricsHoldBothFamilies()
     QCOMPARE(metrics.status, 200);
     for (const char* family :
          {"tollgated_requests_total{domain=\"edge\",code=\"over_limit\",transport=\"http\"}",
-          "tollgated_unmatched_descriptors_total{domain=\"edge\"} 1", "tollgated_decision_seconds_bucket{le=\"+Inf\"}",
+          "tollgated_unmatched_descriptors_total{domain=\"edge\"} 1",
+          "tollgated_descriptor_decisions_total{domain=\"edge\",descriptor=\"edge.remote_address\",code=\"over_limit\"} 1",
+          "tollgated_decision_seconds_bucket{le=\"+Inf\"}",
           "tollgated_redis_round_trips_total", "tollgated_refusal_cache_hits_total 1",
           "tollgated_refusal_cache_entries", "tollgated_config_last_reload_ok 1", "tollgated_ready 1",
           // the exporter's, read from Redis: the policies the configuration wrote

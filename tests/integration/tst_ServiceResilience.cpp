@@ -159,9 +159,11 @@ void ServiceResilienceTest::redisKilledMidStream()
     m_core.server().kill();
     QTRY_COMPARE_WITH_TIMEOUT(reporting.curl("GET", "/readyz").status, 503, 5000);
     QVERIFY(reporting.curl("GET", "/readyz").body.startsWith("not ready: Redis"));
-    const PythonRun health = runRlsClient({reporting.grpcTarget(), QStringLiteral("health")});
-    QCOMPARE(QJsonDocument::fromJson(health.lines.value(0)).object().value(QStringLiteral("status")).toString(),
-             QStringLiteral("NOT_SERVING"));
+    const auto healthOf = [&reporting] {
+        const PythonRun health = runRlsClient({reporting.grpcTarget(), QStringLiteral("health")});
+        return QJsonDocument::fromJson(health.lines.value(0)).object().value(QStringLiteral("status")).toString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(healthOf(), QStringLiteral("NOT_SERVING"), 3000);
     QCOMPARE(allowing.curl("GET", "/readyz").status, 200); // its failure policy decides
 
     const QJsonObject withoutPolicy = finish(*reportingLoad);
