@@ -33,7 +33,7 @@ ServiceList joined(const KeySchema& schema, const Reply& payloads, const Reply& 
         const auto score = seen.constFind(id);
         if (score == seen.constEnd()) {
             list.unreadable.push_back(
-                QStringLiteral("%1: no last-seen time in %2")
+                QStringLiteral("service %1: no last-seen time in %2")
                     .arg(QString::fromUtf8(id), QString::fromUtf8(schema.servicesSeenKey())));
             continue;
         }
@@ -41,8 +41,7 @@ ServiceList joined(const KeySchema& schema, const Reply& payloads, const Reply& 
         const qint64 lastSeenMs = *score;
         seen.erase(score);
         if (!instance) {
-            list.unreadable.push_back(QString::fromUtf8(id) + QStringLiteral(": ") +
-                                      instance.error().message);
+            list.unreadable.push_back(instance.error().message); // names the id
             continue;
         }
         instance->lastSeenMs = lastSeenMs;
@@ -50,7 +49,7 @@ ServiceList joined(const KeySchema& schema, const Reply& payloads, const Reply& 
     }
     for (auto it = seen.cbegin(); it != seen.cend(); ++it)
         list.unreadable.push_back(
-            QStringLiteral("%1: last seen %2 s ago, but no payload in %3")
+            QStringLiteral("service %1: last seen %2 s ago, but no payload in %3")
                 .arg(QString::fromUtf8(it.key()))
                 .arg((nowMs - it.value()) / 1000)
                 .arg(QString::fromUtf8(schema.servicesKey())));

@@ -48,7 +48,7 @@ struct ServiceList
 {
     qint64 serverNowMs = 0;
     std::vector<ServiceInstance> instances; // sorted by host, then id
-    std::vector<QString> unreadable;        // "<id>: <why>", for entries that could not be shown
+    std::vector<QString> unreadable; // "service <id>: <why>", for entries that cannot be shown
 };
 
 /// The registry of tollgated instances: <p>:{:}:services (id -> payload) and
