@@ -89,6 +89,26 @@ const char* assign(ServiceInstance& instance, const Member& member, const QJsonV
 
 } // namespace
 
+ServiceHealth serviceHealth(const ServiceInstance& instance, qint64 serverNowMs)
+{
+    if (instance.isStale(serverNowMs))
+        return ServiceHealth::Stale;
+    return instance.ready ? ServiceHealth::Ready : ServiceHealth::NotReady;
+}
+
+QString serviceHealthName(ServiceHealth health)
+{
+    switch (health) {
+    case ServiceHealth::Ready:
+        return QStringLiteral("ready");
+    case ServiceHealth::NotReady:
+        return QStringLiteral("not_ready");
+    case ServiceHealth::Stale:
+        return QStringLiteral("stale");
+    }
+    return {};
+}
+
 QByteArray ServiceInstance::toJson() const
 {
     QJsonObject object;

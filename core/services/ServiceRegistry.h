@@ -43,6 +43,18 @@ struct ServiceInstance
     static Result<ServiceInstance> fromJson(const QByteArray& id, const QByteArray& json);
 };
 
+/// What the console and the CLI say of an instance: stale (not seen for kStaleMs, whatever it
+/// last said) wins over its own ready flag.
+enum class ServiceHealth
+{
+    Ready,
+    NotReady,
+    Stale
+};
+ServiceHealth serviceHealth(const ServiceInstance& instance, qint64 serverNowMs);
+/// "ready", "not_ready", "stale": the JSON names.
+QString serviceHealthName(ServiceHealth health);
+
 /// The registry as list() read it.
 struct ServiceList
 {
