@@ -28,6 +28,7 @@ private Q_SLOTS:
     void listsInstancesAndGreysTheStaleOne();
     void followsTheRegistryWhileShown();
     void namesUnreadableEntries();
+    void longIdAndErrorFitTheSmallScreen();
     void emptyRegistrySaysHowToStartOne();
 
 private:
@@ -168,6 +169,25 @@ void ServicesPageTest::namesUnreadableEntries()
     auto* status = page->findChild<QLabel*>(QStringLiteral("statusLabel"));
     QTRY_VERIFY2(status->text().contains(QStringLiteral("service bad:1:1: no last-seen time")),
                  qPrintable(status->text()));
+}
+
+void ServicesPageTest::longIdAndErrorFitTheSmallScreen()
+{
+    ServiceInstance s;
+    s.id = QByteArray(ServiceRegistry::kMaxIdBytes, 'i');
+    s.host = QString(200, QLatin1Char('h'));
+    s.configFile = QLatin1Char('/') + QString(300, QLatin1Char('c'));
+    s.lastError = QString(2000, QLatin1Char('e'));
+    std::optional<bool> done;
+    ServiceRegistry(m_session->client(), m_session->schema())
+        .announce(s, this, [&done](Result<qint64> r) { done = r.ok(); });
+    QTRY_VERIFY(done.has_value() && *done);
+    auto page = openPage();
+    QTRY_COMPARE(page->model()->rowCount(), 1);
+    QVERIFY2(page->minimumSizeHint().width() <= 1024 && page->minimumSizeHint().height() <= 700,
+             qPrintable(QStringLiteral("%1x%2")
+                            .arg(page->minimumSizeHint().width())
+                            .arg(page->minimumSizeHint().height())));
 }
 
 void ServicesPageTest::emptyRegistrySaysHowToStartOne()

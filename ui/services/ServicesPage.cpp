@@ -59,6 +59,8 @@ ServicesPage::ServicesPage(Session* session, QWidget* parent)
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // A 256-byte id or an error without spaces must not widen the window: such words are cut.
+    m_details->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     // The table, and under it all of the selected instance (what its columns cut or scroll).
     auto* details = new QGroupBox(tr("Selected instance"), this);
     details->setObjectName(QStringLiteral("detailsGroupBox"));
