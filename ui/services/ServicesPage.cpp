@@ -28,21 +28,6 @@ ServicesPage::ServicesPage(Session* session, QWidget* parent)
 {
     setObjectName(QStringLiteral("servicesPage"));
     m_model->setObjectName(QStringLiteral("servicesModel"));
-    m_view->setObjectName(QStringLiteral("servicesTableView"));
-    m_view->setModel(m_model);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    // An error can be a paragraph: the cell shows its start (the tooltip all of it), so the
-    // columns after it stay in reach.
-    m_view->horizontalHeader()->setSectionResizeMode(ServicesModel::LastErrorColumn,
-                                                     QHeaderView::Interactive);
-    m_view->setColumnWidth(ServicesModel::LastErrorColumn, 260);
-
     m_empty->setObjectName(QStringLiteral("emptyStateLabel"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
@@ -54,24 +39,7 @@ ServicesPage::ServicesPage(Session* session, QWidget* parent)
            "<p>It shows here within seconds, with its health, decisions per second and cache; "
            "one that stops announcing itself is greyed out as stale.</p>")
             .arg(displayId(session->schema().prefix()).toHtmlEscaped()));
-    m_details->setObjectName(QStringLiteral("detailsLabel"));
-    m_details->setTextFormat(Qt::RichText);
-    m_details->setWordWrap(true);
-    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_details->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    // A 256-byte id or an error without spaces must not widen the window: such words are cut.
-    m_details->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    // The table, and under it all of the selected instance (what its columns cut or scroll).
-    auto* details = new QGroupBox(tr("Selected instance"), this);
-    details->setObjectName(QStringLiteral("detailsGroupBox"));
-    auto* detailsLayout = new QVBoxLayout(details);
-    detailsLayout->addWidget(m_details);
-    auto* instances = new QWidget(this);
-    auto* instancesLayout = new QVBoxLayout(instances);
-    instancesLayout->setContentsMargins(0, 0, 0, 0);
-    instancesLayout->addWidget(m_view, 1);
-    instancesLayout->addWidget(details);
-    m_stack->addWidget(instances);
+    m_stack->addWidget(makeInstancesPane());
     m_stack->addWidget(m_empty);
     m_stack->setCurrentWidget(m_empty);
 
@@ -103,6 +71,43 @@ ServicesPage::ServicesPage(Session* session, QWidget* parent)
         if (state == ConnectionState::Connected && isVisible())
             refresh();
     });
+}
+
+// The table, and under it all of the selected instance (what its columns cut or scroll off).
+QWidget* ServicesPage::makeInstancesPane()
+{
+    m_view->setObjectName(QStringLiteral("servicesTableView"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    // An error can be a paragraph: the cell shows its start (the tooltip all of it), so the
+    // columns after it stay in reach.
+    m_view->horizontalHeader()->setSectionResizeMode(ServicesModel::LastErrorColumn,
+                                                     QHeaderView::Interactive);
+    m_view->setColumnWidth(ServicesModel::LastErrorColumn, 260);
+
+    m_details->setObjectName(QStringLiteral("detailsLabel"));
+    m_details->setTextFormat(Qt::RichText);
+    m_details->setWordWrap(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // A 256-byte id or an error without spaces must not widen the window: such words are cut.
+    m_details->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* details = new QGroupBox(tr("Selected instance"), this);
+    details->setObjectName(QStringLiteral("detailsGroupBox"));
+    auto* detailsLayout = new QVBoxLayout(details);
+    detailsLayout->addWidget(m_details);
+    auto* instances = new QWidget(this);
+    auto* instancesLayout = new QVBoxLayout(instances);
+    instancesLayout->setContentsMargins(0, 0, 0, 0);
+    instancesLayout->addWidget(m_view, 1);
+    instancesLayout->addWidget(details);
+    return instances;
 }
 
 bool ServicesPage::showsEmptyState() const

@@ -44,6 +44,7 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
+    QWidget* makeInstancesPane();
     void showList(ServiceList list);
     QString summaryText() const;
     void showDetails();
