@@ -216,7 +216,8 @@ int main(int argc, char** argv)
         {QStringLiteral("audit"), auditCommand},     {QStringLiteral("scripts"), scriptsCommand},
         {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
         {QStringLiteral("cluster"), clusterCommand}, {QStringLiteral("exporter"), exporterCommand},
-        {QStringLiteral("override"), overrideCommand}, {QStringLiteral("services"), servicesCommand},
+        {QStringLiteral("override"), overrideCommand},
+        {QStringLiteral("services"), servicesCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

@@ -108,8 +108,7 @@ void ServiceRegistry::withdraw(const QByteArray& id, Context context, Callback<U
         return;
     runScript(m_client, QStringLiteral("service_announce"),
               {m_schema.servicesKey(), m_schema.servicesSeenKey()},
-              {QByteArrayLiteral("withdraw"), id}, nullptr,
-              [context, done](Result<Reply> reply) {
+              {QByteArrayLiteral("withdraw"), id}, nullptr, [context, done](Result<Reply> reply) {
                   deliver(context, done, reply ? Status(Unit{}) : Status(reply.error()));
               });
 }
@@ -135,9 +134,9 @@ void ServiceRegistry::list(Context context, Callback<ServiceList> done) const
             const std::optional<qint64> nowMs = replies[2]->toTimeMs();
             if (!nowMs) {
                 deliver(context, done,
-                        Result<ServiceList>(ErrorKind::Protocol,
-                                            QStringLiteral("TIME answered %1")
-                                                .arg(replies[2]->toDisplayString())));
+                        Result<ServiceList>(
+                            ErrorKind::Protocol,
+                            QStringLiteral("TIME answered %1").arg(replies[2]->toDisplayString())));
                 return;
             }
             deliver(context, done,

@@ -100,8 +100,9 @@ void ServicesPageTest::listsInstancesAndGreysTheStaleOne()
     const QByteArray time = m_redis.command({"TIME"});
     const qint64 nowSeconds = time.split('\n').value(2).trimmed().toLongLong();
     QVERIFY(nowSeconds > 0);
-    QVERIFY(!m_redis.command({"ZADD", m_session->schema().servicesSeenKey(),
-                              QByteArray::number((nowSeconds - 40) * 1000), "web-3:7:00000003"})
+    QVERIFY(!m_redis
+                 .command({"ZADD", m_session->schema().servicesSeenKey(),
+                           QByteArray::number((nowSeconds - 40) * 1000), "web-3:7:00000003"})
                  .startsWith('-'));
 
     auto page = openPage();
@@ -115,8 +116,10 @@ void ServicesPageTest::listsInstancesAndGreysTheStaleOne()
     QCOMPARE(cell(page.get(), 1, ServicesModel::HealthColumn), QStringLiteral("not ready"));
     QCOMPARE(cell(page.get(), 1, ServicesModel::LastErrorColumn),
              QStringLiteral("config: policy 'upload' not found"));
-    QCOMPARE(cell(page.get(), 1, ServicesModel::ConfigDigestColumn), QStringLiteral("9f3ac01e77b2"));
-    QCOMPARE(cell(page.get(), 1, ServicesModel::DecisionsColumn), QLocale().toString(1843.6, 'f', 1));
+    QCOMPARE(cell(page.get(), 1, ServicesModel::ConfigDigestColumn),
+             QStringLiteral("9f3ac01e77b2"));
+    QCOMPARE(cell(page.get(), 1, ServicesModel::DecisionsColumn),
+             QLocale().toString(1843.6, 'f', 1));
     const QString stale = cell(page.get(), 2, ServicesModel::HealthColumn);
     QVERIFY2(stale == QStringLiteral("stale: last seen 40 s ago") ||
                  stale == QStringLiteral("stale: last seen 41 s ago"),

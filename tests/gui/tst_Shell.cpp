@@ -171,11 +171,10 @@ void ShellTest::connectsAndShowsPages()
                                  server->text().startsWith(QStringLiteral("Redis 6")),
                              5000);
 
-    const QStringList keys{QStringLiteral("dashboard"), QStringLiteral("subjects"),
-                           QStringLiteral("policies"),  QStringLiteral("keys"),
-                           QStringLiteral("lua"),       QStringLiteral("slowlog"),
-                           QStringLiteral("audit"),     QStringLiteral("cluster"),
-                           QStringLiteral("services")};
+    const QStringList keys{
+        QStringLiteral("dashboard"), QStringLiteral("subjects"), QStringLiteral("policies"),
+        QStringLiteral("keys"),      QStringLiteral("lua"),      QStringLiteral("slowlog"),
+        QStringLiteral("audit"),     QStringLiteral("cluster"),  QStringLiteral("services")};
     QCOMPARE(window->pageKeys(), keys);
     auto* stack = window->findChild<QStackedWidget*>(QStringLiteral("pageStackedWidget"));
     QVERIFY(QTest::qWaitForWindowActive(window.get()));

@@ -316,8 +316,10 @@ void AclRolesTest::tollgatedRole()
 
     using namespace tollgate;
     const auto as = [this](const char* user) {
-        auto client = std::make_unique<Client>(*ConnectionOptions::fromUrl(
-            QStringLiteral("redis://%1:%1-password@127.0.0.1:%2").arg(QLatin1String(user)).arg(m_redis.port())));
+        auto client = std::make_unique<Client>(
+            *ConnectionOptions::fromUrl(QStringLiteral("redis://%1:%1-password@127.0.0.1:%2")
+                                            .arg(QLatin1String(user))
+                                            .arg(m_redis.port())));
         client->open();
         return client;
     };
@@ -335,15 +337,17 @@ void AclRolesTest::tollgatedRole()
         });
     };
     const auto list = [&](Client* client) {
-        return waitFor<ServiceList>(
-            [&](Callback<ServiceList> done) { ServiceRegistry(client, KeySchema()).list(nullptr, done); });
+        return waitFor<ServiceList>([&](Callback<ServiceList> done) {
+            ServiceRegistry(client, KeySchema()).list(nullptr, done);
+        });
     };
     const auto tollgated = as("tollgated");
     const auto announced = announce(tollgated.get());
     QVERIFY2(announced, qPrintable(announced ? QString() : announced.error().toString()));
     const auto viewer = as("viewer");
     const auto seen = list(viewer.get());
-    QVERIFY2(seen && seen->instances.size() == 1, qPrintable(seen ? QString() : seen.error().toString()));
+    QVERIFY2(seen && seen->instances.size() == 1,
+             qPrintable(seen ? QString() : seen.error().toString()));
     const auto refused = announce(viewer.get());
     QVERIFY(!refused);
     QCOMPARE(refused.error().kind, ErrorKind::NoPerm);

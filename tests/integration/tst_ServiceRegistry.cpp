@@ -157,9 +157,9 @@ void ServiceRegistryTest::announceListWithdraw()
     auto listed = list();
     QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().toString()));
     // By host, then id.
-    QCOMPARE(ids(*listed), (QStringList{QStringLiteral("web-1:3:00000003"),
-                                        QStringLiteral("web-1:9:00000001"),
-                                        QStringLiteral("web-2:7:00000002")}));
+    QCOMPARE(ids(*listed),
+             (QStringList{QStringLiteral("web-1:3:00000003"), QStringLiteral("web-1:9:00000001"),
+                          QStringLiteral("web-2:7:00000002")}));
     QVERIFY(listed->unreadable.empty());
     QVERIFY(listed->serverNowMs >= *first);
     for (const ServiceInstance& s : listed->instances) {
@@ -172,8 +172,8 @@ void ServiceRegistryTest::announceListWithdraw()
     QVERIFY(withdraw("never-announced")); // no error
     listed = list();
     QVERIFY(listed);
-    QCOMPARE(ids(*listed), (QStringList{QStringLiteral("web-1:3:00000003"),
-                                        QStringLiteral("web-2:7:00000002")}));
+    QCOMPARE(ids(*listed),
+             (QStringList{QStringLiteral("web-1:3:00000003"), QStringLiteral("web-2:7:00000002")}));
     QCOMPARE(m_core.integer({"HLEN", hashKey()}), qint64(2));
     QCOMPARE(m_core.integer({"ZCARD", seenKey()}), qint64(2));
 }
@@ -184,7 +184,8 @@ void ServiceRegistryTest::silentInstanceGoesStale()
     QVERIFY(announce(instance("busy:1:0000000b", QStringLiteral("busy"))));
     // As if "quiet" had not announced for 16 s (and the other just now).
     const qint64 now = m_core.serverNowMs();
-    QVERIFY(m_core.inspect({"ZADD", seenKey(), QByteArray::number(now - 16'000), "quiet:1:0000000a"}));
+    QVERIFY(
+        m_core.inspect({"ZADD", seenKey(), QByteArray::number(now - 16'000), "quiet:1:0000000a"}));
     const auto listed = list();
     QVERIFY(listed);
     QCOMPARE(listed->instances.size(), size_t(2));
@@ -210,7 +211,8 @@ void ServiceRegistryTest::entriesOlderThanTenMinutesArePruned()
         hset << id << R"({"host":"gone"})";
         zadd << QByteArray::number(now - 660'000) << id;
     }
-    hset << "recent:1:1" << R"({"host":"recent"})";
+    hset << "recent:1:1"
+         << R"({"host":"recent"})";
     zadd << QByteArray::number(now - 540'000) << "recent:1:1";
     QVERIFY(m_core.inspect(hset));
     QVERIFY(m_core.inspect(zadd));
@@ -259,19 +261,21 @@ void ServiceRegistryTest::badArgumentsWriteNothing_data()
     QTest::newRow("empty id") << keys << Command{"announce", "", ok} << QStringLiteral("1 to 256");
     QTest::newRow("id of 257 bytes")
         << keys << Command{"announce", QByteArray(257, 'x'), ok} << QStringLiteral("not 257");
-    QTest::newRow("withdraw, empty id") << keys << Command{"withdraw", ""} << QStringLiteral("1 to 256");
+    QTest::newRow("withdraw, empty id")
+        << keys << Command{"withdraw", ""} << QStringLiteral("1 to 256");
     QTest::newRow("payload over 64 KiB")
         << keys << Command{"announce", "h:1:1", "{\"a\":\"" + QByteArray(65'529, 'x') + "\"}"}
         << QStringLiteral("65537 bytes");
-    QTest::newRow("payload no JSON") << keys << Command{"announce", "h:1:1", "{host"}
-                                     << QStringLiteral("JSON object");
-    QTest::newRow("payload a JSON array") << keys << Command{"announce", "h:1:1", "[1]"}
-                                          << QStringLiteral("JSON object");
-    QTest::newRow("payload empty") << keys << Command{"announce", "h:1:1", ""}
-                                   << QStringLiteral("JSON object");
-    QTest::newRow("no payload") << keys << Command{"announce", "h:1:1"} << QStringLiteral("announce");
-    QTest::newRow("withdraw with a payload") << keys << Command{"withdraw", "h:1:1", ok}
-                                             << QStringLiteral("withdraw");
+    QTest::newRow("payload no JSON")
+        << keys << Command{"announce", "h:1:1", "{host"} << QStringLiteral("JSON object");
+    QTest::newRow("payload a JSON array")
+        << keys << Command{"announce", "h:1:1", "[1]"} << QStringLiteral("JSON object");
+    QTest::newRow("payload empty")
+        << keys << Command{"announce", "h:1:1", ""} << QStringLiteral("JSON object");
+    QTest::newRow("no payload") << keys << Command{"announce", "h:1:1"}
+                                << QStringLiteral("announce");
+    QTest::newRow("withdraw with a payload")
+        << keys << Command{"withdraw", "h:1:1", ok} << QStringLiteral("withdraw");
     QTest::newRow("unknown mode") << keys << Command{"register", "h:1:1", ok}
                                   << QStringLiteral("announce");
     QTest::newRow("other keys") << Command{"tg:{:}:services", "tg:{:}:seen"}
@@ -342,8 +346,8 @@ void ServiceRegistryTest::brokenEntriesAreUnreadable()
     QVERIFY2(listed, qPrintable(listed ? QString() : listed.error().toString()));
     QCOMPARE(ids(*listed), QStringList{QStringLiteral("good:1:00000001")});
     QCOMPARE(listed->unreadable.size(), size_t(5));
-    const QString all = QStringList(listed->unreadable.begin(), listed->unreadable.end())
-                            .join(QLatin1Char('\n'));
+    const QString all =
+        QStringList(listed->unreadable.begin(), listed->unreadable.end()).join(QLatin1Char('\n'));
     for (const char* expected :
          {"service array:1:1: the payload is no JSON object",
           "service broken:1:1: the payload is no JSON (",

@@ -39,7 +39,8 @@ void ServicesCliTest::announceThree()
     for (int i = 1; i <= 3; ++i) {
         ServiceInstance s;
         s.host = QStringLiteral("web-%1").arg(i);
-        s.id = s.host.toUtf8() + ":100" + QByteArray::number(i) + ":0000000" + QByteArray::number(i);
+        s.id =
+            s.host.toUtf8() + ":100" + QByteArray::number(i) + ":0000000" + QByteArray::number(i);
         s.pid = 1000 + i;
         s.ready = i != 2;
         s.decisionsPerSecond = 100.0 * i + 0.31;
@@ -51,8 +52,9 @@ void ServicesCliTest::announceThree()
         });
         QVERIFY2(announced, qPrintable(announced ? QString() : announced.error().toString()));
     }
-    QVERIFY(m_core.inspect({"ZADD", m_core.schema().servicesSeenKey(),
-                            QByteArray::number(m_core.serverNowMs() - 40'500), "web-3:1003:00000003"}));
+    QVERIFY(
+        m_core.inspect({"ZADD", m_core.schema().servicesSeenKey(),
+                        QByteArray::number(m_core.serverNowMs() - 40'500), "web-3:1003:00000003"}));
 }
 
 void ServicesCliTest::textLinePerInstance()
@@ -61,7 +63,8 @@ void ServicesCliTest::textLinePerInstance()
     QVERIFY(m_core.inspect({"HSET", m_core.schema().servicesKey(), "broken:1:1", "{"}));
     const test::CliRun run = ctl({QStringLiteral("services")});
     QVERIFY2(run.code == 0, qPrintable(run.describe()));
-    const QStringList lines = QString::fromUtf8(run.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList lines =
+        QString::fromUtf8(run.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 4);
     QVERIFY2(lines[0].startsWith(QStringLiteral("ID")) &&
                  lines[0].contains(QStringLiteral("HEALTH")) &&
@@ -75,10 +78,11 @@ void ServicesCliTest::textLinePerInstance()
              (QStringList{QStringLiteral("web-1:1001:00000001"), QStringLiteral("web-1"),
                           QStringLiteral("ready"), QStringLiteral("100.3"), QStringLiteral("10"),
                           QStringLiteral("digest1abcde")}));
-    QCOMPARE(columns(lines[2]),
-             (QStringList{QStringLiteral("web-2:1002:00000002"), QStringLiteral("web-2"),
-                          QStringLiteral("not ready"), QStringLiteral("200.3"), QStringLiteral("20"),
-                          QStringLiteral("digest2abcde"), QStringLiteral("redis: timeout retrying")}));
+    QCOMPARE(
+        columns(lines[2]),
+        (QStringList{QStringLiteral("web-2:1002:00000002"), QStringLiteral("web-2"),
+                     QStringLiteral("not ready"), QStringLiteral("200.3"), QStringLiteral("20"),
+                     QStringLiteral("digest2abcde"), QStringLiteral("redis: timeout retrying")}));
     QVERIFY2(columns(lines[3]).value(2) == QStringLiteral("stale: seen 40s ago") ||
                  columns(lines[3]).value(2) == QStringLiteral("stale: seen 41s ago"),
              qPrintable(lines[3]));
@@ -110,11 +114,12 @@ void ServicesCliTest::jsonDocument()
     QCOMPARE(second[QStringLiteral("ready")].toBool(true), false);
     QCOMPARE(second[QStringLiteral("decisions_per_second")].toDouble(), 200.31);
     QCOMPARE(second[QStringLiteral("cached_refusals")].toInteger(), 20);
-    QCOMPARE(second[QStringLiteral("last_error")].toString(), QStringLiteral("redis: timeout\nretrying"));
+    QCOMPARE(second[QStringLiteral("last_error")].toString(),
+             QStringLiteral("redis: timeout\nretrying"));
     QVERIFY(second[QStringLiteral("last_seen_ms")].toInteger() <= now);
-    for (const char* field : {"version", "config_file", "config_digest", "grpc_address",
-                              "http_address", "started_ms", "decisions_total", "cache_bytes",
-                              "cache_hits_total"})
+    for (const char* field :
+         {"version", "config_file", "config_digest", "grpc_address", "http_address", "started_ms",
+          "decisions_total", "cache_bytes", "cache_hits_total"})
         QVERIFY2(second.contains(QLatin1String(field)), field);
     QVERIFY(now - instances[2][QStringLiteral("last_seen_ms")].toInteger() >= 40'000);
 }

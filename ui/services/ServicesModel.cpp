@@ -88,8 +88,8 @@ QVariant ServicesModel::display(const ServiceInstance& instance, int column) con
     case StartedColumn:
         return instance.startedMs > 0 ? formatTime(instance.startedMs) : kNone;
     case LastSeenColumn:
-        return tr("%1 s ago").arg(
-            locale.toString(qMax<qint64>(0, m_list.serverNowMs - instance.lastSeenMs) / 1000));
+        return tr("%1 s ago")
+            .arg(locale.toString(qMax<qint64>(0, m_list.serverNowMs - instance.lastSeenMs) / 1000));
     case LastErrorColumn:
         return instance.lastError.simplified(); // one line; the tooltip has it whole
     case ColumnCount:

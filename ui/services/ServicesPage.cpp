@@ -7,9 +7,9 @@
 #include "ui/services/ServicesModel.h"
 
 #include <QGroupBox>
-#include <QItemSelectionModel>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QStackedWidget>
@@ -22,9 +22,9 @@ namespace tollgate::ui {
 
 ServicesPage::ServicesPage(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_model(new ServicesModel(this)),
-      m_stack(new QStackedWidget(this)), m_view(new QTableView(this)),
-      m_details(new QLabel(this)), m_empty(new QLabel(this)),
-      m_summary(new QLabel(this)), m_status(new QLabel(this)), m_poll(new QTimer(this))
+      m_stack(new QStackedWidget(this)), m_view(new QTableView(this)), m_details(new QLabel(this)),
+      m_empty(new QLabel(this)), m_summary(new QLabel(this)), m_status(new QLabel(this)),
+      m_poll(new QTimer(this))
 {
     setObjectName(QStringLiteral("servicesPage"));
     m_model->setObjectName(QStringLiteral("servicesModel"));
@@ -164,8 +164,8 @@ void ServicesPage::showList(ServiceList list)
                          .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
                          .arg(kRefreshMs / 1000);
     if (!unreadable.isEmpty())
-        status += QStringLiteral("<br>") + tr("Unreadable entries: %1")
-                                               .arg(unreadable.join(QStringLiteral("; ")));
+        status += QStringLiteral("<br>") +
+                  tr("Unreadable entries: %1").arg(unreadable.join(QStringLiteral("; ")));
     m_status->setText(status);
 }
 
