@@ -74,5 +74,6 @@ int benchCommand(Cli& cli, const QStringList& args);
 int simulateCommand(Cli& cli, const QStringList& args);
 int clusterCommand(Cli& cli, const QStringList& args);
 int exporterCommand(Cli& cli, const QStringList& args);
+int servicesCommand(Cli& cli, const QStringList& args);
 
 } // namespace tollgate::ctl

@@ -40,6 +40,7 @@ Commands:
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded
   cluster                               standalone, or every cluster node: role, slots, INFO
+  services                              the tollgated instances registered, with their health
   bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]
   simulate [--seconds N] [--users N] [--rate N]   demo traffic: example policies, abusers
   exporter [--listen HOST:PORT] [--interval D]    OpenMetrics for Prometheus (docs/metrics.md)
@@ -216,6 +217,7 @@ int main(int argc, char** argv)
         {QStringLiteral("bench"), benchCommand},     {QStringLiteral("simulate"), simulateCommand},
         {QStringLiteral("cluster"), clusterCommand}, {QStringLiteral("exporter"), exporterCommand},
         {QStringLiteral("override"), overrideCommand},
+        {QStringLiteral("services"), servicesCommand},
     };
     const auto found = commands.find(command);
     if (found == commands.end())

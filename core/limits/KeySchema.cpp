@@ -248,6 +248,16 @@ QByteArray KeySchema::eventsChannel() const
     return m_prefix + ":events";
 }
 
+QByteArray KeySchema::servicesKey() const
+{
+    return policyBase(true) + "services";
+}
+
+QByteArray KeySchema::servicesSeenKey() const
+{
+    return servicesKey() + ":seen";
+}
+
 QByteArray KeySchema::userPattern(const QByteArray& user) const
 {
     return userBase(user) + ":*";

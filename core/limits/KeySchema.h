@@ -24,6 +24,8 @@ namespace tollgate {
 /// hash tag "{:}" (no escaped id holds ':'), so each policy script touches one slot:
 ///   <p>:{:}:policy:<action>   <p>:{:}:policy:<action>:history   <p>:{:}:policies   <p>:{:}:audit
 ///   <p>:{:}:overrides
+/// The registry of tollgated instances uses "{:}" on a single server too (service_announce.lua):
+///   <p>:{:}:services (hash: id -> JSON)   <p>:{:}:services:seen (zset: id -> last-seen ms)
 /// Which layout a call uses is decided in one place, KeyLayout.
 /// User and action ids are arbitrary bytes, percent-escaped so that no id can contain
 /// ':', '{', '}', glob characters or whitespace: every key parses back exactly, all keys of
@@ -77,6 +79,10 @@ public:
     QByteArray statsKey(const QByteArray& action) const;
     QByteArray auditKey() const;
     QByteArray eventsChannel() const;
+    /// The tollgated registry (service_announce.lua): instance id -> JSON payload, and
+    /// instance id -> last-seen ms. Under "{:}" in both layouts, so the pair is one slot.
+    QByteArray servicesKey() const;
+    QByteArray servicesSeenKey() const;
 
     /// SCAN patterns. Escaped ids hold no glob characters, so they can be embedded as is.
     QByteArray userPattern(const QByteArray& user) const;            // every key of a user

@@ -11,10 +11,7 @@ namespace {
 
 qint64 serverMs(const Result<Reply>& time)
 {
-    if (!time || time->elements.size() < 2)
-        return 0;
-    return time->elements[0].toBytes().toLongLong() * 1000 +
-           time->elements[1].toBytes().toLongLong() / 1000;
+    return time ? time->toTimeMs().value_or(0) : 0;
 }
 
 // The overrides of one user in force at `nowMs`, from HGETALL; a field that is no override is

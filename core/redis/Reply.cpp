@@ -56,6 +56,17 @@ QString Reply::toDisplayString(int indent) const
     return {};
 }
 
+std::optional<qint64> Reply::toTimeMs() const
+{
+    if (elements.size() != 2)
+        return std::nullopt;
+    const std::optional<qint64> seconds = elements[0].toInteger();
+    const std::optional<qint64> micros = elements[1].toInteger();
+    if (!seconds || !micros)
+        return std::nullopt;
+    return *seconds * 1000 + *micros / 1000;
+}
+
 Reply Reply::fromInteger(qint64 value)
 {
     Reply r;

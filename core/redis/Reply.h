@@ -32,6 +32,8 @@ struct Reply
     QString toQString() const { return QString::fromUtf8(toBytes()); }
     /// A flat array [k1, v1, k2, v2, ...] (HGETALL, XRANGE fields) as pairs.
     QList<QPair<QByteArray, QByteArray>> toPairs() const;
+    /// TIME's reply {seconds, microseconds} as epoch ms; nullopt for any other shape.
+    std::optional<qint64> toTimeMs() const;
     /// A readable one-line-per-element rendering, as redis-cli prints it.
     QString toDisplayString(int indent = 0) const;
 

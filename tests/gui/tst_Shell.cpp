@@ -171,14 +171,14 @@ void ShellTest::connectsAndShowsPages()
                                  server->text().startsWith(QStringLiteral("Redis 6")),
                              5000);
 
-    const QStringList keys{QStringLiteral("dashboard"), QStringLiteral("subjects"),
-                           QStringLiteral("policies"),  QStringLiteral("keys"),
-                           QStringLiteral("lua"),       QStringLiteral("slowlog"),
-                           QStringLiteral("audit"),     QStringLiteral("cluster")};
+    const QStringList keys{
+        QStringLiteral("dashboard"), QStringLiteral("subjects"), QStringLiteral("policies"),
+        QStringLiteral("keys"),      QStringLiteral("lua"),      QStringLiteral("slowlog"),
+        QStringLiteral("audit"),     QStringLiteral("cluster"),  QStringLiteral("services")};
     QCOMPARE(window->pageKeys(), keys);
     auto* stack = window->findChild<QStackedWidget*>(QStringLiteral("pageStackedWidget"));
     QVERIFY(QTest::qWaitForWindowActive(window.get()));
-    for (int i = 0; i < keys.size(); ++i) { // Ctrl+1..8
+    for (int i = 0; i < keys.size(); ++i) { // Ctrl+1..9
         QTest::keyClick(window.get(), Qt::Key(Qt::Key_1 + i), Qt::ControlModifier);
         QCOMPARE(stack->currentIndex(), i);
         QCOMPARE(window->currentPageKey(), keys.at(i));

@@ -3,6 +3,8 @@
 // audit entries); what it may not do exits 3 with nothing written. Also the users of issue 6:
 // one with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
 
+#include "core/redis/Blocking.h"
+#include "core/services/ServiceRegistry.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
@@ -55,6 +57,7 @@ private Q_SLOTS:
     void support();
     void operatorRole();
     void application();
+    void tollgatedRole();
     void plainReadUserConnects();
     void refusedUsersWriteNothing_data();
     void refusedUsersWriteNothing();
@@ -292,6 +295,70 @@ void AclRolesTest::operatorRole()
                                         QStringLiteral("back to the first limits")});
     QVERIFY2(rolled.code == 0, qPrintable(rolled.describe()));
     QCOMPARE(m_redis.command({"HGET", "tg:policy:like", "revision"}), QByteArray("$1\r\n4\r\n"));
+}
+
+// The Services section's ACL user for tollgated: the application role plus the selector named
+// there. It announces and withdraws; the application role alone may not withdraw (HDEL), and the
+// viewer may read the registry but not announce.
+void AclRolesTest::tollgatedRole()
+{
+    QFile readme(tollgate::test::sourcePath(QStringLiteral("docs/operators.md")));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QByteArray text = readme.readAll();
+    const qsizetype at = text.indexOf("`'(+hdel +zrem ~tg:{:}:services");
+    QVERIFY2(at >= 0, "no tollgated selector in docs/operators.md");
+    const QByteArray selector = text.mid(at + 2, text.indexOf("'`", at) - at - 2);
+    QList<QByteArray> setuser = m_roles.value("application");
+    setuser[2] = "tollgated";
+    setuser[4] = ">tollgated-password";
+    m_redis.command({"ACL", "DELUSER", "tollgated"});
+    QCOMPARE(m_redis.command(setuser << selector), QByteArray("+OK\r\n"));
+
+    using namespace tollgate;
+    const auto as = [this](const char* user) {
+        auto client = std::make_unique<Client>(
+            *ConnectionOptions::fromUrl(QStringLiteral("redis://%1:%1-password@127.0.0.1:%2")
+                                            .arg(QLatin1String(user))
+                                            .arg(m_redis.port())));
+        client->open();
+        return client;
+    };
+    ServiceInstance instance;
+    instance.id = "web-1:1:00000001";
+    instance.host = QStringLiteral("web-1");
+    const auto announce = [&](Client* client) {
+        return waitFor<qint64>([&](Callback<qint64> done) {
+            ServiceRegistry(client, KeySchema()).announce(instance, nullptr, done);
+        });
+    };
+    const auto withdraw = [&](Client* client) {
+        return waitFor<Unit>([&](Callback<Unit> done) {
+            ServiceRegistry(client, KeySchema()).withdraw(instance.id, nullptr, done);
+        });
+    };
+    const auto list = [&](Client* client) {
+        return waitFor<ServiceList>([&](Callback<ServiceList> done) {
+            ServiceRegistry(client, KeySchema()).list(nullptr, done);
+        });
+    };
+    const auto tollgated = as("tollgated");
+    const auto announced = announce(tollgated.get());
+    QVERIFY2(announced, qPrintable(announced ? QString() : announced.error().toString()));
+    const auto viewer = as("viewer");
+    const auto seen = list(viewer.get());
+    QVERIFY2(seen && seen->instances.size() == 1,
+             qPrintable(seen ? QString() : seen.error().toString()));
+    const auto refused = announce(viewer.get());
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().kind, ErrorKind::NoPerm);
+    const auto application = as("application");
+    const auto notAllowed = withdraw(application.get());
+    QVERIFY(!notAllowed);
+    QCOMPARE(notAllowed.error().kind, ErrorKind::NoPerm);
+    QCOMPARE(integer({"HLEN", "tg:{:}:services"}), qint64(1)); // nothing written
+    const auto withdrawn = withdraw(tollgated.get());
+    QVERIFY2(withdrawn, qPrintable(withdrawn ? QString() : withdrawn.error().toString()));
+    QCOMPARE(integer({"EXISTS", "tg:{:}:services"}), qint64(0));
 }
 
 void AclRolesTest::application()

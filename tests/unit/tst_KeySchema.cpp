@@ -222,6 +222,9 @@ void KeySchemaTest::parseForeignKeys_data()
     QTest::newRow("too many parts") << QByteArray("tg:{u}:like:fw:1000:x");
     QTest::newRow("unknown suffix") << QByteArray("tg:{u}:like:bans");
     QTest::newRow("empty policy") << QByteArray("tg:policy:");
+    // The tollgated registry is no user's and no policy's: scans of <p>:{* pass it over.
+    QTest::newRow("service registry") << KeySchema().servicesKey();
+    QTest::newRow("service last-seen") << KeySchema().servicesSeenKey();
 }
 
 void KeySchemaTest::parseForeignKeys()
@@ -238,6 +241,8 @@ void KeySchemaTest::customPrefix()
     QCOMPARE(schema.parse(key).kind, Kind::State);
     QCOMPARE(KeySchema().parse(key).kind, Kind::Foreign);
     QCOMPARE(schema.parse(KeySchema().userBanKey("42")).kind, Kind::Foreign);
+    QCOMPARE(schema.servicesKey(), QByteArray("app1:rl:{:}:services"));
+    QCOMPARE(schema.servicesSeenKey(), QByteArray("app1:rl:{:}:services:seen"));
 }
 
 void KeySchemaTest::scanPatternsDoNotCrossUsers_data()

@@ -37,6 +37,10 @@
 #include "ui/cluster/ClusterPage.h"
 #define TOLLGATE_HAVE_CLUSTER 1
 #endif
+#if __has_include("ui/services/ServicesPage.h")
+#include "ui/services/ServicesPage.h"
+#define TOLLGATE_HAVE_SERVICES 1
+#endif
 #if __has_include("ui/user/UserDetailDialog.h")
 #include "ui/user/UserDetailDialog.h"
 #define TOLLGATE_HAVE_USER 1
@@ -85,7 +89,8 @@ createPages(Session* session, QWidget* parent,
               std::pair{"keys", QObject::tr("Keys")}, std::pair{"lua", QObject::tr("Lua")},
               std::pair{"slowlog", QObject::tr("Slowlog")},
               std::pair{"audit", QObject::tr("Audit log")},
-              std::pair{"cluster", QObject::tr("Topology")}}) {
+              std::pair{"cluster", QObject::tr("Topology")},
+              std::pair{"services", QObject::tr("Services")}}) {
             auto* label = new QLabel(QObject::tr("Not connected: use File \u203a Connect\u2026 "
                                                  "(Ctrl+Shift+O)."),
                                      parent);
@@ -137,6 +142,11 @@ createPages(Session* session, QWidget* parent,
     add("cluster", QObject::tr("Topology"), make<ClusterPage>(session, parent));
 #else
     add("cluster", QObject::tr("Topology"), none(session, parent));
+#endif
+#ifdef TOLLGATE_HAVE_SERVICES
+    add("services", QObject::tr("Services"), make<ServicesPage>(session, parent));
+#else
+    add("services", QObject::tr("Services"), none(session, parent));
 #endif
     return pages;
 }
