@@ -8,16 +8,22 @@
 #include "core/metrics/Exposition.h"
 #include "core/metrics/ListenAddress.h"
 #include "core/metrics/ScrapeCollector.h"
+#include "core/redis/Blocking.h"
 #include "core/redis/Client.h"
+#include "core/services/ServiceRegistry.h"
+#include "core/Version.h"
 #include "service/decide/Decider.h"
 #include "service/grpc/GrpcServer.h"
 #include "service/grpc/RlsService.h"
 #include "service/http/HttpFront.h"
 #include "service/metrics/ServiceMetrics.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QHostInfo>
+#include <QRandomGenerator>
 #include <QHostAddress>
 #include <chrono>
 
@@ -172,6 +178,16 @@ Status Daemon::start()
     applyPolicies(config);
     watchFiles();
     m_startedMs = QDateTime::currentMSecsSinceEpoch();
+    if (m_options.announce) {
+        m_registry = std::make_unique<ServiceRegistry>(m_client.get(), m_schema);
+        m_instanceId = QHostInfo::localHostName().toUtf8() + ':' +
+                       QByteArray::number(QCoreApplication::applicationPid()) + ':' +
+                       QByteArray::number(QRandomGenerator::global()->generate(), 16)
+                           .rightJustified(8, '0');
+        connect(&m_announceTimer, &QTimer::timeout, this, &Daemon::announce);
+        m_announceTimer.start(5000);
+        announce();
+    }
     Q_EMIT log(QStringLiteral("serving: gRPC %1, HTTP %2; configuration %3 (%4 policies)")
                    .arg(m_grpc ? QStringLiteral("port %1").arg(m_grpc->port()) : QStringLiteral("off"),
                         m_http ? QStringLiteral("port %1").arg(m_http->port()) : QStringLiteral("off"),
@@ -198,6 +214,62 @@ void Daemon::ping()
         if (was != now)
             Q_EMIT log(now ? QStringLiteral("ready") : QStringLiteral("not ready: ") + m_lastRedisError);
     });
+}
+
+void Daemon::announce()
+{
+    const qint64 now = steadyMs();
+    const qint64 decisions = m_metrics->decisionsTotal();
+    ServiceInstance self;
+    self.id = m_instanceId;
+    self.host = QHostInfo::localHostName();
+    self.pid = QCoreApplication::applicationPid();
+    self.version = QString::fromLatin1(kVersion);
+    self.configFile = QFileInfo(m_options.configPath).absoluteFilePath();
+    self.configDigest = QString::fromLatin1(m_decider->config()->digest.left(12));
+    const auto address = [](const QString& listen, quint16 port) -> QString {
+        return listen.left(listen.lastIndexOf(QLatin1Char(':'))) + QLatin1Char(':') +
+               QString::number(port);
+    };
+    if (m_grpc)
+        self.grpcAddress = address(m_options.grpcListen, m_grpc->port());
+    if (m_http)
+        self.httpAddress = address(m_options.httpListen, m_http->port());
+    self.startedMs = m_startedMs;
+    self.decisionsTotal = decisions;
+    if (m_lastAnnounceMs > 0 && now > m_lastAnnounceMs)
+        self.decisionsPerSecond = double(decisions - m_lastDecisions) * 1000.0 / double(now - m_lastAnnounceMs);
+    m_lastDecisions = decisions;
+    m_lastAnnounceMs = now;
+    const RefusalCache::Stats cache = m_cache->stats();
+    self.cachedRefusals = cache.entries;
+    self.cacheBytes = cache.bytes;
+    self.cacheHitsTotal = cache.hits;
+    QString why;
+    self.ready = isReady(&why);
+    self.lastError = !m_lastConfigError.isEmpty() ? QStringLiteral("config: ") + m_lastConfigError
+                     : !m_lastRedisError.isEmpty() ? m_lastRedisError
+                                                   : QString();
+    m_registry->announce(self, this, [this](Result<qint64> done) {
+        const QString error = done ? QString() : done.error().toString();
+        if (error != m_lastAnnounceError && !error.isEmpty())
+            Q_EMIT log(QStringLiteral("not registered in Redis (the console will not list this "
+                                      "instance): ") + error);
+        m_lastAnnounceError = error;
+    });
+}
+
+void Daemon::withdraw()
+{
+    if (!m_registry)
+        return;
+    m_announceTimer.stop();
+    const ServiceRegistry registry(m_client.get(), m_schema);
+    const QByteArray id = m_instanceId;
+    const Status gone =
+        waitFor<Unit>([&](Callback<Unit> done) { registry.withdraw(id, nullptr, done); });
+    if (!gone) // it goes stale in 15 s and leaves within 10 minutes instead
+        Q_EMIT log(QStringLiteral("could not leave the registry: ") + gone.error().toString());
 }
 
 void Daemon::applyPolicies(std::shared_ptr<const ServiceConfig> config, int attempt)

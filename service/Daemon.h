@@ -16,6 +16,7 @@ class Client;
 class RefusalCache;
 class RefusalCacheFeed;
 class ScrapeCollector;
+class ServiceRegistry;
 } // namespace tollgate
 
 namespace tollgate::service {
@@ -54,6 +55,8 @@ public:
     /// Loads the configuration and starts listening; the error names the file or the address.
     Status start();
     void reload();
+    /// Leaves the registry at once (instead of going stale), waiting up to the command timeout.
+    void withdraw();
 
     quint16 grpcPort() const;
     quint16 httpPort() const;
@@ -82,6 +85,7 @@ private:
     std::unique_ptr<GrpcServer> m_grpc;
     std::unique_ptr<HttpFront> m_http;
     std::unique_ptr<ScrapeCollector> m_scrape;
+    std::unique_ptr<ServiceRegistry> m_registry;
     QFileSystemWatcher* m_watcher = nullptr;
     QTimer m_reloadSoon;
     QTimer m_pingTimer;
@@ -92,8 +96,9 @@ private:
     QString m_lastConfigError;
     QByteArray m_instanceId;
     qint64 m_startedMs = 0;
-    qint64 m_lastDecisions = 0;
-    qint64 m_lastAnnounceMs = 0;
+    qint64 m_lastDecisions = 0;  // at the last announcement
+    qint64 m_lastAnnounceMs = 0; // steady ms
+    QString m_lastAnnounceError;
 };
 
 } // namespace tollgate::service

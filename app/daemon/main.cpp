@@ -183,5 +183,7 @@ int main(int argc, char** argv)
         return started.error().kind == ErrorKind::InvalidInput ? ExitUsage : ExitFailed;
     }
     quitOnTerminationSignals([&daemon] { daemon.reload(); });
-    return app.exec();
+    const int exit = app.exec();
+    daemon.withdraw(); // out of the console's list at once, not after going stale
+    return exit;
 }

@@ -5,6 +5,7 @@
 #include "core/limits/Moderation.h"
 #include "core/limits/Overrides.h"
 #include "core/limits/Refunds.h"
+#include "core/services/ServiceRegistry.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
@@ -23,6 +24,7 @@ class ServiceCacheTest : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void bothInstancesAreRegistered();
     void refusalsComeFromMemoryOnBoth();
     void unbanReachesBothWithinASecond();
     void resetReachesBothWithinASecond();
@@ -87,6 +89,44 @@ qint64 ServiceCacheTest::untilBothAllow(const QByteArray& action, const QByteArr
         QTest::qWait(20);
     }
     return -1;
+}
+
+void ServiceCacheTest::bothInstancesAreRegistered()
+{
+    // What the console's Services page and `tollgatectl services` read.
+    const ServiceRegistry registry(m_core.client(), m_core.schema());
+    QList<quint16> ports;
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                 auto list = await<ServiceList>([&](QObject* context, Callback<ServiceList> done) {
+                                     registry.list(context, done);
+                                 });
+                                 ports.clear();
+                                 for (const ServiceInstance& each : list ? list->instances : std::vector<ServiceInstance>{})
+                                     if (each.ready)
+                                         ports << quint16(each.grpcAddress.section(QLatin1Char(':'), -1).toUInt());
+                                 return ports.size() == 2;
+                             }()),
+                             10000);
+    QVERIFY(ports.contains(m_first.grpcPort()) && ports.contains(m_second.grpcPort()));
+    auto list = await<ServiceList>([&](QObject* context, Callback<ServiceList> done) { registry.list(context, done); });
+    QVERIFY(list);
+    for (const ServiceInstance& each : list->instances) {
+        QCOMPARE(each.configDigest.size(), 12);
+        QVERIFY(each.configFile.endsWith(QStringLiteral("service_edge.yaml")));
+        QVERIFY(!each.isStale(list->serverNowMs));
+        QVERIFY(each.httpAddress.startsWith(QStringLiteral("127.0.0.1:")));
+    }
+    // A third that stops leaves the registry at once.
+    ServiceProcess third;
+    QVERIFY2(third.start(m_core.server().url(), sourcePath(QStringLiteral("tests/data/service_edge.yaml"))),
+             qPrintable(third.errorString()));
+    const auto count = [&] {
+        auto now = await<ServiceList>([&](QObject* context, Callback<ServiceList> done) { registry.list(context, done); });
+        return now ? int(now->instances.size()) : -1;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(count(), 3, 10000);
+    QVERIFY(third.stop());
+    QCOMPARE(count(), 2);
 }
 
 void ServiceCacheTest::refusalsComeFromMemoryOnBoth()
