@@ -60,7 +60,7 @@ Daemon::Daemon(DaemonOptions options, QObject* parent)
 {
     m_reloadSoon.setSingleShot(true);
     m_reloadSoon.setInterval(300); // editors write a file in several steps
-    connect(&m_reloadSoon, &QTimer::timeout, this, &Daemon::reload);
+    connect(&m_reloadSoon, &QTimer::timeout, this, [this] { reload(false); });
 }
 
 Daemon::~Daemon()
@@ -331,7 +331,7 @@ void Daemon::refreshPolicies()
     });
 }
 
-void Daemon::reload()
+void Daemon::reload(bool force)
 {
     auto loaded = loadServiceConfig(m_options.configPath);
     watchFiles(); // a file replaced by an editor is a new file to watch
@@ -343,8 +343,8 @@ void Daemon::reload()
         return;
     }
     auto config = std::make_shared<const ServiceConfig>(std::move(*loaded));
-    if (config->digest == m_decider->config()->digest && m_lastConfigError.isEmpty())
-        return;
+    if (!force && config->digest == m_decider->config()->digest && m_lastConfigError.isEmpty())
+        return; // a change of something else in the directory
     m_lastConfigError.clear();
     m_metrics->recordReload(true, config->digest);
     for (const QString& note : config->notes)

@@ -54,7 +54,9 @@ public:
 
     /// Loads the configuration and starts listening; the error names the file or the address.
     Status start();
-    void reload();
+    /// Loads the configuration again and applies its policies. `force` (SIGHUP): even when the
+    /// files did not change, so a policy edited in the console is set back to the file's.
+    void reload(bool force = true);
     /// Leaves the registry at once (instead of going stale), waiting up to the command timeout.
     void withdraw();
 
