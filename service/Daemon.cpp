@@ -25,6 +25,7 @@
 #include <QHostInfo>
 #include <QRandomGenerator>
 #include <QHostAddress>
+#include <QThread>
 #include <chrono>
 
 namespace tollgate::service {
@@ -135,7 +136,9 @@ Status Daemon::start()
     if (!m_options.grpcListen.isEmpty()) {
         m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
         m_grpc = std::make_unique<GrpcServer>();
-        if (Status ok = m_grpc->start(m_options.grpcListen, m_rls.get()); !ok)
+        const int threads = m_options.grpcThreads > 0 ? m_options.grpcThreads
+                                                      : std::max(QThread::idealThreadCount(), 1);
+        if (Status ok = m_grpc->start(m_options.grpcListen, m_rls.get(), threads); !ok)
             return ok;
     }
     if (!m_options.httpListen.isEmpty()) {

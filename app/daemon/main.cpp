@@ -112,6 +112,9 @@ int main(int argc, char** argv)
     const QCommandLineOption http(QStringLiteral("http"),
                                   QStringLiteral("HTTP address host:port, or 'off' (default 127.0.0.1:8080)."),
                                   QStringLiteral("address"), QStringLiteral("127.0.0.1:8080"));
+    const QCommandLineOption grpcThreads(QStringLiteral("grpc-threads"),
+                                         QStringLiteral("Threads serving gRPC calls (default: one per core)."),
+                                         QStringLiteral("n"), QStringLiteral("0"));
     const QCommandLineOption cache(QStringLiteral("cache-size"),
                                    QStringLiteral("Memory for refusals answered without Redis, e.g. 64MB "
                                                   "(default); 0 turns the cache off."),
@@ -126,7 +129,7 @@ int main(int argc, char** argv)
                                    QStringLiteral("name"));
     const QCommandLineOption noAnnounce(QStringLiteral("no-announce"),
                                         QStringLiteral("Do not register this instance in Redis."));
-    parser.addOptions({config, url, prefix, grpc, http, cache, onError, actor, noAnnounce});
+    parser.addOptions({config, url, prefix, grpc, http, grpcThreads, cache, onError, actor, noAnnounce});
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -157,6 +160,10 @@ int main(int argc, char** argv)
     };
     options.grpcListen = address(parser.value(grpc));
     options.httpListen = address(parser.value(http));
+    bool threadsOk = false;
+    options.grpcThreads = parser.value(grpcThreads).toInt(&threadsOk);
+    if (!threadsOk || options.grpcThreads < 0 || options.grpcThreads > 256)
+        return usage(QStringLiteral("--grpc-threads: '%1' is not 0 (one per core) to 256").arg(parser.value(grpcThreads)));
     const auto bytes = bytesOf(parser.value(cache));
     if (!bytes)
         return usage(QStringLiteral("--cache-size: '%1' is not a size (64MB, 512KB, 0)").arg(parser.value(cache)));

@@ -1,16 +1,22 @@
 #include "service/grpc/GrpcServer.h"
 
+#include "service/grpc/HealthService.h"
+#include "service/grpc/RlsService.h"
+
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include <chrono>
+#include <pthread.h>
 
 namespace tollgate::service {
 
 namespace {
 const char kServiceName[] = "envoy.service.ratelimit.v3.RateLimitService";
-}
+
+// While stopping, a queue idle this long with no call being decided has no event left to come.
+constexpr auto kIdleBeforeShutdown = std::chrono::milliseconds(100);
+} // namespace
 
 GrpcServer::GrpcServer() = default;
 
@@ -19,41 +25,79 @@ GrpcServer::~GrpcServer()
     stop(0);
 }
 
-Status GrpcServer::start(const QString& address, grpc::Service* service)
+Status GrpcServer::start(const QString& address, RlsService* service, int threads)
 {
-    grpc::EnableDefaultHealthCheckService(true);
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service);
+    m_health = std::make_unique<HealthService>(kServiceName);
+    builder.RegisterService(m_health.get());
+    for (int i = 0; i < std::max(threads, 1); ++i)
+        m_queues.push_back(builder.AddCompletionQueue());
     m_server = builder.BuildAndStart();
     if (!m_server || port == 0) {
         m_server.reset();
+        m_queues.clear();
         return Error{ErrorKind::Io,
                      QStringLiteral("gRPC cannot listen on %1 (in use, not permitted, or not "
                                     "host:port)")
                          .arg(address)};
     }
     m_port = quint16(port);
+    m_service = service;
+    for (const auto& queue : m_queues) {
+        m_service->serveOn(queue.get());
+        m_threads.emplace_back([this, queue = queue.get(), n = m_threads.size()] {
+            pthread_setname_np(pthread_self(), ("rls-" + std::to_string(n)).c_str());
+            poll(queue);
+        });
+    }
     setServing(false);
     return Unit{};
 }
 
+void GrpcServer::poll(grpc::ServerCompletionQueue* queue)
+{
+    void* tag = nullptr;
+    bool ok = false;
+    for (;;) {
+        const auto deadline = std::chrono::system_clock::now() + kIdleBeforeShutdown;
+        switch (queue->AsyncNext(&tag, &ok, deadline)) {
+        case grpc::CompletionQueue::GOT_EVENT:
+            RlsService::proceed(tag, ok);
+            break;
+        case grpc::CompletionQueue::TIMEOUT:
+            // Only now can nothing more be queued here: the server takes no call and no call
+            // is waiting for its answer.
+            if (m_stopping.load() && m_service->callsDeciding() == 0)
+                queue->Shutdown();
+            break;
+        case grpc::CompletionQueue::SHUTDOWN:
+            return;
+        }
+    }
+}
+
 void GrpcServer::setServing(bool serving)
 {
-    if (!m_server || !m_server->GetHealthCheckService())
-        return;
-    m_server->GetHealthCheckService()->SetServingStatus(serving);
-    m_server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
+    if (m_health)
+        m_health->setServing(serving);
 }
 
 void GrpcServer::stop(int graceMs)
 {
     if (!m_server)
         return;
+    m_health->shutdown();
     m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(graceMs));
+    m_stopping.store(true);
+    for (std::thread& thread : m_threads)
+        thread.join();
+    m_threads.clear();
     m_server.reset();
+    m_queues.clear();
 }
 
 } // namespace tollgate::service

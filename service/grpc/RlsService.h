@@ -3,31 +3,44 @@
 #include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
 #include "service/decide/Decider.h"
 
+#include <atomic>
 #include <memory>
+
+namespace grpc {
+class ServerCompletionQueue;
+}
 
 namespace tollgate::service {
 
 class ServiceMetrics;
 
-/// envoy.service.ratelimit.v3.RateLimitService on gRPC's callback API: each call is decided by
-/// the Decider without a thread waiting for Redis, and finished from the I/O thread that got the
-/// last reply, so calls never queue behind a Qt event loop. The request arrives as bytes and is
-/// read as service/grpc/rls_wire.proto (values that are not UTF-8 are decided too); reflection
-/// still describes Envoy's own messages.
+/// envoy.service.ratelimit.v3.RateLimitService on gRPC's asynchronous API: GrpcServer's threads
+/// each poll a completion queue of their own and decide the calls it delivers with the Decider;
+/// the call is finished from the thread that got the last Redis reply (or at once, when nothing
+/// needs Redis), so no call waits behind another thread or a Qt event loop. The request arrives
+/// as bytes and is read as service/grpc/rls_wire.proto (values that are not UTF-8 are decided
+/// too); reflection still describes Envoy's own messages.
 class RlsService final
-    : public envoy::service::ratelimit::v3::RateLimitService::WithRawCallbackMethod_ShouldRateLimit<
+    : public envoy::service::ratelimit::v3::RateLimitService::WithRawMethod_ShouldRateLimit<
           envoy::service::ratelimit::v3::RateLimitService::Service>
 {
 public:
     RlsService(std::shared_ptr<const Decider> decider, std::shared_ptr<ServiceMetrics> metrics);
 
-    grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,
-                                              const grpc::ByteBuffer* request,
-                                              grpc::ByteBuffer* response) override;
+    /// Asks `queue` for calls; its thread then hands every tag it gets to proceed().
+    void serveOn(grpc::ServerCompletionQueue* queue);
+    static void proceed(void* tag, bool ok);
+
+    /// Calls accepted and not yet finished; a queue may shut down only once this is 0 (a
+    /// Finish on a queue that is shut down is fatal in gRPC).
+    int callsDeciding() const { return m_deciding.load(); }
 
 private:
+    friend class RlsCall;
+
     std::shared_ptr<const Decider> m_decider;
     std::shared_ptr<ServiceMetrics> m_metrics;
+    std::atomic<int> m_deciding{0};
 };
 
 /// The wire forms: a request's bytes (nullopt when they are no RateLimitRequest), an answer.

@@ -30,16 +30,25 @@ const QByteArray kRequest =
     R"({"domain":"edge","descriptors":[{"entries":[{"key":"remote_address","value":"10.9.9.9"}]}]})";
 
 // The python load generator, started and left running.
-std::unique_ptr<QProcess> startLoad(const ServiceProcess& service, double seconds, int inFlight)
+// rls_client.py running beside the test: `command` and its arguments, against `service`.
+std::unique_ptr<QProcess> startClient(const ServiceProcess& service, const QStringList& command)
 {
-    auto load = std::make_unique<QProcess>();
+    auto client = std::make_unique<QProcess>();
     runRlsClient({service.grpcTarget(), QStringLiteral("health")}); // generates the stubs
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PYTHONPATH"), rlsStubDir());
-    load->setProcessEnvironment(env);
-    load->start(QStringLiteral("/usr/bin/python3"),
-                {sourcePath(QStringLiteral("tests/python/rls_client.py")), service.grpcTarget(),
-                 QStringLiteral("load"), QString::number(seconds), QString::number(inFlight)});
+    client->setProcessEnvironment(env);
+    client->start(QStringLiteral("/usr/bin/python3"),
+                  QStringList{sourcePath(QStringLiteral("tests/python/rls_client.py")),
+                              service.grpcTarget()} +
+                      command);
+    return client;
+}
+
+std::unique_ptr<QProcess> startLoad(const ServiceProcess& service, double seconds, int inFlight)
+{
+    auto load = startClient(service, {QStringLiteral("load"), QString::number(seconds),
+                                      QString::number(inFlight)});
     load->write(kRequest + '\n');
     load->closeWriteChannel();
     return load;
@@ -155,7 +164,11 @@ void ServiceResilienceTest::redisKilledMidStream()
     QVERIFY(reporting.waitForLog("unchanged") && allowing.waitForLog("unchanged"));
     auto reportingLoad = startLoad(reporting, 4, 2);
     auto allowingLoad = startLoad(allowing, 4, 2);
-    QTest::qWait(1500);
+    // A health watcher, as a load balancer keeps one: SERVING now, NOT_SERVING once Redis goes.
+    auto watcher = startClient(reporting, {QStringLiteral("watch"), QStringLiteral("2")});
+    QTRY_VERIFY_WITH_TIMEOUT(watcher->canReadLine(), 10000);
+    QCOMPARE(watcher->readLine().trimmed(), QByteArray(R"({"status": "SERVING"})"));
+    QTest::qWait(1000);
     m_core.server().kill();
     QTRY_COMPARE_WITH_TIMEOUT(reporting.curl("GET", "/readyz").status, 503, 5000);
     QVERIFY(reporting.curl("GET", "/readyz").body.startsWith("not ready: Redis"));
@@ -164,6 +177,9 @@ void ServiceResilienceTest::redisKilledMidStream()
         return QJsonDocument::fromJson(health.lines.value(0)).object().value(QStringLiteral("status")).toString();
     };
     QTRY_COMPARE_WITH_TIMEOUT(healthOf(), QStringLiteral("NOT_SERVING"), 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(watcher->canReadLine(), 3000);
+    QCOMPARE(watcher->readLine().trimmed(), QByteArray(R"({"status": "NOT_SERVING"})"));
+    QVERIFY(watcher->state() == QProcess::NotRunning || watcher->waitForFinished(5000));
     QCOMPARE(allowing.curl("GET", "/readyz").status, 200); // its failure policy decides
 
     const QJsonObject withoutPolicy = finish(*reportingLoad);

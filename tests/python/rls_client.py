@@ -7,6 +7,7 @@ protoc generated from proto/ (PYTHONPATH points at them; tests/support/ServicePr
                                            {"response": {...}} or {"error": CODE, "message": ...}
     rls_client.py TARGET invalid-utf8      a request whose entry value is not UTF-8
     rls_client.py TARGET health [SERVICE]  grpc.health.v1 Check: {"status": "SERVING"}
+    rls_client.py TARGET watch N           grpc.health.v1 Watch: its first N statuses, a line each
     rls_client.py TARGET reflect SYMBOL    server reflection, as grpcurl asks it: the services
                                            listed, and the files that define SYMBOL
     rls_client.py TARGET load SECONDS N    stdin: one request; N calls in flight for SECONDS:
@@ -64,6 +65,20 @@ def health(channel, service):
         print(json.dumps({"status": health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)}))
     except grpc.RpcError as error:
         print(json.dumps({"error": error.code().name, "message": error.details()}))
+
+
+def watch(channel, count):
+    """Prints the first `count` statuses grpc.health.v1 Watch streams, one JSON line each."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    try:
+        for reply in stub.Watch(health_pb2.HealthCheckRequest(service=""), timeout=30):
+            print(json.dumps({"status": health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)}),
+                  flush=True)
+            count -= 1
+            if count == 0:
+                return
+    except grpc.RpcError as error:
+        print(json.dumps({"error": error.code().name, "message": error.details()}), flush=True)
 
 
 def reflect(channel, symbol):
@@ -126,6 +141,8 @@ def main():
             invalid_utf8(channel)
         elif command == "health":
             health(channel, sys.argv[3] if len(sys.argv) > 3 else "")
+        elif command == "watch":
+            watch(channel, int(sys.argv[3]))
         elif command == "reflect":
             reflect(channel, sys.argv[3])
         elif command == "load":

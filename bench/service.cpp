@@ -1,0 +1,98 @@
+// bench_service: tollgated, the rate limit service, against one private redis-server
+// (core/demo/DemoServer), started from the built binary (bench/service/TollgatedProcess):
+//   grpc      decisions/s through Envoy's ShouldRateLimit (bench/service/GrpcLoad: channels x
+//             requests in flight, one descriptor remote_address=<user> under a limit nothing
+//             reaches), beside `tollgatectl bench hit` at the same concurrency on the same
+//             server (the library's hits/s), in alternating rounds, the best of each;
+//   latency   an open loop at half the best gRPC rate: p50 / p99 / p99.9 from when each
+//             request was due;
+//   http      POST /v1/decide on keep-alive connections (bench/service/HttpLoad);
+//   refusals  90 % of the requests from 10 subjects over their limit (100 a minute), 10 % from
+//             many others, with the refusal cache and with tollgated restarted --cache-size 0:
+//             decisions/s and Redis round trips per decision (tollgated's /metrics);
+//   memory    tollgated's VmRSS before and after 1,000,000 distinct refusals are cached (their
+//             windows filled in Redis beforehand, each subject asked once).
+// Each run prints the CPU it cost each process (client, tollgated, redis-server) per decision.
+//
+//   bench_service [--seconds 10] [--rounds 2] [--channels 8] [--in-flight 16] [--users 1000]
+//                 [--only grpc,latency,http,refusals,memory] [--fill 1000000] [--quick]
+//
+// Prints figures and whether each goal is met; asserts nothing.
+#include "bench/service/ServiceBench.h"
+#include "core/demo/DemoServer.h"
+#include "core/redis/Client.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QTemporaryDir>
+#include <cstdio>
+
+using namespace tollgate;
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    bench::ServiceSettings s;
+    auto number = [](const char* name, const char* description, auto fallback) {
+        return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(description),
+                                  QStringLiteral("n"), QString::number(fallback));
+    };
+    parser.addOptions({
+        number("seconds", "Seconds per measured run.", s.seconds),
+        number("rounds", "Rounds of gRPC against tollgatectl bench hit, best kept.", s.rounds),
+        number("channels", "gRPC channels (and bench hit's connections).", s.channels),
+        number("in-flight", "Requests in flight per channel (bench hit's pipeline).", s.inFlight),
+        number("users", "Users drawn at random for allowed decisions.", s.users),
+        number("http-connections", "Keep-alive HTTP connections.", s.httpConnections),
+        number("abusers", "Subjects over their limit in the refusals run.", s.abusers),
+        number("normal-users", "The other subjects of the refusals run.", s.normalUsers),
+        number("fill", "Distinct refusals cached in the memory run.", s.fill),
+        {QStringLiteral("fill-cache-size"),
+         QStringLiteral("tollgated's --cache-size for the memory run."), QStringLiteral("bytes"),
+         s.fillCacheSize},
+        {QStringLiteral("only"), QStringLiteral("Parts to run: grpc,latency,http,refusals,memory."),
+         QStringLiteral("parts"), QStringLiteral("grpc,latency,http,refusals,memory")},
+        {QStringLiteral("quick"),
+         QStringLiteral("A smoke run: 2 s runs, 1 round, 100,000 refusals.")},
+    });
+    parser.process(app);
+    const bool quick = parser.isSet(QStringLiteral("quick"));
+    auto value = [&](const char* name, qint64 quickValue) {
+        const QString option = QString::fromLatin1(name);
+        return quick && !parser.isSet(option)
+                   ? quickValue
+                   : std::max<qint64>(1, parser.value(option).toLongLong());
+    };
+    s.seconds = int(value("seconds", 2));
+    s.rounds = int(value("rounds", 1));
+    s.channels = int(value("channels", s.channels));
+    s.inFlight = int(value("in-flight", s.inFlight));
+    s.users = value("users", s.users);
+    s.httpConnections = int(value("http-connections", s.httpConnections));
+    s.abusers = int(value("abusers", s.abusers));
+    s.normalUsers = value("normal-users", s.normalUsers);
+    s.fill = value("fill", 100'000);
+    s.fillCacheSize = parser.value(QStringLiteral("fill-cache-size"));
+    s.parts = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+
+    DemoServer redis;
+    if (Status started = redis.start(); !started) {
+        std::fprintf(stderr, "bench_service: %s\n", qPrintable(started.error().toString()));
+        return 3;
+    }
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("ratelimit.yaml"));
+    QFile file(config);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bench::kServiceConfig) < 0) {
+        std::fprintf(stderr, "bench_service: cannot write %s\n", qPrintable(config));
+        return 3;
+    }
+    file.close();
+    Client admin(*ConnectionOptions::fromUrl(redis.url()));
+    admin.open();
+    bench::ServiceBench bench(s, redis, admin, config);
+    return bench.run();
+}

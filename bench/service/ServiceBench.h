@@ -1,0 +1,97 @@
+#pragma once
+
+#include "bench/service/GrpcLoad.h"
+#include "bench/service/TollgatedProcess.h"
+#include "core/limits/HitLoad.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace tollgate {
+class Client;
+class DemoServer;
+} // namespace tollgate
+
+// bench_service's runs (bench/service.cpp has the options): one redis-server, one tollgated at
+// a time, and the figures of the table they fill.
+namespace tollgate::bench {
+
+struct ServiceSettings
+{
+    int seconds = 10;
+    int rounds = 2;
+    int channels = 8;
+    int inFlight = 16;
+    qint64 users = 1000;
+    int httpConnections = 128;
+    int abusers = 10;
+    int abuserShare = 90; // % of the requests
+    qint64 normalUsers = 100'000;
+    qint64 fill = 1'000'000;
+    int fillBatch = 10; // descriptors per request while filling
+    QString fillCacheSize = QStringLiteral("512MB");
+    QStringList parts; // grpc, latency, refusals, http, memory
+};
+
+/// What one run cost each process, per decision.
+struct ServiceRun
+{
+    HitLoadFigures load;
+    double clientUs = 0, serverUs = 0, redisUs = 0;
+
+    double rate() const { return load.opsPerSecond(); }
+    QString cpuText() const;
+};
+
+/// tollgated's configuration for the runs: bench (nothing refused: the policy of `tollgatectl
+/// bench hit`), abuse (100 a minute), fill (1 an hour).
+extern const char kServiceConfig[];
+
+class ServiceBench
+{
+public:
+    ServiceBench(ServiceSettings settings, DemoServer& redis, Client& admin, QString configPath);
+
+    /// Every part asked for, then the table. 0, or 3 when something could not run.
+    int run();
+
+private:
+    bool wants(const char* part) const { return m_s.parts.contains(QLatin1String(part)); }
+    bool startDaemon(const QStringList& extraArgs = {});
+    ServiceRun measure(const std::function<HitLoadFigures()>& load);
+    ServiceRun grpc(const RequestMaker& make, double rate = 0, qint64 requests = 0,
+                    int seconds = 0);
+    ServiceRun libraryHits();
+    RequestMaker benchUsers();
+    RequestMaker abuseMix();
+
+    void partGrpc();
+    void partLatency();
+    void partRefusals();
+    void partHttp();
+    void partMemory();
+    void printTable() const;
+
+    ServiceSettings m_s;
+    DemoServer& m_redis;
+    Client& m_admin;
+    QString m_config;
+    TollgatedProcess m_daemon;
+    std::vector<QByteArray> m_users;
+    std::minstd_rand m_random{42};
+    bool m_failed = false;
+
+    // The figures of the table; -1: not measured.
+    ServiceRun m_grpcBest, m_libraryBest, m_paced, m_cached, m_uncached, m_http;
+    double m_pacedTarget = 0;
+    double m_tripsCached = -1, m_tripsUncached = -1;
+    qint64 m_rssBeforeKb = -1, m_rssAfterKb = -1;
+    bool m_httpCrashed = false;
+    double m_entries = -1, m_cacheBytes = -1, m_fillSeconds = 0;
+};
+
+} // namespace tollgate::bench
