@@ -3,7 +3,9 @@
 //   grpc      decisions/s through Envoy's ShouldRateLimit (bench/service/GrpcLoad: channels x
 //             requests in flight, one descriptor remote_address=<user> under a limit nothing
 //             reaches), beside `tollgatectl bench hit` at the same concurrency on the same
-//             server (the library's hits/s), in alternating rounds, the best of each;
+//             server (the library's hits/s), in alternating rounds, the best of each; then the
+//             same load on the gRPC floor (bench/service/GrpcFloor), a server that decides
+//             nothing;
 //   latency   an open loop at half the best gRPC rate: p50 / p99 / p99.9 from when each
 //             request was due;
 //   http      POST /v1/decide on keep-alive connections (bench/service/HttpLoad);
@@ -18,6 +20,7 @@
 //                 [--only grpc,latency,http,refusals,memory] [--fill 1000000] [--quick]
 //
 // Prints figures and whether each goal is met; asserts nothing.
+#include "bench/service/GrpcFloor.h"
 #include "bench/service/ServiceBench.h"
 #include "core/demo/DemoServer.h"
 #include "core/redis/Client.h"
@@ -27,11 +30,14 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <cstdio>
+#include <cstring>
 
 using namespace tollgate;
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "--serve-floor") == 0)
+        return bench::serveGrpcFloor(); // the child partFloor starts
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();

@@ -35,8 +35,9 @@ descriptors:
 
 QString ServiceRun::cpuText() const
 {
-    return QStringLiteral("CPU per decision: client %1 us, tollgated %2 us, redis-server %3 us")
+    return QStringLiteral("CPU per decision: client %1 us, %2 %3 us, redis-server %4 us")
         .arg(clientUs, 0, 'f', 1)
+        .arg(QLatin1String(server))
         .arg(serverUs, 0, 'f', 1)
         .arg(redisUs, 0, 'f', 1);
 }
@@ -58,14 +59,15 @@ bool ServiceBench::startDaemon(const QStringList& extraArgs)
     return false;
 }
 
-ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load)
+ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load,
+                                 TollgatedProcess& daemon)
 {
-    const double server = m_daemon.cpuSeconds(), redis = serverCpuSeconds(m_admin);
+    const double server = daemon.cpuSeconds(), redis = serverCpuSeconds(m_admin);
     ServiceRun run;
     run.load = load();
     const double decisions = double(std::max<qint64>(1, run.load.hits));
     run.clientUs = run.load.cpuSeconds * 1e6 / decisions;
-    run.serverUs = (m_daemon.cpuSeconds() - server) * 1e6 / decisions;
+    run.serverUs = (daemon.cpuSeconds() - server) * 1e6 / decisions;
     run.redisUs = (serverCpuSeconds(m_admin) - redis) * 1e6 / decisions;
     if (run.load.firstError) {
         std::fprintf(stderr, "bench_service: %lld errors, the first: %s\n",
@@ -73,9 +75,9 @@ ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load)
                      qPrintable(run.load.firstError->message));
         m_failed = m_failed || run.load.hits == 0;
     }
-    if (const QString end = m_daemon.endText(); !end.isEmpty()) {
+    if (const QString end = daemon.endText(); !end.isEmpty()) {
         std::fprintf(stderr, "bench_service: tollgated stopped during the run: %s; its log:\n%s\n",
-                     qPrintable(end), m_daemon.log().right(2000).constData());
+                     qPrintable(end), daemon.log().right(2000).constData());
         m_failed = true;
     }
     return run;
@@ -83,14 +85,20 @@ ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load)
 
 ServiceRun ServiceBench::grpc(const RequestMaker& make, double rate, qint64 requests, int seconds)
 {
+    return grpcAt(m_daemon, make, rate, requests, seconds);
+}
+
+ServiceRun ServiceBench::grpcAt(TollgatedProcess& server, const RequestMaker& make, double rate,
+                                qint64 requests, int seconds)
+{
     GrpcLoadOptions load;
-    load.target = QStringLiteral("127.0.0.1:%1").arg(m_daemon.grpcPort());
+    load.target = QStringLiteral("127.0.0.1:%1").arg(server.grpcPort());
     load.channels = m_s.channels;
     load.inFlight = m_s.inFlight;
     load.duration = std::chrono::seconds(seconds > 0 ? seconds : m_s.seconds);
     load.requests = requests;
     load.ratePerSecond = rate;
-    return measure([&] { return runGrpcLoad(load, make); });
+    return measure([&] { return runGrpcLoad(load, make); }, server);
 }
 
 ServiceRun ServiceBench::libraryHits()
@@ -155,6 +163,8 @@ int ServiceBench::run()
         return 3;
     if (wants("grpc") || wants("latency"))
         partGrpc();
+    if (wants("grpc") && !m_failed)
+        partFloor();
     if (wants("latency") && !m_failed)
         partLatency();
     if (wants("refusals") && !m_failed)

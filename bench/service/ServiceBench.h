@@ -42,6 +42,7 @@ struct ServiceRun
 {
     HitLoadFigures load;
     double clientUs = 0, serverUs = 0, redisUs = 0;
+    const char* server = "tollgated"; // whose CPU serverUs is
 
     double rate() const { return load.opsPerSecond(); }
     QString cpuText() const;
@@ -62,14 +63,18 @@ public:
 private:
     bool wants(const char* part) const { return m_s.parts.contains(QLatin1String(part)); }
     bool startDaemon(const QStringList& extraArgs = {});
-    ServiceRun measure(const std::function<HitLoadFigures()>& load);
+    ServiceRun measure(const std::function<HitLoadFigures()>& load, TollgatedProcess& server);
+    ServiceRun measure(const std::function<HitLoadFigures()>& load) { return measure(load, m_daemon); }
     ServiceRun grpc(const RequestMaker& make, double rate = 0, qint64 requests = 0,
                     int seconds = 0);
+    ServiceRun grpcAt(TollgatedProcess& server, const RequestMaker& make, double rate,
+                      qint64 requests, int seconds);
     ServiceRun libraryHits();
     RequestMaker benchUsers();
     RequestMaker abuseMix();
 
     void partGrpc();
+    void partFloor();
     void partLatency();
     void partRefusals();
     void partHttp();
@@ -86,11 +91,11 @@ private:
     bool m_failed = false;
 
     // The figures of the table; -1: not measured.
-    ServiceRun m_grpcBest, m_libraryBest, m_paced, m_cached, m_uncached, m_http;
+    ServiceRun m_grpcBest, m_libraryBest, m_floor, m_paced, m_cached, m_uncached, m_http;
     double m_pacedTarget = 0;
     double m_tripsCached = -1, m_tripsUncached = -1;
     qint64 m_rssBeforeKb = -1, m_rssAfterKb = -1;
-    bool m_httpCrashed = false;
+    bool m_httpFailed = false;
     double m_entries = -1, m_cacheBytes = -1, m_fillSeconds = 0;
 };
 

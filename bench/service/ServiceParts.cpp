@@ -2,11 +2,13 @@
 #include "bench/hit/ServerFigures.h"
 #include "bench/service/HttpLoad.h"
 #include "bench/service/ServiceBench.h"
+#include "core/demo/DemoServer.h"
 #include "core/limits/KeySchema.h"
 #include "core/redis/Blocking.h"
 #include "core/redis/Client.h"
 #include "envoy/service/ratelimit/v3/rls.pb.h"
 
+#include <QCoreApplication>
 #include <QThread>
 #include <cstdio>
 
@@ -63,6 +65,22 @@ void ServiceBench::partGrpc()
     }
 }
 
+void ServiceBench::partFloor()
+{
+    printLine("\nthe same load on the gRPC floor (bench/service/GrpcFloor: every call answered OK, "
+              "nothing decided):\n");
+    TollgatedProcess floor;
+    floor.setProgram(QCoreApplication::applicationFilePath(), {QStringLiteral("--serve-floor")});
+    if (!floor.start(m_config, m_redis.url())) {
+        std::fprintf(stderr, "bench_service: the gRPC floor: %s\n", qPrintable(floor.errorString()));
+        m_failed = true;
+        return;
+    }
+    m_floor = grpcAt(floor, benchUsers(), 0, 0, 0);
+    m_floor.server = "the floor";
+    printRun("gRPC floor", m_floor);
+}
+
 void ServiceBench::partLatency()
 {
     m_pacedTarget = m_grpcBest.rate() / 2;
@@ -90,7 +108,7 @@ void ServiceBench::partHttp()
     printLine("\nHTTP POST /v1/decide, %d keep-alive connections, one request each in flight:\n",
               options.connections);
     m_http = measure([&] { return runHttpLoad(options, body); });
-    m_httpCrashed = m_failed; // the part runs only when nothing failed before
+    m_httpFailed = m_failed; // the part runs only when nothing failed before
     printRun("HTTP /v1/decide", m_http);
 }
 
@@ -106,8 +124,7 @@ void ServiceBench::partRefusals()
                 return;
         }
         grpc(abuseMix(), 0, 0, 1); // every abuser over the limit before the measurement
-        // Round trips from the server's count: tollgated's /metrics is not scraped under load
-        // (a scrape can bring tollgated down, see docs/performance.md).
+        // Round trips from the server's own count, which includes no scrape of tollgated.
         const double evalshaBefore = serverFigures(m_admin).evalshaCalls;
         const ServiceRun run = grpc(abuseMix());
         const double evalsha = serverFigures(m_admin).evalshaCalls - evalshaBefore;
@@ -166,7 +183,7 @@ void ServiceBench::partMemory()
         0, (fill + batch - 1) / batch, 3600);
     m_fillSeconds = run.load.seconds;
     QThread::msleep(200);
-    m_rssAfterKb = m_daemon.rssKb(); // before the scrape, which can bring tollgated down
+    m_rssAfterKb = m_daemon.rssKb(); // before the scrape, whose answer takes memory too
     const QByteArray metrics = m_daemon.metrics();
     m_entries = TollgatedProcess::sum(metrics, "tollgated_refusal_cache_entries");
     m_cacheBytes = TollgatedProcess::sum(metrics, "tollgated_refusal_cache_bytes");
@@ -192,6 +209,15 @@ void ServiceBench::printTable() const
                   m_s.channels, m_s.inFlight, m_libraryBest.rate());
         printLine("| gRPC / library | >= 0.7 | %.2f | %s |\n", ratio, verdict(ratio >= 0.7));
     }
+    if (m_floor.rate() > 0 && m_libraryBest.rate() > 0) {
+        printLine("| gRPC floor (answers OK, decides nothing), same load | | %.0f decisions/s, %.2f "
+                  "of the library (server %.1f us, client %.1f us a call) | |\n",
+                  m_floor.rate(), m_floor.rate() / m_libraryBest.rate(), m_floor.serverUs,
+                  m_floor.clientUs);
+        printLine("| tollgated / the floor: decisions/s; CPU a decision | | %.2f; %.1f us over the "
+                  "floor's | |\n",
+                  m_grpcBest.rate() / m_floor.rate(), m_grpcBest.serverUs - m_floor.serverUs);
+    }
     if (m_paced.load.hits > 0) {
         const double p99 = m_paced.load.percentileMs(0.99);
         printLine("| open loop at %.0f/s (half the max): p50 / p99 / p99.9 | p99 < 2 ms | %.2f / "
@@ -215,7 +241,7 @@ void ServiceBench::printTable() const
                   "%.2f ms, p99 %.2f ms%s | |\n",
                   m_s.httpConnections, m_http.rate(), m_http.load.percentileMs(0.5),
                   m_http.load.percentileMs(0.99),
-                  m_httpCrashed ? "; **tollgated crashed during the run**" : "");
+                  m_httpFailed ? "; **tollgated stopped during the run**" : "");
     if (m_rssAfterKb > 0) {
         const double grown = double(m_rssAfterKb - m_rssBeforeKb) * 1024;
         printLine("| VmRSS of tollgated before / after %lld refusals | | %.0f / %.0f MB (+%.0f MB, "

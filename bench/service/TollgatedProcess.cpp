@@ -42,14 +42,16 @@ bool TollgatedProcess::start(const QString& configPath, const QString& redisUrl,
     // Its log goes to a file: nothing has to drain a pipe while a load runs.
     m_process->setStandardErrorFile(m_dir->filePath(QStringLiteral("tollgated.log")));
     m_process->setStandardOutputFile(QProcess::nullDevice());
-    m_process->start(binaryPath(),
+    const QString program = m_program.isEmpty() ? binaryPath() : m_program;
+    m_process->start(program,
+                     m_leadingArgs +
                      QStringList{QStringLiteral("--config"), configPath, QStringLiteral("--url"),
                                  redisUrl, QStringLiteral("--grpc"), QStringLiteral("127.0.0.1:0"),
                                  QStringLiteral("--http"), QStringLiteral("127.0.0.1:0")} +
                          extraArgs);
     if (!m_process->waitForStarted(10'000)) {
         m_error =
-            QStringLiteral("%1 did not start: %2").arg(binaryPath(), m_process->errorString());
+            QStringLiteral("%1 did not start: %2").arg(program, m_process->errorString());
         return false;
     }
     static const QRegularExpression serving(

@@ -21,6 +21,13 @@ public:
     TollgatedProcess& operator=(const TollgatedProcess&) = delete;
 
     static QString binaryPath();
+    /// Another program in its place, started with the same arguments and read the same way
+    /// (bench/service/GrpcFloor).
+    void setProgram(QString program, QStringList leadingArgs)
+    {
+        m_program = std::move(program);
+        m_leadingArgs = std::move(leadingArgs);
+    }
 
     /// Starts it and waits (10 s at most) until it serves and has written the configuration's
     /// policies to Redis. False with errorString() when it did not.
@@ -48,6 +55,8 @@ public:
     static double sum(const QByteArray& exposition, const QByteArray& name);
 
 private:
+    QString m_program; // empty: binaryPath()
+    QStringList m_leadingArgs;
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<QProcess> m_process;
     quint16 m_grpcPort = 0;
