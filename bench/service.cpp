@@ -18,6 +18,7 @@
 //
 //   bench_service [--seconds 10] [--rounds 2] [--channels 8] [--in-flight 16] [--users 1000]
 //                 [--only grpc,latency,http,refusals,memory] [--fill 1000000] [--quick]
+//                 [--grpc-threads N]
 //
 // Prints figures and whether each goal is met; asserts nothing.
 #include "bench/service/GrpcFloor.h"
@@ -53,6 +54,7 @@ int main(int argc, char** argv)
         number("in-flight", "Requests in flight per channel (bench hit's pipeline).", s.inFlight),
         number("users", "Users drawn at random for allowed decisions.", s.users),
         number("http-connections", "Keep-alive HTTP connections.", s.httpConnections),
+        number("grpc-threads", "tollgated's --grpc-threads (0: its default).", s.grpcThreads),
         number("abusers", "Subjects over their limit in the refusals run.", s.abusers),
         number("normal-users", "The other subjects of the refusals run.", s.normalUsers),
         number("fill", "Distinct refusals cached in the memory run.", s.fill),
@@ -78,6 +80,7 @@ int main(int argc, char** argv)
     s.inFlight = int(value("in-flight", s.inFlight));
     s.users = value("users", s.users);
     s.httpConnections = int(value("http-connections", s.httpConnections));
+    s.grpcThreads = int(parser.value(QStringLiteral("grpc-threads")).toInt());
     s.abusers = int(value("abusers", s.abusers));
     s.normalUsers = value("normal-users", s.normalUsers);
     s.fill = value("fill", 100'000);

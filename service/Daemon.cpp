@@ -136,8 +136,11 @@ Status Daemon::start()
     if (!m_options.grpcListen.isEmpty()) {
         m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
         m_grpc = std::make_unique<GrpcServer>();
-        const int threads = m_options.grpcThreads > 0 ? m_options.grpcThreads
-                                                      : std::max(QThread::idealThreadCount(), 1);
+        // Half the cores by default: the other half is for the Redis I/O, the kernel's network
+        // work and whatever shares the host (docs/performance.md measures 1, 2 and 4 on two).
+        const int threads = m_options.grpcThreads > 0
+                                ? m_options.grpcThreads
+                                : std::max(QThread::idealThreadCount() / 2, 1);
         if (Status ok = m_grpc->start(m_options.grpcListen, m_rls.get(), threads); !ok)
             return ok;
     }

@@ -113,7 +113,7 @@ int main(int argc, char** argv)
                                   QStringLiteral("HTTP address host:port, or 'off' (default 127.0.0.1:8080)."),
                                   QStringLiteral("address"), QStringLiteral("127.0.0.1:8080"));
     const QCommandLineOption grpcThreads(QStringLiteral("grpc-threads"),
-                                         QStringLiteral("Threads serving gRPC calls (default: one per core)."),
+                                         QStringLiteral("Threads serving gRPC calls (default: half the cores, at least one)."),
                                          QStringLiteral("n"), QStringLiteral("0"));
     const QCommandLineOption cache(QStringLiteral("cache-size"),
                                    QStringLiteral("Memory for refusals answered without Redis, e.g. 64MB "

@@ -71,7 +71,7 @@ int serveGrpcFloor()
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
     std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> queues;
-    const unsigned threads = std::max(std::thread::hardware_concurrency(), 1u);
+    const unsigned threads = std::max(std::thread::hardware_concurrency() / 2, 1u); // as tollgated
     for (unsigned i = 0; i < threads; ++i)
         queues.push_back(builder.AddCompletionQueue());
     std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -52,7 +52,10 @@ ServiceBench::ServiceBench(ServiceSettings settings, DemoServer& redis, Client& 
 
 bool ServiceBench::startDaemon(const QStringList& extraArgs)
 {
-    if (m_daemon.start(m_config, m_redis.url(), extraArgs))
+    QStringList args = extraArgs;
+    if (m_s.grpcThreads > 0)
+        args << QStringLiteral("--grpc-threads") << QString::number(m_s.grpcThreads);
+    if (m_daemon.start(m_config, m_redis.url(), args))
         return true;
     std::fprintf(stderr, "bench_service: %s\n", qPrintable(m_daemon.errorString()));
     m_failed = true;
@@ -163,10 +166,10 @@ int ServiceBench::run()
         return 3;
     if (wants("grpc") || wants("latency"))
         partGrpc();
-    if (wants("grpc") && !m_failed)
-        partFloor();
     if (wants("latency") && !m_failed)
         partLatency();
+    if (wants("grpc") && !m_failed)
+        partFloor();
     if (wants("refusals") && !m_failed)
         partRefusals();
     if (wants("memory") && !m_failed)

@@ -28,6 +28,7 @@ struct ServiceSettings
     int inFlight = 16;
     qint64 users = 1000;
     int httpConnections = 128;
+    int grpcThreads = 0; // tollgated's --grpc-threads; 0: its default
     int abusers = 10;
     int abuserShare = 90; // % of the requests
     qint64 normalUsers = 100'000;
@@ -91,7 +92,7 @@ private:
     bool m_failed = false;
 
     // The figures of the table; -1: not measured.
-    ServiceRun m_grpcBest, m_libraryBest, m_floor, m_paced, m_cached, m_uncached, m_http;
+    ServiceRun m_grpcBest, m_libraryBest, m_floor, m_floorPaced, m_paced, m_cached, m_uncached, m_http;
     double m_pacedTarget = 0;
     double m_tripsCached = -1, m_tripsUncached = -1;
     qint64 m_rssBeforeKb = -1, m_rssAfterKb = -1;

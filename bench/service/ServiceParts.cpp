@@ -79,6 +79,14 @@ void ServiceBench::partFloor()
     m_floor = grpcAt(floor, benchUsers(), 0, 0, 0);
     m_floor.server = "the floor";
     printRun("gRPC floor", m_floor);
+    if (m_pacedTarget <= 0)
+        return;
+    m_floorPaced = grpcAt(floor, benchUsers(), m_pacedTarget, 0, 0);
+    m_floorPaced.server = "the floor";
+    printRun(qPrintable(QStringLiteral("gRPC floor paced at %1/s").arg(m_pacedTarget, 0, 'f', 0)),
+             m_floorPaced);
+    printLine("  %-34s p99.9 %.2f ms, max %.2f ms\n", "", m_floorPaced.load.percentileMs(0.999),
+              m_floorPaced.load.percentileMs(1.0));
 }
 
 void ServiceBench::partLatency()
@@ -225,6 +233,11 @@ void ServiceBench::printTable() const
                   m_pacedTarget, m_paced.load.percentileMs(0.5), p99,
                   m_paced.load.percentileMs(0.999), verdict(p99 < 2));
     }
+    if (m_floorPaced.load.hits > 0)
+        printLine("| the gRPC floor at the same rate: p50 / p99 / p99.9 | | %.2f / %.2f / %.2f ms "
+                  "| |\n",
+                  m_floorPaced.load.percentileMs(0.5), m_floorPaced.load.percentileMs(0.99),
+                  m_floorPaced.load.percentileMs(0.999));
     if (m_cached.rate() > 0 && m_uncached.rate() > 0) {
         const double ratio = m_cached.rate() / m_uncached.rate();
         printLine("| %d %% refused subjects: decisions/s, cache on / --cache-size 0 | | %.0f / "
