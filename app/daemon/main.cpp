@@ -185,11 +185,13 @@ int main(int argc, char** argv)
     QObject::connect(&daemon, &Daemon::log, [](const QString& line) {
         printLine(stderr, QStringLiteral("tollgated: ") + line);
     });
+    // Before start(), which announces the instance: a SIGTERM from then on must stop it cleanly
+    // (and withdraw it), not kill it. The signals are handled once the loop runs.
+    quitOnTerminationSignals([&daemon] { daemon.reload(); });
     if (const Status started = daemon.start(); !started) {
         printLine(stderr, QStringLiteral("tollgated: ") + started.error().message);
         return started.error().kind == ErrorKind::InvalidInput ? ExitUsage : ExitFailed;
     }
-    quitOnTerminationSignals([&daemon] { daemon.reload(); });
     const int exit = app.exec();
     daemon.withdraw(); // out of the console's list at once, not after going stale
     return exit;

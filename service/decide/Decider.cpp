@@ -8,7 +8,7 @@
 
 namespace tollgate::service {
 
-namespace {
+namespace detail {
 
 // One hit to make for one descriptor.
 struct Job
@@ -33,6 +33,13 @@ struct Pending
     std::function<void(const QByteArray&, const QByteArray&, const char*)> countDescriptor;
 };
 
+} // namespace detail
+
+namespace {
+
+using detail::Job;
+using detail::Pending;
+
 bool isCalendarUnit(LimitUnit unit)
 {
     return unit == LimitUnit::Minute || unit == LimitUnit::Hour || unit == LimitUnit::Day ||
@@ -52,12 +59,11 @@ Policy requestPolicy(const QByteArray& base, const RateLimitSpec& spec)
 }
 
 // The limit to report: the policy's own window when it has one, else the rule's unit.
-RateLimitSpec reported(const Job& job, const HitResult& hit)
+RateLimitSpec reported(RateLimitSpec spec, const Policy& policy, const HitResult& hit)
 {
-    RateLimitSpec spec = job.spec;
     spec.requestsPerUnit = hit.limit;
-    if (job.policy.windows.size() == 1) {
-        const LimitUnit unit = unitOfWindow(job.policy.windows.front().windowMs);
+    if (policy.windows.size() == 1) {
+        const LimitUnit unit = unitOfWindow(policy.windows.front().windowMs);
         if (unit != LimitUnit::Unknown)
             spec.unit = unit;
     }
@@ -147,54 +153,59 @@ void Decider::decide(const DecisionRequest& request,
         done(invalid(QStringLiteral("the request has no descriptors")));
         return;
     }
+    auto pending = std::make_shared<Pending>();
+    pending->domain = request.domain;
+    pending->done = std::move(done);
+    std::vector<Job> jobs;
+    if (std::optional<Error> bad = plan(request, *pending, jobs)) {
+        pending->done(std::move(*bad));
+        return;
+    }
+    send(std::move(jobs), pending);
+}
+
+std::optional<Error> Decider::plan(const DecisionRequest& request, Pending& pending,
+                                   std::vector<Job>& jobs) const
+{
     std::shared_ptr<const ServiceConfig> config;
     std::function<void(const QByteArray&)> unmatched;
-    auto pending = std::make_shared<Pending>();
     {
         QMutexLocker lock(&m_mutex);
         config = m_config;
         unmatched = m_unmatched;
-        pending->countDescriptor = m_descriptors;
+        pending.countDescriptor = m_descriptors;
     }
-    pending->domain = request.domain;
     const DomainConfig* domain = config ? config->domain(request.domain) : nullptr;
     const PolicyBook::Snapshot policies = m_policies->current();
 
-    pending->done = std::move(done);
-    pending->decision.statuses.resize(request.descriptors.size());
-    std::vector<Job> jobs;
+    pending.decision.statuses.resize(request.descriptors.size());
     std::set<QString> replaced;
     std::vector<const DescriptorRule*> rules(request.descriptors.size(), nullptr);
     for (size_t i = 0; i < request.descriptors.size(); ++i) {
         const RequestDescriptor& descriptor = request.descriptors[i];
-        DescriptorDecision& status = pending->decision.statuses[i];
+        DescriptorDecision& status = pending.decision.statuses[i];
         const quint64 addend = descriptor.hitsAddend.value_or(
             request.hitsAddend == 0 ? 1 : request.hitsAddend);
-        if (addend > quint64(Policy::kMaxLimit)) {
-            pending->done(invalid(QStringLiteral("hits_addend %1 is above the largest cost, %2")
-                                      .arg(addend)
-                                      .arg(Policy::kMaxLimit)));
-            return;
-        }
+        if (addend > quint64(Policy::kMaxLimit))
+            return invalid(QStringLiteral("hits_addend %1 is above the largest cost, %2")
+                               .arg(addend)
+                               .arg(Policy::kMaxLimit));
         const DescriptorMatch match =
             domain ? matchDescriptor(*domain, descriptor) : DescriptorMatch{};
         const DescriptorRule* rule = match.rule;
         rules[i] = rule;
-        if (rule)
+        if (rule) {
             status.metricName = rule->detailedMetric ? request.domain + '.' + match.path : rule->name;
-        if (rule)
             replaced.insert(rule->replaces.begin(), rule->replaces.end());
+        }
         Job job;
         job.index = i;
         job.user = match.user;
         job.cost = qint64(addend);
         job.peek = addend == 0;
         if (descriptor.limit) {
-            if (descriptor.limit->unit == LimitUnit::Unknown) {
-                pending->done(invalid(QStringLiteral("descriptor %1: the limit's unit is unknown")
-                                          .arg(i)));
-                return;
-            }
+            if (descriptor.limit->unit == LimitUnit::Unknown)
+                return invalid(QStringLiteral("descriptor %1: the limit's unit is unknown").arg(i));
             QByteArray base = rule && rule->limits() ? rule->action : request.domain;
             if (!rule || !rule->limits()) { // no configured limit: every value tuple its own
                 for (const RequestEntry& entry : descriptor.entries)
@@ -240,11 +251,16 @@ void Decider::decide(const DecisionRequest& request,
                                       const bool gone = rule && rule->rateLimit &&
                                                         replaced.count(rule->rateLimit->name);
                                       if (gone)
-                                          pending->decision.statuses[job.index].currentLimit.reset();
+                                          pending.decision.statuses[job.index].currentLimit.reset();
                                       return gone;
                                   }),
                    jobs.end());
     }
+    return std::nullopt;
+}
+
+void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pending) const
+{
     if (jobs.empty()) {
         finish(pending);
         return;
@@ -254,20 +270,21 @@ void Decider::decide(const DecisionRequest& request,
         DescriptorDecision& status = pending->decision.statuses[job.index];
         status.action = job.policy.action;
         status.user = job.user;
-        status.policy = job.policy;
-        auto onHit = [pending, job](Result<HitResult> hit) {
+        status.policy = std::move(job.policy);
+        // Only the index and the spec: the policy stays in the status, which outlives the call.
+        auto onHit = [pending, index = job.index, spec = job.spec](Result<HitResult> hit) {
             {
                 QMutexLocker lock(&pending->mutex);
                 if (!hit) {
                     if (!pending->error)
                         pending->error = hit.error();
                 } else {
-                    DescriptorDecision& status = pending->decision.statuses[job.index];
+                    DescriptorDecision& status = pending->decision.statuses[index];
                     status.code = hit->allowed ? Code::Ok : Code::OverLimit;
                     status.limitRemaining = hit->remaining;
                     status.durationUntilResetMs =
                         hit->allowed ? hit->resetMs : std::max(hit->resetMs, hit->retryAfterMs);
-                    status.currentLimit = reported(job, *hit);
+                    status.currentLimit = reported(spec, *status.policy, *hit);
                     if (hit->decidedBy != DecidedBy::Cache)
                         ++pending->decision.redisCalls;
                     status.hit = std::move(*hit);
@@ -277,9 +294,9 @@ void Decider::decide(const DecisionRequest& request,
                 finish(pending);
         };
         if (job.peek)
-            m_limiter.peek(job.policy, job.user, 0, nullptr, std::move(onHit));
+            m_limiter.peek(*status.policy, status.user, 0, nullptr, std::move(onHit));
         else
-            m_limiter.hit(job.policy, job.user, job.cost, nullptr, std::move(onHit));
+            m_limiter.hit(*status.policy, status.user, job.cost, nullptr, std::move(onHit));
     }
 }
 

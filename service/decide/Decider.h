@@ -9,6 +9,11 @@
 
 namespace tollgate::service {
 
+namespace detail {
+struct Job;
+struct Pending;
+} // namespace detail
+
 /// What every descriptor of a request gets, as Envoy's rate limit service answers
 /// (docs/service.md): each matched limit is one hit.lua call (or a refusal from memory), all
 /// sent at once; the request is over limit when any descriptor is; a shadow policy's hit is
@@ -40,6 +45,13 @@ public:
     const Limiter& limiter() const { return m_limiter; }
 
 private:
+    /// The hits a request needs, one per matched limit (statuses filled for the rest), or why
+    /// the request is refused as invalid.
+    std::optional<Error> plan(const DecisionRequest& request, detail::Pending& pending,
+                              std::vector<detail::Job>& jobs) const;
+    /// Sends them all at once; the last reply (or none) finishes the decision.
+    void send(std::vector<detail::Job> jobs, const std::shared_ptr<detail::Pending>& pending) const;
+
     Limiter m_limiter;
     std::shared_ptr<PolicyBook> m_policies;
     mutable QMutex m_mutex; // guards the two below (swapped by a reload)

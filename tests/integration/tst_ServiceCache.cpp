@@ -125,7 +125,7 @@ void ServiceCacheTest::bothInstancesAreRegistered()
         return now ? int(now->instances.size()) : -1;
     };
     QTRY_COMPARE_WITH_TIMEOUT(count(), 3, 10000);
-    QVERIFY(third.stop());
+    QVERIFY2(third.stop(), third.stderrText().right(3000).constData());
     QCOMPARE(count(), 2);
 }
 

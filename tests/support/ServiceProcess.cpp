@@ -63,9 +63,18 @@ bool ServiceProcess::stop()
     if (!m_process)
         return false;
     m_process->terminate();
-    const bool exited = m_process->waitForFinished(10000);
+    // Already gone counts as finished (waitForFinished is false then).
+    const bool exited =
+        m_process->state() == QProcess::NotRunning || m_process->waitForFinished(10000);
     m_stderr += m_process->readAllStandardError();
-    return exited && m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0;
+    const bool clean =
+        exited && m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0;
+    if (!clean) // said in stderrText(), which a failing test prints
+        m_stderr += !exited ? QByteArray("[still running 10 s after SIGTERM]\n")
+                    : m_process->exitStatus() == QProcess::CrashExit
+                        ? QByteArray("[crashed]\n")
+                        : "[exit code " + QByteArray::number(m_process->exitCode()) + "]\n";
+    return clean;
 }
 
 void ServiceProcess::hangUp()
