@@ -65,8 +65,7 @@ public:
 private:
     struct Entry
     {
-        QByteArray action;
-        QByteArray user;
+        QByteArray key; // key(): shared with the index's, so the ids are held once
         HitResult hit;
         qint64 cost = 0;
         qint64 revision = 0;    // the policy's: another revision is another policy
