@@ -41,6 +41,18 @@ int IoThreads::limit()
     return ok && configured >= 1 ? configured : std::max(1, QThread::idealThreadCount());
 }
 
+QAbstractEventDispatcher* IoThreads::newDispatcher()
+{
+#ifdef TOLLGATE_LINUX_IO
+    if (TransportSwitches::fromEnvironment().eventLoop == EventLoop::Epoll) {
+        auto dispatcher = std::make_unique<EpollDispatcher>();
+        if (dispatcher->isValid())
+            return dispatcher.release();
+    }
+#endif
+    return nullptr;
+}
+
 QThread* IoThreads::acquire()
 {
     QMutexLocker lock(&poolMutex());
@@ -52,14 +64,9 @@ QThread* IoThreads::acquire()
         Slot slot;
         slot.thread = std::make_unique<QThread>();
         slot.thread->setObjectName(QStringLiteral("redis-io-%1").arg(slots.size()));
-#ifdef TOLLGATE_LINUX_IO
         // Else (TOLLGATE_EVENT_LOOP=qt, or no epoll set) the thread makes Qt's loop at start.
-        if (TransportSwitches::fromEnvironment().eventLoop == EventLoop::Epoll) {
-            auto dispatcher = std::make_unique<EpollDispatcher>();
-            if (dispatcher->isValid())
-                slot.thread->setEventDispatcher(dispatcher.release()); // the thread owns it
-        }
-#endif
+        if (QAbstractEventDispatcher* dispatcher = newDispatcher())
+            slot.thread->setEventDispatcher(dispatcher); // the thread owns it
         slot.thread->start();
         slots.push_back(std::move(slot));
         least = slots.end() - 1;

@@ -2,6 +2,7 @@
 
 #include "core/redis/Transport.h"
 
+#include <QAbstractEventDispatcher>
 #include <QThread>
 
 namespace tollgate {
@@ -20,6 +21,10 @@ public:
     static int limit();
     /// The loop `thread` (one of these, started) runs.
     static EventLoop eventLoopOf(QThread* thread);
+    /// The dispatcher these threads run, for another thread to run too (set before it starts,
+    /// or QCoreApplication::setEventDispatcher before the application): nullptr when Qt's own
+    /// loop is to be used (TOLLGATE_EVENT_LOOP=qt, no epoll).
+    static QAbstractEventDispatcher* newDispatcher();
 };
 
 } // namespace tollgate
