@@ -1,7 +1,10 @@
 #include "service/http/DecisionJson.h"
 
+#include "service/http/JsonWriter.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 namespace tollgate::service {
 
@@ -101,52 +104,72 @@ Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body)
     return request;
 }
 
-QJsonObject decisionToJson(const Decision& decision)
+// Members in the order QJsonDocument sorted them when these were QJsonObjects.
+QByteArray decisionJson(const Decision& decision)
 {
-    QJsonArray statuses;
+    JsonWriter out;
+    out.beginObject().key("overall_code").value(codeName(decision.overall));
+    out.key("statuses").beginArray();
     for (const DescriptorDecision& status : decision.statuses) {
-        QJsonObject object{{QStringLiteral("code"), QLatin1String(codeName(status.code))},
-                           {QStringLiteral("limit_remaining"), status.limitRemaining}};
+        out.beginObject();
+        if (!status.action.isEmpty()) // Tollgate's own: where to find the subject
+            out.key("action").value(status.action);
+        out.key("code").value(codeName(status.code));
         if (status.currentLimit) {
-            object.insert(QStringLiteral("current_limit"),
-                          QJsonObject{{QStringLiteral("requests_per_unit"),
-                                       status.currentLimit->requestsPerUnit},
-                                      {QStringLiteral("unit"),
-                                       unitName(status.currentLimit->unit).toUpper()},
-                                      {QStringLiteral("name"), status.currentLimit->name}});
-            const QString seconds =
-                QString::number(std::max<qint64>(status.durationUntilResetMs, 0) / 1000.0, 'f', 3);
-            object.insert(QStringLiteral("duration_until_reset"), QString(seconds + QLatin1Char('s')));
+            out.key("current_limit")
+                .beginObject()
+                .key("name")
+                .value(status.currentLimit->name)
+                .key("requests_per_unit")
+                .value(status.currentLimit->requestsPerUnit)
+                .key("unit")
+                .value(unitName(status.currentLimit->unit).toUpper())
+                .endObject();
+            const qint64 ms = std::max<qint64>(status.durationUntilResetMs, 0);
+            out.key("duration_until_reset")
+                .value(QByteArray::number(double(ms) / 1000.0, 'f', 3) + 's');
         }
-        if (!status.action.isEmpty()) { // Tollgate's own: where to find the subject
-            object.insert(QStringLiteral("action"), QString::fromUtf8(status.action));
-            object.insert(QStringLiteral("user"), QString::fromUtf8(status.user));
-        }
-        statuses.append(object);
+        out.key("limit_remaining").value(status.limitRemaining);
+        if (!status.action.isEmpty())
+            out.key("user").value(status.user);
+        out.endObject();
     }
-    return {{QStringLiteral("overall_code"), QLatin1String(codeName(decision.overall))},
-            {QStringLiteral("statuses"), statuses}};
+    out.endArray().endObject();
+    return out.take();
 }
 
-QJsonObject hitToJson(const HitResult& hit)
+QByteArray hitJson(const HitResult& hit)
 {
-    QJsonObject object{{QStringLiteral("allowed"), hit.allowed},
-                       {QStringLiteral("tier"), tierName(hit.tier)},
-                       {QStringLiteral("count"), hit.count},
-                       {QStringLiteral("limit"), hit.limit},
-                       {QStringLiteral("remaining"), hit.remaining},
-                       {QStringLiteral("reset_ms"), hit.resetMs},
-                       {QStringLiteral("retry_after_ms"), hit.retryAfterMs},
-                       {QStringLiteral("shadow"), hit.shadow},
-                       {QStringLiteral("would_ban"), hit.wouldBan},
-                       {QStringLiteral("decided_by"), decidedByName(hit.decidedBy)}};
-    if (hit.appliedOverride != AppliedOverride::None)
-        object.insert(QStringLiteral("override"), appliedOverrideName(hit.appliedOverride));
+    JsonWriter out;
+    out.beginObject()
+        .key("allowed")
+        .value(hit.allowed)
+        .key("count")
+        .value(hit.count)
+        .key("decided_by")
+        .value(decidedByName(hit.decidedBy))
+        .key("limit")
+        .value(hit.limit);
     if (!hit.message.isEmpty())
-        object.insert(QStringLiteral("message"), hit.message);
+        out.key("message").value(hit.message);
+    if (hit.appliedOverride != AppliedOverride::None)
+        out.key("override").value(appliedOverrideName(hit.appliedOverride));
     if (!hit.redisError.isEmpty())
-        object.insert(QStringLiteral("redis_error"), hit.redisError);
-    return object;
+        out.key("redis_error").value(hit.redisError);
+    out.key("remaining")
+        .value(hit.remaining)
+        .key("reset_ms")
+        .value(hit.resetMs)
+        .key("retry_after_ms")
+        .value(hit.retryAfterMs)
+        .key("shadow")
+        .value(hit.shadow)
+        .key("tier")
+        .value(tierName(hit.tier))
+        .key("would_ban")
+        .value(hit.wouldBan)
+        .endObject();
+    return out.take();
 }
 
 } // namespace tollgate::service

@@ -2,7 +2,7 @@
 
 #include "service/decide/Decision.h"
 
-#include <QJsonObject>
+#include <QByteArray>
 
 // The HTTP endpoint's JSON: Envoy's rate limit request and response in protobuf's JSON mapping
 // (field names as in the .proto, enums by name, durations as "1.500s"), and a hit's reply.
@@ -11,9 +11,11 @@ namespace tollgate::service {
 /// {"domain", "descriptors": [{"entries": [{"key", "value"}], "limit": {"requests_per_unit",
 /// "unit"}, "hits_addend"}], "hits_addend"}; InvalidInput naming the field that is wrong.
 Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body);
-QJsonObject decisionToJson(const Decision& decision);
+/// Envoy's RateLimitResponse in protobuf's JSON mapping, with each status's `action` and
+/// `user`; the text with a final newline.
+QByteArray decisionJson(const Decision& decision);
 /// hit.lua's reply: allowed, tier, count, limit, remaining, reset_ms, retry_after_ms, shadow,
 /// would_ban, decided_by, override, message.
-QJsonObject hitToJson(const HitResult& hit);
+QByteArray hitJson(const HitResult& hit);
 
 } // namespace tollgate::service

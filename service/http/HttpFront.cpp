@@ -6,6 +6,7 @@
 #include "service/metrics/ServiceMetrics.h"
 
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QPointer>
 #include <chrono>
 
@@ -148,7 +149,7 @@ void HttpFront::decide(const HttpRequest& request, const HttpResponder& responde
             if (decision->headline && decision->headlinePolicy)
                 headers = rateLimitFields(*decision->headlinePolicy, *decision->headline,
                                           decision->overall == Code::OverLimit);
-            responder.send(200, kJson, jsonText(decisionToJson(*decision)), headers);
+            responder.send(200, kJson, decisionJson(*decision), headers);
         });
     });
 }
@@ -191,7 +192,7 @@ void HttpFront::hit(const HttpRequest& request, const HttpResponder& responder)
                     sendError(responder, hit.error());
                     return;
                 }
-                responder.send(hit->allowed ? 200 : 429, kJson, jsonText(hitToJson(*hit)),
+                responder.send(hit->allowed ? 200 : 429, kJson, hitJson(*hit),
                                rateLimitFields(policy, *hit, !hit->allowed));
             });
         });
