@@ -7,9 +7,12 @@
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QtTest>
 
 using namespace tollgate;
@@ -66,6 +69,7 @@ private Q_SLOTS:
     void badRequestsGetDefinedAnswers();
     void healthService();
     void reflectionListsTheServices();
+    void callsAreServedOnThreadsOfItsOwn();
 
 private:
     // The answers to `lines`, one request per line, in order.
@@ -342,6 +346,40 @@ void ServiceDecisionsTest::healthService()
         QCOMPARE(run.lines.size(), 1);
         QCOMPARE(QJsonDocument::fromJson(run.lines[0]).object().value(QStringLiteral("status")).toString(),
                  QStringLiteral("SERVING"));
+    }
+    // Any other name is not found, as grpc.health.v1 asks.
+    const PythonRun other = runRlsClient({m_service.grpcTarget(), QStringLiteral("health"), QStringLiteral("no.such.Service")});
+    QCOMPARE(QJsonDocument::fromJson(other.lines.value(0)).object().value(QStringLiteral("error")).toString(),
+             QStringLiteral("NOT_FOUND"));
+}
+
+void ServiceDecisionsTest::callsAreServedOnThreadsOfItsOwn()
+{
+    ServiceProcess three;
+    QVERIFY2(three.start(m_core.server().url(), sourcePath(QStringLiteral("tests/data/service_edge.yaml")),
+                         {QStringLiteral("--grpc-threads"), QStringLiteral("3")}),
+             qPrintable(three.errorString()));
+    QStringList names;
+    for (const QFileInfo& task : QDir(QStringLiteral("/proc/%1/task").arg(three.pid())).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(task.filePath() + QStringLiteral("/comm"));
+        if (comm.open(QIODevice::ReadOnly))
+            names << QString::fromUtf8(comm.readAll().trimmed());
+    }
+    // Three pollers of its own, and none of the callback API's (they hand every call over).
+    QCOMPARE(names.filter(QRegularExpression(QStringLiteral("^rls-\\d+$"))).size(), 3);
+    QVERIFY2(!names.contains(QStringLiteral("nexting_thread")), qPrintable(names.join(QLatin1Char(' '))));
+    const PythonRun run = runRlsClient({three.grpcTarget(), QStringLiteral("decide")},
+                                       request(Entries{{QStringLiteral("remote_address"), QStringLiteral("10.9.9.9")}}) + '\n');
+    QVERIFY2(run.lines.value(0).contains("\"overall_code\": \"OK\""), run.lines.value(0).constData());
+    QVERIFY(three.stop());
+
+    for (const char* bad : {"-1", "257", "two"}) {
+        QProcess refused;
+        refused.start(tollgatedPath(), {QStringLiteral("--config"), sourcePath(QStringLiteral("tests/data/service_edge.yaml")),
+                                        QStringLiteral("--grpc-threads"), QLatin1String(bad)});
+        QVERIFY(refused.waitForFinished(10000));
+        QCOMPARE(refused.exitCode(), 2);
+        QVERIFY(refused.readAllStandardError().contains("--grpc-threads"));
     }
 }
 
