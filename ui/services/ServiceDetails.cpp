@@ -39,10 +39,12 @@ QString serviceDetailsHtml(const ServiceInstance& s, const QString& health)
     const QString config = s.configDigest.isEmpty()
                                ? s.configFile
                                : tr("%1 (digest %2)").arg(s.configFile, s.configDigest);
-    const QString cache =
-        tr("%1 refusals, %2, %3 hits since start")
-            .arg(locale.toString(s.cachedRefusals), locale.formattedDataSize(s.cacheBytes),
-                 locale.toString(s.cacheHitsTotal));
+    const QString refusals = s.cachedRefusals == 1
+                                 ? tr("1 refusal")
+                                 : tr("%1 refusals").arg(locale.toString(s.cachedRefusals));
+    const QString cache = tr("%1, %2, %3 hits since start")
+                              .arg(refusals, locale.formattedDataSize(s.cacheBytes),
+                                   locale.toString(s.cacheHitsTotal));
     const QString decisions =
         tr("%1 per second, %2 since start")
             .arg(locale.toString(s.decisionsPerSecond, 'f', 1), locale.toString(s.decisionsTotal));
