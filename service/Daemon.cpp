@@ -294,11 +294,15 @@ void Daemon::applyPolicies(std::shared_ptr<const ServiceConfig> config, int atte
             return;
         }
         Q_EMIT log(planLine(*plan));
+        if (plan->steps.empty()) { // nothing to write: the listing is what Redis holds
+            m_policies->replace(m_decider->config()->policies, listing->policies);
+            return;
+        }
         auto steps = std::make_shared<std::vector<PolicyPlanStep>>(plan->steps);
         auto next = std::make_shared<std::function<void(size_t)>>();
         *next = [this, steps, next, config, attempt](size_t i) {
             if (i == steps->size()) {
-                refreshPolicies();
+                refreshPolicies(); // the revisions just written
                 return;
             }
             Policy policy = (*steps)[i].policy;

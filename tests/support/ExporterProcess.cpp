@@ -1,4 +1,5 @@
 #include "tests/support/ExporterProcess.h"
+#include "tests/support/ProcessLog.h"
 
 #include "tests/support/CliRunner.h"
 
@@ -32,17 +33,10 @@ bool ExporterProcess::start(const QString& url, const QStringList& extraArgs)
     m_process->setReadChannel(QProcess::StandardError); // for waitForReadyRead
     m_process->start(tollgatectlPath(), args + extraArgs);
     static const QRegularExpression serving(QStringLiteral("serving http://[^:]+:(\\d+)/metrics"));
-    QDeadlineTimer deadline(10000);
-    while (!deadline.hasExpired()) {
-        m_process->waitForReadyRead(100);
-        m_stderr += m_process->readAllStandardError();
-        const auto match = serving.match(QString::fromUtf8(m_stderr));
-        if (match.hasMatch()) {
-            m_port = static_cast<quint16>(match.captured(1).toUInt());
-            return true;
-        }
-        if (m_process->state() == QProcess::NotRunning)
-            break;
+    const QRegularExpressionMatch match = waitForLogLine(*m_process, m_stderr, serving, 10000);
+    if (match.hasMatch()) {
+        m_port = static_cast<quint16>(match.captured(1).toUInt());
+        return true;
     }
     m_error = QStringLiteral("exporter did not start: ") + QString::fromUtf8(m_stderr);
     return false;

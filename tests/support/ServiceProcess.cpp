@@ -1,4 +1,5 @@
 #include "tests/support/ServiceProcess.h"
+#include "tests/support/ProcessLog.h"
 
 #include "tests/support/TestEnv.h"
 
@@ -41,18 +42,11 @@ bool ServiceProcess::start(const QString& url, const QString& configPath,
                          extraArgs);
     static const QRegularExpression serving(
         QStringLiteral("serving: gRPC (?:port (\\d+)|off), HTTP (?:port (\\d+)|off)"));
-    QDeadlineTimer deadline(15000);
-    while (!deadline.hasExpired()) {
-        m_process->waitForReadyRead(100);
-        m_stderr += m_process->readAllStandardError();
-        const auto match = serving.match(QString::fromUtf8(m_stderr));
-        if (match.hasMatch()) {
-            m_grpcPort = quint16(match.captured(1).toUInt());
-            m_httpPort = quint16(match.captured(2).toUInt());
-            return true;
-        }
-        if (m_process->state() == QProcess::NotRunning)
-            break;
+    const QRegularExpressionMatch match = waitForLogLine(*m_process, m_stderr, serving, 15000);
+    if (match.hasMatch()) {
+        m_grpcPort = quint16(match.captured(1).toUInt());
+        m_httpPort = quint16(match.captured(2).toUInt());
+        return true;
     }
     m_error = QStringLiteral("tollgated did not start: ") + QString::fromUtf8(m_stderr);
     return false;
