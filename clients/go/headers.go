@@ -23,9 +23,17 @@ type RateLimitHeaders struct {
 // Headers builds the fields from the decision and the policy it was made by. partitionKey
 // (optional) becomes each item's pk parameter; it should be no secret and no personal id.
 func (d *Decision) Headers(partitionKey []byte) RateLimitHeaders {
+	if d.policy == nil {
+		return RateLimitHeaders{}
+	}
+	return NewRateLimitHeaders(d.policy, d, partitionKey)
+}
+
+// NewRateLimitHeaders builds the fields for a decision made by the policy p (one
+// RateLimit-Policy item per window, the RateLimit item of the binding window).
+func NewRateLimitHeaders(p *Policy, d *Decision, partitionKey []byte) RateLimitHeaders {
 	var h RateLimitHeaders
-	p := d.policy
-	if p == nil || len(p.Windows) == 0 {
+	if len(p.Windows) == 0 {
 		return h
 	}
 	pk := ""
