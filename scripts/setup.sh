@@ -54,6 +54,8 @@ packages=(
     dpkg-dev file lintian
     # The faster linker for the test executables (CMakeLists.txt falls back to gold without it).
     lld
+    # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
+    golang-go golang-github-gomodule-redigo-dev
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")
