@@ -36,8 +36,7 @@ func (l *Limiter) SetOverride(ctx context.Context, o Override) error {
 	if !o.Until.IsZero() {
 		until = o.Until.UnixMilli()
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	reply, err := overrideSetScript.call(ctx, l.client, false, l.overrideKeys(o.User), o.User, o.Action,
 		o.Actor, o.Reason, kind, windows, strconv.FormatInt(o.Duration.Milliseconds(), 10),
 		strconv.FormatInt(until, 10), l.keys.eventsChannel())
@@ -57,8 +56,7 @@ func (l *Limiter) DeleteOverride(ctx context.Context, user, action, actor, reaso
 	if err := l.checkModeration(user, action, actor, reason, true); err != nil {
 		return false, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	reply, err := overrideDeleteScript.call(ctx, l.client, false, l.overrideKeys(user), user, action, actor,
 		reason, l.keys.eventsChannel())
 	if err != nil {
@@ -113,8 +111,7 @@ func (l *Limiter) SavePolicy(ctx context.Context, action string, fields map[stri
 	if strings.TrimSpace(actor) == "" {
 		return 0, newError(ErrInvalid, "saving a policy needs an actor")
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	revision, err := l.storedRevision(ctx, action)
 	if err != nil {
 		return 0, err
@@ -142,8 +139,7 @@ func (l *Limiter) DeletePolicy(ctx context.Context, action, actor, reason string
 	if err := validateID(action, "action"); err != nil {
 		return false, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	revision, err := l.storedRevision(ctx, action)
 	if err != nil {
 		return false, err

@@ -31,7 +31,9 @@ type Options struct {
 	// Insurance counts hits while Redis is away (FailureMode Insurance). Default: one per
 	// Limiter with factor 1.
 	Insurance *InsuranceLimiter
-	// Timeout bounds a call whose ctx has no deadline. Default 1 s.
+	// Timeout bounds a call whose ctx has no deadline. Default 1 s. It is reported as
+	// ctx.Deadline() to the adapter, which sets its socket timeouts from it (the redigo adapter
+	// and go-redis do), not enforced by a timer of this package.
 	Timeout time.Duration
 }
 
@@ -121,13 +123,23 @@ func (l *Limiter) Peek(ctx context.Context, action, user string, cost int64) (De
 	return l.decide(ctx, true, action, user, cost)
 }
 
-// withDeadline gives ctx the default timeout when it has no deadline of its own.
-func (l *Limiter) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+// withDeadline gives a ctx without a deadline the default one. It only reports it
+// (ctx.Deadline), which the adapters turn into their socket timeouts, instead of starting a
+// timer per call: a decision's own cost is what this package is measured by.
+func (l *Limiter) withDeadline(ctx context.Context) context.Context {
 	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
+		return ctx
 	}
-	return context.WithTimeout(ctx, l.opts.Timeout)
+	return deadlineOnly{ctx, time.Now().Add(l.opts.Timeout)}
 }
+
+// deadlineOnly is a context that reports a deadline it does not enforce itself.
+type deadlineOnly struct {
+	context.Context
+	at time.Time
+}
+
+func (d deadlineOnly) Deadline() (time.Time, bool) { return d.at, true }
 
 func checkCost(cost int64) error {
 	if cost != PolicyCost && (cost < 1 || cost > maxLimit) {
@@ -146,8 +158,7 @@ func (l *Limiter) decide(ctx context.Context, peek bool, action, user string, co
 	if err := checkCost(cost); err != nil {
 		return Decision{}, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	entry, err := l.policy(ctx, action)
 	if err != nil {
 		if entry == nil && errors.Is(err, ErrUnavailable) {
@@ -191,9 +202,12 @@ func (l *Limiter) send(ctx context.Context, base *prepared, peek bool, user stri
 	if err := l.ensureContract(ctx); err != nil {
 		return Decision{}, err
 	}
-	offsets, err := base.policy.offsets(time.Now())
-	if err != nil {
-		return Decision{}, err
+	offsets := "0"
+	if base.policy.needsLocalTime() {
+		var err error
+		if offsets, err = base.policy.offsets(time.Now()); err != nil {
+			return Decision{}, err
+		}
 	}
 	pr := base
 	if target := l.targets.find(base, user); target != nil {
@@ -201,12 +215,12 @@ func (l *Limiter) send(ctx context.Context, base *prepared, peek bool, user stri
 	}
 	for redirects := 0; ; redirects++ {
 		reply, err := hitScript.evalsha(ctx, l.client, pr.command(l.keys, peek, user, cost, offsets))
-		var redirect *scriptRedirect
-		if !errors.As(err, &redirect) {
-			if err != nil {
-				return Decision{}, err
-			}
+		if err == nil {
 			return decisionFromReply(reply)
+		}
+		redirect, ok := err.(*scriptRedirect)
+		if !ok {
+			return Decision{}, err
 		}
 		if redirects == 2 {
 			return Decision{}, newError(ErrReply, "the override of user %.200q changed during the hit, twice", user)

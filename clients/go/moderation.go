@@ -33,8 +33,7 @@ func (l *Limiter) Ban(ctx context.Context, b Ban) (BanResult, error) {
 	if !b.Until.IsZero() {
 		until = b.Until.UnixMilli()
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	base := l.keys.userBase(EscapeID(b.User))
 	key := base + ":ban"
 	if b.Action != "" {
@@ -66,8 +65,7 @@ func (l *Limiter) Unban(ctx context.Context, user, action, actor, reason string)
 	if err := l.checkModeration(user, action, actor, reason, true); err != nil {
 		return 0, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	base := l.keys.userBase(EscapeID(user))
 	var keys []string
 	if action != "" {
@@ -88,8 +86,7 @@ func (l *Limiter) Reset(ctx context.Context, user, action, actor, reason string)
 	if err := l.checkModeration(user, action, actor, reason, false); err != nil {
 		return 0, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	keys, err := l.userKeys(ctx, user, action, func(k userKey) bool { return k.kind == "state" })
 	if err != nil {
 		return 0, err

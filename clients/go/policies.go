@@ -30,14 +30,14 @@ type policyCache struct {
 
 const maxCachedPolicies = 4096
 
-func (c *policyCache) get(action string, now time.Time) (*policyEntry, bool) {
+func (c *policyCache) get(action string) (*policyEntry, bool) {
 	c.mu.RLock()
 	e := c.entries[action]
 	c.mu.RUnlock()
 	if e == nil {
 		return nil, false
 	}
-	fresh := e.inline || c.live.Load() || now.Sub(e.read) < c.ttl
+	fresh := e.inline || c.live.Load() || time.Since(e.read) < c.ttl
 	return e, fresh
 }
 
@@ -68,11 +68,11 @@ func (c *policyCache) forget(action string) {
 // policy is the action's policy and prepared call: from the cache, else read from Redis with
 // HGETALL. When Redis cannot answer, a stale entry still serves.
 func (l *Limiter) policy(ctx context.Context, action string) (*policyEntry, error) {
-	now := time.Now()
-	cached, fresh := l.policies.get(action, now)
+	cached, fresh := l.policies.get(action)
 	if fresh {
 		return cached, cached.err
 	}
+	now := time.Now()
 	fields, err := l.readHash(ctx, l.keys.policyKey(action))
 	if err != nil {
 		if cached != nil && errors.Is(err, ErrUnavailable) {

@@ -12,16 +12,24 @@ type prepared struct {
 	forOverride   bool // the call ends with hit.lua's marker "override"
 	actionBan     string
 	stateSuffixes []string
-	hitMode       string // "hit", or "shadow" for a shadow policy
-	policyCost    string
-	rules         []interface{} // count_denied, warn, ban_ms, ban_until
-	tail          []interface{} // full form: action, channel, align, pairs; short: the pairs
+	hitMode       interface{} // "hit", or "shadow" for a shadow policy
+	algorithm     interface{}
+	policyCost    interface{}
+	keyCount      interface{}
+	globalAudit   interface{} // KEYS[5] on a single server
+	size          int         // the command's length
+	// The user keys' suffixes: ":ban", ":<action>:ban", ":overrides", then the full form's
+	// ":audit" (twice on a cluster: no global mirror), then the state keys.
+	suffixes, clusterSuffixes []string
+	rules                     []interface{} // count_denied, warn, ban_ms, ban_until
+	tail                      []interface{} // full form: action, channel, align, pairs; short: the pairs
 }
 
 func prepare(p *Policy, keys keySchema, forOverride bool) *prepared {
 	escAction := EscapeID(p.Action)
 	pr := &prepared{policy: p, short: p.shortForm(), forOverride: forOverride,
-		actionBan: ":" + escAction + ":ban", hitMode: "hit", policyCost: strconv.FormatInt(p.Cost, 10)}
+		actionBan: ":" + escAction + ":ban", hitMode: "hit", algorithm: string(p.Algorithm),
+		policyCost: strconv.FormatInt(p.Cost, 10), globalAudit: keys.auditKey()}
 	if p.Shadow {
 		pr.hitMode = "shadow"
 	}
@@ -29,6 +37,15 @@ func prepare(p *Policy, keys keySchema, forOverride bool) *prepared {
 		pr.stateSuffixes = append(pr.stateSuffixes,
 			":"+escAction+":"+algorithmCode(p.Algorithm)+":"+strconv.FormatInt(w.Window.Milliseconds(), 10))
 	}
+	fixed := []string{":ban", pr.actionBan, ":overrides"}
+	pr.suffixes = append(append([]string(nil), fixed...), pr.stateSuffixes...)
+	keyCount := 3 + len(p.Windows)
+	if !pr.short {
+		keyCount += 2
+		pr.suffixes = append(append(append([]string(nil), fixed...), ":audit"), pr.stateSuffixes...)
+		pr.clusterSuffixes = append(append(append([]string(nil), fixed...), ":audit", ":audit"), pr.stateSuffixes...)
+	}
+	pr.keyCount = strconv.Itoa(keyCount)
 	if !pr.short {
 		countDenied := "0"
 		if p.CountDenied {
@@ -48,42 +65,56 @@ func prepare(p *Policy, keys keySchema, forOverride bool) *prepared {
 	if forOverride {
 		pr.tail = append(pr.tail, "override")
 	}
+	pr.size = 3 + keyCount + 3 + len(pr.rules) + 2 + len(pr.tail)
 	return pr
 }
 
 // command is the EVALSHA (hit, shadow) or EVALSHA_RO (peek) of one hit. cost 0: the policy's.
+// Every hit pays for this: the user's keys are written into one string and sliced from it, and
+// the constant arguments were boxed once, so a short-form hit allocates little beyond its keys.
 func (pr *prepared) command(keys keySchema, peek bool, user string, cost int64, offsets string) []interface{} {
-	n := len(pr.stateSuffixes)
-	size := 3 + 3 + n + 3 + len(pr.tail)
-	if !pr.short {
-		size += 2 + 4 + 2
-	}
-	cmd := make([]interface{}, 0, size)
+	cmd := make([]interface{}, 0, pr.size)
 	if peek {
-		cmd = append(cmd, "EVALSHA_RO", hitScript.sha)
+		cmd = append(cmd, "EVALSHA_RO", hitScript.shaArg)
 	} else {
-		cmd = append(cmd, "EVALSHA", hitScript.sha)
+		cmd = append(cmd, "EVALSHA", hitScript.shaArg)
 	}
-	keyCount := 3 + n
-	if !pr.short {
-		keyCount += 2
+	cmd = append(cmd, pr.keyCount)
+
+	// "<p>:{<user>}" + suffix for each key, in one buffer.
+	esc := EscapeID(user)
+	base := len(keys.prefix) + 3 + len(esc)
+	suffixes := pr.keySuffixes(keys)
+	size := 0
+	for _, suffix := range suffixes {
+		size += base + len(suffix)
 	}
-	base := keys.userBase(EscapeID(user))
-	cmd = append(cmd, strconv.Itoa(keyCount), base+":ban", base+pr.actionBan, base+":overrides")
-	if !pr.short {
-		audit := base + ":audit"
-		cmd = append(cmd, audit, keys.auditMirror(audit))
+	buf := make([]byte, 0, size)
+	for _, suffix := range suffixes {
+		buf = append(buf, keys.prefix...)
+		buf = append(buf, ":{"...)
+		buf = append(buf, esc...)
+		buf = append(buf, '}')
+		buf = append(buf, suffix...)
 	}
-	for _, suffix := range pr.stateSuffixes {
-		cmd = append(cmd, base+suffix)
+	all := string(buf)
+	at := 0
+	for i, suffix := range suffixes {
+		end := at + base + len(suffix)
+		if !pr.short && i == 4 && !keys.cluster {
+			cmd = append(cmd, pr.globalAudit) // KEYS[5]: <p>:audit, the same for every user
+		}
+		cmd = append(cmd, all[at:end])
+		at = end
 	}
-	mode := pr.hitMode
+
 	if peek {
-		mode = "peek"
+		cmd = append(cmd, "peek", pr.algorithm)
+	} else {
+		cmd = append(cmd, pr.hitMode, pr.algorithm)
 	}
-	cmd = append(cmd, mode, string(pr.policy.Algorithm))
 	if cost > 0 {
-		cmd = append(cmd, strconv.FormatInt(cost, 10))
+		cmd = append(cmd, decimal(cost))
 	} else {
 		cmd = append(cmd, pr.policyCost)
 	}
@@ -92,4 +123,31 @@ func (pr *prepared) command(keys keySchema, peek bool, user string, cost int64, 
 		cmd = append(cmd, offsets, user)
 	}
 	return append(cmd, pr.tail...)
+}
+
+// keySuffixes: what follows "<p>:{<user>}" in each of the call's user keys, in KEYS order
+// (the global audit stream of a single server is no user key: command adds it).
+func (pr *prepared) keySuffixes(keys keySchema) []string {
+	if pr.short {
+		return pr.suffixes
+	}
+	if keys.cluster {
+		return pr.clusterSuffixes
+	}
+	return pr.suffixes
+}
+
+// boxedDecimals: the costs most hits carry, already strings in interfaces.
+var boxedDecimals = func() (t [1025]interface{}) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+func decimal(n int64) interface{} {
+	if n >= 0 && n < int64(len(boxedDecimals)) {
+		return boxedDecimals[n]
+	}
+	return strconv.FormatInt(n, 10)
 }

@@ -44,8 +44,7 @@ func (l *Limiter) refund(ctx context.Context, mode, action, user string, cost in
 	if err := checkCost(cost); err != nil {
 		return RefundResult{}, err
 	}
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
+	ctx = l.withDeadline(ctx)
 	entry, err := l.policy(ctx, action)
 	if err != nil {
 		return RefundResult{}, err

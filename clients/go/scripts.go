@@ -24,7 +24,8 @@ type script struct {
 	name     string
 	source   string
 	sha      string
-	contract int // from the header's "Contract: N" line
+	shaArg   interface{} // sha, boxed once for the commands
+	contract int         // from the header's "Contract: N" line
 }
 
 var contractLine = regexp.MustCompile(`(?m)^Contract: (\d+)`)
@@ -36,6 +37,7 @@ func loadScript(name string) *script {
 	}
 	sum := sha1.Sum(source)
 	s := &script{name: name, source: string(source), sha: hex.EncodeToString(sum[:])}
+	s.shaArg = s.sha
 	if m := contractLine.FindSubmatch(source); m != nil {
 		s.contract, _ = strconv.Atoi(string(m[1]))
 	}
