@@ -4,7 +4,7 @@
 # client process' CPU per decision of each, the same goroutines and random users, every hit
 # allowed. Offline: Go and redigo from Debian (scripts/setup.sh), the scripts from build/lua.
 #
-#   bench/bench_go_client.sh [--goroutines 8] [--seconds 5] [--rounds 3] [--users 1000]
+#   bench/bench_go_client.sh [--goroutines 8] [--seconds 1] [--rounds 10] [--users 1000]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 args=()

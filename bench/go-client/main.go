@@ -1,9 +1,10 @@
 // The Go client's own cost per decision, beside a bare EVALSHA loop of the same script: both
 // through the same redigo pool, the same goroutines, the same random users, against one private
-// redis-server, every hit allowed. Rounds alternate the two; the best of each is kept. The
-// client's CPU is the process' (getrusage), the server runs apart.
+// redis-server, every hit allowed. Short rounds alternate the two and the totals are compared,
+// so a machine whose speed drifts during the run slows both alike. The client's CPU is the
+// process' (getrusage); the server runs apart.
 //
-//	go run . [-goroutines 8] [-seconds 5] [-rounds 3] [-users 1000]
+//	go run . [-goroutines 8] [-seconds 1] [-rounds 10] [-users 1000]
 package main
 
 import (
@@ -25,15 +26,30 @@ import (
 	"tollgate.dev/tollgate/redigo/redistest"
 )
 
+// result: the totals of rounds (decisions, wall time, CPU), then their rates.
 type result struct {
+	decisions   float64
+	wall, cpu   time.Duration
 	perSecond   float64
 	cpuUsPerHit float64
 }
 
+func (r *result) add(o result) {
+	r.decisions += o.decisions
+	r.wall += o.wall
+	r.cpu += o.cpu
+}
+
+func (r result) rates() result {
+	r.perSecond = r.decisions / r.wall.Seconds()
+	r.cpuUsPerHit = float64(r.cpu.Microseconds()) / r.decisions
+	return r
+}
+
 func main() {
 	goroutines := flag.Int("goroutines", 8, "concurrent callers, one connection each")
-	seconds := flag.Float64("seconds", 5, "length of one round")
-	rounds := flag.Int("rounds", 3, "rounds of each (alternating); the best is kept")
+	seconds := flag.Float64("seconds", 1, "length of one round")
+	rounds := flag.Int("rounds", 10, "rounds of each, alternating; the totals are compared")
 	users := flag.Int("users", 1000, "random users")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -89,16 +105,14 @@ func main() {
 	}
 
 	duration := time.Duration(*seconds * float64(time.Second))
-	var best [2]result
+	var total [2]result
 	for round := 0; round < *rounds; round++ {
 		for i, run := range []func(redis.Conn, int) error{bare, client} {
-			r := measure(pool, *goroutines, *users, duration, run, i == 0)
-			if r.perSecond > best[i].perSecond {
-				best[i] = r
-			}
+			total[i].add(measure(pool, *goroutines, *users, duration, run, i == 0))
 		}
 	}
-	fmt.Printf("Go client against a bare EVALSHA loop of hit.lua: %d goroutines, %d users, best of %d rounds of %.0f s\n\n",
+	best := [2]result{total[0].rates(), total[1].rates()}
+	fmt.Printf("Go client against a bare EVALSHA loop of hit.lua: %d goroutines, %d users, %d alternating rounds of %g s each\n\n",
 		*goroutines, *users, *rounds, *seconds)
 	fmt.Println("| path | decisions/s | client CPU µs/decision | ratio |")
 	fmt.Println("|---|---:|---:|---:|")
@@ -157,8 +171,7 @@ func measure(pool *redis.Pool, goroutines, users int, d time.Duration, call func
 	wg.Wait()
 	elapsed := time.Since(started)
 	cpu := cpuTime() - cpuBefore
-	n := float64(done.Load())
-	return result{perSecond: n / elapsed.Seconds(), cpuUsPerHit: float64(cpu.Microseconds()) / n}
+	return result{decisions: float64(done.Load()), wall: elapsed, cpu: cpu}
 }
 
 func cpuTime() time.Duration {

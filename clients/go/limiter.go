@@ -291,6 +291,7 @@ func (l *Limiter) answerWithoutRedis(mode FailureMode, p *Policy, user string, c
 // the user to, so their next hits go there at once (the script checks them again; a stale entry
 // costs one redirect). Bounded: cleared when full.
 type overrideTargets struct {
+	size    atomic.Int64 // read without the lock: most users were never redirected
 	mu      sync.Mutex
 	entries map[overrideTargetKey]*prepared
 	bases   map[overrideTargetKey]*prepared
@@ -301,11 +302,11 @@ type overrideTargetKey struct{ action, user string }
 const maxOverrideTargets = 4096
 
 func (t *overrideTargets) find(base *prepared, user string) *prepared {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.entries) == 0 {
+	if t.size.Load() == 0 {
 		return nil
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	k := overrideTargetKey{base.policy.Action, user}
 	if t.bases[k] != base { // prepared for another revision of the policy
 		return nil
@@ -321,6 +322,7 @@ func (t *overrideTargets) remember(base *prepared, user string, target *prepared
 	}
 	k := overrideTargetKey{base.policy.Action, user}
 	t.entries[k], t.bases[k] = target, base
+	t.size.Store(int64(len(t.entries)))
 }
 
 func (t *overrideTargets) forget(base *prepared, user string) {
@@ -329,4 +331,5 @@ func (t *overrideTargets) forget(base *prepared, user string) {
 	k := overrideTargetKey{base.policy.Action, user}
 	delete(t.entries, k)
 	delete(t.bases, k)
+	t.size.Store(int64(len(t.entries)))
 }

@@ -26,6 +26,9 @@ type policyCache struct {
 	entries map[string]*policyEntry
 	ttl     time.Duration
 	live    atomic.Bool
+	// generation goes up with every forget: a read that started before an event must not
+	// cache what the event made stale.
+	generation atomic.Uint64
 }
 
 const maxCachedPolicies = 4096
@@ -41,9 +44,12 @@ func (c *policyCache) get(action string) (*policyEntry, bool) {
 	return e, fresh
 }
 
-func (c *policyCache) put(action string, e *policyEntry) {
+func (c *policyCache) put(action string, e *policyEntry, readAt uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.generation.Load() != readAt {
+		return // forgotten while it was read: the next hit reads it again
+	}
 	if len(c.entries) >= maxCachedPolicies {
 		for a, old := range c.entries {
 			if !old.inline {
@@ -58,6 +64,7 @@ func (c *policyCache) put(action string, e *policyEntry) {
 func (c *policyCache) forget(action string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.generation.Add(1)
 	for a, e := range c.entries {
 		if !e.inline && (action == "" || a == action) {
 			delete(c.entries, a)
@@ -72,7 +79,7 @@ func (l *Limiter) policy(ctx context.Context, action string) (*policyEntry, erro
 	if fresh {
 		return cached, cached.err
 	}
-	now := time.Now()
+	now, readAt := time.Now(), l.policies.generation.Load()
 	fields, err := l.readHash(ctx, l.keys.policyKey(action))
 	if err != nil {
 		if cached != nil && errors.Is(err, ErrUnavailable) {
@@ -89,7 +96,7 @@ func (l *Limiter) policy(ctx context.Context, action string) (*policyEntry, erro
 	} else {
 		e.policy, e.prepared = &p, prepare(&p, l.keys, false)
 	}
-	l.policies.put(action, e)
+	l.policies.put(action, e, readAt)
 	return e, e.err
 }
 

@@ -140,6 +140,9 @@ func ParsePolicy(action string, fields map[string]string) (Policy, error) {
 			p.TZOffsets = value
 		case "tz_offset_ms":
 			var ms int64
+			if _, named := fields["tz"]; named {
+				break // tz wins over the old fixed offset
+			}
 			if ms, err = number(field); err == nil {
 				s := int(ms / 1000)
 				p.fixedOffsetS = &s
@@ -166,9 +169,6 @@ func ParsePolicy(action string, fields map[string]string) (Policy, error) {
 		if err != nil {
 			return Policy{}, err
 		}
-	}
-	if _, named := fields["tz"]; named {
-		p.fixedOffsetS = nil // tz wins over the old fixed offset
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, err

@@ -38,6 +38,9 @@ func (l *Limiter) Penalize(ctx context.Context, action, user string, cost int64,
 // refund runs refund.lua with hit.lua's full form (lua/README.md, "refund.lua"), following
 // TG_OVERRIDE to the windows of the user's override as a hit does.
 func (l *Limiter) refund(ctx context.Context, mode, action, user string, cost int64, actor, reason string) (RefundResult, error) {
+	if err := validateID(action, "action"); err != nil {
+		return RefundResult{}, err
+	}
 	if err := validateID(user, "user id"); err != nil {
 		return RefundResult{}, err
 	}
