@@ -11,7 +11,7 @@ from typing import Any, Dict, Generator, NamedTuple, Optional, Sequence, Tuple, 
 from . import scripts
 from .calls import PreparedHit, check_cost, refund_command
 from .decision import FAILURE_POLICY, Adjustment, Decision, adjustment_from_reply, decision_from_reply
-from .errors import ContractMismatch, NoPolicy, Redirect, ServerError, Unavailable
+from .errors import ContractMismatch, InvalidArgument, NoPolicy, Redirect, ServerError, Unavailable
 from .failure import InsuranceLimiter, answer_without_redis, check_mode, policy_mode
 from .keys import Id, Layout, as_bytes, check_id, check_prefix, escape
 from .policy import CONTRACT, Policy, parse_windows
@@ -67,6 +67,8 @@ class Core:
         self.scripts = scripts.packaged()
         self.hit_script = self.scripts["hit"]
         self._policies: Dict[str, Tuple[float, Policy, PreparedHit]] = {}
+        # Policies dropped from the cache, still the best answer while Redis cannot give one.
+        self._last_known: Dict[str, Tuple[Policy, PreparedHit]] = {}
         self._inline: Dict[Policy, PreparedHit] = {}
         self._targets: Dict[Tuple[str, bytes], PreparedHit] = {}
         self._generation = 0
@@ -78,10 +80,8 @@ class Core:
         names it); the next hit reads them again."""
         with self._lock:
             self._generation += 1
-            if escaped_action is None:
-                self._policies.clear()
-            else:
-                for action in [a for a in self._policies if escape(a.encode()) == escaped_action]:
+            for action in list(self._policies):
+                if escaped_action is None or escape(action.encode()) == escaped_action:
                     del self._policies[action]
 
     def on_event(self, payload: Union[str, bytes]) -> None:
@@ -94,10 +94,12 @@ class Core:
         generation = self._generation
         fields = flat_pairs((yield Call((b"HGETALL", key), key)))
         if not fields:
+            self._last_known.pop(action, None)
             raise NoPolicy(action, key.decode("utf-8", "replace"))
         policy = Policy.from_fields(action, fields)
         prepared = PreparedHit(policy, self.layout)
         with self._lock:
+            self._last_known[action] = (policy, prepared)
             if generation == self._generation:  # no change was announced while we read
                 self._policies[action] = (time.monotonic(), policy, prepared)
         return policy, prepared
@@ -110,6 +112,8 @@ class Core:
 
     def policy_for(self, action: str, inline: Optional[Policy]) -> Op:
         if inline is not None:
+            if inline.action != action:
+                raise InvalidArgument(f"the policy given is action {inline.action!r}'s, not {action!r}'s")
             prepared = self._inline.get(inline)
             if prepared is None:
                 prepared = PreparedHit(inline, self.layout)
@@ -118,7 +122,12 @@ class Core:
             return inline, prepared
         entry = self.cached(action)
         if entry is None:
-            entry = yield from self.load_policy(action)
+            try:
+                entry = yield from self.load_policy(action)
+            except Unavailable:
+                entry = self._last_known.get(action)
+                if entry is None:
+                    raise
         return entry
 
     # -- hits ---------------------------------------------------------------------------------
@@ -200,8 +209,6 @@ class Core:
 
 
 def require_actor_and_reason(actor: str, reason: str, reason_required: bool = True) -> None:
-    from .errors import InvalidArgument
-
     if not isinstance(actor, str) or not actor.strip():
         raise InvalidArgument("an actor is required")
     if reason_required and (not isinstance(reason, str) or not reason.strip()):

@@ -94,6 +94,8 @@ class SyncTransport:
                     conn.disconnect()
                     raise errors.unavailable(None, timeout)
             return conn.read_response()
+        except errors.TollgateError:
+            raise
         except (rx.MovedError, rx.AskError, rx.TryAgainError) as moved:
             if not self.cluster:
                 raise errors.from_reply(str(moved)) from None
