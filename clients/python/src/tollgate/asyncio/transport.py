@@ -5,7 +5,6 @@ answers the next command. NOSCRIPT is answered with EVAL, as in the synchronous 
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from typing import Any, Optional, Sequence
 
@@ -20,13 +19,11 @@ try:
 except ImportError:  # pragma: no cover
     RedisCluster = None  # type: ignore[assignment,misc]
 
-if sys.version_info >= (3, 11):
-    async def _within(awaitable: Any, seconds: float) -> Any:
-        async with asyncio.timeout(seconds):  # no task of its own, unlike wait_for
-            return await awaitable
-else:  # pragma: no cover
-    async def _within(awaitable: Any, seconds: float) -> Any:
-        return await asyncio.wait_for(awaitable, seconds)
+
+async def _within(awaitable: Any, seconds: float) -> Any:
+    # wait_for, not asyncio.timeout(): redis-py 4.3 disconnects (awaiting) inside the cancelled
+    # read, after which Python 3.11's timeout() lets the CancelledError through.
+    return await asyncio.wait_for(awaitable, seconds)
 
 
 def is_cluster(client: Any) -> bool:
@@ -79,7 +76,7 @@ class AsyncTransport:
             raise errors.unavailable(error) from None
         try:
             await conn.send_command(*args)
-            return await self._read(conn.read_response(), deadline, timeout)
+            return await self._read(conn, conn.read_response(), deadline, timeout)
         except rx.ResponseError as error:
             raise classify(error) from None
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
@@ -87,13 +84,15 @@ class AsyncTransport:
         finally:
             await pool.release(conn)
 
-    async def _read(self, reading: Any, deadline: Optional[float], timeout: Optional[float]) -> Any:
+    async def _read(self, conn: Any, reading: Any, deadline: Optional[float],
+                    timeout: Optional[float]) -> Any:
         if deadline is None:
             return await reading
         left = deadline - time.monotonic()
         try:
             return await _within(reading, max(left, 0.0))
         except asyncio.TimeoutError:
+            await conn.disconnect()  # its reply may still come: never read it as another's
             raise errors.unavailable(None, timeout) from None
 
     async def _on_node(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
@@ -108,7 +107,7 @@ class AsyncTransport:
             raise errors.unavailable(error) from None
         try:
             await conn.send_command(*args)
-            return await self._read(conn.read_response_without_lock(), deadline, timeout)
+            return await self._read(conn, conn.read_response_without_lock(), deadline, timeout)
         except (rx.MovedError, rx.AskError, rx.TryAgainError):
             return await self._through_cluster(args)
         except rx.ResponseError as error:
