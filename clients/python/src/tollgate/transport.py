@@ -111,7 +111,8 @@ class SyncTransport:
     def _through_cluster(self, args: Sequence[Any]) -> Any:
         """A slot moved: redis-py's own cluster client follows it and refreshes its slot map."""
         try:
-            return self.client.execute_command(*args)
+            name = args[0].decode() if isinstance(args[0], bytes) else args[0]
+            return self.client.execute_command(name, *args[1:])
         except rx.ResponseError as error:
             raise classify(error) from None
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:

@@ -26,6 +26,12 @@ async def _within(awaitable: Any, seconds: float) -> Any:
     return await asyncio.wait_for(awaitable, seconds)
 
 
+def _named(args: Sequence[Any]) -> Sequence[Any]:
+    """redis-py's cluster routing looks command names up as text."""
+    name = args[0].decode() if isinstance(args[0], bytes) else args[0]
+    return (name, *args[1:])
+
+
 def is_cluster(client: Any) -> bool:
     return RedisCluster is not None and isinstance(client, RedisCluster)
 
@@ -34,6 +40,7 @@ class AsyncTransport:
     def __init__(self, client: Any) -> None:
         self.client = client
         self.cluster = is_cluster(client)
+        self._initialized = False
 
     async def run(self, op: Op, timeout: Optional[float]) -> Any:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -98,6 +105,9 @@ class AsyncTransport:
     async def _on_node(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
                        timeout: Optional[float]) -> Any:
         client = self.client
+        if not self._initialized:  # the slot map, read once by redis-py
+            await client.initialize()
+            self._initialized = True
         node = client.get_node_from_key(key) if key is not None else client.get_default_node()
         if node is None:
             return await self._through_cluster(args)
@@ -119,7 +129,7 @@ class AsyncTransport:
 
     async def _through_cluster(self, args: Sequence[Any]) -> Any:
         try:
-            return await self.client.execute_command(*args)
+            return await self.client.execute_command(*_named(args))
         except rx.ResponseError as error:
             raise classify(error) from None
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
@@ -131,8 +141,8 @@ class AsyncTransport:
                 node = self.client.get_node_from_key(request.key)
                 found, cursor = [], 0
                 while True:
-                    cursor, keys = await self.client.execute_command(
-                        "SCAN", cursor, "MATCH", request.pattern, "COUNT", 1000, target_nodes=node)
+                    cursor, keys = await node.execute_command(
+                        "SCAN", cursor, "MATCH", request.pattern, "COUNT", 1000)
                     found += keys
                     if int(cursor) == 0:
                         return found
