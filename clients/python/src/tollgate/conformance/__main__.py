@@ -14,7 +14,7 @@ from typing import List, Optional
 import redis
 from redis.cluster import RedisCluster
 
-from .cases import CaseError, case_files, default_cases_dir, load
+from .cases import CaseError, case_files, default_cases_dir, load, skip_reason
 from .runner import StepFailed, run_case
 from .servers import RedisClusterServers, RedisServer
 
@@ -37,12 +37,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--no-cluster", action="store_true", help="skip the cases that need a Redis Cluster")
     options = parser.parse_args(argv)
     files = _files(options.cases)
-    wants_cluster = []
+    wants_cluster, skips = [], []
     for path in files:
         try:
-            wants_cluster.append(bool(load(path).get("cluster")))
+            case = load(path)
+            wants_cluster.append(bool(case.get("cluster")))
+            skips.append(skip_reason(case))
         except (CaseError, ValueError):
             wants_cluster.append(False)
+            skips.append(None)
     passed = failed = skipped = 0
     cluster_servers = None
     with RedisServer() as server:
@@ -51,7 +54,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             cluster_servers = RedisClusterServers()
         try:
             cluster = RedisCluster(host="127.0.0.1", port=cluster_servers.port) if cluster_servers else None
-            for path, needs_cluster in zip(files, wants_cluster):
+            for path, needs_cluster, skip in zip(files, wants_cluster, skips):
+                if skip:
+                    print(f"SKIP {path.name}: {skip}")
+                    skipped += 1
+                    continue
                 if needs_cluster and cluster is None:
                     print(f"SKIP {path.name}: needs a Redis Cluster (none here)")
                     skipped += 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -10,7 +11,7 @@ from typing import Any, Dict, List, Optional
 STEP_FIELDS = {
     "hit": {"action", "user", "cost", "repeat", "client"},
     "peek": {"action", "user", "cost", "repeat", "client"},
-    "refund": {"action", "user", "cost", "repeat", "client"},
+    "refund": {"action", "user", "cost", "repeat", "client", "actor", "reason"},
     "penalize": {"action", "user", "cost", "repeat", "client", "actor", "reason"},
     "ban": {"user", "action", "ms", "reason", "actor"},
     "unban": {"user", "action", "reason", "actor"},
@@ -21,7 +22,9 @@ STEP_FIELDS = {
     "redis": {"command"},
     "freeze": set(),
     "thaw": set(),
+    "check": set(),
 }
+RUNNER = "python"  # this runner's name in a case's `skip`
 COMMON = {"op", "expect", "comment"}
 
 
@@ -62,6 +65,33 @@ def load(path: Path) -> Dict[str, Any]:
     return case
 
 
+def identifier(value: Any) -> Any:
+    """A step's id: a string, {"repeat": "a", "times": n} or {"hex": "ff41"} (raw bytes)."""
+    if isinstance(value, dict):
+        if "hex" in value:
+            return bytes.fromhex(value["hex"])
+        if "repeat" in value:
+            return (value["repeat"] * int(value["times"])).encode("utf-8")
+        raise CaseError(f"an id object is {{'repeat', 'times'}} or {{'hex'}}, not {sorted(value)}")
+    return value
+
+
+def skip_reason(case: Dict[str, Any]) -> Optional[str]:
+    return (case.get("skip") or {}).get(RUNNER)
+
+
+BOUNDARY_TOLERANCE_MS = 2000
+
+
+def near_boundary(have_ms: int, want: Dict[str, int]) -> bool:
+    """{"until_boundary": P, "utc_offset_ms": O}: the ms to the next t with (t + O) % P == 0,
+    within 2 s (a calendar window or a ban until midnight, seen from this clock)."""
+    period, offset = int(want["until_boundary"]), int(want["utc_offset_ms"])
+    now = int(time.time() * 1000)
+    distance = (have_ms - (period - (now + offset) % period)) % period
+    return min(distance, period - distance) <= BOUNDARY_TOLERANCE_MS
+
+
 def compare(expect: Dict[str, Any], got: Dict[str, Any]) -> None:
     """Only the fields given; numbers exact or [lo, hi] inclusive."""
     for field, wanted in expect.items():
@@ -70,7 +100,10 @@ def compare(expect: Dict[str, Any], got: Dict[str, Any]) -> None:
         if field not in got:
             raise Mismatch(field, wanted, "(not in this step's result)")
         value = got[field]
-        if isinstance(wanted, list) and len(wanted) == 2 and all(isinstance(x, int) for x in wanted):
+        if isinstance(wanted, dict) and "until_boundary" in wanted:
+            if not isinstance(value, int) or not near_boundary(value, wanted):
+                raise Mismatch(field, wanted, value)
+        elif isinstance(wanted, list) and len(wanted) == 2 and all(isinstance(x, int) for x in wanted):
             if not isinstance(value, int) or isinstance(value, bool) or not wanted[0] <= value <= wanted[1]:
                 raise Mismatch(field, wanted, value)
         elif isinstance(wanted, bool) or isinstance(value, bool):

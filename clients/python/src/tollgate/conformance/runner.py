@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional
 from .. import Limiter, TollgateError
 from ..decision import Adjustment, Decision
 from ..keys import as_bytes
-from .cases import CaseError, Mismatch, compare, load
+from .cases import CaseError, Mismatch, compare, identifier, load
 
 ACTOR = "conformance"
 
@@ -58,6 +58,7 @@ class CaseRun:
 
     def step(self, step: Dict[str, Any]) -> None:
         expect = step.get("expect") or {}
+        started = time.monotonic()
         try:
             got = self.perform(step)
         except TollgateError as error:
@@ -68,7 +69,8 @@ class CaseRun:
             return
         if "error" in expect:
             raise Mismatch("error", expect["error"], got)
-        compare(expect, got or {})
+        got = dict(got or {}, elapsed_ms=int((time.monotonic() - started) * 1000))
+        compare(expect, got)
         if "keys_without_ttl" in expect:
             count = self.keys_without_ttl()
             if count != expect["keys_without_ttl"]:
@@ -76,7 +78,10 @@ class CaseRun:
 
     def perform(self, step: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         op, lim = step["op"], self.limiter
-        action, user = step.get("action"), step.get("user")
+        action, user = identifier(step.get("action")), identifier(step.get("user"))
+        if isinstance(action, bytes):
+            action = action.decode("utf-8", "surrogateescape")
+        reason, actor = step.get("reason", ACTOR), step.get("actor", ACTOR)
         client = step.get("client") or {}
         options: Dict[str, Any] = {}
         if "timeout_ms" in client:
@@ -88,19 +93,18 @@ class CaseRun:
         if op == "refund":
             return adjustment_fields(lim.refund(action, user, step.get("cost"), **options))
         if op == "penalize":
-            return adjustment_fields(lim.penalize(action, user, step.get("cost"), actor=step.get("actor", ACTOR),
-                                                  reason=step.get("reason", "conformance"), **options))
+            return adjustment_fields(lim.penalize(action, user, step.get("cost"), actor=actor, reason=reason,
+                                                  **options))
         if op == "ban":
-            ban = lim.ban(user, action, reason=step.get("reason", ""), actor=step.get("actor", ""),
-                          duration=step.get("ms", 0))
+            ban = lim.ban(user, action, reason=reason, actor=actor, duration=step.get("ms", 0))
             return {"until_ms": ban.until_ms, "created_ms": ban.created_ms}
         if op in ("unban", "reset"):
             method = lim.unban if op == "unban" else lim.reset
-            return {"count": method(user, action, reason=step.get("reason", ""), actor=step.get("actor", ""))}
+            return {"count": method(user, action, reason=reason, actor=actor)}
         if op == "override":
             result = lim.set_override(user, action, windows=step.get("windows"),
                                       unlimited=bool(step.get("unlimited", False)), duration=step.get("ms", 0),
-                                      reason=step.get("reason", ""), actor=step.get("actor", ""))
+                                      reason=reason, actor=actor)
             return {"until_ms": result.until_ms, "set_ms": result.set_ms, "key_end": result.key_end_ms}
         if op == "policy":
             if step.get("delete"):
@@ -113,6 +117,7 @@ class CaseRun:
             time.sleep(step["ms"] / 1000)
         elif op == "redis":
             self.raw(step["command"])
+            lim.forget_policies()  # a raw write announces nothing: read policies afresh
         elif op == "freeze":
             self.server.freeze()
         elif op == "thaw":
@@ -125,12 +130,13 @@ class CaseRun:
         return self.client.execute_command(*command)
 
     def keys_without_ttl(self) -> int:
-        """Counters and bans with an end that have no TTL, found by SCAN + PTTL from here."""
+        """Keys that must expire (counters, bans with an end, override hashes without a permanent
+        override) and have no TTL, found by SCAN + PTTL from here."""
         pattern = self.prefix + ":{*"
         count = 0
         for key in self.client.scan_iter(match=pattern, count=1000):
             raw = as_bytes(key)
-            if self.client.pttl(raw) != -1:
+            if raw.startswith(self.prefix.encode() + b":{:}") or self.client.pttl(raw) != -1:
                 continue
             parts = raw.split(b"}:", 1)[-1].split(b":")
             if len(parts) == 3 and parts[1] in (b"fw", b"sl", b"sw", b"tb"):
@@ -138,6 +144,10 @@ class CaseRun:
             elif parts[-1] == b"ban":
                 until = self.client.hget(raw, "until_ms")
                 if until not in (None, b"0", "0"):
+                    count += 1
+            elif parts == [b"overrides"]:
+                values = [as_bytes(v).split(b" ") for v in self.client.hvals(raw)]
+                if all(len(v) > 1 and v[1] != b"0" for v in values):
                     count += 1
         return count
 
