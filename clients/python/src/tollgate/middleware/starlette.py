@@ -8,8 +8,8 @@
 
     app.add_middleware(RateLimitMiddleware, limiter=limiter, action="api", key=client_address)
 """
-from __future__ import annotations
-
+# No `from __future__ import annotations`: FastAPI reads the dependency's annotations as
+# objects (a callable instance has no module globals to resolve strings in).
 import inspect
 import json
 from typing import Any, Awaitable, Callable, Optional, Union
