@@ -88,14 +88,22 @@ class SyncTransport:
             raise errors.unavailable(error) from None
         try:
             conn.send_command(*args)
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not conn.can_read(timeout=left):
-                    conn.disconnect()
-                    raise errors.unavailable(None, timeout)
-            return conn.read_response()
+            if deadline is None:
+                return conn.read_response()
+            # The time left as the socket's own timeout for this one reply (one system call
+            # fewer than polling first), then the connection's own again for other users.
+            sock = conn._sock
+            sock.settimeout(max(deadline - time.monotonic(), 0.000001))
+            try:
+                return conn.read_response()
+            finally:
+                if conn._sock is sock:
+                    sock.settimeout(conn.socket_timeout)
         except errors.TollgateError:
             raise
+        except rx.TimeoutError:
+            conn.disconnect()  # its reply may still come: never read it as another's
+            raise errors.unavailable(None, timeout) from None
         except (rx.MovedError, rx.AskError, rx.TryAgainError) as moved:
             if not self.cluster:
                 raise errors.from_reply(str(moved)) from None
