@@ -128,7 +128,7 @@ var bareKeys [][4]string
 func hitSHA(pool *redis.Pool) string {
 	conn := pool.Get()
 	defer conn.Close()
-	source, err := os.ReadFile("../../clients/go/lua/hit.lua")
+	source, err := os.ReadFile("../../../clients/go/lua/hit.lua")
 	if err != nil {
 		panic(err)
 	}

@@ -8,9 +8,9 @@ require (
 	tollgate.dev/tollgate/redigo v0.9.0
 )
 
-// Offline, from this repository and Debian (bench/bench_go_client.sh runs it).
+// Offline, from this repository and Debian (bench/clients/go_bench.sh runs it).
 replace (
 	github.com/gomodule/redigo => /usr/share/gocode/src/github.com/gomodule/redigo
-	tollgate.dev/tollgate => ../../clients/go
-	tollgate.dev/tollgate/redigo => ../../clients/go/redigo
+	tollgate.dev/tollgate => ../../../clients/go
+	tollgate.dev/tollgate/redigo => ../../../clients/go/redigo
 )
