@@ -17,6 +17,7 @@ type policyEntry struct {
 	err      error // ErrNoPolicy, ErrBadPolicy, ErrContract: cached like a policy
 	read     time.Time
 	inline   bool // given in Options.Policies: never read from Redis, never expires
+	stale    bool // an event said it changed: read again, and used only while Redis cannot answer
 }
 
 // policyCache keeps the policies read from Redis. While the events subscription is up (live),
@@ -40,7 +41,7 @@ func (c *policyCache) get(action string) (*policyEntry, bool) {
 	if e == nil {
 		return nil, false
 	}
-	fresh := e.inline || c.live.Load() || time.Since(e.read) < c.ttl
+	fresh := e.inline || (!e.stale && (c.live.Load() || time.Since(e.read) < c.ttl))
 	return e, fresh
 }
 
@@ -48,7 +49,7 @@ func (c *policyCache) put(action string, e *policyEntry, readAt uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.generation.Load() != readAt {
-		return // forgotten while it was read: the next hit reads it again
+		e.stale = true // forgotten while it was read: the next hit reads it again
 	}
 	if len(c.entries) >= maxCachedPolicies {
 		for a, old := range c.entries {
@@ -60,14 +61,17 @@ func (c *policyCache) put(action string, e *policyEntry, readAt uint64) {
 	c.entries[action] = e
 }
 
-// forget drops what was read from Redis: one action, or every one when action is "".
+// forget marks what was read from Redis stale (one action, or every one when action is ""):
+// the next hit reads it again, and uses the old one only if Redis cannot answer.
 func (c *policyCache) forget(action string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.generation.Add(1)
 	for a, e := range c.entries {
-		if !e.inline && (action == "" || a == action) {
-			delete(c.entries, a)
+		if !e.inline && !e.stale && (action == "" || a == action) {
+			marked := *e
+			marked.stale = true
+			c.entries[a] = &marked
 		}
 	}
 }
