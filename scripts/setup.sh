@@ -54,6 +54,9 @@ packages=(
     dpkg-dev file lintian
     # The faster linker for the test executables (CMakeLists.txt falls back to gold without it).
     lld
+    # The conformance suite's tollgatectl and tollgated runners (conformance/runners), and the
+    # Java example against tollgated's HTTP endpoint (examples/java, java.net.http)
+    python3-redis default-jdk-headless
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")
