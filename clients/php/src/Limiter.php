@@ -117,12 +117,12 @@ final class Limiter
     {
         KeySchema::checkId($user, 'user id');
         self::checkCost($cost);
+        $callMode = FailurePolicy::checkMode($call['onError'] ?? null);
         $this->redis->setDeadline((float) ($call['timeout'] ?? $this->timeout));
         try {
             $policy = $this->policies->get($action);
         } catch (UnavailableException $e) {
-            $mode = FailurePolicy::checkMode($call['onError'] ?? null) ?? $this->onError;
-            return FailurePolicy::answer($mode, null, $user, $cost, !$peek, $e, $this->insurance);
+            return FailurePolicy::answer($callMode ?? $this->onError, null, $user, $cost, !$peek, $e, $this->insurance);
         }
         $mode = $peek ? 'peek' : ($policy->shadow ? 'shadow' : 'hit');
         $prepared = $this->preparedFor($policy, $user);
@@ -140,7 +140,7 @@ final class Limiter
                 }
             }
         } catch (UnavailableException $e) {
-            $mode = FailurePolicy::checkMode($call['onError'] ?? null) ?? $this->onError ?? ($policy->onError === '' ? 'report' : $policy->onError);
+            $mode = $callMode ?? $this->onError ?? ($policy->onError === '' ? 'report' : $policy->onError);
             return FailurePolicy::answer($mode, $policy, $user, $cost, !$peek, $e, $this->insurance);
         }
     }
