@@ -54,6 +54,8 @@ packages=(
     dpkg-dev file lintian
     # The faster linker for the test executables (CMakeLists.txt falls back to gold without it).
     lld
+    # The PHP client (clients/php): PHP 8.2 with phpredis and Predis, its tests, its archive
+    php-cli php-redis php-predis phpunit composer unzip
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

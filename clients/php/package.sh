@@ -6,7 +6,8 @@
 #
 #   clients/php/package.sh [output folder]        (default: dist/ at the repository's root)
 #
-# TOLLGATE_LUA_DIR: take the assembled scripts from another folder (skips the build).
+# TOLLGATE_LUA_DIR: take the assembled scripts from another folder (skips the build); the
+# package's own lua/ archives the copy as it is.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -23,8 +24,10 @@ if ! compgen -G "$lua/*.lua" >/dev/null; then
     echo "package.sh: no assembled scripts in $lua" >&2
     exit 1
 fi
-rm -f "$here"/lua/*.lua
-cp "$lua"/*.lua "$here/lua/"
+if [[ "$(cd "$lua" && pwd)" != "$here/lua" ]]; then # the copy as it is: nothing to refresh
+    rm -f "$here"/lua/*.lua
+    cp "$lua"/*.lua "$here/lua/"
+fi
 
 version="$(sed -n 's/^project(Tollgate VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"
 cd "$here"
