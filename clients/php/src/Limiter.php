@@ -117,8 +117,8 @@ final class Limiter
     {
         KeySchema::checkId($user, 'user id');
         self::checkCost($cost);
-        $callMode = FailurePolicy::checkMode($call['onError'] ?? null);
-        $this->redis->setDeadline((float) ($call['timeout'] ?? $this->timeout));
+        $callMode = $call === [] ? null : FailurePolicy::checkMode($call['onError'] ?? null);
+        $this->redis->setDeadline(isset($call['timeout']) ? (float) $call['timeout'] : $this->timeout);
         try {
             $policy = $this->policies->get($action);
         } catch (UnavailableException $e) {

@@ -26,6 +26,8 @@ final class Scripts
     private static array $files = [];
 
     private bool $contractAsked = false;
+    /** @var array<string,array{string,string}> this instance's scripts by name */
+    private array $byName = [];
 
     public function __construct(private Connection $redis, private ?string $directory = null)
     {
@@ -48,7 +50,7 @@ final class Scripts
      */
     public function run(string $name, array $keys, array $args, bool $readOnly = false): mixed
     {
-        [$source, $sha] = $this->file($name);
+        [$source, $sha] = $this->byName[$name] ??= $this->file($name);
         try {
             return $this->redis->evalSha($sha, $keys, $args, $readOnly);
         } catch (ReplyError $e) {

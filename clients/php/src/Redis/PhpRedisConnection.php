@@ -42,6 +42,18 @@ final class PhpRedisConnection implements Connection
         if ($readOnly) {
             return $this->call(fn () => $this->raw($keys[0] ?? '', ['EVALSHA_RO', $sha, count($keys), ...$keys, ...$args]));
         }
+        // The hot path, without a closure: what every hit pays.
+        if (!$this->broken) {
+            try {
+                $reply = $this->redis->evalsha($sha, [...$keys, ...$args], count($keys));
+                if ($reply !== false) {
+                    return $reply;
+                }
+            } catch (\RedisException | \RedisClusterException $e) {
+                throw $this->failure($e);
+            }
+            return $this->replyOrError($reply);
+        }
         return $this->call(fn () => $this->redis->evalsha($sha, [...$keys, ...$args], count($keys)));
     }
 
@@ -109,19 +121,31 @@ final class PhpRedisConnection implements Connection
         try {
             $reply = $send();
         } catch (\RedisException | \RedisClusterException $e) {
-            $error = $this->redis->getLastError();
-            if ($error !== null) {
-                $this->redis->clearLastError();
-                throw new ReplyError($error);
-            }
-            $this->broken = true;
-            throw new UnavailableException('Redis did not answer: ' . $e->getMessage(), 0, $e);
+            throw $this->failure($e);
         }
+        return $this->replyOrError($reply);
+    }
+
+    /** false with a last error is an error reply; false without one is a nil reply. */
+    private function replyOrError(mixed $reply): mixed
+    {
         if ($reply === false && ($error = $this->redis->getLastError()) !== null) {
             $this->redis->clearLastError();
             throw new ReplyError($error);
         }
         return $reply;
+    }
+
+    /** An exception with a last error is an error reply phpredis throws; without, the connection failed. */
+    private function failure(\Exception $e): \RuntimeException
+    {
+        $error = $this->redis->getLastError();
+        if ($error !== null) {
+            $this->redis->clearLastError();
+            return new ReplyError($error);
+        }
+        $this->broken = true;
+        return new UnavailableException('Redis did not answer: ' . $e->getMessage(), 0, $e);
     }
 
     private function reconnect(): void

@@ -17,6 +17,8 @@ use Tollgate\Exception\UnavailableException;
 final class PredisConnection implements Connection
 {
     private ?float $deadline = null;
+    /** The socket the deadline was last set on: a new one (after a reconnect) needs it again. */
+    private mixed $timedSocket = null;
 
     public function __construct(private ClientInterface $client)
     {
@@ -72,7 +74,10 @@ final class PredisConnection implements Connection
 
     public function setDeadline(?float $seconds): void
     {
-        $this->deadline = $seconds;
+        if ($seconds !== $this->deadline) {
+            $this->deadline = $seconds;
+            $this->timedSocket = null;
+        }
     }
 
     private function send(array $argv): mixed
@@ -95,8 +100,12 @@ final class PredisConnection implements Connection
     {
         $connection = $this->client->getConnection();
         if ($connection instanceof NodeConnectionInterface) {
-            $seconds = (int) $this->deadline;
-            stream_set_timeout($connection->getResource(), $seconds, (int) (($this->deadline - $seconds) * 1e6));
+            $socket = $connection->getResource();
+            if ($socket !== $this->timedSocket) {
+                $seconds = (int) $this->deadline;
+                stream_set_timeout($socket, $seconds, (int) (($this->deadline - $seconds) * 1e6));
+                $this->timedSocket = $socket;
+            }
         }
     }
 }
