@@ -6,11 +6,21 @@ namespace Tollgate\Tests;
 
 use Tollgate\Tests\Support\Cases;
 use Tollgate\Tests\Support\ConformanceCase;
+use Tollgate\Tests\Support\RedisClusterServers;
 use Tollgate\Tests\Support\RedisTestCase;
 
-/** Every case of conformance/cases, with phpredis and with Predis: one test each. */
+/** Every case of conformance/cases, with phpredis and with Predis (a Redis Cluster's with phpredis' RedisCluster): one test each. */
 final class ConformanceTest extends RedisTestCase
 {
+    private static ?RedisClusterServers $cluster = null;
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$cluster?->stop();
+        self::$cluster = null;
+        parent::tearDownAfterClass();
+    }
+
     public static function cases(): array
     {
         $cases = [];
@@ -28,7 +38,8 @@ final class ConformanceTest extends RedisTestCase
         if ($file === '') {
             $this->markTestSkipped('no conformance cases in ' . Cases::directory());
         }
-        $case = new ConformanceCase(self::$server, $adapter, $file);
+        $case = new ConformanceCase(self::$server, $adapter, $file,
+            static fn () => self::$cluster ??= new RedisClusterServers());
         if (($why = $case->skipReason()) !== null) {
             $this->markTestSkipped($why);
         }

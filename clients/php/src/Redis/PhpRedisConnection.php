@@ -9,6 +9,9 @@ use Tollgate\Exception\UnavailableException;
 /**
  * phpredis (the `redis` extension): a connected \Redis or a \RedisCluster.
  *
+ * A keyless EVALSHA (the contract query) goes to the node of the slot "{:}" by rawCommand: phpredis
+ * 5.3's RedisCluster::evalsha without keys can crash the process.
+ *
  * phpredis answers most error replies with false and getLastError(), and throws RedisException
  * for others (any prefix it does not know, such as TG_INVALID) and for a broken connection; the
  * last error tells the two apart. After a timeout the socket still holds the late reply, which
@@ -39,6 +42,9 @@ final class PhpRedisConnection implements Connection
 
     public function evalSha(string $sha, array $keys, array $args, bool $readOnly = false): mixed
     {
+        if ($keys === [] && $this->redis instanceof \RedisCluster) {
+            return $this->call(fn () => $this->raw('{:}', ['EVALSHA', $sha, 0, ...$args]));
+        }
         if ($readOnly) {
             return $this->call(fn () => $this->raw($keys[0] ?? '', ['EVALSHA_RO', $sha, count($keys), ...$keys, ...$args]));
         }
@@ -59,6 +65,9 @@ final class PhpRedisConnection implements Connection
 
     public function evalSource(string $source, array $keys, array $args): mixed
     {
+        if ($keys === [] && $this->redis instanceof \RedisCluster) {
+            return $this->call(fn () => $this->raw('{:}', ['EVAL', $source, 0, ...$args]));
+        }
         return $this->call(fn () => $this->redis->eval($source, [...$keys, ...$args], count($keys)));
     }
 

@@ -47,7 +47,8 @@ final class ConformanceCase
     private string $prefix;
     private Limiter $limiter;
 
-    public function __construct(private RedisServer $server, private string $adapter, string $file)
+    /** @param ?\Closure(): RedisClusterServers $cluster starts (once) the cluster the cluster cases run on */
+    public function __construct(private RedisServer $server, private string $adapter, string $file, private ?\Closure $cluster = null)
     {
         $this->case = json_decode((string) file_get_contents($file), true, 512, JSON_THROW_ON_ERROR);
         $this->prefix = $this->case['prefix'] ?? 'tg';
@@ -59,15 +60,35 @@ final class ConformanceCase
         if ($this->case['skip']['php'] ?? null) {
             return $this->case['skip']['php'];
         }
-        return ($this->case['cluster'] ?? false) ? 'needs a Redis Cluster: the PHP runner runs on one private redis-server' : null;
+        if (!($this->case['cluster'] ?? false)) {
+            return null;
+        }
+        if ($this->adapter !== 'phpredis') {
+            return 'the Predis adapter serves one server; Redis Cluster runs on phpredis\' RedisCluster';
+        }
+        return $this->cluster === null ? 'needs a Redis Cluster: this run has none' : null;
+    }
+
+    public function isCluster(): bool
+    {
+        return (bool) ($this->case['cluster'] ?? false);
+    }
+
+    /** @return list<\Redis> a connection to every server of the case (a cluster: every primary) */
+    private function servers(): array
+    {
+        $nodes = $this->isCluster() ? ($this->cluster)()->nodes : [$this->server];
+        return array_map(fn (RedisServer $node) => $node->phpredis(), $nodes);
     }
 
     public function run(): ?string
     {
-        $admin = $this->server->phpredis();
-        $admin->flushAll();
-        $admin->close();
-        $this->limiter = new Limiter($this->server->client($this->adapter), $this->prefix);
+        foreach ($this->servers() as $admin) {
+            $admin->flushAll();
+            $admin->close();
+        }
+        $client = $this->isCluster() ? ($this->cluster)()->client() : $this->server->client($this->adapter);
+        $this->limiter = new Limiter($client, $this->prefix);
         foreach ($this->case['policies'] ?? [] as $action => $fields) {
             PolicyWriter::of($this->limiter)->save((string) $action, $fields, 'conformance', '', null, false);
         }
@@ -148,6 +169,9 @@ final class ConformanceCase
             case 'redis':
                 // A raw write may change a policy hash behind the scripts' back: read it again.
                 $this->limiter->forgetPolicies();
+                if ($this->isCluster()) {
+                    return ($this->cluster)()->client()->rawCommand($step['command'][1] ?? '', ...$step['command']);
+                }
                 $admin = $this->server->phpredis();
                 $reply = $admin->rawCommand(...$step['command']);
                 $admin->close();
@@ -231,7 +255,16 @@ final class ConformanceCase
      */
     private function keysWithoutTtl(): int
     {
-        $redis = $this->server->phpredis();
+        $count = 0;
+        foreach ($this->servers() as $redis) {
+            $count += $this->keysWithoutTtlOn($redis);
+            $redis->close();
+        }
+        return $count;
+    }
+
+    private function keysWithoutTtlOn(\Redis $redis): int
+    {
         $count = 0;
         $quoted = preg_quote($this->prefix, '/');
         $it = null;
@@ -241,11 +274,11 @@ final class ConformanceCase
                 if ($redis->pTtl($key) !== -1) {
                     continue;
                 }
-                if (preg_match('/^' . $quoted . ':\{[^}]*\}:[^:]+:(fw|sl|sw|tb):\d+$/', $key)) {
+                if (preg_match('/^' . $quoted . ':\{[^}:]+\}:[^:]+:(fw|sl|sw|tb):\d+$/', $key)) {
                     ++$count;
-                } elseif (preg_match('/^' . $quoted . ':\{[^}]*\}(:[^:]+)?:ban$/', $key)) {
+                } elseif (preg_match('/^' . $quoted . ':\{[^}:]+\}(:[^:]+)?:ban$/', $key)) {
                     $count += ((string) $redis->hGet($key, 'until_ms')) !== '0' ? 1 : 0;
-                } elseif (preg_match('/^' . $quoted . ':\{[^}]*\}:overrides$/', $key)) {
+                } elseif (preg_match('/^' . $quoted . ':\{[^}:]+\}:overrides$/', $key)) {
                     $permanent = false;
                     foreach ($redis->hGetAll($key) as $value) {
                         $permanent = $permanent || (explode(' ', $value)[1] ?? '') === '0';
@@ -254,7 +287,6 @@ final class ConformanceCase
                 }
             }
         }
-        $redis->close();
         return $count;
     }
 
