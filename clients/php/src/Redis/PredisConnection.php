@@ -17,8 +17,8 @@ use Tollgate\Exception\UnavailableException;
 final class PredisConnection implements Connection
 {
     private ?float $deadline = null;
-    /** The socket the deadline was last set on: a new one (after a reconnect) needs it again. */
-    private mixed $timedSocket = null;
+    /** Whether the current socket has the deadline: not before the first call, nor after a failure (Predis reconnects). */
+    private bool $deadlineSet = false;
 
     public function __construct(private ClientInterface $client)
     {
@@ -76,18 +76,19 @@ final class PredisConnection implements Connection
     {
         if ($seconds !== $this->deadline) {
             $this->deadline = $seconds;
-            $this->timedSocket = null;
+            $this->deadlineSet = false;
         }
     }
 
     private function send(array $argv): mixed
     {
         try {
-            if ($this->deadline !== null) {
+            if (!$this->deadlineSet && $this->deadline !== null) {
                 $this->applyDeadline();
             }
             $reply = $this->client->executeRaw($argv, $error);
         } catch (PredisException $e) {
+            $this->deadlineSet = false; // the next call is on a new socket
             throw new UnavailableException('Redis did not answer: ' . $e->getMessage(), 0, $e);
         }
         if ($error) {
@@ -100,12 +101,9 @@ final class PredisConnection implements Connection
     {
         $connection = $this->client->getConnection();
         if ($connection instanceof NodeConnectionInterface) {
-            $socket = $connection->getResource();
-            if ($socket !== $this->timedSocket) {
-                $seconds = (int) $this->deadline;
-                stream_set_timeout($socket, $seconds, (int) (($this->deadline - $seconds) * 1e6));
-                $this->timedSocket = $socket;
-            }
+            $seconds = (int) $this->deadline;
+            stream_set_timeout($connection->getResource(), $seconds, (int) (($this->deadline - $seconds) * 1e6));
+            $this->deadlineSet = true;
         }
     }
 }
