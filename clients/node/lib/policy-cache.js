@@ -24,7 +24,9 @@ class PolicyCache {
 
   subscribe() {
     const { redis, schema } = this.limiter;
-    const subscriber = redis.duplicate();
+    // Its own connection (a subscribed one takes no other commands), connected at once even
+    // when the application's connects lazily.
+    const subscriber = redis.isCluster ? redis.duplicate(undefined, { lazyConnect: false }) : redis.duplicate({ lazyConnect: false });
     this.subscriber = subscriber;
     subscriber.on('error', () => {}); // reconnects on its own; hits do not depend on it
     subscriber.on('close', () => { this.subscribed = false; });
