@@ -135,8 +135,9 @@ class Core:
                on_error: Optional[str], inline: Optional[Policy]) -> Op:
         raw = check_id(user, "user id")
         mode = check_mode(on_error) or self.on_error
+        entry = self.cached(action) if inline is None else None
         try:
-            policy, prepared = yield from self.policy_for(action, inline)
+            policy, prepared = entry or (yield from self.policy_for(action, inline))
         except Unavailable as error:  # no policy to decide by: only allow and deny can answer
             if mode not in ("allow", "deny"):
                 raise
