@@ -58,6 +58,8 @@ packages=(
     # frameworks its middleware serves, limits for its benchmark
     python3-redis python3-setuptools python3-wheel python3-pip python3-venv python3-pytest
     python3-fastapi python3-starlette python3-flask python3-httpx python3-limits
+    # The PHP client (clients/php): PHP 8.2 with phpredis and Predis, its tests, its archive
+    php-cli php-redis php-predis phpunit composer unzip
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")
