@@ -38,8 +38,16 @@ final class Limiter
     /** @var array<string,list<array{int,int}>> "action\0user" => the override windows last redirected to */
     private array $overrideTargets = [];
 
+    private const OPTIONS = ['policies', 'policyTtl', 'onError', 'timeout', 'insurance', 'scripts'];
+
     public function __construct(mixed $redis, string $prefix = 'tg', array $options = [])
     {
+        if ($unknown = array_diff(array_keys($options), self::OPTIONS)) {
+            throw new InvalidArgumentException("unknown Limiter option '" . implode("', '", $unknown) . "' (" . implode(', ', self::OPTIONS) . ')');
+        }
+        if (($options['timeout'] ?? 1) <= 0 || ($options['policyTtl'] ?? 0) < 0) {
+            throw new InvalidArgumentException('timeout must be above 0 seconds and policyTtl at least 0');
+        }
         $this->redis = Connections::wrap($redis);
         $this->schema = new KeySchema($prefix, $this->redis->isCluster());
         $this->scripts = new Scripts($this->redis, $options['scripts'] ?? null);

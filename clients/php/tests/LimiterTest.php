@@ -196,6 +196,13 @@ final class LimiterTest extends RedisTestCase
         }
     }
 
+    public function testUnknownOptionIsRefused(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage("unknown Limiter option 'policyTTL'");
+        $this->limiter('phpredis', ['policyTTL' => 5]);
+    }
+
     public function testAdaptersAreChosenByClient(): void
     {
         $this->assertInstanceOf(\Tollgate\Redis\PhpRedisConnection::class, $this->limiter('phpredis')->redis);

@@ -16,12 +16,14 @@ final class RedisServer
     private string $dir;
     private bool $stopped = false;
 
+    /** @param list<string> $extra more redis-server arguments; a cluster node also needs its bus port (port + 10000) free */
     public function __construct(array $extra = [])
     {
+        $clusterNode = in_array('--cluster-enabled', $extra, true);
         $this->dir = sys_get_temp_dir() . '/tollgate-php-' . getmypid() . '-' . bin2hex(random_bytes(4));
         mkdir($this->dir, 0700, true);
         for ($attempt = 0; ; ++$attempt) {
-            $this->port = self::freePort();
+            $this->port = $clusterNode ? self::freeClusterPort() : self::freePort();
             $argv = ['redis-server', '--port', (string) $this->port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
                 '--dir', $this->dir, ...$extra];
             $this->process = proc_open($argv, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $this->dir . '/log', 'a'], 2 => ['file', $this->dir . '/log', 'a']], $pipes);
@@ -96,6 +98,23 @@ final class RedisServer
         $name = stream_socket_get_name($socket, false);
         fclose($socket);
         return (int) substr($name, strrpos($name, ':') + 1);
+    }
+
+    /** A free port whose cluster bus port (+10000) is free too, and exists. */
+    private static function freeClusterPort(): int
+    {
+        for ($i = 0; $i < 100; ++$i) {
+            $port = self::freePort();
+            if ($port + 10000 > 65535) {
+                continue;
+            }
+            $bus = @stream_socket_server('tcp://127.0.0.1:' . ($port + 10000));
+            if ($bus) {
+                fclose($bus);
+                return $port;
+            }
+        }
+        throw new \RuntimeException('no free port pair for a cluster node');
     }
 
     private function waitForPing(): bool
