@@ -64,6 +64,12 @@ packages=(
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")
 fi
+# The Node client's tests (clients/node, ctest clients.node): node and npm, which fetches the
+# test dependencies from the npm registry. NodeSource's nodejs brings its own npm.
+if [[ $demo_only == false ]]; then
+    packages+=(nodejs)
+    command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 # Extra packages a caller needs besides these (scripts/prometheus-screenshot.sh: chromium).
 packages+=("$@")
 
