@@ -26,6 +26,7 @@ use Tollgate\Redis\Connection;
 final class Limiter
 {
     private const MAX_REMEMBERED_OVERRIDES = 4096;
+    private const OPTIONS = ['policies', 'policyTtl', 'onError', 'timeout', 'insurance', 'scripts', 'stats'];
 
     public readonly Connection $redis;
     public readonly KeySchema $schema;
@@ -39,8 +40,6 @@ final class Limiter
     private array $prepared = [];
     /** @var array<string,list<array{int,int}>> "action\0user" => the override windows last redirected to */
     private array $overrideTargets = [];
-
-    private const OPTIONS = ['policies', 'policyTtl', 'onError', 'timeout', 'insurance', 'scripts', 'stats'];
 
     public function __construct(mixed $redis, string $prefix = 'tg', array $options = [])
     {
