@@ -19,6 +19,7 @@ rm -rf build src/*.egg-info
 /usr/bin/python3 - "$out" <<'PY'
 import sys
 from setuptools import build_meta
-print(build_meta.build_wheel(sys.argv[1]))
+import os
+print(os.path.join(sys.argv[1], build_meta.build_wheel(sys.argv[1])))
 PY
 rm -rf build src/*.egg-info

@@ -134,3 +134,13 @@ def test_limiter_is_shared_by_threads(limiter):
     for t in threads:
         t.join()
     assert results.count(True) == 3 and len(results) == 200
+
+
+def test_outcomes_feed_the_consoles_statistics(limiter, client):
+    for _ in range(4):
+        limiter.hit("comment", "kim")
+    limiter.peek("comment", "kim")  # a peek is no outcome
+    limiter.flush_stats()
+    totals = client.hmget("tg:stats:comment", "total:h", "total:c", "total:d")
+    assert totals == [b"4", b"4", b"1"]
+    assert client.pttl("tg:stats:comment") > 0

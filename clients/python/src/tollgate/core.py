@@ -11,10 +11,12 @@ from typing import Any, Dict, Generator, NamedTuple, Optional, Sequence, Tuple, 
 from . import scripts
 from .calls import PreparedHit, check_cost, refund_command
 from .decision import FAILURE_POLICY, Adjustment, Decision, adjustment_from_reply, decision_from_reply
-from .errors import ContractMismatch, InvalidArgument, NoPolicy, Redirect, ServerError, Unavailable
+from .errors import (ContractMismatch, InvalidArgument, NoPolicy, Redirect, ServerError, TollgateError,
+                     Unavailable)
 from .failure import InsuranceLimiter, answer_without_redis, check_mode, policy_mode
 from .keys import Id, Layout, as_bytes, check_id, check_prefix, escape
 from .policy import CONTRACT, Policy, parse_windows
+from .stats import HitStats, stats_args
 
 
 class Eval(NamedTuple):
@@ -73,6 +75,7 @@ class Core:
         self._targets: Dict[Tuple[str, bytes], PreparedHit] = {}
         self._generation = 0
         self._lock = threading.Lock()
+        self.stats: Optional[HitStats] = None  # set by a Limiter that records statistics
 
     # -- policies -------------------------------------------------------------------------
     def forget_policies(self, escaped_action: Optional[bytes] = None) -> None:
@@ -135,8 +138,9 @@ class Core:
                on_error: Optional[str], inline: Optional[Policy]) -> Op:
         raw = check_id(user, "user id")
         mode = check_mode(on_error) or self.on_error
+        entry = self.cached(action) if inline is None else None
         try:
-            policy, prepared = yield from self.policy_for(action, inline)
+            policy, prepared = entry or (yield from self.policy_for(action, inline))
         except Unavailable as error:  # no policy to decide by: only allow and deny can answer
             if mode not in ("allow", "deny"):
                 raise
@@ -159,7 +163,10 @@ class Core:
             except Unavailable as error:
                 return answer_without_redis(mode or policy_mode(policy), self.insurance, policy,
                                             raw, units, not peek, error)
-            return decision_from_reply(reply, policy.action, policy.message, policy.windows)
+            decision = decision_from_reply(reply, policy.action, policy.message, policy.windows)
+            if self.stats is not None and not peek:
+                self.stats.record(decision, units, policy.has_ban)
+            return decision
 
     def _redirect(self, prepared: PreparedHit, target_key: Tuple[str, bytes], redirect: Redirect,
                   redirects: int) -> PreparedHit:
@@ -198,6 +205,15 @@ class Core:
                 continue
             return adjustment_from_reply(reply)
         raise AssertionError("unreachable")
+
+    def flush_stats(self) -> Op:
+        """stats.lua's `counts` form per action with outcomes; errors are dropped (an ACL user
+        that may hit but not write statistics still hits)."""
+        for action, counts in self.stats.take() if self.stats else []:
+            try:
+                yield Eval(self.scripts["stats"], [self.layout.stats_key(action)], stats_args(counts))
+            except TollgateError:
+                pass
 
     # -- start-up -----------------------------------------------------------------------------
     def check_contract(self) -> Op:

@@ -12,6 +12,7 @@ from .errors import Unavailable
 from .failure import InsuranceLimiter
 from .keys import Id
 from .policy import Policy
+from .stats import HitStats
 from .transport import SyncTransport, is_cluster
 from .watch import PolicyWatch
 
@@ -37,15 +38,20 @@ class Limiter:
     events channel (`watch_policies`) and re-read after `policy_max_age` seconds anyway; or given
     inline (`policies=`, or `policy=` per call). `on_error` (allow, deny, report, insurance)
     overrides each policy's own failure policy; `timeout` is the deadline of a hit in seconds.
-    The scripts' contract is checked here (or at the first call while Redis is away)."""
+    The scripts' contract is checked here (or at the first call while Redis is away).
+    `record_stats`: the outcomes feed the console's Dashboard (stats.lua, once a second per
+    action, from a timer thread)."""
 
     def __init__(self, redis: Any, prefix: str = "tg", *, policies: Policies = None,
                  on_error: Optional[str] = None, insurance: Optional[InsuranceLimiter] = None,
                  timeout: Optional[float] = 1.0, watch_policies: bool = True,
-                 policy_max_age: float = 60.0, check_contract: bool = True) -> None:
+                 policy_max_age: float = 60.0, check_contract: bool = True,
+                 record_stats: bool = True) -> None:
         self.redis = redis
         self.core = Core(prefix, is_cluster(redis), on_error, insurance, timeout, policy_max_age)
         self._transport = SyncTransport(redis)
+        if record_stats:
+            self.core.stats = HitStats(self._arm_stats)
         self._inline = inline_policies(policies)
         self._watch: Optional[PolicyWatch] = None
         self._watch_wanted = watch_policies
@@ -135,7 +141,20 @@ class Limiter:
         self._transport.run(self.core.check_contract(), None)
         self._contract_checked = True
 
+    def _arm_stats(self, seconds: float) -> None:
+        timer = threading.Timer(seconds, self.flush_stats)
+        timer.daemon = True
+        timer.start()
+
+    def flush_stats(self) -> None:
+        """Writes the outcomes counted since the last write now (a timer does it every second)."""
+        try:
+            self._transport.run(self.core.flush_stats(), self.core.timeout)
+        except Exception:  # noqa: BLE001 - statistics are best effort
+            pass
+
     def close(self) -> None:
+        self.flush_stats()
         if self._watch is not None:
             self._watch.stop()
             self._watch = None

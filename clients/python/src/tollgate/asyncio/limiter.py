@@ -13,6 +13,7 @@ from ..failure import InsuranceLimiter
 from ..keys import Id
 from ..limiter import Policies, inline_policies
 from ..policy import Policy
+from ..stats import HitStats
 from ..watch import RETRY_S, handle
 from .transport import AsyncTransport, is_cluster
 
@@ -27,10 +28,14 @@ class Limiter:
     def __init__(self, redis: Any, prefix: str = "tg", *, policies: Policies = None,
                  on_error: Optional[str] = None, insurance: Optional[InsuranceLimiter] = None,
                  timeout: Optional[float] = 1.0, watch_policies: bool = True,
-                 policy_max_age: float = 60.0, check_contract: bool = True) -> None:
+                 policy_max_age: float = 60.0, check_contract: bool = True,
+                 record_stats: bool = True) -> None:
         self.redis = redis
         cluster = is_cluster(redis)
         self.core = Core(prefix, cluster, on_error, insurance, timeout, policy_max_age)
+        if record_stats:
+            self.core.stats = HitStats(self._arm_stats)
+        self._stats_tasks: "set[asyncio.Task[None]]" = set()
         self._transport = AsyncTransport(redis)
         self._inline = inline_policies(policies)
         self._watch_wanted = watch_policies and not cluster
@@ -98,7 +103,23 @@ class Limiter:
         await self._transport.run(self.core.check_contract(), None)
         self._contract_checked = True
 
+    def _arm_stats(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(seconds, self._start_flush)
+
+    def _start_flush(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.flush_stats())
+        self._stats_tasks.add(task)  # held until done: the loop keeps only weak references
+        task.add_done_callback(self._stats_tasks.discard)
+
+    async def flush_stats(self) -> None:
+        try:
+            await self._transport.run(self.core.flush_stats(), self.core.timeout)
+        except Exception:  # noqa: BLE001 - statistics are best effort
+            pass
+
     async def close(self) -> None:
+        await self.flush_stats()
         if self._watch is not None:
             self._watch.cancel()
             self._watch = None
