@@ -16,6 +16,7 @@
 #include "service/grpc/GrpcServer.h"
 #include "service/grpc/RlsService.h"
 #include "service/http/HttpFront.h"
+#include "service/rlqs/RlqsService.h"
 #include "service/metrics/ServiceMetrics.h"
 
 #include <QCoreApplication>
@@ -103,6 +104,8 @@ Status Daemon::start()
     auto config = std::make_shared<const ServiceConfig>(std::move(*loaded));
     for (const QString& note : config->notes)
         Q_EMIT log(QStringLiteral("note: ") + note);
+    if (auto quota = loadQuotaSettings(*config); !quota)
+        return quota.error();
 
     ConnectionOptions connection = m_options.connection;
     connection.clientName = QStringLiteral("tollgated");
@@ -136,6 +139,10 @@ Status Daemon::start()
     if (!m_options.grpcListen.isEmpty()) {
         m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
         m_grpc = std::make_unique<GrpcServer>();
+        m_rlqs = std::make_unique<RlqsService>(m_client.get(), m_schema, m_decider, m_policies);
+        m_grpc->addService(m_rlqs.get());
+        connect(m_feed.get(), &RefusalCacheFeed::eventReceived, this,
+                [this](const LimitEvent& event) { m_rlqs->onEvent(event); });
         // Half the cores by default: the other half is for the Redis I/O, the kernel's network
         // work and whatever shares the host (docs/performance.md measures 1, 2 and 4 on two).
         const int threads = m_options.grpcThreads > 0

@@ -26,6 +26,7 @@ class GrpcServer;
 class HttpFront;
 class PolicyBook;
 class RlsService;
+class RlqsService;
 class ServiceMetrics;
 
 struct DaemonOptions
@@ -85,6 +86,7 @@ private:
     std::shared_ptr<ServiceMetrics> m_metrics;
     std::shared_ptr<Decider> m_decider;
     std::unique_ptr<RlsService> m_rls;
+    std::unique_ptr<RlqsService> m_rlqs; // quota streams (service/rlqs), on the gRPC port
     std::unique_ptr<GrpcServer> m_grpc;
     std::unique_ptr<HttpFront> m_http;
     std::unique_ptr<ScrapeCollector> m_scrape;

@@ -281,7 +281,8 @@ struct Parser
     {
         if (!root.IsMap())
             return fail(root, QStringLiteral("domain"), QStringLiteral("the file must be a map"));
-        static const std::set<std::string> top = {"domain", "descriptors"};
+        static const std::set<std::string> top = {"domain", "descriptors",
+                                                  "rate_limit_quota"}; // service/rlqs
         if (Status ok = checkFields(root, top, QStringLiteral("file")); !ok)
             return ok.error();
         DomainConfig domain;

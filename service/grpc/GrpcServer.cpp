@@ -32,6 +32,8 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
     int port = 0;
     builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service);
+    for (grpc::Service* extra : m_extra)
+        builder.RegisterService(extra);
     m_health = std::make_unique<HealthService>(kServiceName);
     builder.RegisterService(m_health.get());
     for (int i = 0; i < std::max(threads, 1); ++i)

@@ -9,6 +9,7 @@
 
 namespace grpc {
 class Server;
+class Service;
 class ServerCompletionQueue;
 } // namespace grpc
 
@@ -29,6 +30,8 @@ public:
     /// Listens on "host:port" (port 0: any free one) and starts `threads` threads (at least
     /// one); Io error when it cannot bind.
     Status start(const QString& address, RlsService* service, int threads);
+    /// Another service on the same port (before start), e.g. service/rlqs's.
+    void addService(grpc::Service* service) { m_extra.push_back(service); }
     quint16 port() const { return m_port; }
     int threads() const { return int(m_threads.size()); }
     /// SERVING / NOT_SERVING for "" and for envoy.service.ratelimit.v3.RateLimitService.
@@ -43,6 +46,7 @@ private:
     std::unique_ptr<HealthService> m_health;
     std::unique_ptr<grpc::Server> m_server;
     RlsService* m_service = nullptr;
+    std::vector<grpc::Service*> m_extra;
     std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> m_queues;
     std::vector<std::thread> m_threads;
     std::atomic<bool> m_stopping{false};
