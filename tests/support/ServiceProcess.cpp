@@ -156,7 +156,10 @@ PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int tim
         for (const char* file : {"envoy/type/v3/ratelimit_unit.proto", "envoy/config/core/v3/base.proto",
                                  "health/v1/health.proto", "reflection/v1alpha/reflection.proto",
                                  "envoy/extensions/common/ratelimit/v3/ratelimit.proto",
-                                 "envoy/service/ratelimit/v3/rls.proto"})
+                                 "envoy/service/ratelimit/v3/rls.proto",
+                                 // quota streaming (tests/python/rlqs_proxy.py)
+                                 "envoy/type/v3/token_bucket.proto", "envoy/type/v3/ratelimit_strategy.proto",
+                                 "envoy/service/rate_limit_quota/v3/rlqs.proto"})
             protos << QString::fromLatin1(file);
         QProcess protoc;
         protoc.setWorkingDirectory(root.path());
