@@ -187,7 +187,8 @@ void RlqsService::report(quint64 stream, const QByteArray& domain,
             if (subscribed || allowed + denied > 0)
                 sub->second.lastActiveMs = now;
             const qint64 elapsedMs = usage.time_elapsed().seconds() * 1000 + usage.time_elapsed().nanos() / 1'000'000;
-            sub->second.usagePerMs = double(allowed) / double(std::max<qint64>(elapsedMs, 1));
+            // A first report covers a moment (the request that made the bucket): not a rate.
+            sub->second.usagePerMs = double(allowed) / double(std::max<qint64>(elapsedMs, 1000));
             sub->second.lastReportMs = now;
             if (bucket.target.kind == BucketTarget::Kind::Counted) {
                 keys.push_back(key);
