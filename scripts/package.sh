@@ -3,7 +3,9 @@
 # tollgated (the rate limit service) and libtollgate-dev (headers, static library, CMake
 # package, Lua scripts), then checks them with lintian. Install them with
 # `sudo apt install ./dist/*.deb`. A Release build of its own (build-package/), without tests
-# or benchmarks.
+# or benchmarks. Then the language packages over the same assembled scripts, each made by its
+# client's own clients/<language>/package.sh: the Python wheel, the npm tarball, the Composer
+# archive and the Go module folder (docs/clients.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,5 +31,16 @@ status=0
 for deb in dist/*.deb; do
     echo "package.sh: $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version) -> $deb"
     lintian --fail-on error "$deb" || status=1
+done
+
+# The language packages ship the scripts of this very build, never a copy edited by hand.
+export TOLLGATE_LUA_DIR="$root/build-package/lua"
+for language in python node go php; do
+    script="clients/$language/package.sh"
+    if [[ ! -f "$script" ]]; then
+        echo "package.sh: no $script yet, no $language package" >&2
+        continue
+    fi
+    echo "package.sh: $language -> $(bash "$script" "$root/dist" | tail -n 1)"
 done
 exit $status
