@@ -1,7 +1,7 @@
 // A closed-loop load on rate-limiter-flexible's RateLimiterRedis.consume() over ioredis
 // (load.js): one limiter per connection, every consume allowed.
 //
-//   node consume.js --port 6379 [--connections 8] [--pipeline 16] [--users 1000] [--seconds 5]
+//   node consume.js --port 6379 [--reset-stats] [--connections 8] [--pipeline 16] [--users 1000] [--seconds 5]
 'use strict';
 const Redis = require('ioredis');
 const { RateLimiterRedis } = require('rate-limiter-flexible');
@@ -21,7 +21,7 @@ async function main() {
   await runLoad(load, limiters, async (limiter, user) => {
     await limiter.consume(user, 1);
     return true;
-  });
+  }, clients[0]);
   clients.forEach((client) => client.disconnect());
 }
 

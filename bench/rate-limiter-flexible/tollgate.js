@@ -3,7 +3,7 @@
 // hour (every hit allowed), one ioredis connection per worker, keys built per call as the
 // client builds them. The policy `bench` must be stored first (this script stores it).
 //
-//   node tollgate.js --port 6379 [--bare] [--connections 8] [--pipeline 16] [--users 1000] [--seconds 5]
+//   node tollgate.js --port 6379 [--bare] [--reset-stats] [--connections 8] [--pipeline 16] [--users 1000] [--seconds 5]
 //                    [--package clients/node] [--scripts build/lua]
 'use strict';
 const fs = require('node:fs');
@@ -22,7 +22,7 @@ async function main() {
   const load = options();
   const clients = [];
   for (let i = 0; i < load.connections; i++) {
-    const client = new Redis({ host: '127.0.0.1', port: load.port, enableOfflineQueue: false, lazyConnect: true, enableAutoPipelining: process.argv.includes('--auto') });
+    const client = new Redis({ host: '127.0.0.1', port: load.port, enableOfflineQueue: false, lazyConnect: true });
     await client.connect();
     clients.push(client);
   }
@@ -36,11 +36,11 @@ async function main() {
       const reply = await client.evalsha(sha, 4, `tg:{${user}}:ban`, `tg:{${user}}:bench:ban`, `tg:{${user}}:overrides`,
         `tg:{${user}}:bench:fw:3600000`, 'hit', 'fixed_window', '1', '1000000000', '3600000');
       return reply[0] === 1;
-    });
+    }, clients[0]);
   } else {
     const limiters = clients.map((client) => new Limiter(client, { scriptsDir }));
     for (const limiter of limiters) await limiter.hit('bench', 'warm-up');
-    await runLoad(load, limiters, async (limiter, user) => (await limiter.hit('bench', user)).allowed);
+    await runLoad(load, limiters, async (limiter, user) => (await limiter.hit('bench', user)).allowed, clients[0]);
     limiters.forEach((limiter) => limiter.close());
   }
   clients.forEach((client) => client.disconnect());
