@@ -60,6 +60,11 @@ packages=(
     python3-fastapi python3-starlette python3-flask python3-httpx python3-limits
     # The PHP client (clients/php): PHP 8.2 with phpredis and Predis, its tests, its archive
     php-cli php-redis php-predis phpunit composer unzip
+    # The conformance suite's tollgatectl and tollgated runners (conformance/runners), and the
+    # Java example against tollgated's HTTP endpoint (examples/java, java.net.http)
+    python3-redis default-jdk-headless
+    # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
+    golang-go golang-github-gomodule-redigo-dev
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

@@ -169,6 +169,12 @@ final class KeySchema
         return $this->policyBase . 'audit';
     }
 
+    /** The action's per-second statistics for the console (stats.lua). */
+    public function statsKey(string $action): string
+    {
+        return $this->prefix . ':stats:' . self::escape($action);
+    }
+
     public function eventsChannel(): string
     {
         return $this->prefix . ':events';

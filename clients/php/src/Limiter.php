@@ -20,11 +20,13 @@ use Tollgate\Redis\Connection;
  * (seconds a policy read from Redis is used before it is read again, default 2), `onError`
  * (allow, deny, report or insurance: the failure policy for every call, instead of the
  * policy's `on_error`), `timeout` (the deadline of each call in seconds, default 1), `insurance`
- * (an InsuranceLimiter of your own), `scripts` (another folder of assembled scripts).
+ * (an InsuranceLimiter of your own), `scripts` (another folder of assembled scripts), `stats`
+ * (true: add the outcomes up for the console's dashboard, HitStats).
  */
 final class Limiter
 {
     private const MAX_REMEMBERED_OVERRIDES = 4096;
+    private const OPTIONS = ['policies', 'policyTtl', 'onError', 'timeout', 'insurance', 'scripts', 'stats'];
 
     public readonly Connection $redis;
     public readonly KeySchema $schema;
@@ -33,12 +35,11 @@ final class Limiter
     private float $timeout;
     private ?string $onError;
     private ?InsuranceLimiter $insurance;
+    private ?HitStats $stats;
     /** @var array<string,PreparedHit> action => its policy's prepared call */
     private array $prepared = [];
     /** @var array<string,list<array{int,int}>> "action\0user" => the override windows last redirected to */
     private array $overrideTargets = [];
-
-    private const OPTIONS = ['policies', 'policyTtl', 'onError', 'timeout', 'insurance', 'scripts'];
 
     public function __construct(mixed $redis, string $prefix = 'tg', array $options = [])
     {
@@ -55,6 +56,7 @@ final class Limiter
         $this->timeout = (float) ($options['timeout'] ?? 1.0);
         $this->onError = FailurePolicy::checkMode($options['onError'] ?? null);
         $this->insurance = $options['insurance'] ?? null;
+        $this->stats = ($options['stats'] ?? false) ? new HitStats($this->redis, $this->schema, $this->scripts) : null;
     }
 
     public function scripts(): Scripts
@@ -138,8 +140,11 @@ final class Limiter
             for ($redirects = 0; ; ++$redirects) {
                 [$keys, $args] = $prepared->call($mode, $user, $cost);
                 try {
-                    $reply = $this->scripts->run('hit', $keys, $args, $peek);
-                    return Decision::fromReply($reply, $policy);
+                    $decision = Decision::fromReply($this->scripts->run('hit', $keys, $args, $peek), $policy);
+                    if (!$peek) {
+                        $this->stats?->record($decision, $cost ?? $policy->cost);
+                    }
+                    return $decision;
                 } catch (OverrideRedirect $redirect) {
                     if ($redirects >= 2) {
                         throw new Exception\TollgateException("the override of user $user keeps changing: " . $redirect->getMessage());

@@ -196,6 +196,20 @@ final class LimiterTest extends RedisTestCase
         }
     }
 
+    /** @dataProvider adapters */
+    public function testStatisticsForTheConsole(string $adapter): void
+    {
+        $limiter = $this->limiter($adapter, ['stats' => true]);
+        $this->savePolicy($limiter, 'comment', ['windows' => '30000:2', 'ban_ms' => '60000']);
+        foreach (range(1, 4) as $i) {
+            $limiter->hit('comment', 'ida', 1);
+        }
+        $limiter->peek('comment', 'ida');
+        unset($limiter); // the end of a request: the counts go in one stats.lua call
+        $totals = $this->admin()->hMGet('tg:stats:comment', ['total:h', 'total:c', 'total:d', 'total:b', 'total:ab']);
+        $this->assertSame(['total:h' => '4', 'total:c' => '4', 'total:d' => '2', 'total:b' => '1', 'total:ab' => '1'], $totals);
+    }
+
     public function testUnknownOptionIsRefused(): void
     {
         $this->expectException(InvalidArgumentException::class);

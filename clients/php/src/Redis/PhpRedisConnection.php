@@ -21,7 +21,10 @@ final class PhpRedisConnection implements Connection
 {
     private ?float $deadline = null;
     private bool $broken = false;
-    /** How to connect again after a timeout (a single server only; a cluster re-maps itself). */
+    /**
+     * How to connect again after a timeout (a single server only; a cluster re-maps itself).
+     * Always a plain connect: reusing a persistent one from the pool could be the broken socket.
+     */
     private array $endpoint = [];
 
     public function __construct(private \Redis|\RedisCluster $redis)
@@ -30,7 +33,6 @@ final class PhpRedisConnection implements Connection
             $this->endpoint = [
                 'host' => $redis->getHost(), 'port' => $redis->getPort(), 'timeout' => $redis->getTimeout(),
                 'readTimeout' => $redis->getReadTimeout(), 'auth' => $redis->getAuth(), 'db' => $redis->getDbNum(),
-                'persistent' => $redis->getPersistentID(),
             ];
         }
     }

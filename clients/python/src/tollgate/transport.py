@@ -6,6 +6,8 @@ which loads the script again in the same round trip (a flush, a failover, a prox
 EVAL but not SCRIPT LOAD), never with a wait."""
 from __future__ import annotations
 
+import math
+import select
 import time
 from typing import Any, Optional, Sequence
 
@@ -61,7 +63,9 @@ class SyncTransport:
                     len(request.keys))
             key = request.keys[0] if request.keys else None
             try:
-                return self.command((*head, *request.keys, *request.args), key, deadline, timeout)
+                packed = None if self.cluster else request.packed  # a cluster may redirect
+                return self.command(packed or (*head, *request.keys, *request.args), key,
+                                    deadline, timeout)
             except errors.NoScript:
                 again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
                          len(request.keys), *request.keys, *request.args)
@@ -83,22 +87,23 @@ class SyncTransport:
         client = self._node_client(key)
         pool = client.connection_pool
         try:
-            conn = pool.get_connection(args[0])
+            conn = pool.get_connection("EVALSHA" if isinstance(args, bytes) else args[0])
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
             raise errors.unavailable(error) from None
         try:
-            conn.send_command(*args)
-            if deadline is None:
-                return conn.read_response()
-            # The time left as the socket's own timeout for this one reply (one system call
-            # fewer than polling first), then the connection's own again for other users.
-            sock = conn._sock
-            sock.settimeout(max(deadline - time.monotonic(), 0.000001))
-            try:
-                return conn.read_response()
-            finally:
-                if conn._sock is sock:
-                    sock.settimeout(conn.socket_timeout)
+            if isinstance(args, bytes):
+                conn.send_packed_command([args])
+            else:
+                conn.send_command(*args)
+            if deadline is not None:
+                # One poll() for the time left, the socket left as it is: a timeout set on the
+                # socket costs four ioctl() and a poll() per reply (blocking mode and back).
+                poller = select.poll()
+                poller.register(conn._sock, select.POLLIN)
+                if not poller.poll(max(math.ceil((deadline - time.monotonic()) * 1000), 0)):
+                    conn.disconnect()  # its reply may still come: never read it as another's
+                    raise errors.unavailable(None, timeout)
+            return conn.read_response()
         except errors.TollgateError:
             raise
         except rx.TimeoutError:
