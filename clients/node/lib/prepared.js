@@ -6,7 +6,7 @@
 const { escapeId, checkId } = require('./keys');
 const { InvalidError } = require('./errors');
 const { MAX_LIMIT, takesShortForm, needsLocalTime } = require('./policy');
-const { zoneOffsetsAroundNow, isKnownZone } = require('./zone');
+const { zoneOffsetsAroundNow } = require('./zone');
 
 class PreparedHit {
   /**
@@ -38,8 +38,8 @@ class PreparedHit {
   offsets() {
     const policy = this.policy;
     if (!needsLocalTime(policy)) return '0';
-    if (isKnownZone(policy.timeZone)) return zoneOffsetsAroundNow(policy.timeZone);
-    return policy.tzOffsets; // a zone this Node does not know: the offsets saved with the policy
+    // A policy of the fixed offset saved before zones had names has no zone, only that offset.
+    return policy.timeZone === null ? policy.tzOffsets : zoneOffsetsAroundNow(policy.timeZone);
   }
 
   static checkCost(cost) {
