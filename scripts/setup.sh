@@ -63,6 +63,8 @@ packages=(
     # The conformance suite's tollgatectl and tollgated runners (conformance/runners), and the
     # Java example against tollgated's HTTP endpoint (examples/java, java.net.http)
     python3-redis default-jdk-headless
+    # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
+    golang-go golang-github-gomodule-redigo-dev
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

@@ -61,7 +61,9 @@ class AsyncTransport:
             key = request.keys[0] if request.keys else None
             head = (b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha, len(request.keys))
             try:
-                return await self.command((*head, *request.keys, *request.args), key, deadline, timeout)
+                packed = None if self.cluster else request.packed  # a cluster may redirect
+                return await self.command(packed or (*head, *request.keys, *request.args), key,
+                                    deadline, timeout)
             except errors.NoScript:
                 again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
                          len(request.keys), *request.keys, *request.args)
@@ -78,11 +80,14 @@ class AsyncTransport:
             return await self._on_node(args, key, deadline, timeout)
         pool = self.client.connection_pool
         try:
-            conn = await pool.get_connection(args[0])
+            conn = await pool.get_connection("EVALSHA" if isinstance(args, bytes) else args[0])
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
             raise errors.unavailable(error) from None
         try:
-            await conn.send_command(*args)
+            if isinstance(args, bytes):
+                await conn.send_packed_command([args])
+            else:
+                await conn.send_command(*args)
             return await self._read(conn, conn.read_response(), deadline, timeout)
         except rx.ResponseError as error:
             raise classify(error) from None
