@@ -104,8 +104,14 @@ class Limiter extends EventEmitter {
     this.policies.close();
   }
 
+  /** A script call (EVALSHA, EVAL on NOSCRIPT) within the Limiter's deadline. */
   run(script, keyCount, keysAndArgs, readOnly = false) {
-    return scripts.run(this.redis, script, keyCount, keysAndArgs, readOnly);
+    return this.timely(scripts.run(this.redis, script, keyCount, keysAndArgs, readOnly));
+  }
+
+  /** `promise` (a command's), or UnavailableError once the Limiter's timeoutMs has passed. */
+  timely(promise) {
+    return withDeadline(promise, this.timeoutMs);
   }
 
   /** The policy of `action` (inline, cached, or HGETALL); NoPolicyError when there is none. */
