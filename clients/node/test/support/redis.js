@@ -79,4 +79,26 @@ async function startCluster() {
   return { ports, nodes, async stop() { for (const n of nodes) await n.stop(); } };
 }
 
-module.exports = { startRedis, startCluster, freePort, sleep, cli };
+/** A sentinel watching `master` (a startRedis() server) as `name`: { port, stop() }. */
+async function startSentinel(master, name) {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-node-sentinel-'));
+  const config = path.join(dir, 'sentinel.conf');
+  fs.writeFileSync(config, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
+    `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`, `sentinel down-after-milliseconds ${name} 1000`, ''].join('\n'));
+  const child = spawn('redis-server', [config, '--sentinel'], { stdio: 'ignore' });
+  await waitFor(() => cli(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).includes(String(master.port)), `a sentinel on ${port}`);
+  return {
+    port,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+module.exports = { startRedis, startCluster, startSentinel, freePort, sleep, cli };
