@@ -24,19 +24,24 @@ QByteArray Command::idArgument(int i) const
     return idFromText(argument(i));
 }
 
-Result<CostedArguments> costedArguments(const QCommandLineParser& parser)
+CostedCommand::CostedCommand(const QString& costHelp) : Command(2, 2)
+{
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+    parser.addOption(QCommandLineOption(QStringLiteral("cost"), costHelp, QStringLiteral("n")));
+}
+
+Status CostedCommand::readCosted()
 {
     auto cost = integerOption(parser, QStringLiteral("cost"), 0);
-    if (cost && parser.isSet(QStringLiteral("cost")) && *cost < 1)
+    if (cost && isSet("cost") && *cost < 1)
         return invalidInput(QStringLiteral("--cost must be 1 or more"));
     if (!cost)
         return cost.error();
-    CostedArguments arguments{idFromText(parser.positionalArguments().value(0)),
-                              idFromText(parser.positionalArguments().value(1)), *cost};
-    if (const Status valid = KeySchema::validateId(arguments.user, QStringLiteral("user id"));
-        !valid)
-        return valid.error();
-    return arguments;
+    m_cost = *cost;
+    m_action = idArgument(0);
+    m_user = idArgument(1);
+    return KeySchema::validateId(m_user, QStringLiteral("user id"));
 }
 
 Error invalidInput(const QString& message)

@@ -65,21 +65,26 @@ private:
     Client* m_client = nullptr;
 };
 
+/// hit, peek, refund and penalize: "<action> <user> [--cost N]", read before connecting.
+class CostedCommand : public Command
+{
+protected:
+    explicit CostedCommand(const QString& costHelp);
+
+    /// Reads the action, the user (its id checked) and the cost (0 when not given: the
+    /// policy's); call it from check().
+    Status readCosted();
+
+    QByteArray m_action;
+    QByteArray m_user;
+    qint64 m_cost = 0;
+};
+
 /// The entry point of a command whose constructor takes nothing: `{"set", runCommand<SetCommand>}`.
 template <typename T> int runCommand(Cli& cli, const QStringList& args)
 {
     return T().run(cli, args);
 }
-
-/// The "<action> <user> [--cost N]" that hit, peek, refund and penalize take: the ids as bytes,
-/// the user's checked, and the cost (0 when not given: the policy's).
-struct CostedArguments
-{
-    QByteArray action;
-    QByteArray user;
-    qint64 cost = 0;
-};
-Result<CostedArguments> costedArguments(const QCommandLineParser& parser);
 
 /// An InvalidInput error with this message: what check() returns for a usage error (one stderr
 /// line, exit code 2, exactly as usage() prints it).

@@ -11,16 +11,13 @@ namespace tollgate::ctl {
 
 namespace {
 
-class HitCommand final : public Command
+class HitCommand final : public CostedCommand
 {
 public:
-    explicit HitCommand(bool count) : Command(2, 2), m_count(count)
+    explicit HitCommand(bool count)
+        : CostedCommand(QStringLiteral("Units this hit costs (default: the policy's).")),
+          m_count(count)
     {
-        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-        parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-        parser.addOption(QCommandLineOption(
-            QStringLiteral("cost"), QStringLiteral("Units this hit costs (default: the policy's)."),
-            QStringLiteral("n")));
         parser.addOption(QCommandLineOption(
             QStringLiteral("on-error"),
             QStringLiteral(
@@ -44,17 +41,13 @@ private:
                     QStringLiteral("--on-error must be allow or deny (the insurance "
                                    "limiter needs a long-running process: see docs/CLI.md)"));
         }
-        auto arguments = costedArguments(parser);
-        if (!arguments)
-            return arguments.error();
-        m_hit = std::move(*arguments);
-        return Unit{};
+        return readCosted();
     }
 
     Result<int> execute() override
     {
         auto policy = waitFor<Policy>([&](Callback<Policy> done) {
-            PolicyStore(client(), schema()).get(m_hit.action, nullptr, done);
+            PolicyStore(client(), schema()).get(m_action, nullptr, done);
         });
         Limiter limiter(client(), schema());
         if (m_onError)
@@ -63,16 +56,16 @@ private:
         if (policy) {
             hit = waitFor<HitResult>([&](Callback<HitResult> done) {
                 if (m_count)
-                    limiter.hit(*policy, m_hit.user, m_hit.cost, nullptr, done);
+                    limiter.hit(*policy, m_user, m_cost, nullptr, done);
                 else
-                    limiter.peek(*policy, m_hit.user, m_hit.cost, nullptr, done);
+                    limiter.peek(*policy, m_user, m_cost, nullptr, done);
             });
         } else {
             // Without Redis there is no stored policy either: only the caller's --on-error applies.
             Policy unknown;
-            unknown.action = m_hit.action;
+            unknown.action = m_action;
             hit = Limiter::answerWithoutRedis(m_onError.value_or(FailureMode::Report), nullptr,
-                                              unknown, m_hit.user, m_hit.cost, m_count,
+                                              unknown, m_user, m_cost, m_count,
                                               policy.error());
         }
         if (!hit)
@@ -135,7 +128,6 @@ private:
 
     bool m_count;
     std::optional<FailureMode> m_onError;
-    CostedArguments m_hit;
 };
 
 } // namespace

@@ -31,18 +31,14 @@ QString resultText(bool penalty, const QByteArray& user, const RefundResult& res
     return line;
 }
 
-class RefundCommand final : public Command
+class RefundCommand final : public CostedCommand
 {
 public:
-    explicit RefundCommand(bool penalty) : Command(2, 2), m_penalty(penalty)
+    explicit RefundCommand(bool penalty)
+        : CostedCommand(penalty ? QStringLiteral("Units to add (required).")
+                                : QStringLiteral("Units to give back (default: the policy's cost).")),
+          m_penalty(penalty)
     {
-        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-        parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-        parser.addOption(QCommandLineOption(
-            QStringLiteral("cost"),
-            penalty ? QStringLiteral("Units to add (required).")
-                    : QStringLiteral("Units to give back (default: the policy's cost)."),
-            QStringLiteral("n")));
         if (penalty)
             parser.addOption(QCommandLineOption(QStringLiteral("reason"),
                                                 QStringLiteral("Why (required; recorded with a ban "
@@ -58,33 +54,29 @@ private:
         m_reason = m_penalty ? value("reason") : QString();
         if (m_penalty && m_reason.trimmed().isEmpty())
             return invalidInput(QStringLiteral("penalize needs --reason"));
-        auto arguments = costedArguments(parser);
-        if (!arguments)
-            return arguments.error();
-        m_hit = std::move(*arguments);
-        return Unit{};
+        return readCosted();
     }
 
     Result<int> execute() override
     {
         auto policy = waitFor<Policy>([&](Callback<Policy> done) {
-            PolicyStore(client(), schema()).get(m_hit.action, nullptr, done);
+            PolicyStore(client(), schema()).get(m_action, nullptr, done);
         });
         if (!policy)
             return policy.error();
         const Refunds refunds(client(), schema());
         auto result = waitFor<RefundResult>([&](Callback<RefundResult> done) {
             if (m_penalty)
-                refunds.penalize(*policy, m_hit.user, m_hit.cost, cli().actor, m_reason, nullptr,
+                refunds.penalize(*policy, m_user, m_cost, cli().actor, m_reason, nullptr,
                                  done);
             else
-                refunds.refund(*policy, m_hit.user, m_hit.cost, nullptr, done);
+                refunds.refund(*policy, m_user, m_cost, nullptr, done);
         });
         if (!result)
             return result.error();
         if (json())
-            printJson(QJsonObject{{QStringLiteral("user"), text(m_hit.user)},
-                                  {QStringLiteral("action"), text(m_hit.action)},
+            printJson(QJsonObject{{QStringLiteral("user"), text(m_user)},
+                                  {QStringLiteral("action"), text(m_action)},
                                   {QStringLiteral("changed"), result->changed},
                                   {QStringLiteral("count"), result->count},
                                   {QStringLiteral("limit"), result->limit},
@@ -93,13 +85,12 @@ private:
                                   {QStringLiteral("ban_created"), result->banCreated},
                                   {QStringLiteral("ban_until_ms"), result->banUntilMs}});
         else
-            printLine(resultText(m_penalty, m_hit.user, *result));
+            printLine(resultText(m_penalty, m_user, *result));
         return ExitOk;
     }
 
     bool m_penalty;
     QString m_reason;
-    CostedArguments m_hit;
 };
 
 } // namespace
