@@ -3,7 +3,7 @@
 # tollgated (the rate limit service) and libtollgate-dev (headers, static library, CMake
 # package, Lua scripts), then checks them with lintian. Install them with
 # `sudo apt install ./dist/*.deb`. A Release build of its own (build-package/), without tests
-# or benchmarks.
+# or benchmarks. Also the Go module folder, dist/go/tollgate.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,6 +23,10 @@ mkdir -p dist
 (cd build-package && cpack -G DEB -B "$root/dist/cpack" >/dev/null)
 mv dist/cpack/*.deb dist/
 rm -rf dist/cpack
+
+# The Go module folder (dist/go/tollgate) with the scripts of this very build: what a Go
+# application vendors or points a replace directive at (clients/go/README.md).
+TOLLGATE_LUA_DIR="$root/build-package/lua" bash clients/go/package.sh "$root/dist/go"
 
 # lintian: errors fail the build; the warnings left are listed in docs/packaging.md.
 status=0
