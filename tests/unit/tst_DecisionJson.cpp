@@ -50,6 +50,7 @@ private Q_SLOTS:
     void oddIdsReadBackAsTheyWere_data();
     void oddIdsReadBackAsTheyWere();
     void bytesThatAreNotUtf8BecomeReplacementCharacters();
+    void aByteOrderMarkInsideAnIdStays();
     void theDecisionHasEnvoysFields();
     void aHitKeepsLargeNumbersExact();
     void nestingAndCommas();
@@ -91,6 +92,20 @@ void DecisionJsonTest::bytesThatAreNotUtf8BecomeReplacementCharacters()
                                    .toObject();
     QCOMPARE(status.value(QStringLiteral("user")).toString(), QString::fromUtf8(bad));
     QVERIFY(status.value(QStringLiteral("user")).toString().contains(QChar(0xfffd)));
+}
+
+void DecisionJsonTest::aByteOrderMarkInsideAnIdStays()
+{
+    // Raw UTF-8 of U+FEFF inside the value, after a leading byte order mark that is skipped.
+    const QByteArray body("\xEF\xBB\xBF{\"domain\":\"edge\",\"descriptors\":[{\"entries\":"
+                          "[{\"key\":\"user\",\"value\":\"\xEF\xBB\xBF" "alice\xEF\xBB\xBF\"}]}]}");
+    const auto request = decisionRequestFromJson(body);
+    QVERIFY2(request.ok(), request.ok() ? "" : qPrintable(request.error().toString()));
+    QCOMPARE(request->descriptors.at(0).entries.at(0).value, QByteArray("\xEF\xBB\xBF" "alice\xEF\xBB\xBF"));
+    // Between tokens it is no JSON whitespace: refused, where Qt alone would have skipped it.
+    QVERIFY(!decisionRequestFromJson("{\"domain\":\"edge\",\xEF\xBB\xBF\"descriptors\":[{\"entries\":"
+                                     "[{\"key\":\"user\",\"value\":\"a\"}]}]}")
+                 .ok());
 }
 
 void DecisionJsonTest::theDecisionHasEnvoysFields()
