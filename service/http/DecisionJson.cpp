@@ -1,6 +1,6 @@
 #include "service/http/DecisionJson.h"
 
-#include "service/http/JsonWriter.h"
+#include "core/json/JsonWriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -73,7 +73,8 @@ Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body)
     if (root.contains(QStringLiteral("hits_addend"))) {
         const auto addend = unsignedOf(root.value(QStringLiteral("hits_addend")));
         if (!addend || *addend > UINT32_MAX)
-            return invalid(QStringLiteral("hits_addend must be a whole number from 0 to 4294967295"));
+            return invalid(
+                QStringLiteral("hits_addend must be a whole number from 0 to 4294967295"));
         request.hitsAddend = *addend;
     }
     const QJsonValue descriptors = root.value(QStringLiteral("descriptors"));
