@@ -2,19 +2,21 @@
 (policy, subject) pairs, and report what is left in each: the quota reports of tollgated's RLQS
 (envoy.service.rate_limit_quota.v3), one call per report batch.
 
-Per bucket b, in order, its keys and its arguments (n windows; KEYS and ARGV are read in turn):
-KEYS   user-wide ban hash  <p>:{<user>}:ban
-       action ban hash     <p>:{<user>}:<action>:ban
-       the user's overrides <p>:{<user>}:overrides
-       n state keys        <p>:{<user>}:<action>:fw:<window_ms>
-ARGV   raw user id, raw action id (1..1024 bytes each)
-       allowed   requests let through, 0..1e9
-       denied    requests refused by the proxy, 0..1e9 (counted only with count_denied)
-       count_denied "0" | "1"
-       align     "first_hit" | "calendar" (windows of 60000/3600000/86400000/604800000 ms start on
-                 the local minute/hour/day/week, as hit.lua's)
-       offsets   UTC offsets of the policy's zone, as hit.lua's ARGV[8] ("0" for UTC)
-       n         1..8, then n pairs limit (1..1e9), window_ms (1..31536000000, all different)
+Per bucket, in order, its keys and its arguments (the buckets' KEYS and ARGV follow one another;
+k and a are where the bucket's own start, n its windows):
+KEYS[k]            user-wide ban hash   <p>:{<user>}:ban
+KEYS[k+1]          action ban hash      <p>:{<user>}:<action>:ban
+KEYS[k+2]          the user's overrides <p>:{<user>}:overrides
+KEYS[k+3..k+2+n]   n state keys         <p>:{<user>}:<action>:fw:<window_ms>
+ARGV[a], ARGV[a+1] raw user id, raw action id (1..1024 bytes each)
+ARGV[a+2]          allowed: requests let through, 0..1e9
+ARGV[a+3]          denied: requests refused by the proxy, 0..1e9 (counted only with count_denied)
+ARGV[a+4]          count_denied "0" | "1"
+ARGV[a+5]          align "first_hit" | "calendar" (windows of 60000/3600000/86400000/604800000 ms
+                   start on the local minute/hour/day/week, as hit.lua's)
+ARGV[a+6]          UTC offsets of the policy's zone, as hit.lua's ARGV[8] ("0" for UTC)
+ARGV[a+7]          n, 1..8
+ARGV[a+8..a+7+2n]  n pairs limit (1..1e9), window_ms (1..31536000000, all different)
 Every key must be exactly the one lua/README.md builds from the ids. Only fixed_window counters:
 the algorithm of Envoy's own limits.
 

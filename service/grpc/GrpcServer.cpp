@@ -32,8 +32,11 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
     int port = 0;
     builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service);
-    for (grpc::Service* extra : m_extra)
-        builder.RegisterService(extra);
+    std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> extraQueues;
+    for (const auto& extra : m_extra) {
+        builder.RegisterService(extra.first);
+        extraQueues.push_back(builder.AddCompletionQueue());
+    }
     m_health = std::make_unique<HealthService>(kServiceName);
     builder.RegisterService(m_health.get());
     for (int i = 0; i < std::max(threads, 1); ++i)
@@ -48,6 +51,8 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
                          .arg(address)};
     }
     m_port = quint16(port);
+    for (size_t i = 0; i < m_extra.size(); ++i)
+        m_extra[i].second(std::move(extraQueues[i]));
     m_service = service;
     for (const auto& queue : m_queues) {
         m_service->serveOn(queue.get());

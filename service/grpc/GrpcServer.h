@@ -3,6 +3,7 @@
 #include "core/redis/Result.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -30,8 +31,13 @@ public:
     /// Listens on "host:port" (port 0: any free one) and starts `threads` threads (at least
     /// one); Io error when it cannot bind.
     Status start(const QString& address, RlsService* service, int threads);
-    /// Another service on the same port (before start), e.g. service/rlqs's.
-    void addService(grpc::Service* service) { m_extra.push_back(service); }
+    /// Another asynchronous service on the same port (before start), e.g. service/rlqs's: it
+    /// gets a completion queue of its own once the server runs, and serves it itself.
+    using QueueTaker = std::function<void(std::unique_ptr<grpc::ServerCompletionQueue>)>;
+    void addService(grpc::Service* service, QueueTaker takeQueue)
+    {
+        m_extra.push_back({service, std::move(takeQueue)});
+    }
     quint16 port() const { return m_port; }
     int threads() const { return int(m_threads.size()); }
     /// SERVING / NOT_SERVING for "" and for envoy.service.ratelimit.v3.RateLimitService.
@@ -46,7 +52,7 @@ private:
     std::unique_ptr<HealthService> m_health;
     std::unique_ptr<grpc::Server> m_server;
     RlsService* m_service = nullptr;
-    std::vector<grpc::Service*> m_extra;
+    std::vector<std::pair<grpc::Service*, QueueTaker>> m_extra;
     std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> m_queues;
     std::vector<std::thread> m_threads;
     std::atomic<bool> m_stopping{false};

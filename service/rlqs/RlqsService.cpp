@@ -96,8 +96,14 @@ RlqsService::~RlqsService()
     }
     m_wake.notify_all();
     m_thread.join();
-    std::lock_guard lock(m_guard->mutex);
-    m_guard->service = nullptr;
+    {
+        std::lock_guard lock(m_guard->mutex); // script replies from now on reach nothing
+        m_guard->service = nullptr;
+    }
+    if (m_queue) { // the server has stopped (every stream cancelled): drain what is left
+        m_queue->Shutdown();
+        m_streamThread.join();
+    }
 }
 
 Callback<std::vector<UsageState>> RlqsService::assigner(std::vector<QByteArray> keys, quint64 onlyStream)
@@ -109,21 +115,25 @@ Callback<std::vector<UsageState>> RlqsService::assigner(std::vector<QByteArray> 
     };
 }
 
-grpc::ServerBidiReactor<rlqs::RateLimitQuotaUsageReports, rlqs::RateLimitQuotaResponse>*
-RlqsService::StreamRateLimitQuotas(grpc::CallbackServerContext*)
+void RlqsService::serveOn(std::unique_ptr<grpc::ServerCompletionQueue> queue)
 {
-    quint64 id = 0;
-    {
-        std::lock_guard lock(m_mutex);
-        id = m_nextStream++;
-    }
-    return new RlqsStream(this, id);
+    m_queue = std::move(queue);
+    new RlqsStream(this, m_queue.get()); // each accepted stream asks for the next
+    m_streamThread = std::thread([queue = m_queue.get()] {
+        pthread_setname_np(pthread_self(), "rlqs-streams");
+        void* tag = nullptr;
+        bool ok = false;
+        while (queue->Next(&tag, &ok))
+            RlqsStream::proceed(tag, ok);
+    });
 }
 
-void RlqsService::attach(quint64 stream, RlqsStream* reactor)
+quint64 RlqsService::attach(RlqsStream* stream)
 {
     std::lock_guard lock(m_mutex);
-    m_streams[stream] = reactor;
+    const quint64 id = m_nextStream++;
+    m_streams[id] = stream;
+    return id;
 }
 
 void RlqsService::detach(quint64 stream)
@@ -292,6 +302,8 @@ void RlqsService::refresh(Refresh counted)
 void RlqsService::deliver(Responses responses)
 {
     std::lock_guard lock(m_mutex);
+    if (m_stopping)
+        return; // the queue may be shut down: no write may be started on it
     for (auto& [stream, response] : responses) {
         const auto found = m_streams.find(stream);
         if (found != m_streams.end() && response.bucket_action_size() > 0)

@@ -32,20 +32,22 @@ namespace rlqs = envoy::service::rate_limit_quota::v3;
 /// push new assignments to every stream subscribed, within the tick below; a bucket without
 /// requests for its domain's abandon_after is abandoned.
 ///
-/// Streams use gRPC's callback API (a reactor per stream, on gRPC's own threads) rather than
-/// the decision threads' completion queues: a stream lives as long as its proxy and writes
-/// whenever an assignment is pushed, which a queue polled for short calls does not model well,
-/// and the work per report is one script call. Pushes, window ends and idle buckets are handled
-/// by one thread of its own that wakes every 100 ms.
-class RlqsService final : public rlqs::RateLimitQuotaService::CallbackService
+/// Streams are served on gRPC's asynchronous API by a completion queue and a thread of their
+/// own ("rlqs-streams"), not by the decision threads' queues: a stream lives as long as its
+/// proxy and is written to whenever an assignment is pushed, at most every few seconds, so it
+/// needs no share of the pollers that answer RLS calls, and a busy RLS load does not delay a
+/// push. Pushes, window ends and idle buckets are handled by another thread ("rlqs") that wakes
+/// every 100 ms.
+class RlqsService final : public rlqs::RateLimitQuotaService::AsyncService
 {
 public:
     RlqsService(Client* client, KeySchema schema, std::shared_ptr<const Decider> decider,
                 std::shared_ptr<PolicyBook> policies);
     ~RlqsService() override;
 
-    grpc::ServerBidiReactor<rlqs::RateLimitQuotaUsageReports, rlqs::RateLimitQuotaResponse>*
-    StreamRateLimitQuotas(grpc::CallbackServerContext* context) override;
+    /// Serves the streams on `queue` (the server's, made for this service before it started)
+    /// with a thread of its own until the service is destroyed, after the server has stopped.
+    void serveOn(std::unique_ptr<grpc::ServerCompletionQueue> queue);
 
     /// An event of the events channel (any thread): buckets of its subject are pushed again.
     void onEvent(const LimitEvent& event);
@@ -71,7 +73,7 @@ private:
 
     // From a stream's reactor.
     void report(quint64 stream, const QByteArray& domain, const rlqs::RateLimitQuotaUsageReports& reports);
-    void attach(quint64 stream, RlqsStream* reactor);
+    quint64 attach(RlqsStream* stream); // its id
     void detach(quint64 stream);
 
     void tick();
@@ -99,7 +101,7 @@ private:
     std::shared_ptr<const Decider> m_decider;
     std::shared_ptr<PolicyBook> m_policies;
 
-    std::recursive_mutex m_mutex; // everything below (a stream may finish inline in deliver())
+    std::mutex m_mutex; // everything below
     std::map<QByteArray, Bucket> m_buckets; // by domain '\0' bucketIdText
     std::map<quint64, RlqsStream*> m_streams;
     quint64 m_nextStream = 1;
@@ -115,8 +117,10 @@ private:
         RlqsService* service = nullptr;
     };
     std::shared_ptr<Guard> m_guard;
-    std::condition_variable_any m_wake;
+    std::condition_variable m_wake;
     std::thread m_thread;
+    std::unique_ptr<grpc::ServerCompletionQueue> m_queue;
+    std::thread m_streamThread;
 };
 
 } // namespace tollgate::service

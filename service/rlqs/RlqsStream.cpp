@@ -2,94 +2,126 @@
 
 namespace tollgate::service {
 
-RlqsStream::RlqsStream(RlqsService* service, quint64 id) : m_service(service), m_id(id)
+RlqsStream::RlqsStream(RlqsService* service, grpc::ServerCompletionQueue* queue)
+    : m_service(service), m_queue(queue), m_stream(&m_context)
 {
-    m_service->attach(m_id, this);
-    StartRead(&m_incoming);
+    m_service->RequestStreamRateLimitQuotas(&m_context, &m_stream, m_queue, m_queue, &m_accept);
 }
 
-// gRPC may run a reaction inline when an operation fails at once (a cancelled stream): every
-// StartWrite and Finish is made without m_mutex held, as the last thing the caller does.
+void RlqsStream::proceed(void* tag, bool ok)
+{
+    const Tag* t = static_cast<Tag*>(tag);
+    t->stream->done(t->op, ok);
+}
+
+void RlqsStream::start(const Next& next)
+{
+    if (next.write)
+        m_stream.Write(*next.write, &m_write);
+    if (next.read)
+        m_stream.Read(&m_incoming, &m_read);
+    if (next.finish)
+        m_stream.Finish(m_status, &m_finish);
+}
+
+void RlqsStream::finishIfDoneLocked(Next& next)
+{
+    if (m_readDone && !m_writing && !m_finishing) {
+        m_finishing = true;
+        ++m_pending;
+        next.finish = true;
+    }
+}
+
 void RlqsStream::send(rlqs::RateLimitQuotaResponse response)
 {
-    const rlqs::RateLimitQuotaResponse* next = nullptr;
+    Next next;
     {
         std::lock_guard lock(m_mutex);
-        if (m_finished)
+        if (m_finishing || m_id == 0)
             return;
-        m_queue.push_back(std::move(response)); // a deque: the front stays where it is
+        m_queueOut.push_back(std::move(response)); // a deque: the front stays where it is
         if (m_writing)
             return;
         m_writing = true;
-        next = &m_queue.front();
+        ++m_pending;
+        next.write = &m_queueOut.front();
     }
-    StartWrite(next);
+    start(next);
 }
 
-void RlqsStream::OnReadDone(bool ok)
+void RlqsStream::done(Op op, bool ok)
 {
-    if (!ok) { // the proxy closed its side, or the call is cancelled
-        bool finish = false;
-        {
-            std::lock_guard lock(m_mutex);
-            m_readDone = true;
-            finish = finishingLocked();
-        }
-        if (finish)
-            Finish(grpc::Status::OK);
-        return;
+    Next next;
+    bool report = false;
+    bool gone = false;
+    quint64 id = 0;
+    if (op == Op::Accept && ok) { // registered outside m_mutex: the service's lock comes first
+        new RlqsStream(m_service, m_queue); // the next proxy's
+        id = m_service->attach(this);
     }
-    if (m_domain.isEmpty())
-        m_domain = QByteArray::fromStdString(m_incoming.domain());
-    if (m_domain.isEmpty()) {
-        {
-            std::lock_guard lock(m_mutex);
-            m_readDone = m_finished = true;
-        }
-        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            "the stream's first report must name its domain"));
-        return;
-    }
-    m_service->report(m_id, m_domain, m_incoming);
-    StartRead(&m_incoming);
-}
-
-void RlqsStream::OnWriteDone(bool ok)
-{
-    const rlqs::RateLimitQuotaResponse* next = nullptr;
-    bool finish = false;
     {
         std::lock_guard lock(m_mutex);
-        m_queue.pop_front();
-        if (!ok) { // the stream is broken: nothing more will be written
-            m_queue.clear();
-            m_readDone = true;
+        --m_pending;
+        switch (op) {
+        case Op::Accept:
+            if (!ok) { // the server shuts down: no call came
+                gone = true;
+                break;
+            }
+            m_id = id;
+            ++m_pending;
+            next.read = true;
+            break;
+        case Op::Read:
+            if (ok && m_domain.isEmpty())
+                m_domain = QByteArray::fromStdString(m_incoming.domain());
+            if (ok && m_domain.isEmpty()) {
+                m_status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                        "the stream's first report must name its domain");
+                ok = false;
+            }
+            if (!ok) { // the proxy closed its side, or the call is cancelled
+                m_readDone = true;
+                finishIfDoneLocked(next);
+                break;
+            }
+            report = true;
+            break;
+        case Op::Write:
+            m_queueOut.pop_front();
+            if (!ok) { // broken: nothing more will be written
+                m_queueOut.clear();
+                m_readDone = true;
+            }
+            if (!m_queueOut.empty() && !m_finishing) {
+                ++m_pending;
+                next.write = &m_queueOut.front();
+            } else {
+                m_writing = false;
+                finishIfDoneLocked(next);
+            }
+            break;
+        case Op::Finish:
+            break;
         }
-        if (!m_queue.empty() && !m_finished) {
-            next = &m_queue.front();
-        } else {
-            m_writing = false;
-            finish = finishingLocked();
-        }
+        gone = gone || (m_finishing && m_pending == 0);
     }
-    if (next)
-        StartWrite(next);
-    else if (finish)
-        Finish(grpc::Status::OK);
-}
-
-bool RlqsStream::finishingLocked()
-{
-    if (!m_readDone || m_writing || m_finished)
-        return false;
-    m_finished = true;
-    return true;
-}
-
-void RlqsStream::OnDone()
-{
-    m_service->detach(m_id);
-    delete this;
+    if (report) {
+        m_service->report(m_id, m_domain, m_incoming); // copies what it keeps
+        {
+            std::lock_guard lock(m_mutex);
+            ++m_pending;
+        }
+        next.read = true;
+    }
+    if (gone) {
+        if (m_id != 0)
+            m_service->detach(m_id); // no send() after this
+        delete this;
+        return;
+    }
+    start(next);
 }
 
 } // namespace tollgate::service

@@ -2,36 +2,63 @@
 
 #include "service/rlqs/RlqsService.h"
 
+#include <grpcpp/grpcpp.h>
+
 namespace tollgate::service {
 
-/// One proxy's stream: reads its reports one after the other and hands each to the service;
-/// writes the responses queued by send() one at a time (the reactor allows one write in
-/// flight), from whichever thread queued them. It finishes once the proxy has stopped sending
-/// and every queued response is written, and unregisters itself before it is deleted.
-class RlqsStream final
-    : public grpc::ServerBidiReactor<rlqs::RateLimitQuotaUsageReports, rlqs::RateLimitQuotaResponse>
+/// One proxy's stream on gRPC's asynchronous API: asked for on the service's completion queue,
+/// then one read at a time (each report handed to the service) and one write at a time (the
+/// responses send() queues, from whichever thread). It finishes once the proxy has stopped
+/// sending and every queued response is written, and is deleted when its last operation has
+/// come back. The queue's thread calls proceed() with the tag of each operation.
+class RlqsStream
 {
 public:
-    RlqsStream(RlqsService* service, quint64 id);
-    void send(rlqs::RateLimitQuotaResponse response);
+    enum class Op
+    {
+        Accept,
+        Read,
+        Write,
+        Finish
+    };
+    struct Tag
+    {
+        RlqsStream* stream;
+        Op op;
+    };
 
-    void OnReadDone(bool ok) override;
-    void OnWriteDone(bool ok) override;
-    void OnDone() override;
+    RlqsStream(RlqsService* service, grpc::ServerCompletionQueue* queue);
+    /// Queues a response; false once the stream is finishing (it is dropped).
+    void send(rlqs::RateLimitQuotaResponse response);
+    static void proceed(void* tag, bool ok);
 
 private:
-    /// Whether the stream is to finish now (read side done, nothing to write); marks it.
-    bool finishingLocked();
+    void done(Op op, bool ok);
+    /// Operations to start once m_mutex is released (gRPC calls are not made under it).
+    struct Next
+    {
+        const rlqs::RateLimitQuotaResponse* write = nullptr;
+        bool read = false;
+        bool finish = false;
+    };
+    void start(const Next& next);
+    void finishIfDoneLocked(Next& next);
 
     RlqsService* m_service;
-    quint64 m_id;
+    grpc::ServerCompletionQueue* m_queue;
+    grpc::ServerContext m_context;
+    grpc::ServerAsyncReaderWriter<rlqs::RateLimitQuotaResponse, rlqs::RateLimitQuotaUsageReports> m_stream;
+    Tag m_accept{this, Op::Accept}, m_read{this, Op::Read}, m_write{this, Op::Write}, m_finish{this, Op::Finish};
+    quint64 m_id = 0;
     rlqs::RateLimitQuotaUsageReports m_incoming;
     QByteArray m_domain; // the first report's
-    std::mutex m_mutex;  // the four below
-    std::deque<rlqs::RateLimitQuotaResponse> m_queue;
+    std::mutex m_mutex;  // the ones below
+    std::deque<rlqs::RateLimitQuotaResponse> m_queueOut;
+    int m_pending = 1;   // operations in flight (the accept first)
     bool m_writing = false;
     bool m_readDone = false;
-    bool m_finished = false;
+    bool m_finishing = false;
+    grpc::Status m_status;
 };
 
 } // namespace tollgate::service
