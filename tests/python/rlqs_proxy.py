@@ -24,7 +24,8 @@ stubs protoc generated from proto/ (PYTHONPATH points at them).
         {"cmd": "quit"}
     rlqs_proxy.py TARGET DOMAIN share PROXIES RATE SECONDS INTERVAL BUCKET_JSON
         PROXIES proxies, each sending RATE requests/s into one bucket for SECONDS, reporting
-        every INTERVAL s: {"allowed_by_second": [...], "denied": n, "reported_allowed": n}
+        every INTERVAL s: {"requests": n, "allowed_at": [epoch seconds of each allowed request],
+        "reported_allowed": n} (drive(), which bench/rlqs_bench.py uses too)
 """
 import json
 import queue
@@ -247,10 +248,11 @@ def interactive(target, domain):
     proxy.close()
 
 
-def share(target, domain, proxies, rate, seconds, interval, bucket):
-    """PROXIES proxies sending RATE requests/s each into one bucket; allowed counted per
-    wall-clock second (the window boundaries are the caller's to apply)."""
+def drive(target, domain, proxies, rate, seconds, interval, bucket):
+    """PROXIES proxies sending RATE requests/s each into one bucket for SECONDS: the requests
+    made, when each allowed one was (wall clock), and what the proxies reported allowed."""
     allowed_at = []
+    made = [0]
     lock = threading.Lock()
     members = [QuotaProxy(target, domain, interval=interval) for _ in range(proxies)]
 
@@ -259,8 +261,10 @@ def share(target, domain, proxies, rate, seconds, interval, bucket):
         end = time.monotonic() + seconds
         next_at = time.monotonic()
         while time.monotonic() < end:
-            if proxy.request(bucket):
-                with lock:
+            allowed = proxy.request(bucket)
+            with lock:
+                made[0] += 1
+                if allowed:
                     allowed_at.append(time.time())
             next_at += period
             pause = next_at - time.monotonic()
@@ -276,7 +280,7 @@ def share(target, domain, proxies, rate, seconds, interval, bucket):
     reported = sum(p.reported_allowed for p in members)
     for proxy in members:
         proxy.close()
-    return {"allowed_at": sorted(allowed_at), "reported_allowed": reported}
+    return {"requests": made[0], "allowed_at": sorted(allowed_at), "reported_allowed": reported}
 
 
 def main():
@@ -285,7 +289,7 @@ def main():
         interactive(target, domain)
     elif mode == "share":
         proxies, rate, seconds, interval = int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
-        print(json.dumps(share(target, domain, proxies, rate, seconds, interval, json.loads(sys.argv[8]))))
+        print(json.dumps(drive(target, domain, proxies, rate, seconds, interval, json.loads(sys.argv[8]))))
     else:
         sys.exit("unknown mode " + mode)
 
