@@ -1,6 +1,6 @@
 #include "app/ctl/JsonLine.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/client/ConnectionOptions.h"
 #include "core/redis/BatchReplies.h"
-#include "core/redis/ConnectionOptions.h"
 #include "core/redis/ConnectionState.h"
 #include "core/redis/RespCodec.h"
 #include "core/redis/Transport.h"
