@@ -4,6 +4,8 @@
 #include "core/redis/Connection.h"
 #include "core/redis/IoThreads.h"
 #include "core/redis/ReplyOrder.h"
+#include "core/sentinel/SentinelLocator.h"
+#include "core/ssh/SshTunnel.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -17,7 +19,12 @@ Client::Client(ConnectionOptions options, QObject* parent)
 {
     qRegisterMetaType<tollgate::ConnectionState>();
     qRegisterMetaType<tollgate::Error>();
-    m_connection = new Connection(m_options);
+    // Where the connection goes when its address alone cannot say: through the SSH tunnel
+    // these options share, to the server the sentinels name. Made here, moved along.
+    m_connection = new Connection(
+        m_options, m_options.ssh.enabled() ? SshTunnel::shared(m_options.ssh) : nullptr);
+    if (m_options.sentinel.enabled())
+        m_connection->setLocator(new SentinelLocator(m_options, m_connection));
     m_connection->moveToThread(m_thread);
 
     // The atomic state is updated on the worker thread so it is current for every caller;

@@ -1,23 +1,13 @@
 #pragma once
 
 #include "core/redis/Result.h"
+#include "core/redis/ServerOptions.h"
 #include "core/sentinel/SentinelOptions.h"
 #include "core/ssh/SshOptions.h"
 
 #include <QString>
-#include <chrono>
 
 namespace tollgate {
-
-struct TlsOptions
-{
-    bool enabled = false;
-    QString caFile;     // PEM bundle to trust; empty = system CAs
-    QString certFile;   // client certificate (PEM), optional
-    QString keyFile;    // client private key (PEM), optional
-    QString serverName; // name to verify; empty = the host
-    bool verifyPeer = true;
-};
 
 /// Where and how to connect. Plain struct with sensible defaults; build one from a URL:
 ///   redis://[user:password@]host[:port][/db]
@@ -27,45 +17,15 @@ struct TlsOptions
 ///     [?sentinel_user=NAME&sentinel_password=SECRET&replica=1]   (rediss+sentinel:// for TLS)
 /// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
 /// name=CLIENTNAME, cluster=0 (never treat the server as a Redis Cluster node).
-struct ConnectionOptions
+struct ConnectionOptions : ServerOptions
 {
-    enum class Transport
-    {
-        Tcp,
-        Unix
-    };
-
-    Transport transport = Transport::Tcp;
-    QString host = QStringLiteral("127.0.0.1");
-    quint16 port = 6379;
-    QString socketPath;
-    QString user;     // ACL user; empty = "default"
-    QString password; // never written to disk by Tollgate
-    int database = 0;
-    TlsOptions tls;
-    QString clientName = QStringLiteral("tollgate");
     /// A Sentinel deployment: host and port are then whatever the sentinels name, asked again
     /// before every connection attempt (core/sentinel/SentinelLocator).
     SentinelOptions sentinel;
-
-    std::chrono::milliseconds connectTimeout{3000};
-    std::chrono::milliseconds commandTimeout{5000};
-    /// After this long without a byte from the server, a PING (with the command deadline) proves
-    /// the connection alive, or it is dropped and reconnected: a half-open socket, above all a
-    /// subscriber's that only ever reads, is noticed instead of silently losing events. 0 = off.
-    std::chrono::milliseconds heartbeatInterval{15000};
-    /// Back-pressure: at most this many commands written and not yet answered; more wait in
-    /// the connection (in order) until replies come back, and past maxQueued more a command
-    /// fails at once with Busy instead of growing memory without bound.
-    int maxInFlight = 10'000;
-    int maxQueued = 100'000;
-    bool autoReconnect = true;
     /// Ask the server whether it is a Redis Cluster node (HELLO's "mode") and, if so, route
     /// every command to the node owning its keys. Off for the per-node connections a cluster
     /// client makes itself, or with cluster=0 in the URL.
     bool followCluster = true;
-    std::chrono::milliseconds reconnectMinDelay{100};
-    std::chrono::milliseconds reconnectMaxDelay{5000};
     /// Through an SSH server (core/ssh): host and port are then as that server sees them, and
     /// every connection made from these options (a cluster's nodes too) shares one SSH session.
     SshOptions ssh;

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/client/Client.h"
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
 
 #include <QDeadlineTimer>

@@ -2,7 +2,7 @@
 
 #include "core/client/Client.h"
 #include "core/client/Scan.h"
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
 
 #include <QElapsedTimer>

@@ -1,4 +1,4 @@
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 
 namespace tollgate {
 
@@ -9,13 +9,13 @@ NodeClients::NodeClients(ConnectionOptions seed) : m_seed(std::move(seed))
     m_seed.sentinel = {};         // ... itself, not whatever the sentinels name
 }
 
-Client* NodeClients::forNode(const ClusterNode& node)
+Client* NodeClients::forNode(const QString& host, quint16 port)
 {
-    auto& client = m_clients[node.address()];
+    auto& client = m_clients[host + QLatin1Char(':') + QString::number(port)];
     if (!client) {
         ConnectionOptions options = m_seed;
-        options.host = node.host;
-        options.port = node.port;
+        options.host = host;
+        options.port = port;
         client = std::make_unique<Client>(options);
         client->open();
     }
