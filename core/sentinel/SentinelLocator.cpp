@@ -27,7 +27,7 @@ struct SentinelLocator::Search
 };
 
 SentinelLocator::SentinelLocator(const ConnectionOptions& options, QObject* parent)
-    : QObject(parent), m_sentinel(options.sentinel), m_follow(options.autoReconnect),
+    : ServerLocator(parent), m_sentinel(options.sentinel), m_follow(options.autoReconnect),
       m_order(options.sentinel.sentinels)
 {
     // Made here but opened on first use, from the connection's thread (locate()).
