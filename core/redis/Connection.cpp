@@ -1,6 +1,5 @@
 #include "core/redis/Connection.h"
 
-
 #ifdef TOLLGATE_LINUX_IO
 #include "core/redis/TcpStream.h"
 #endif
@@ -328,7 +327,8 @@ void Connection::sendHandshake()
         write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
                m_options.clientName.toUtf8()},
               [](const Result<Reply>&) {});
-    if (const std::optional<Command> check = m_locator ? m_locator->handshakeCheck() : std::nullopt)
+    const std::optional<Command> check = m_locator ? m_locator->handshakeCheck() : std::nullopt;
+    if (check)
         write(*check, [this, device](const Result<Reply>& reply) {
             if (device == m_device.get())
                 checkServer(reply);

@@ -1,7 +1,7 @@
 // An application rate-limiting with Tollgate's library: 3 likes per 10 seconds per user,
 // counted atomically in Redis. Usage: tollgate-example-hit [redis-url] [user]
-#include <core/limiter/Limiter.h>
 #include <core/client/Blocking.h>
+#include <core/limiter/Limiter.h>
 
 #include <QCoreApplication>
 #include <cstdio>

@@ -84,6 +84,7 @@ private Q_SLOTS:
     void unpackedCliHitsARealServer();
     void exampleBuildsAgainstUnpackedLibrary();
     void installIntoPrefix();
+    void installedLibraryHoldsNoDemo();
     void servicePackageHoldsItsFiles();
     void serviceUnitVerifies();
     void unpackedServiceChecksItsConfiguration();
@@ -237,6 +238,29 @@ void PackagesTest::installIntoPrefix()
                                          prefix, QStringLiteral("--component"), QStringLiteral("dev")}));
     const QString failure = buildExample(prefix, QStringLiteral("from-prefix"));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
+}
+
+void PackagesTest::installedLibraryHoldsNoDemo()
+{
+    // The demo (app/demo) and what the executables share (app/common) are theirs, not the
+    // library's: neither their code nor their headers are installed for other programs.
+    const QString prefix = m_tmp.filePath(QStringLiteral("prefix"));
+    QDirIterator libraries(prefix, {QStringLiteral("libtollgate_core.a")}, QDir::Files,
+                           QDirIterator::Subdirectories);
+    QVERIFY2(libraries.hasNext(), qPrintable(prefix + QStringLiteral(" holds no libtollgate_core.a")));
+    const Run symbols = run(QStringLiteral("nm"), {QStringLiteral("-C"), libraries.next()});
+    RUN_OK(symbols);
+    QVERIFY(symbols.out.contains("tollgate::Limiter::"));
+    for (const char* demo : {"tollgate::Demo", "tollgate::ClusterJoin", "tollgate::RawCommand",
+                             "tollgate::QuitOnSignal", "quitOnSignal"})
+        QVERIFY2(!symbols.out.contains(demo), demo);
+    QDirIterator headers(prefix + QStringLiteral("/include"), QDir::Dirs | QDir::NoDotAndDotDot,
+                         QDirIterator::Subdirectories);
+    while (headers.hasNext()) {
+        const QString folder = headers.next();
+        QVERIFY2(!folder.endsWith(QLatin1String("/demo")) && !folder.endsWith(QLatin1String("/common")),
+                 qPrintable(folder));
+    }
 }
 
 QByteArray PackagesTest::debInfo(const QString& package, const QStringList& args) const
