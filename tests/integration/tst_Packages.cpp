@@ -14,6 +14,7 @@
 #include <QCoreApplication>
 #include <QDirIterator>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 using namespace tollgate;
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void exampleBuildsAgainstUnpackedLibrary();
     void installIntoPrefix();
     void installedLibraryHoldsNoDemo();
+    void installedApiIsTheFacade();
     void servicePackageHoldsItsFiles();
     void serviceUnitVerifies();
     void unpackedServiceChecksItsConfiguration();
@@ -261,6 +263,29 @@ void PackagesTest::installedLibraryHoldsNoDemo()
         QVERIFY2(!folder.endsWith(QLatin1String("/demo")) && !folder.endsWith(QLatin1String("/common")),
                  qPrintable(folder));
     }
+}
+
+void PackagesTest::installedApiIsTheFacade()
+{
+    // <tollgate/...> is the API: every header of include/tollgate is installed there, and the
+    // examples include nothing else of the library's.
+    const QString prefix = m_tmp.filePath(QStringLiteral("prefix"));
+    const QStringList headers{QStringLiteral("*.h")};
+    const QStringList facade = QDir(sourcePath(QStringLiteral("include/tollgate"))).entryList(headers);
+    QVERIFY(facade.contains(QStringLiteral("tollgate.h")));
+    QCOMPARE(QDir(prefix + QStringLiteral("/include/tollgate")).entryList(headers), facade);
+    QDirIterator sources(sourcePath(QStringLiteral("examples")), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
+                         QDir::Files, QDirIterator::Subdirectories);
+    static const QRegularExpression ours(QStringLiteral(R"(^\s*#\s*include\s*[<"](core|app|ui|service)/)"));
+    int examples = 0;
+    while (sources.hasNext()) {
+        QFile source(sources.next());
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        ++examples;
+        for (const QString& line : QString::fromUtf8(source.readAll()).split(QLatin1Char('\n')))
+            QVERIFY2(!ours.match(line).hasMatch(), qPrintable(source.fileName() + QStringLiteral(": ") + line));
+    }
+    QVERIFY(examples > 0);
 }
 
 QByteArray PackagesTest::debInfo(const QString& package, const QStringList& args) const

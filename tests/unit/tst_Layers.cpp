@@ -2,6 +2,9 @@
 // #include "..." line of the product code is read, and one that reaches a layer above its own
 // file's fails. The layer table below is the one place that says the order.
 
+// The public API's umbrella, compiled here so that a facade header that no longer compiles in
+// the tree fails the build, not only integration.Packages.
+#include "include/tollgate/tollgate.h"
 #include "tests/support/TestEnv.h"
 
 #include <QDirIterator>
