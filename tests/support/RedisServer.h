@@ -47,6 +47,9 @@ public:
     bool restart();
 
     bool isRunning() const;
+    // The server's process id (0 when not running), for tests that SIGSTOP it to make Redis
+    // stop answering without closing a connection.
+    qint64 processId() const;
     quint16 port() const { return m_port; }
     QString host() const { return QStringLiteral("127.0.0.1"); }
     // "redis://127.0.0.1:<port>", or "rediss://..." when started with startTls().
