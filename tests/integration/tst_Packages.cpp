@@ -276,7 +276,8 @@ void PackagesTest::installedApiIsTheFacade()
     QCOMPARE(QDir(prefix + QStringLiteral("/include/tollgate")).entryList(headers), facade);
     QDirIterator sources(sourcePath(QStringLiteral("examples")), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
                          QDir::Files, QDirIterator::Subdirectories);
-    static const QRegularExpression ours(QStringLiteral(R"(^\s*#\s*include\s*[<"](core|app|ui|service)/)"));
+    static const QRegularExpression ours(
+        QStringLiteral("^\\s*#\\s*include\\s*[<\"](core|app|ui|service)/"));
     int examples = 0;
     while (sources.hasNext()) {
         QFile source(sources.next());

@@ -84,7 +84,8 @@ struct Include
 // headers, not Qt's).
 std::vector<Include> productIncludes()
 {
-    static const QRegularExpression includeLine(QStringLiteral(R"(^\s*#\s*include\s+"([^"]+)")"));
+    static const QRegularExpression includeLine(
+        QStringLiteral("^\\s*#\\s*include\\s+\"([^\"]+)\""));
     const QDir root(tollgate::test::sourceDir());
     std::vector<Include> includes;
     for (const QString& top : {QStringLiteral("core"), QStringLiteral("service"),
