@@ -7,8 +7,8 @@
 #   rlf      rate-limiter-flexible's RateLimiterRedis.consume() over ioredis
 #   ctl      `tollgatectl bench hit` (the C++ client), when built
 # Rounds alternate the loads; the best of each is kept. Each load's Redis server µs per
-# decision is INFO commandstats' usec summed over every command, after CONFIG RESETSTAT, over
-# its decisions (the Node.js loads run a second unmeasured first and reset the statistics
+# decision is INFO commandstats' usec of its script calls, after CONFIG RESETSTAT, over its
+# decisions (the Node.js loads run a second unmeasured first and reset the statistics
 # themselves when their clock starts). rate-limiter-flexible and ioredis are installed with npm
 # into a cache folder (never into the repository); the client's own dependencies come from
 # clients/node (npm ci).
@@ -64,10 +64,12 @@ run() {
     ctl) "$ctl" --url "redis://127.0.0.1:$port" --json bench hit "${load[@]}" ;;
     esac
 }
-# The server's µs of every command since the last CONFIG RESETSTAT.
+# The server's µs in scripts since the last CONFIG RESETSTAT: every load decides with one script
+# call (EVALSHA, or EVAL after a NOSCRIPT), whose time includes the commands it runs (which
+# commandstats lists again on their own lines, so those are not added).
 server_usec() {
     redis-cli -p "$port" INFO commandstats | tr -d '\r' |
-        sed -n 's/^cmdstat_[^:]*:.*,usec=\([0-9]*\),.*/\1/p' | awk '{s += $1} END {print s + 0}'
+        sed -n 's/^cmdstat_eval[a-z_]*:.*,usec=\([0-9]*\),.*/\1/p' | awk '{s += $1} END {print s + 0}'
 }
 declare -A best_rate best_us best_cpu
 for name in "${loads[@]}"; do best_rate[$name]=0 best_us[$name]=0 best_cpu[$name]=0; done

@@ -36,8 +36,8 @@ const std::vector<Layer>& layers()
          {QStringLiteral("core/scripts"), QStringLiteral("core/keys"),
           QStringLiteral("core/policies"), QStringLiteral("core/limiter"),
           QStringLiteral("core/moderation"), QStringLiteral("core/subjects"),
-          QStringLiteral("core/audit"), QStringLiteral("core/http"), QStringLiteral("core/metrics"),
-          QStringLiteral("core/registry")}},
+          QStringLiteral("core/audit"), QStringLiteral("core/json"), QStringLiteral("core/http"),
+          QStringLiteral("core/metrics"), QStringLiteral("core/registry")}},
         {"the service and the console", {QStringLiteral("service"), QStringLiteral("ui")}},
         {"the executables and their libraries", {QStringLiteral("app")}},
     };
