@@ -1,6 +1,6 @@
 #include "service/rlqs/QuotaSettings.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 
 #include <QFile>
 #include <set>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
-#include "core/limits/LimitEvent.h"
+#include "core/keys/KeySchema.h"
+#include "core/moderation/LimitEvent.h"
 #include "envoy/service/rate_limit_quota/v3/rlqs.grpc.pb.h"
 #include "service/rlqs/Assignment.h"
 

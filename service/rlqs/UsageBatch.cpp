@@ -1,6 +1,6 @@
 #include "service/rlqs/UsageBatch.h"
 
-#include "core/limits/ZoneOffsets.h"
+#include "core/policies/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QMutex>
