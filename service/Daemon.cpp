@@ -16,8 +16,8 @@
 #include "service/grpc/GrpcServer.h"
 #include "service/grpc/RlsService.h"
 #include "service/http/HttpFront.h"
-#include "service/rlqs/RlqsService.h"
 #include "service/metrics/ServiceMetrics.h"
+#include "service/rlqs/RlqsService.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

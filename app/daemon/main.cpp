@@ -6,6 +6,7 @@
 #include "core/redis/IoThreads.h"
 #include "core/Version.h"
 #include "service/Daemon.h"
+#include "service/rlqs/QuotaSettings.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -44,6 +45,10 @@ int checkConfig(const QString& path)
     auto config = loadServiceConfig(path);
     if (!config) {
         printLine(stderr, QStringLiteral("tollgated: ") + config.error().message);
+        return ExitUsage;
+    }
+    if (auto quota = loadQuotaSettings(*config); !quota) { // service/rlqs
+        printLine(stderr, QStringLiteral("tollgated: ") + quota.error().message);
         return ExitUsage;
     }
     for (const DomainConfig& domain : config->domains)

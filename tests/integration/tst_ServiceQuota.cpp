@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <map>
 
@@ -111,6 +112,7 @@ private Q_SLOTS:
     void unlimitedAndUnmatchedAreAllowAll();
     void idleBucketsAreAbandoned();
     void proxiesShareOneLimit();
+    void badSectionIsRefusedWithItsLine();
 
 private:
     CoreFixture m_core;
@@ -310,6 +312,23 @@ void ServiceQuotaTest::proxiesShareOneLimit()
         qInfo("minute %lld: %d allowed of 300", minute, allowed);
         QVERIFY2(allowed <= 330, qPrintable(QString::number(allowed)));
     }
+}
+
+void ServiceQuotaTest::badSectionIsRefusedWithItsLine()
+{
+    QTemporaryDir dir;
+    QFile file(dir.filePath(QStringLiteral("bad.yaml")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("domain: bad\ndescriptors:\n  - key: tenant\n    rate_limit: {unit: minute, requests_per_unit: 5}\n"
+               "rate_limit_quota:\n  abandon_after: 10ms\n");
+    file.close();
+    QProcess check;
+    check.start(tollgatedPath(), {QStringLiteral("check-config"), file.fileName()});
+    QVERIFY(check.waitForFinished(15000));
+    QCOMPARE(check.exitCode(), 2);
+    const QByteArray err = check.readAllStandardError();
+    QVERIFY2(err.contains("bad.yaml:6: rate_limit_quota.abandon_after: must be a duration of at least 1s"),
+             err.constData());
 }
 
 QTEST_GUILESS_MAIN(ServiceQuotaTest)
