@@ -92,7 +92,7 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 -- small ones go as strings).
 local alg = ARGV[2]
 local now_us, now_ms                                        -- the server's clock, once read
-local clock, to_int, mul_div
+local clock, signed_int, mul_div
 do
 --@include "hit/plain.lua"
 
@@ -130,10 +130,7 @@ local SCRIPT, MODE_A, MODE_B, MODE_C = 'hit', 'hit', 'peek', 'shadow'   -- for h
 
 --@include "hit/short_form.lua"
 
--- Writes are queued while reading and run at the end, so no error can leave a half-done hit.
--- Numbers go as they are: Redis writes an integer-valued Lua number with all its digits.
-local writes = {}
-local function later(...) writes[#writes + 1] = { ... } end
+--@include "hit/write_queue.lua"
 
 --@include "hit/time.lua"
 

@@ -8,6 +8,7 @@
 #include "core/limits/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
+#include "core/scripts/ScriptSource.h"
 
 #include <QDateTime>
 #include <cstdio>
@@ -177,11 +178,50 @@ int auditCommand(Cli& cli, const QStringList& args)
     return ExitOk;
 }
 
+namespace {
+
+// scripts --source: a line of an assembled script back to its source line (no server needed).
+int scriptSourceCommand(Cli& cli, const QString& where)
+{
+    const auto found = locateSourceLine(where);
+    if (!found)
+        return fail(found.error());
+    if (cli.json) {
+        QJsonArray array;
+        for (const SourceLine& at : *found)
+            array.append(QJsonObject{{QStringLiteral("script"), at.script},
+                                     {QStringLiteral("line"), at.line},
+                                     {QStringLiteral("source"), at.source},
+                                     {QStringLiteral("source_line"), at.sourceLine},
+                                     {QStringLiteral("text"), at.text}});
+        printJson(array);
+        return ExitOk;
+    }
+    for (const SourceLine& at : *found)
+        printLine(QStringLiteral("%1:%2  %3:%4  %5")
+                      .arg(at.script)
+                      .arg(at.line)
+                      .arg(at.source)
+                      .arg(at.sourceLine)
+                      .arg(at.text.trimmed()));
+    return ExitOk;
+}
+
+} // namespace
+
 int scriptsCommand(Cli& cli, const QStringList& args)
 {
     QCommandLineParser parser;
+    const QCommandLineOption source(
+        QStringLiteral("source"),
+        QStringLiteral("Where a line of an assembled script comes from: <script>:<line> "
+                       "(hit:812) or Redis's error text (user_script:812)."),
+        QStringLiteral("where"));
+    parser.addOption(source);
     if (auto exit = parseArguments(parser, args, 0, 0))
         return *exit;
+    if (parser.isSet(source))
+        return scriptSourceCommand(cli, parser.value(source));
     Client* client = cli.client();
     if (!client)
         return ExitUsage;

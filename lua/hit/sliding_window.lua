@@ -21,7 +21,7 @@
     -- the hash's start, cur, prev as numbers (counts capped at MAX_STORED), or nil when one is
     -- not a non-negative integer
     local function sw_fields(h)
-      local start, cur, prev = to_int(h[1]), to_int(h[2]), to_int(h[3])
+      local start, cur, prev = signed_int(h[1]), signed_int(h[2]), signed_int(h[3])
       if start and cur and prev and start >= 0 and cur >= 0 and prev >= 0 then
         return start, min(cur, MAX_STORED), min(prev, MAX_STORED)
       end
