@@ -54,9 +54,26 @@ packages=(
     dpkg-dev file lintian
     # The faster linker for the test executables (CMakeLists.txt falls back to gold without it).
     lld
+    # The Python client (clients/python): redis-py, its wheel built offline, pytest, the
+    # frameworks its middleware serves, limits for its benchmark
+    python3-redis python3-setuptools python3-wheel python3-pip python3-venv python3-pytest
+    python3-fastapi python3-starlette python3-flask python3-httpx python3-limits
+    # The PHP client (clients/php): PHP 8.2 with phpredis and Predis, its tests, its archive
+    php-cli php-redis php-predis phpunit composer unzip
+    # The conformance suite's tollgatectl and tollgated runners (conformance/runners), and the
+    # Java example against tollgated's HTTP endpoint (examples/java, java.net.http)
+    python3-redis default-jdk-headless
+    # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
+    golang-go golang-github-gomodule-redigo-dev
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")
+fi
+# The Node client's tests (clients/node, ctest clients.node): node and npm, which fetches the
+# test dependencies from the npm registry. NodeSource's nodejs brings its own npm.
+if [[ $demo_only == false ]]; then
+    packages+=(nodejs)
+    command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 # Extra packages a caller needs besides these (scripts/prometheus-screenshot.sh: chromium).
 packages+=("$@")

@@ -1,0 +1,181 @@
+// The Go client's own cost per decision, beside a bare EVALSHA loop of the same script: both
+// through the same redigo pool, the same goroutines, the same random users, against one private
+// redis-server, every hit allowed. Short rounds alternate the two and the totals are compared,
+// so a machine whose speed drifts during the run slows both alike. The client's CPU is the
+// process' (getrusage); the server runs apart.
+//
+//	go run . [-goroutines 8] [-seconds 1] [-rounds 10] [-users 1000]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"tollgate.dev/tollgate"
+	tgredigo "tollgate.dev/tollgate/redigo"
+	"tollgate.dev/tollgate/redigo/redistest"
+)
+
+// result: the totals of rounds (decisions, wall time, CPU), then their rates.
+type result struct {
+	decisions   float64
+	wall, cpu   time.Duration
+	perSecond   float64
+	cpuUsPerHit float64
+}
+
+func (r *result) add(o result) {
+	r.decisions += o.decisions
+	r.wall += o.wall
+	r.cpu += o.cpu
+}
+
+func (r result) rates() result {
+	r.perSecond = r.decisions / r.wall.Seconds()
+	r.cpuUsPerHit = float64(r.cpu.Microseconds()) / r.decisions
+	return r
+}
+
+func main() {
+	goroutines := flag.Int("goroutines", 8, "concurrent callers, one connection each")
+	seconds := flag.Float64("seconds", 1, "length of one round")
+	rounds := flag.Int("rounds", 10, "rounds of each, alternating; the totals are compared")
+	users := flag.Int("users", 1000, "random users")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			panic(err)
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+
+	server, err := redistest.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defer server.Close()
+	pool := server.Pool()
+	pool.MaxIdle = *goroutines
+	limiter, err := tollgate.NewLimiter(tgredigo.New(pool), tollgate.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer limiter.Close()
+	ctx := context.Background()
+	// Never denied: the common hit, the short form (lua/README.md), the fixed window's fast path.
+	if _, err := limiter.SavePolicy(ctx, "bench", map[string]string{"windows": "60000:1000000000"}, "bench", ""); err != nil {
+		panic(err)
+	}
+	ids := make([]string, *users)
+	for i := range ids {
+		ids[i] = "user" + strconv.Itoa(i)
+	}
+	if _, err := limiter.Hit(ctx, "bench", ids[0], 1); err != nil { // reads the policy, asks the contract
+		panic(err)
+	}
+	sha := hitSHA(pool)
+
+	// The bare loop: the very command the client sends, its keys built beforehand.
+	bare := func(conn redis.Conn, user int) error {
+		k := bareKeys[user]
+		_, err := conn.Do("EVALSHA", sha, "4", k[0], k[1], k[2], k[3], "hit", "fixed_window", "1", "1000000000", "60000")
+		return err
+	}
+	for _, id := range ids {
+		bareKeys = append(bareKeys, [4]string{"tg:{" + id + "}:ban", "tg:{" + id + "}:bench:ban", "tg:{" + id + "}:overrides",
+			"tg:{" + id + "}:bench:fw:60000"})
+	}
+	client := func(_ redis.Conn, user int) error {
+		_, err := limiter.Hit(ctx, "bench", ids[user], 1)
+		return err
+	}
+
+	duration := time.Duration(*seconds * float64(time.Second))
+	var total [2]result
+	for round := 0; round < *rounds; round++ {
+		for i, run := range []func(redis.Conn, int) error{bare, client} {
+			total[i].add(measure(pool, *goroutines, *users, duration, run, i == 0))
+		}
+	}
+	best := [2]result{total[0].rates(), total[1].rates()}
+	fmt.Printf("Go client against a bare EVALSHA loop of hit.lua: %d goroutines, %d users, %d alternating rounds of %g s each\n\n",
+		*goroutines, *users, *rounds, *seconds)
+	fmt.Println("| path | decisions/s | client CPU µs/decision | ratio |")
+	fmt.Println("|---|---:|---:|---:|")
+	fmt.Printf("| bare EVALSHA (redigo, keys built beforehand) | %.0f | %.1f | 1.00x |\n", best[0].perSecond, best[0].cpuUsPerHit)
+	fmt.Printf("| tollgate `Limiter.Hit` (redigo adapter) | %.0f | %.1f | %.2fx |\n", best[1].perSecond, best[1].cpuUsPerHit,
+		best[1].perSecond/best[0].perSecond)
+	fmt.Printf("\nthe client's own overhead: %.1f µs of CPU per decision\n", best[1].cpuUsPerHit-best[0].cpuUsPerHit)
+}
+
+var bareKeys [][4]string
+
+// hitSHA is the SHA the server knows hit.lua by (the client loaded it with its first hit).
+func hitSHA(pool *redis.Pool) string {
+	conn := pool.Get()
+	defer conn.Close()
+	source, err := os.ReadFile("../../../clients/go/lua/hit.lua")
+	if err != nil {
+		panic(err)
+	}
+	sha, err := redis.String(conn.Do("SCRIPT", "LOAD", string(source)))
+	if err != nil {
+		panic(err)
+	}
+	return sha
+}
+
+// measure runs call from goroutines callers for d, each on a connection of its own (the
+// client's Do takes its own from the pool: the same count in use).
+func measure(pool *redis.Pool, goroutines, users int, d time.Duration, call func(redis.Conn, int) error, ownConn bool) result {
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	stop := time.Now().Add(d)
+	cpuBefore := cpuTime()
+	started := time.Now()
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			random := rand.New(rand.NewSource(seed))
+			var conn redis.Conn
+			if ownConn {
+				conn = pool.Get()
+				defer conn.Close()
+			}
+			for n := 0; ; n++ {
+				if n%64 == 0 && time.Now().After(stop) {
+					return
+				}
+				if err := call(conn, random.Intn(users)); err != nil {
+					panic(err)
+				}
+				done.Add(1)
+			}
+		}(int64(g))
+	}
+	wg.Wait()
+	elapsed := time.Since(started)
+	cpu := cpuTime() - cpuBefore
+	return result{decisions: float64(done.Load()), wall: elapsed, cpu: cpu}
+}
+
+func cpuTime() time.Duration {
+	var usage syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
+}

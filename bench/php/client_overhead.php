@@ -1,0 +1,144 @@
+<?php
+
+// What the PHP client adds to a decision: Tollgate\Limiter::hit() against a bare EVALSHA loop
+// of the same assembled hit.lua with the same keys and arguments, on one private redis-server,
+// one connection, one call in flight (PHP's own concurrency), for phpredis and Predis, in
+// alternating batches of 100 calls (best of the rounds); client CPU is getrusage of this process.
+// First the Limiter alone over a connection that answers at once: the client's own µs.
+//
+//   php bench/php/client_overhead.php [--seconds 2] [--rounds 3] [--users 1000]
+
+declare(strict_types=1);
+
+require dirname(__DIR__, 2) . '/clients/php/tests/bootstrap.php';
+
+use Tollgate\Limiter;
+use Tollgate\PolicyWriter;
+use Tollgate\Tests\Support\RedisServer;
+
+$options = getopt('', ['seconds:', 'rounds:', 'users:']);
+$seconds = (float) ($options['seconds'] ?? 2);
+$rounds = (int) ($options['rounds'] ?? 3);
+$userCount = (int) ($options['users'] ?? 1000);
+
+$server = new RedisServer();
+$users = array_map(static fn () => 'user' . random_int(1, PHP_INT_MAX), range(1, $userCount));
+
+/** µs of this process's CPU so far (user + system). */
+function cpuMicros(): float
+{
+    $u = getrusage();
+    return $u['ru_utime.tv_sec'] * 1e6 + $u['ru_utime.tv_usec'] + $u['ru_stime.tv_sec'] * 1e6 + $u['ru_stime.tv_usec'];
+}
+
+/**
+ * Runs the loops for $seconds in alternating batches of 100 calls, so that a machine whose speed
+ * moves (other work on the same cores) slows every loop alike; returns per loop
+ * [decisions/s over its own batches, µs of this process's CPU a decision].
+ *
+ * @param array<string,callable(int):void> $loops
+ */
+function interleaved(float $seconds, array $loops): array
+{
+    $wall = $cpu = $count = array_fill_keys(array_keys($loops), 0);
+    $end = hrtime(true) + (int) ($seconds * 1e9);
+    $n = 0;
+    while (hrtime(true) < $end) {
+        foreach ($loops as $name => $loop) {
+            $c0 = cpuMicros();
+            $t0 = hrtime(true);
+            for ($i = 0; $i < 100; ++$i) {
+                $loop($n++);
+            }
+            $wall[$name] += hrtime(true) - $t0;
+            $cpu[$name] += cpuMicros() - $c0;
+            $count[$name] += 100;
+        }
+    }
+    $result = [];
+    foreach ($loops as $name => $loop) {
+        $result[$name] = [$count[$name] / ($wall[$name] / 1e9), $cpu[$name] / $count[$name]];
+    }
+    return $result;
+}
+
+/** A connection that answers every hit at once: the client's own work, with no I/O at all. */
+final class AnsweringConnection implements Tollgate\Redis\Connection
+{
+    public function evalSha(string $sha, array $keys, array $args, bool $readOnly = false): mixed
+    {
+        return [1, 'ok', 1, 1000000000, 999999999, 3600000, 0];
+    }
+
+    public function evalSource(string $source, array $keys, array $args): mixed
+    {
+        return $this->evalSha('', $keys, $args);
+    }
+
+    public function hashGetAll(string $key): array
+    {
+        return ['windows' => '3600000:1000000000'];
+    }
+
+    public function scanKeys(string $pattern, int $count = 1000): array
+    {
+        return [];
+    }
+
+    public function command(array $argv, ?string $key = null): mixed
+    {
+        return null;
+    }
+
+    public function isCluster(): bool
+    {
+        return false;
+    }
+
+    public function setDeadline(?float $seconds): void
+    {
+    }
+}
+
+printf("%-9s %-24s %14s %16s\n", 'adapter', 'loop', 'decisions/s', 'client µs/dec');
+$alone = new Limiter(new AnsweringConnection(), 'tg');
+[$rate, $cpu] = interleaved($seconds, ['alone' => static function (int $n) use ($alone, $users, $userCount) {
+    $alone->hit('bench', $users[$n % $userCount]);
+}])['alone'];
+printf("%-9s %-24s %14.0f %16.2f  (no Redis: the client's own work)\n", '-', 'Tollgate\Limiter::hit', $rate, $cpu);
+foreach (['phpredis', 'predis'] as $adapter) {
+    $client = $server->client($adapter);
+    $limiter = new Limiter($client, 'tg');
+    PolicyWriter::of($limiter)->save('bench', ['windows' => '3600000:1000000000'], 'bench');
+    $limiter->hit('bench', 'warm-up'); // loads the script
+    $sha = $limiter->scripts()->sha('hit');
+    // The bare loop: the very keys and arguments the Limiter sends (hit.lua's short form),
+    // built once per user before the clock starts.
+    $calls = array_map(static fn (string $u) => [
+        ["tg:{{$u}}:ban", "tg:{{$u}}:bench:ban", "tg:{{$u}}:overrides", "tg:{{$u}}:bench:fw:3600000"],
+        ['hit', 'fixed_window', 1, 1000000000, 3600000],
+    ], $users);
+    $bare = $adapter === 'phpredis'
+        ? static function (int $n) use ($client, $sha, $calls, $userCount) {
+            [$keys, $args] = $calls[$n % $userCount];
+            $client->evalsha($sha, [...$keys, ...$args], 4);
+        }
+        : static function (int $n) use ($client, $sha, $calls, $userCount) {
+            [$keys, $args] = $calls[$n % $userCount];
+            $client->executeRaw(['EVALSHA', $sha, 4, ...$keys, ...$args]);
+        };
+    $tollgate = static function (int $n) use ($limiter, $users, $userCount) {
+        $limiter->hit('bench', $users[$n % $userCount]);
+    };
+    $best = ['bare' => [0, INF], 'limiter' => [0, INF]];
+    for ($round = 0; $round < $rounds; ++$round) {
+        foreach (interleaved($seconds, ['bare' => $bare, 'limiter' => $tollgate]) as $name => [$rate, $cpu]) {
+            $best[$name] = [max($best[$name][0], $rate), min($best[$name][1], $cpu)];
+        }
+    }
+    printf("%-9s %-24s %14.0f %16.1f\n", $adapter, 'bare EVALSHA', ...$best['bare']);
+    printf("%-9s %-24s %14.0f %16.1f\n", $adapter, 'Tollgate\Limiter::hit', ...$best['limiter']);
+    printf("%-9s %-24s %14.2fx %15.1f  (client µs a decision more than the bare loop)\n", $adapter, 'ratio / overhead',
+        $best['limiter'][0] / $best['bare'][0], $best['limiter'][1] - $best['bare'][1]);
+}
+$server->stop();

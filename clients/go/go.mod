@@ -1,0 +1,3 @@
+module tollgate.dev/tollgate
+
+go 1.19

@@ -1,0 +1,153 @@
+"""Runs core's requests on redis-py's asyncio clients (redis.asyncio.Redis, its Sentinel's
+master_for, redis.asyncio.RedisCluster) within a deadline. A read that runs out of time is
+cancelled, and redis-py closes a connection whose read was cancelled, so a late reply never
+answers the next command. NOSCRIPT is answered with EVAL, as in the synchronous transport."""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Optional, Sequence
+
+from redis import exceptions as rx
+
+from .. import errors
+from ..core import Call, Eval, Op, Scan
+from ..transport import classify
+
+try:
+    from redis.asyncio.cluster import RedisCluster
+except ImportError:  # pragma: no cover
+    RedisCluster = None  # type: ignore[assignment,misc]
+
+
+async def _within(awaitable: Any, seconds: float) -> Any:
+    # wait_for, not asyncio.timeout(): redis-py 4.3 disconnects (awaiting) inside the cancelled
+    # read, after which Python 3.11's timeout() lets the CancelledError through.
+    return await asyncio.wait_for(awaitable, seconds)
+
+
+def _named(args: Sequence[Any]) -> Sequence[Any]:
+    """redis-py's cluster routing looks command names up as text."""
+    name = args[0].decode() if isinstance(args[0], bytes) else args[0]
+    return (name, *args[1:])
+
+
+def is_cluster(client: Any) -> bool:
+    return RedisCluster is not None and isinstance(client, RedisCluster)
+
+
+class AsyncTransport:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.cluster = is_cluster(client)
+        self._initialized = False
+
+    async def run(self, op: Op, timeout: Optional[float]) -> Any:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            request = op.send(None)
+            while True:
+                try:
+                    result = await self.execute(request, deadline, timeout)
+                except errors.TollgateError as error:
+                    request = op.throw(error)
+                else:
+                    request = op.send(result)
+        except StopIteration as done:
+            return done.value
+
+    async def execute(self, request: Any, deadline: Optional[float], timeout: Optional[float]) -> Any:
+        if type(request) is Eval:
+            key = request.keys[0] if request.keys else None
+            head = (b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha, len(request.keys))
+            try:
+                return await self.command((*head, *request.keys, *request.args), key, deadline, timeout)
+            except errors.NoScript:
+                again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
+                         len(request.keys), *request.keys, *request.args)
+                return await self.command(again, key, deadline, timeout)
+        if type(request) is Call:
+            return await self.command(request.args, request.key, deadline, timeout)
+        if type(request) is Scan:
+            return await self.scan(request)
+        raise TypeError(f"unknown request {request!r}")
+
+    async def command(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
+                      timeout: Optional[float]) -> Any:
+        if self.cluster:
+            return await self._on_node(args, key, deadline, timeout)
+        pool = self.client.connection_pool
+        try:
+            conn = await pool.get_connection(args[0])
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        try:
+            await conn.send_command(*args)
+            return await self._read(conn, conn.read_response(), deadline, timeout)
+        except rx.ResponseError as error:
+            raise classify(error) from None
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        finally:
+            await pool.release(conn)
+
+    async def _read(self, conn: Any, reading: Any, deadline: Optional[float],
+                    timeout: Optional[float]) -> Any:
+        if deadline is None:
+            return await reading
+        left = deadline - time.monotonic()
+        try:
+            return await _within(reading, max(left, 0.0))
+        except asyncio.TimeoutError:
+            await conn.disconnect()  # its reply may still come: never read it as another's
+            raise errors.unavailable(None, timeout) from None
+
+    async def _on_node(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
+                       timeout: Optional[float]) -> Any:
+        client = self.client
+        if not self._initialized:  # the slot map, read once by redis-py
+            await client.initialize()
+            self._initialized = True
+        node = client.get_node_from_key(key) if key is not None else client.get_default_node()
+        if node is None:
+            return await self._through_cluster(args)
+        try:
+            conn = node.acquire_connection()
+        except rx.ConnectionError as error:
+            raise errors.unavailable(error) from None
+        try:
+            await conn.send_command(*args)
+            return await self._read(conn, conn.read_response_without_lock(), deadline, timeout)
+        except (rx.MovedError, rx.AskError, rx.TryAgainError):
+            return await self._through_cluster(args)
+        except rx.ResponseError as error:
+            raise classify(error) from None
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        finally:
+            node._free.append(conn)
+
+    async def _through_cluster(self, args: Sequence[Any]) -> Any:
+        try:
+            return await self.client.execute_command(*_named(args))
+        except rx.ResponseError as error:
+            raise classify(error) from None
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+
+    async def scan(self, request: Scan) -> list:
+        try:
+            if self.cluster:
+                node = self.client.get_node_from_key(request.key)
+                found, cursor = [], 0
+                while True:
+                    cursor, keys = await node.execute_command(
+                        "SCAN", cursor, "MATCH", request.pattern, "COUNT", 1000)
+                    found += keys
+                    if int(cursor) == 0:
+                        return found
+            return [key async for key in self.client.scan_iter(match=request.pattern, count=1000)]
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        except rx.ResponseError as error:
+            raise classify(error) from None

@@ -1,0 +1,139 @@
+"""Runs the requests of core's operations on redis-py's synchronous clients (Redis, Sentinel's
+master_for, RedisCluster) within a deadline: a command is sent on a connection of the pool and
+its reply awaited for the time left; a connection that ran out of time is closed, so a late
+reply can never answer the next command. NOSCRIPT is answered with EVAL of the same source,
+which loads the script again in the same round trip (a flush, a failover, a proxy that forwards
+EVAL but not SCRIPT LOAD), never with a wait."""
+from __future__ import annotations
+
+import time
+from typing import Any, Optional, Sequence
+
+import redis
+from redis import exceptions as rx
+
+from . import errors
+from .core import Call, Eval, Op, Scan
+
+try:
+    from redis.cluster import RedisCluster
+except ImportError:  # pragma: no cover - redis-py without cluster support
+    RedisCluster = None  # type: ignore[assignment,misc]
+
+
+def classify(error: Exception) -> errors.TollgateError:
+    """redis-py strips the code of the errors it has a class for: those by class."""
+    if isinstance(error, rx.NoScriptError):
+        return errors.NoScript(str(error))
+    if isinstance(error, rx.NoPermissionError):
+        return errors.NoPermission(str(error))
+    return errors.from_reply(str(error))
+
+
+def is_cluster(client: Any) -> bool:
+    return RedisCluster is not None and isinstance(client, RedisCluster)
+
+
+class SyncTransport:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.cluster = is_cluster(client)
+
+    def run(self, op: Op, timeout: Optional[float]) -> Any:
+        """Drives an operation to its end; each request gets the time left of `timeout`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        send, throw = op.send, op.throw
+        try:
+            request = send(None)
+            while True:
+                try:
+                    result = self.execute(request, deadline, timeout)
+                except errors.TollgateError as error:
+                    request = throw(error)
+                else:
+                    request = send(result)
+        except StopIteration as done:
+            return done.value
+
+    def execute(self, request: Any, deadline: Optional[float], timeout: Optional[float]) -> Any:
+        if type(request) is Eval:
+            head = (b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha,
+                    len(request.keys))
+            key = request.keys[0] if request.keys else None
+            try:
+                return self.command((*head, *request.keys, *request.args), key, deadline, timeout)
+            except errors.NoScript:
+                again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
+                         len(request.keys), *request.keys, *request.args)
+                return self.command(again, key, deadline, timeout)
+        if type(request) is Call:
+            return self.command(request.args, request.key, deadline, timeout)
+        if type(request) is Scan:
+            return self.scan(request)
+        raise TypeError(f"unknown request {request!r}")
+
+    def _node_client(self, key: Optional[bytes]) -> Any:
+        if not self.cluster:
+            return self.client
+        node = self.client.get_node_from_key(key) if key is not None else self.client.get_default_node()
+        return self.client.get_redis_connection(node)
+
+    def command(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
+                timeout: Optional[float]) -> Any:
+        client = self._node_client(key)
+        pool = client.connection_pool
+        try:
+            conn = pool.get_connection(args[0])
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        try:
+            conn.send_command(*args)
+            if deadline is None:
+                return conn.read_response()
+            # The time left as the socket's own timeout for this one reply (one system call
+            # fewer than polling first), then the connection's own again for other users.
+            sock = conn._sock
+            sock.settimeout(max(deadline - time.monotonic(), 0.000001))
+            try:
+                return conn.read_response()
+            finally:
+                if conn._sock is sock:
+                    sock.settimeout(conn.socket_timeout)
+        except errors.TollgateError:
+            raise
+        except rx.TimeoutError:
+            conn.disconnect()  # its reply may still come: never read it as another's
+            raise errors.unavailable(None, timeout) from None
+        except (rx.MovedError, rx.AskError, rx.TryAgainError) as moved:
+            if not self.cluster:
+                raise errors.from_reply(str(moved)) from None
+            return self._through_cluster(args)
+        except rx.ResponseError as error:
+            raise classify(error) from None
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            conn.disconnect()
+            raise errors.unavailable(error) from None
+        finally:
+            pool.release(conn)
+
+    def _through_cluster(self, args: Sequence[Any]) -> Any:
+        """A slot moved: redis-py's own cluster client follows it and refreshes its slot map."""
+        try:
+            name = args[0].decode() if isinstance(args[0], bytes) else args[0]
+            return self.client.execute_command(name, *args[1:])
+        except rx.ResponseError as error:
+            raise classify(error) from None
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+
+    def scan(self, request: Scan) -> list:
+        client = self._node_client(request.key)
+        try:
+            return list(client.scan_iter(match=request.pattern, count=1000))
+        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+            raise errors.unavailable(error) from None
+        except rx.ResponseError as error:
+            raise classify(error) from None
+
+
+__all__ = ["SyncTransport", "is_cluster", "redis"]
