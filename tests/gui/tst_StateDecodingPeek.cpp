@@ -3,8 +3,8 @@
 // reckons the same count for its reply ([10], the window as it stands). Both run here on one
 // real server against the same keys, for every algorithm and for a sliding window whose
 // previous window still weighs in, so the console's reading cannot drift from the scripts'.
-// (The states chosen change their count at most once a minute: the two reads, a few hundred
-// µs apart, see the same count.)
+// (The states chosen change their count at most once a minute: the two reads, milliseconds
+// apart, see the same count.)
 
 #include "tests/support/AlgorithmRows.h"
 #include "tests/support/CoreFixture.h"
@@ -15,10 +15,12 @@
 
 using namespace tollgate;
 using namespace tollgate::test;
+using namespace tollgate::ui;
 
 namespace {
 
 constexpr qint64 kDay = 86'400'000;
+constexpr qint64 kYear = 365 * kDay; // the longest window: a token comes back every 315 s
 constexpr qint64 kLimit = 100'000; // a sliding log's most
 
 } // namespace
@@ -80,7 +82,7 @@ void StateDecodingPeekTest::decodedCountIsPeeksCount()
     QFETCH(Algorithm, algorithm);
     RawHit hit;
     hit.algorithm = algorithmName(algorithm);
-    hit.windows = {{kLimit, kDay}};
+    hit.windows = {{kLimit, kYear}};
     hit.user = "reader";
     for (const int cost : {1, 4, 2}) {
         hit.cost = QByteArray::number(cost);
@@ -101,22 +103,22 @@ void StateDecodingPeekTest::decodedCountIsPeeksCount()
 
 void StateDecodingPeekTest::slidingWindowWeighsThePreviousWindowAsPeekDoes()
 {
-    // The day before counted 90 000 units: now they weigh by the part of that day still inside
-    // the sliding day, and two hits of today are added to them.
+    // The day before counted 1,000 units: now they weigh by the part of that day still inside
+    // the sliding day (one unit less every 86 s), and two hits of today are added to them.
     RawHit hit;
     hit.algorithm = "sliding_window";
     hit.windows = {{kLimit, kDay}};
     hit.user = "weighed";
     const QByteArray key = hit.stateKey(m_core.schema());
     const qint64 today = m_core.serverNowMs() / kDay * kDay;
-    QVERIFY(m_core.inspect({"HSET", key, "start", QByteArray::number(today - kDay), "cur", "90000",
+    QVERIFY(m_core.inspect({"HSET", key, "start", QByteArray::number(today - kDay), "cur", "1000",
                             "prev", "0"}));
     QVERIFY(m_core.inspect({"PEXPIRE", key, QByteArray::number(2 * kDay)}));
     for (int i = 0; i < 2; ++i) {
         const auto counted = runRawHit(*m_core.client(), m_core.layout(), hit);
         QVERIFY(counted && counted->allowed);
     }
-    QCOMPARE(m_core.bytes({"HGET", key, "prev"}), QByteArray("90000"));
+    QCOMPARE(m_core.bytes({"HGET", key, "prev"}), QByteArray("1000"));
     const QString peeked = peekedCount(hit);
     const QString summary = decodedSummary(hit);
     QVERIFY2(summary.startsWith(peeked + QLatin1Char(' ')),
