@@ -40,9 +40,10 @@ FIXED_ARGS = 14                 -- actor and reason follow hit.lua's first twelv
 
 local alg = ARGV[2]
 local now_us, now_ms
-local clock, signed_int, mul_div
+local clock, signed_int, mul_div, sw_retry
 do
 --@include "hit/mul_div.lua"
+--@include "hit/sw_retry.lua"
 --@include "hit/clock.lua"
 end
 
