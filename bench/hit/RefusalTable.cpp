@@ -2,7 +2,7 @@
 
 #include "bench/hit/AlgorithmTable.h"
 #include "bench/hit/ServerFigures.h"
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <QDateTime>
 #include <array>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
-#include "core/redis/Client.h"
+#include "core/keys/KeySchema.h"
+#include "core/client/Client.h"
 
 #include <chrono>
 

@@ -24,6 +24,7 @@ class Eval(NamedTuple):
     keys: Sequence[bytes]
     args: Sequence[Any]
     readonly: bool = False
+    packed: Optional[bytes] = None  # the same EVALSHA already in RESP (hits), else built here
 
 
 class Call(NamedTuple):
@@ -100,7 +101,7 @@ class Core:
             self._last_known.pop(action, None)
             raise NoPolicy(action, key.decode("utf-8", "replace"))
         policy = Policy.from_fields(action, fields)
-        prepared = PreparedHit(policy, self.layout)
+        prepared = PreparedHit(policy, self.layout, sha=self.hit_script.sha)
         with self._lock:
             self._last_known[action] = (policy, prepared)
             if generation == self._generation:  # no change was announced while we read
@@ -119,7 +120,7 @@ class Core:
                 raise InvalidArgument(f"the policy given is action {inline.action!r}'s, not {action!r}'s")
             prepared = self._inline.get(inline)
             if prepared is None:
-                prepared = PreparedHit(inline, self.layout)
+                prepared = PreparedHit(inline, self.layout, sha=self.hit_script.sha)
                 if len(self._inline) < 256:
                     self._inline[inline] = prepared
             return inline, prepared
@@ -155,7 +156,7 @@ class Core:
         while True:
             keys, args = sent.command(peek, raw, units)
             try:
-                reply = yield Eval(self.hit_script, keys, args, peek)
+                reply = yield Eval(self.hit_script, keys, args, peek, sent.packed(peek, raw, units))
             except Redirect as redirect:
                 sent = self._redirect(prepared, target_key, redirect, redirects)
                 redirects += 1
@@ -179,7 +180,8 @@ class Core:
             if redirect.target == "policy":
                 self._targets.pop(target_key, None)
                 return prepared
-            sent = PreparedHit(prepared.policy, self.layout, parse_windows(redirect.target))
+            sent = PreparedHit(prepared.policy, self.layout, parse_windows(redirect.target),
+                               self.hit_script.sha)
             if len(self._targets) >= MAX_OVERRIDE_TARGETS:
                 self._targets.pop(next(iter(self._targets)))
             self._targets[target_key] = sent

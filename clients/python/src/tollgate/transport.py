@@ -14,6 +14,7 @@ from redis import exceptions as rx
 
 from . import errors
 from .core import Call, Eval, Op, Scan
+from .deadline import watchdog
 
 try:
     from redis.cluster import RedisCluster
@@ -61,7 +62,9 @@ class SyncTransport:
                     len(request.keys))
             key = request.keys[0] if request.keys else None
             try:
-                return self.command((*head, *request.keys, *request.args), key, deadline, timeout)
+                packed = None if self.cluster else request.packed  # a cluster may redirect
+                return self.command(packed or (*head, *request.keys, *request.args), key,
+                                    deadline, timeout)
             except errors.NoScript:
                 again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
                          len(request.keys), *request.keys, *request.args)
@@ -83,22 +86,33 @@ class SyncTransport:
         client = self._node_client(key)
         pool = client.connection_pool
         try:
-            conn = pool.get_connection(args[0])
+            conn = pool.get_connection("EVALSHA" if isinstance(args, bytes) else args[0])
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
             raise errors.unavailable(error) from None
         try:
-            conn.send_command(*args)
+            if isinstance(args, bytes):
+                conn.send_packed_command([args])
+            else:
+                conn.send_command(*args)
             if deadline is None:
                 return conn.read_response()
-            # The time left as the socket's own timeout for this one reply (one system call
-            # fewer than polling first), then the connection's own again for other users.
-            sock = conn._sock
-            sock.settimeout(max(deadline - time.monotonic(), 0.000001))
+            if deadline <= time.monotonic():
+                conn.disconnect()
+                raise errors.unavailable(None, timeout)
+            read = watchdog.watch(conn._sock, deadline)
             try:
-                return conn.read_response()
-            finally:
-                if conn._sock is sock:
-                    sock.settimeout(conn.socket_timeout)
+                response = conn.read_response()
+            except (rx.ConnectionError, rx.TimeoutError, OSError):
+                if watchdog.done(read):  # the watchdog ended the read: the deadline passed
+                    raise errors.unavailable(None, timeout) from None
+                raise
+            except BaseException:  # an error reply: the connection goes back to the pool
+                if watchdog.done(read):
+                    conn.disconnect()
+                raise
+            if watchdog.done(read):  # ended just as the reply came: the reply stands
+                conn.disconnect()
+            return response
         except errors.TollgateError:
             raise
         except rx.TimeoutError:

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", os.Getenv("REDIS_ADDR")) }}
+	pool := &redis.Pool{MaxIdle: 16, Dial: func() (redis.Conn, error) { return redis.Dial("tcp", os.Getenv("REDIS_ADDR")) }}
 	limiter, err := tollgate.NewLimiter(tgredigo.New(pool), tollgate.Options{Prefix: "tg"})
 	if err != nil {
 		panic(err)
