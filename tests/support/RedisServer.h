@@ -3,10 +3,12 @@
 #include "tests/support/TlsCertificates.h"
 
 #include <QByteArray>
+#include <QDeadlineTimer>
 #include <QList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -80,6 +82,10 @@ public:
     // Length of the RESP value starting at offset: 0 while data holds only a prefix of it,
     // -1 when it is malformed.
     static qsizetype replyLength(const QByteArray& data, qsizetype offset = 0);
+    // Reads `count` whole replies from `socket` (raw RESP each); empty when the peer closed the
+    // connection or the deadline passed first.
+    static QList<QByteArray> readReplies(QTcpSocket& socket, qsizetype count,
+                                         const QDeadlineTimer& deadline);
 
 private:
     bool startWithArguments(const QStringList& extraArgs, bool tls);

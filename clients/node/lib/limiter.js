@@ -3,8 +3,8 @@
 // EVALSHA each, with policies read from Redis (or given inline) and a failure policy for when
 // Redis cannot answer within the call's deadline.
 const { EventEmitter } = require('node:events');
-// The application's own ioredis (a peer dependency): hits go as its Commands, each with its
-// own timeout, straight to sendCommand.
+// The application's own ioredis (a peer dependency): hits go as its Commands straight to
+// sendCommand, their deadlines kept by Deadlines.
 const { Command } = require('ioredis');
 const { KeySchema, checkId, escapeId } = require('./keys');
 const errors = require('./errors');
@@ -17,7 +17,7 @@ const scripts = require('./scripts');
 const { PolicyCache } = require('./policy-cache');
 const { Moderation } = require('./moderation');
 
-const { InvalidError, NoPolicyError, UnavailableError, classify } = errors;
+const { InvalidError, UnavailableError, classify } = errors;
 const FAILURE_MODES = new Set(['report', 'allow', 'deny', 'insurance']);
 const MAX_OVERRIDE_TARGETS = 4096;
 const sharedInsurance = new InsuranceLimiter();
@@ -135,7 +135,7 @@ class Limiter extends EventEmitter {
   }
 
   // One decision within its deadline. The common hit (contract checked, policy cached) goes
-  // straight to one EVALSHA whose deadline is the command's own timeout; the rest reads what it
+  // straight to one EVALSHA whose deadline a slot in this.deadlines keeps; the rest reads what it
   // needs first. Whatever fails for want of Redis goes to the failure policy.
   decide(peek, action, user, options) {
     let work;

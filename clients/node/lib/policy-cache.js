@@ -153,4 +153,4 @@ class PolicyCache {
   }
 }
 
-module.exports = { PolicyCache, PreparedHit };
+module.exports = { PolicyCache };
