@@ -1,11 +1,11 @@
 // repair, audit, scripts: looking at what is in Redis.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 

@@ -1,7 +1,7 @@
 #include "service/http/HttpFront.h"
 
 #include "core/http/RateLimitHeaders.h"
-#include "core/limits/RefusalCache.h"
+#include "core/limiter/RefusalCache.h"
 #include "service/http/DecisionJson.h"
 #include "service/metrics/ServiceMetrics.h"
 
