@@ -42,7 +42,7 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 --@include "hit/constants.lua"
 --@include "includes/contract_query.lua"
 
-local function to_int(s)
+local function signed_int(s)
   return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
 end
 --@include "hit/checks.lua"
@@ -130,7 +130,7 @@ for _, b in ipairs(buckets) do
   local applied, spec = '', nil
   local stored = redis.pcall('HMGET', b.overrides_key, escape(b.action), '*')
   if stored.err then
-    expect_type(b.overrides_key, 'hash', 'an overrides hash')
+    assert_type(b.overrides_key, 'hash', 'an overrides hash')
     error(stored, 0)
   end
   for i = 1, 2 do
@@ -160,7 +160,7 @@ for _, b in ipairs(buckets) do
     if ttl > 0 or ttl == -1 then
       local got = redis.pcall('GET', w.key)
       if type(got) == 'table' and got.err then
-        expect_type(w.key, 'string', 'a fixed-window counter')
+        assert_type(w.key, 'string', 'a fixed-window counter')
         error(got, 0)
       end
       count = stored_int(w.key, 'counter', got) or 0
