@@ -156,6 +156,11 @@ void RedisServer::kill()
     m_process.reset();
 }
 
+qint64 RedisServer::pid() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning ? m_process->processId() : 0;
+}
+
 bool RedisServer::isRunning() const
 {
     if (!m_process)

@@ -47,6 +47,8 @@ public:
     bool restart();
 
     bool isRunning() const;
+    // The server's process id (0 when not running): for SIGSTOP/SIGCONT, a server frozen.
+    qint64 pid() const;
     quint16 port() const { return m_port; }
     QString host() const { return QStringLiteral("127.0.0.1"); }
     // "redis://127.0.0.1:<port>", or "rediss://..." when started with startTls().
