@@ -94,4 +94,11 @@ JsonWriter& JsonWriter::value(bool flag)
     return *this;
 }
 
+JsonWriter& JsonWriter::json(const QByteArray& text)
+{
+    separate();
+    m_out += text;
+    return *this;
+}
+
 } // namespace tollgate::service

@@ -25,6 +25,8 @@ public:
     JsonWriter& value(const char* ascii) { return value(QByteArray(ascii)); }
     JsonWriter& value(qint64 number);
     JsonWriter& value(bool flag);
+    /// A value that is JSON already (compact, valid: the caller's own), written as it is.
+    JsonWriter& json(const QByteArray& text);
 
     /// The text, with a final newline.
     QByteArray take() { return m_out + '\n'; }
