@@ -1,6 +1,6 @@
 // The hit path against the physical limit, in one run against one private
-// redis-server (core/demo/DemoServer):
-//   * Tollgate's hit through the Limiter (the path applications use, core/limits/HitLoad);
+// redis-server (app/demo/DemoServer):
+//   * Tollgate's hit through the Limiter (the path applications use, core/limiter/HitLoad);
 //   * redis-benchmark running the very same EVALSHA (keys and arguments taken from the command
 //     the Limiter sends), a policy with a huge limit so every hit takes the common allowed path;
 //   * bare INCR with redis-benchmark;
@@ -19,14 +19,14 @@
 // the client's threads preempt the server in the middle of a call; under FIFO nothing does.
 //
 // Prints figures; asserts nothing (goals are read from here, never from timed tests).
+#include "app/demo/DemoServer.h"
 #include "bench/floor/RoundTripFloor.h"
 #include "bench/hit/AlgorithmTable.h"
 #include "bench/hit/ServerFigures.h"
-#include "core/demo/DemoServer.h"
-#include "core/limits/HitLoad.h"
-#include "core/limits/PreparedHit.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Client.h"
+#include "core/client/Blocking.h"
+#include "core/client/Client.h"
+#include "core/limiter/HitLoad.h"
+#include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QCommandLineParser>

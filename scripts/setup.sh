@@ -65,6 +65,8 @@ packages=(
     python3-redis default-jdk-headless
     # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
     golang-go golang-github-gomodule-redigo-dev
+    # Redis behind Twemproxy (tests/support/Twemproxy, docs/twemproxy.md): Debian's nutcracker
+    nutcracker
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/FailurePolicy.h"
-#include "core/limits/KeySchema.h"
-#include "core/redis/ConnectionOptions.h"
+#include "core/client/ConnectionOptions.h"
+#include "core/keys/KeySchema.h"
+#include "core/policies/FailurePolicy.h"
 #include "service/config/ServiceConfig.h"
 
 #include <QObject>

@@ -1,7 +1,7 @@
 // cluster: what the server is. A standalone server says so (and through Sentinel, the sentinels,
 // the primary and its replicas as the sentinels see them); a cluster node lists every node with
 // its role, slots and INFO figures, and the primaries summed (INFO is node-local).
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 #include "core/cluster/NodeStats.h"
 #include "core/cluster/Topology.h"
@@ -86,63 +86,73 @@ int printSentinel(Cli& cli, Client* client)
     return ExitOk;
 }
 
+class ClusterCommand final : public Command
+{
+public:
+    ClusterCommand() : Command(0, 0) {}
+
+private:
+    Result<int> execute() override
+    {
+        Client* client = this->client();
+        Cli& cli = this->cli();
+        auto map = waitFor<std::optional<SlotMap>>([&](Callback<std::optional<SlotMap>> done) {
+            discoverTopology(client, nullptr, done);
+        });
+        if (!map)
+            return map.error();
+        if (!*map) {
+            if (client->options().sentinel.enabled())
+                return printSentinel(cli, client);
+            if (cli.json)
+                printJson(QJsonObject{{QStringLiteral("cluster"), false}});
+            else
+                printLine(QStringLiteral("%1: a standalone server (cluster mode is off)")
+                              .arg(client->options().endpoint()));
+            return ExitOk;
+        }
+        NodeClients nodes(client->options());
+        auto stats = waitFor<ClusterStats>(
+            [&](Callback<ClusterStats> done) { sampleClusterStats(&nodes, **map, nullptr, done); });
+        if (!stats)
+            return stats.error();
+        const SlotMap& slots = **map;
+        if (cli.json) {
+            QJsonArray array;
+            for (const NodeStats& node : stats->nodes)
+                array.append(nodeJson(node, slots.slotCount(node.address)));
+            printJson(QJsonObject{{QStringLiteral("cluster"), true},
+                                  {QStringLiteral("all_slots_served"), slots.coversAllSlots()},
+                                  {QStringLiteral("unreachable"), stats->unreachable},
+                                  {QStringLiteral("nodes"), array},
+                                  {QStringLiteral("primaries_total"),
+                                   nodeJson(stats->primariesTotal, kClusterSlots)}});
+            return ExitOk;
+        }
+        QList<QStringList> rows{{QStringLiteral("NODE"), QStringLiteral("ROLE"),
+                                 QStringLiteral("SLOTS"), QStringLiteral("KEY COUNT"),
+                                 QStringLiteral("OPS/S"), QStringLiteral("MEMORY"),
+                                 QStringLiteral("CLIENTS")}};
+        for (const NodeStats& node : stats->nodes)
+            rows << nodeRow(node,
+                            node.primary ? QStringLiteral("primary") : QStringLiteral("replica"),
+                            slots.slotCount(node.address));
+        rows << nodeRow(stats->primariesTotal, QStringLiteral("(primaries)"), kClusterSlots);
+        rows.last()[0] = QStringLiteral("total");
+        printTable(rows);
+        if (!slots.coversAllSlots())
+            warn(QStringLiteral("some slots have no primary: the cluster is not serving all keys"));
+        if (stats->unreachable > 0)
+            warn(QStringLiteral("%1 node(s) did not answer INFO").arg(stats->unreachable));
+        return ExitOk;
+    }
+};
+
 } // namespace
 
 int clusterCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto map = waitFor<std::optional<SlotMap>>(
-        [&](Callback<std::optional<SlotMap>> done) { discoverTopology(client, nullptr, done); });
-    if (!map)
-        return fail(map.error());
-    if (!*map) {
-        if (client->options().sentinel.enabled())
-            return printSentinel(cli, client);
-        if (cli.json)
-            printJson(QJsonObject{{QStringLiteral("cluster"), false}});
-        else
-            printLine(QStringLiteral("%1: a standalone server (cluster mode is off)")
-                          .arg(client->options().endpoint()));
-        return ExitOk;
-    }
-    NodeClients nodes(client->options());
-    auto stats = waitFor<ClusterStats>(
-        [&](Callback<ClusterStats> done) { sampleClusterStats(&nodes, **map, nullptr, done); });
-    if (!stats)
-        return fail(stats.error());
-    const SlotMap& slots = **map;
-    if (cli.json) {
-        QJsonArray array;
-        for (const NodeStats& node : stats->nodes)
-            array.append(nodeJson(node, slots.slotCount(node.address)));
-        printJson(QJsonObject{
-            {QStringLiteral("cluster"), true},
-            {QStringLiteral("all_slots_served"), slots.coversAllSlots()},
-            {QStringLiteral("unreachable"), stats->unreachable},
-            {QStringLiteral("nodes"), array},
-            {QStringLiteral("primaries_total"), nodeJson(stats->primariesTotal, kClusterSlots)}});
-        return ExitOk;
-    }
-    QList<QStringList> rows{{QStringLiteral("NODE"), QStringLiteral("ROLE"),
-                             QStringLiteral("SLOTS"), QStringLiteral("KEY COUNT"),
-                             QStringLiteral("OPS/S"), QStringLiteral("MEMORY"),
-                             QStringLiteral("CLIENTS")}};
-    for (const NodeStats& node : stats->nodes)
-        rows << nodeRow(node, node.primary ? QStringLiteral("primary") : QStringLiteral("replica"),
-                        slots.slotCount(node.address));
-    rows << nodeRow(stats->primariesTotal, QStringLiteral("(primaries)"), kClusterSlots);
-    rows.last()[0] = QStringLiteral("total");
-    printTable(rows);
-    if (!slots.coversAllSlots())
-        warn(QStringLiteral("some slots have no primary: the cluster is not serving all keys"));
-    if (stats->unreachable > 0)
-        warn(QStringLiteral("%1 node(s) did not answer INFO").arg(stats->unreachable));
-    return ExitOk;
+    return runCommand<ClusterCommand>(cli, args);
 }
 
 } // namespace tollgate::ctl

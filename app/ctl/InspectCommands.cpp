@@ -1,11 +1,11 @@
 // repair, audit, scripts: looking at what is in Redis.
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -22,192 +22,241 @@ QString kindName(KeySchema::Parsed::Kind kind)
 {
     using Kind = KeySchema::Parsed::Kind;
     switch (kind) {
-    case Kind::State: return QStringLiteral("state");
-    case Kind::ActionBan: return QStringLiteral("action_ban");
-    case Kind::UserBan: return QStringLiteral("user_ban");
-    case Kind::UserAudit: return QStringLiteral("user_audit");
-    case Kind::Overrides: return QStringLiteral("overrides");
-    case Kind::Policy: return QStringLiteral("policy");
-    case Kind::Audit: return QStringLiteral("audit");
-    default: break; // foreign, or kinds this command does not list
+    case Kind::State:
+        return QStringLiteral("state");
+    case Kind::ActionBan:
+        return QStringLiteral("action_ban");
+    case Kind::UserBan:
+        return QStringLiteral("user_ban");
+    case Kind::UserAudit:
+        return QStringLiteral("user_audit");
+    case Kind::Overrides:
+        return QStringLiteral("overrides");
+    case Kind::Policy:
+        return QStringLiteral("policy");
+    case Kind::Audit:
+        return QStringLiteral("audit");
+    default:
+        break; // foreign, or kinds this command does not list
     }
     return QStringLiteral("other");
 }
 
-} // namespace
-
-int repairCommand(Cli& cli, const QStringList& args)
+class RepairCommand final : public Command
 {
-    QCommandLineParser parser;
-    parser.addOption(QCommandLineOption(QStringLiteral("fix"),
-                                        QStringLiteral("Give the keys their TTL (default: dry run).")));
-    parser.addOption(QCommandLineOption(
-        QStringLiteral("reason"),
-        QStringLiteral(
-            "Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
-        QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    RepairOptions options;
-    options.fix = parser.isSet(QStringLiteral("fix"));
-    options.actor = cli.actor;
-    options.reason = parser.value(QStringLiteral("reason"));
-    const bool showProgress = !cli.json && isatty(STDERR_FILENO);
-    // No cap: the text lines stream out as each batch is checked (constant memory), the JSON
-    // document holds every item; the report keeps what the audit entry of a fix names.
-    if (cli.json) {
-        options.maxItems = std::numeric_limits<qint64>::max();
-    } else {
-        options.maxItems = Repair::kMaxNamedKeys;
-        options.onFound = [showProgress](std::vector<RepairItem>& found) {
-            if (showProgress)
-                std::fputs("\r\033[K", stderr);
-            for (const RepairItem& item : found)
-                printLine(QStringLiteral("%1  %2  ttl %3")
-                              .arg(item.status, text(item.key), humanMs(item.ttlMs)));
-        };
+public:
+    RepairCommand() : Command(0, 0)
+    {
+        parser.addOption(QCommandLineOption(
+            QStringLiteral("fix"), QStringLiteral("Give the keys their TTL (default: dry run).")));
+        parser.addOption(QCommandLineOption(
+            QStringLiteral("reason"),
+            QStringLiteral(
+                "Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
+            QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
     }
-    const Repair repair(client, cli.schema());
-    auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
-        repair.run(
-            options,
-            [showProgress](const RepairProgress& p) {
-                if (showProgress)
-                    std::fprintf(stderr, "\rscanned %lld  without TTL %lld  fixed %lld",
-                                 static_cast<long long>(p.scanned), static_cast<long long>(p.found),
-                                 static_cast<long long>(p.fixed));
-                return true;
-            },
-            nullptr, done);
-    });
-    if (showProgress)
-        std::fputs("\r\033[K", stderr);
-    if (!report)
-        return fail(report.error());
 
-    if (cli.json) {
+private:
+    Result<int> execute() override
+    {
+        RepairOptions options;
+        options.fix = isSet("fix");
+        options.actor = cli().actor;
+        options.reason = value("reason");
+        const bool showProgress = !json() && isatty(STDERR_FILENO);
+        // No cap: the text lines stream out as each batch is checked (constant memory), the JSON
+        // document holds every item; the report keeps what the audit entry of a fix names.
+        if (json()) {
+            options.maxItems = std::numeric_limits<qint64>::max();
+        } else {
+            options.maxItems = Repair::kMaxNamedKeys;
+            options.onFound = [showProgress](std::vector<RepairItem>& found) {
+                if (showProgress)
+                    std::fputs("\r\033[K", stderr);
+                for (const RepairItem& item : found)
+                    printLine(QStringLiteral("%1  %2  ttl %3")
+                                  .arg(item.status, text(item.key), humanMs(item.ttlMs)));
+            };
+        }
+        const Repair repair(client(), schema());
+        auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
+            repair.run(
+                options,
+                [showProgress](const RepairProgress& p) {
+                    if (showProgress)
+                        std::fprintf(stderr, "\rscanned %lld  without TTL %lld  fixed %lld",
+                                     static_cast<long long>(p.scanned),
+                                     static_cast<long long>(p.found),
+                                     static_cast<long long>(p.fixed));
+                    return true;
+                },
+                nullptr, done);
+        });
+        if (showProgress)
+            std::fputs("\r\033[K", stderr);
+        if (!report)
+            return report.error();
+        if (json())
+            printJson(reportJson(*report, options.fix));
+        else
+            printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 "
+                                     "not ours skipped%5")
+                          .arg(report->totals.scanned)
+                          .arg(report->totals.found)
+                          .arg(report->totals.fixed)
+                          .arg(report->skipped)
+                          .arg(!options.fix && report->totals.found > 0
+                                   ? QStringLiteral(" (run with --fix to repair)")
+                                   : QString()));
+        return ExitOk;
+    }
+
+    static QJsonObject reportJson(const RepairReport& report, bool fix)
+    {
         QJsonArray items;
-        for (const RepairItem& item : report->items)
+        for (const RepairItem& item : report.items)
             items.append(QJsonObject{{QStringLiteral("key"), text(item.key)},
                                      {QStringLiteral("kind"), kindName(item.parsed.kind)},
                                      {QStringLiteral("user"), text(item.parsed.user)},
                                      {QStringLiteral("action"), text(item.parsed.action)},
                                      {QStringLiteral("status"), item.status},
                                      {QStringLiteral("ttl_ms"), item.ttlMs}});
-        printJson(QJsonObject{{QStringLiteral("mode"), options.fix ? QStringLiteral("fix") : QStringLiteral("dry")},
-                              {QStringLiteral("scanned"), report->totals.scanned},
-                              {QStringLiteral("found"), report->totals.found},
-                              {QStringLiteral("fixed"), report->totals.fixed},
-                              {QStringLiteral("skipped"), report->skipped},
-                              {QStringLiteral("items"), items}});
+        return QJsonObject{
+            {QStringLiteral("mode"), fix ? QStringLiteral("fix") : QStringLiteral("dry")},
+            {QStringLiteral("scanned"), report.totals.scanned},
+            {QStringLiteral("found"), report.totals.found},
+            {QStringLiteral("fixed"), report.totals.fixed},
+            {QStringLiteral("skipped"), report.skipped},
+            {QStringLiteral("items"), items}};
+    }
+};
+
+class AuditCommand final : public Command
+{
+public:
+    AuditCommand() : Command(0, 0)
+    {
+        parser.addOptions({
+            QCommandLineOption(QStringLiteral("user"),
+                               QStringLiteral("This user's stream (default: the global one; on a "
+                                              "cluster every user's stream, merged)."),
+                               QStringLiteral("user")),
+            QCommandLineOption(QStringLiteral("count"),
+                               QStringLiteral("Newest N entries (default 20)."),
+                               QStringLiteral("n")),
+        });
+    }
+
+private:
+    Status check() override
+    {
+        auto count = integerOption(parser, QStringLiteral("count"), 20);
+        if (count && (*count < 1 || *count > 100'000))
+            return invalidInput(QStringLiteral("--count must be between 1 and 100000"));
+        if (!count)
+            return count.error();
+        m_count = int(*count);
+        m_user = idFromText(value("user"));
+        if (isSet("user"))
+            return KeySchema::validateId(m_user, QStringLiteral("user id"));
+        return Unit{};
+    }
+
+    Result<int> execute() override
+    {
+        const AuditLog log(client(), schema());
+        auto entries =
+            waitFor<std::vector<AuditEntry>>([&](Callback<std::vector<AuditEntry>> done) {
+                // A cluster has no global stream users' changes reach: the view is merged from
+                // theirs.
+                client()->whenModeKnown(nullptr, [&, done] {
+                    if (client()->isCluster() && m_user.isEmpty())
+                        latestMergedAudit(client(), schema(), m_count, {}, nullptr, done);
+                    else
+                        log.latest(m_user, m_count, nullptr, done);
+                });
+            });
+        if (!entries)
+            return entries.error();
+        if (json()) {
+            QJsonArray array;
+            for (const AuditEntry& e : *entries)
+                array.append(QJsonObject{{QStringLiteral("id"), text(e.id)},
+                                         {QStringLiteral("time_ms"), e.timeMs},
+                                         {QStringLiteral("event"), e.event},
+                                         {QStringLiteral("user"), text(e.user)},
+                                         {QStringLiteral("action"), text(e.action)},
+                                         {QStringLiteral("actor"), e.actor},
+                                         {QStringLiteral("reason"), e.reason},
+                                         {QStringLiteral("until_ms"), e.untilMs},
+                                         {QStringLiteral("detail"), e.detail}});
+            printJson(array);
+            return ExitOk;
+        }
+        QList<QStringList> rows{{QStringLiteral("TIME"), QStringLiteral("EVENT"),
+                                 QStringLiteral("USER"), QStringLiteral("ACTION"),
+                                 QStringLiteral("ACTOR"), QStringLiteral("REASON")}};
+        for (const AuditEntry& e : *entries)
+            rows << QStringList{timeText(e.timeMs), e.event, text(e.user),
+                                text(e.action),     e.actor, e.reason.simplified()};
+        printTable(rows);
         return ExitOk;
     }
-    printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 not ours skipped%5")
-                  .arg(report->totals.scanned)
-                  .arg(report->totals.found)
-                  .arg(report->totals.fixed)
-                  .arg(report->skipped)
-                  .arg(!options.fix && report->totals.found > 0 ? QStringLiteral(" (run with --fix to repair)")
-                                                                 : QString()));
-    return ExitOk;
+
+    int m_count = 20;
+    QByteArray m_user;
+};
+
+class ScriptsCommand final : public Command
+{
+public:
+    ScriptsCommand() : Command(0, 0) {}
+
+private:
+    Result<int> execute() override
+    {
+        auto loaded = waitFor<QList<bool>>(
+            [&](Callback<QList<bool>> done) { scriptsLoaded(client(), nullptr, done); });
+        if (!loaded)
+            return loaded.error();
+        const auto& scripts = ScriptLibrary::instance().scripts();
+        if (json()) {
+            QJsonArray array;
+            for (int i = 0; i < scripts.size(); ++i)
+                array.append(
+                    QJsonObject{{QStringLiteral("name"), scripts[i].name},
+                                {QStringLiteral("sha1"), QString::fromLatin1(scripts[i].sha1)},
+                                {QStringLiteral("loaded"), loaded->value(i)},
+                                {QStringLiteral("summary"), scripts[i].summary}});
+            printJson(array);
+            return ExitOk;
+        }
+        QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("SHA1"),
+                                 QStringLiteral("LOADED"), QStringLiteral("SUMMARY")}};
+        for (int i = 0; i < scripts.size(); ++i)
+            rows << QStringList{scripts[i].name, QString::fromLatin1(scripts[i].sha1),
+                                loaded->value(i) ? QStringLiteral("yes") : QStringLiteral("no"),
+                                scripts[i].summary};
+        printTable(rows);
+        return ExitOk;
+    }
+};
+
+} // namespace
+
+int repairCommand(Cli& cli, const QStringList& args)
+{
+    return runCommand<RepairCommand>(cli, args);
 }
 
 int auditCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    parser.addOptions({
-        QCommandLineOption(QStringLiteral("user"), QStringLiteral("This user's stream (default: the global one; on a cluster every user's "
-                                          "stream, merged)."),
-                           QStringLiteral("user")),
-        QCommandLineOption(QStringLiteral("count"), QStringLiteral("Newest N entries (default 20)."),
-                           QStringLiteral("n")),
-    });
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    auto count = integerOption(parser, QStringLiteral("count"), 20);
-    if (count && (*count < 1 || *count > 100'000))
-        count = Error{ErrorKind::InvalidInput, QStringLiteral("--count must be between 1 and 100000")};
-    if (!count)
-        return fail(count.error());
-    const QByteArray user = idFromText(parser.value(QStringLiteral("user")));
-    if (parser.isSet(QStringLiteral("user"))) {
-        const Status valid = KeySchema::validateId(user, QStringLiteral("user id"));
-        if (!valid)
-            return fail(valid.error());
-    }
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const AuditLog log(client, cli.schema());
-    auto entries = waitFor<std::vector<AuditEntry>>([&](Callback<std::vector<AuditEntry>> done) {
-        // A cluster has no global stream users' changes reach: the view is merged from theirs.
-        client->whenModeKnown(nullptr, [&, done] {
-            if (client->isCluster() && user.isEmpty())
-                latestMergedAudit(client, cli.schema(), int(*count), {}, nullptr, done);
-            else
-                log.latest(user, int(*count), nullptr, done);
-        });
-    });
-    if (!entries)
-        return fail(entries.error());
-    if (cli.json) {
-        QJsonArray array;
-        for (const AuditEntry& e : *entries)
-            array.append(QJsonObject{{QStringLiteral("id"), text(e.id)},
-                                     {QStringLiteral("time_ms"), e.timeMs},
-                                     {QStringLiteral("event"), e.event},
-                                     {QStringLiteral("user"), text(e.user)},
-                                     {QStringLiteral("action"), text(e.action)},
-                                     {QStringLiteral("actor"), e.actor},
-                                     {QStringLiteral("reason"), e.reason},
-                                     {QStringLiteral("until_ms"), e.untilMs},
-                                     {QStringLiteral("detail"), e.detail}});
-        printJson(array);
-        return ExitOk;
-    }
-    QList<QStringList> rows{{QStringLiteral("TIME"), QStringLiteral("EVENT"), QStringLiteral("USER"),
-                             QStringLiteral("ACTION"), QStringLiteral("ACTOR"), QStringLiteral("REASON")}};
-    for (const AuditEntry& e : *entries)
-        rows << QStringList{timeText(e.timeMs), e.event, text(e.user), text(e.action), e.actor,
-                            e.reason.simplified()};
-    printTable(rows);
-    return ExitOk;
+    return runCommand<AuditCommand>(cli, args);
 }
 
 int scriptsCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto loaded = waitFor<QList<bool>>(
-        [&](Callback<QList<bool>> done) { scriptsLoaded(client, nullptr, done); });
-    if (!loaded)
-        return fail(loaded.error());
-    const auto& scripts = ScriptLibrary::instance().scripts();
-    if (cli.json) {
-        QJsonArray array;
-        for (int i = 0; i < scripts.size(); ++i)
-            array.append(QJsonObject{{QStringLiteral("name"), scripts[i].name},
-                                     {QStringLiteral("sha1"), QString::fromLatin1(scripts[i].sha1)},
-                                     {QStringLiteral("loaded"), loaded->value(i)},
-                                     {QStringLiteral("summary"), scripts[i].summary}});
-        printJson(array);
-        return ExitOk;
-    }
-    QList<QStringList> rows{{QStringLiteral("NAME"), QStringLiteral("SHA1"), QStringLiteral("LOADED"),
-                             QStringLiteral("SUMMARY")}};
-    for (int i = 0; i < scripts.size(); ++i)
-        rows << QStringList{scripts[i].name, QString::fromLatin1(scripts[i].sha1),
-                            loaded->value(i) ? QStringLiteral("yes") : QStringLiteral("no"),
-                            scripts[i].summary};
-    printTable(rows);
-    return ExitOk;
+    return runCommand<ScriptsCommand>(cli, args);
 }
 
 } // namespace tollgate::ctl

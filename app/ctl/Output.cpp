@@ -1,7 +1,7 @@
 #include "app/ctl/Output.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
+#include "core/policies/Duration.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -214,7 +214,7 @@ Result<qint64> parseUntil(const QString& value)
     return when.toMSecsSinceEpoch();
 }
 
-void writeFields(JsonLine& out, const HitResult& hit)
+void writeFields(JsonWriter& out, const HitResult& hit)
 {
     out.field("allowed", hit.allowed)
         .field("tier", tierName(hit.tier))
@@ -239,9 +239,9 @@ void writeFields(JsonLine& out, const HitResult& hit)
 
 QJsonObject toJson(const HitResult& hit)
 {
-    JsonLine line;
-    writeFields(line, hit);
-    return QJsonDocument::fromJson(line.take()).object();
+    JsonWriter line;
+    writeFields(line.beginObject(), hit);
+    return QJsonDocument::fromJson(line.endObject().take()).object();
 }
 
 QJsonObject toJson(const Policy& policy)
@@ -273,10 +273,10 @@ QJsonObject toJson(const Policy& policy)
     };
 }
 
-void writeFields(JsonLine& out, const BanInfo& ban)
+void writeFields(JsonWriter& out, const BanInfo& ban)
 {
-    out.idField("user", ban.user)
-        .idField("action", ban.action)
+    out.field("user", ban.user)
+        .field("action", ban.action)
         .field("scope", ban.action.isEmpty() ? QStringLiteral("user") : QStringLiteral("action"))
         .field("reason", ban.reason)
         .field("actor", ban.actor)
@@ -288,9 +288,9 @@ void writeFields(JsonLine& out, const BanInfo& ban)
 
 QJsonObject toJson(const BanInfo& ban)
 {
-    JsonLine line;
-    writeFields(line, ban);
-    return QJsonDocument::fromJson(line.take()).object();
+    JsonWriter line;
+    writeFields(line.beginObject(), ban);
+    return QJsonDocument::fromJson(line.endObject().take()).object();
 }
 
 } // namespace tollgate::ctl

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "app/ctl/Cli.h"
-#include "app/ctl/JsonLine.h"
-#include "core/limits/HitResult.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/Policy.h"
-#include "core/limits/PolicyText.h"
+#include "core/json/JsonWriter.h"
+#include "core/limiter/HitResult.h"
+#include "core/moderation/Moderation.h"
+#include "core/policies/Policy.h"
+#include "core/policies/PolicyText.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -59,8 +59,8 @@ QString timeText(qint64 ms);
 
 /// The fields of a hit's result and of a ban, written into an open object: the one list of
 /// them, behind toJson() and behind the per-row lines of `subjects --json`.
-void writeFields(JsonLine& out, const HitResult& hit);
-void writeFields(JsonLine& out, const BanInfo& ban);
+void writeFields(JsonWriter& out, const HitResult& hit);
+void writeFields(JsonWriter& out, const BanInfo& ban);
 
 QJsonObject toJson(const HitResult& hit);
 QJsonObject toJson(const Policy& policy);

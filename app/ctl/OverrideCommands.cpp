@@ -1,10 +1,10 @@
 // override set | list | delete | reindex: one user's limits instead of the policy's, or none.
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/Duration.h"
-#include "core/limits/IdText.h"
-#include "core/limits/Overrides.h"
-#include "core/limits/PolicyStore.h"
+#include "core/keys/IdText.h"
+#include "core/moderation/Overrides.h"
+#include "core/policies/Duration.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QDateTime>
 
@@ -143,169 +143,195 @@ Status checkAgainstPolicy(Cli& cli, Client* client, const OverrideRequest& reque
     return Unit{};
 }
 
-int setCommand(Cli& cli, const QStringList& args)
+class SetCommand final : public Command
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"),
-                                 QStringLiteral("The action, or '*' for every action."));
-    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-    parser.addOptions({
-        QCommandLineOption(QStringLiteral("limit"), QStringLiteral("Units per --window."),
-                           QStringLiteral("n")),
-        QCommandLineOption(QStringLiteral("window"), QStringLiteral("The window (1m, 1h, 1d)."),
-                           QStringLiteral("duration")),
-        QCommandLineOption(QStringLiteral("windows"),
-                           QStringLiteral("Several windows: 1m:100,1h:1000."),
-                           QStringLiteral("list")),
-        QCommandLineOption(
-            QStringLiteral("unlimited"),
-            QStringLiteral("Exempt: counted, never denied, never banned automatically.")),
-        QCommandLineOption(QStringLiteral("for"), QStringLiteral("For this long (24h, 7d)."),
-                           QStringLiteral("duration")),
-        QCommandLineOption(
-            QStringLiteral("until"),
-            QStringLiteral("Until an ISO date/time (local unless it has an offset)."),
-            QStringLiteral("when")),
-        QCommandLineOption(QStringLiteral("permanent"), QStringLiteral("Until deleted by hand.")),
-        reasonOption(),
-    });
-    if (auto exit = parseArguments(parser, args, 2, 2))
-        return *exit;
-    OverrideRequest request;
-    request.action = actionOf(parser.positionalArguments().at(0));
-    request.user = idFromText(parser.positionalArguments().at(1));
-    request.actor = cli.actor;
-    request.reason = parser.value(QStringLiteral("reason"));
-    Status valid = readKind(parser, &request);
-    if (valid)
-        valid = readEnd(parser, &request);
-    if (valid)
-        valid = request.validate();
-    if (!valid)
-        return fail(valid.error());
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    if (Status fits = checkAgainstPolicy(cli, client, request); !fits)
-        return fail(fits.error());
-    auto stored = waitFor<Override>([&](Callback<Override> done) {
-        OverrideStore(client, cli.schema()).set(request, nullptr, done);
-    });
-    if (!stored)
-        return fail(stored.error());
-    if (cli.json)
-        printJson(toJson(*stored));
-    else
-        printLine(QStringLiteral("override of %1 for %2: %3, %4")
-                      .arg(text(stored->user), text(stored->action), stored->describe(),
-                           untilText(*stored)));
-    return ExitOk;
-}
-
-int listCommand(Cli& cli, const QStringList& args)
-{
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("user"),
-                                 QStringLiteral("Only this user's (optional)."));
-    parser.addOption(QCommandLineOption(
-        QStringLiteral("action"),
-        QStringLiteral("Only those that apply to this action (its own and '*')."),
-        QStringLiteral("action")));
-    if (auto exit = parseArguments(parser, args, 0, 1))
-        return *exit;
-    const QByteArray action = actionOf(parser.value(QStringLiteral("action")));
-    if (parser.isSet(QStringLiteral("action")) && action.isEmpty())
-        return usage(QStringLiteral("--action must not be empty"));
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const OverrideStore store(client, cli.schema());
-    auto found = waitFor<std::vector<Override>>([&](Callback<std::vector<Override>> done) {
-        if (parser.positionalArguments().isEmpty())
-            store.list(action, nullptr, done);
-        else
-            store.ofUser(idFromText(parser.positionalArguments().at(0)), nullptr, done);
-    });
-    if (!found)
-        return fail(found.error());
-    QJsonArray array;
-    QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"),
-                             QStringLiteral("OVERRIDE"), QStringLiteral("ENDS"),
-                             QStringLiteral("BY"), QStringLiteral("REASON")}};
-    for (const Override& o : *found) {
-        if (!action.isEmpty() && o.action != action && !o.everyAction())
-            continue;
-        array.append(toJson(o));
-        rows << QStringList{text(o.user), text(o.action), o.describe(),
-                            untilText(o), o.actor,        o.reason};
+public:
+    SetCommand() : Command(2, 2)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"),
+                                     QStringLiteral("The action, or '*' for every action."));
+        parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+        parser.addOptions({
+            QCommandLineOption(QStringLiteral("limit"), QStringLiteral("Units per --window."),
+                               QStringLiteral("n")),
+            QCommandLineOption(QStringLiteral("window"), QStringLiteral("The window (1m, 1h, 1d)."),
+                               QStringLiteral("duration")),
+            QCommandLineOption(QStringLiteral("windows"),
+                               QStringLiteral("Several windows: 1m:100,1h:1000."),
+                               QStringLiteral("list")),
+            QCommandLineOption(
+                QStringLiteral("unlimited"),
+                QStringLiteral("Exempt: counted, never denied, never banned automatically.")),
+            QCommandLineOption(QStringLiteral("for"), QStringLiteral("For this long (24h, 7d)."),
+                               QStringLiteral("duration")),
+            QCommandLineOption(
+                QStringLiteral("until"),
+                QStringLiteral("Until an ISO date/time (local unless it has an offset)."),
+                QStringLiteral("when")),
+            QCommandLineOption(QStringLiteral("permanent"),
+                               QStringLiteral("Until deleted by hand.")),
+            reasonOption(),
+        });
     }
-    if (cli.json)
-        printJson(array);
-    else if (rows.size() == 1)
-        printLine(QStringLiteral("no overrides"));
-    else
-        printTable(rows);
-    return ExitOk;
-}
 
-int deleteCommand(Cli& cli, const QStringList& args)
-{
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action, or '*'."));
-    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-    parser.addOption(reasonOption());
-    if (auto exit = parseArguments(parser, args, 2, 2))
-        return *exit;
-    const QByteArray action = actionOf(parser.positionalArguments().at(0));
-    const QByteArray user = idFromText(parser.positionalArguments().at(1));
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto deleted = waitFor<bool>([&](Callback<bool> done) {
-        OverrideStore(client, cli.schema())
-            .remove(user, action, cli.actor, parser.value(QStringLiteral("reason")), nullptr, done);
-    });
-    if (!deleted)
-        return fail(deleted.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("user"), text(user)},
-                              {QStringLiteral("action"), text(action)},
-                              {QStringLiteral("deleted"), *deleted}});
-    else
-        printLine((*deleted ? QStringLiteral("deleted the override of %1 for %2")
-                            : QStringLiteral("%1 had no override for %2 (the attempt is audited)"))
-                      .arg(text(user), text(action)));
-    return ExitOk;
-}
+private:
+    Status check() override
+    {
+        m_request.action = actionOf(argument(0));
+        m_request.user = idArgument(1);
+        m_request.actor = cli().actor;
+        m_request.reason = value("reason");
+        Status valid = readKind(parser, &m_request);
+        if (valid)
+            valid = readEnd(parser, &m_request);
+        if (valid)
+            valid = m_request.validate();
+        return valid;
+    }
 
-int reindexCommand(Cli& cli, const QStringList& args)
+    Result<int> execute() override
+    {
+        if (Status fits = checkAgainstPolicy(cli(), client(), m_request); !fits)
+            return fits.error();
+        auto stored = waitFor<Override>([&](Callback<Override> done) {
+            OverrideStore(client(), schema()).set(m_request, nullptr, done);
+        });
+        if (!stored)
+            return stored.error();
+        if (json())
+            printJson(toJson(*stored));
+        else
+            printLine(QStringLiteral("override of %1 for %2: %3, %4")
+                          .arg(text(stored->user), text(stored->action), stored->describe(),
+                               untilText(*stored)));
+        return ExitOk;
+    }
+
+    OverrideRequest m_request;
+};
+
+class ListCommand final : public Command
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto count = waitFor<qint64>(
-        [&](Callback<qint64> done) { OverrideStore(client, cli.schema()).reindex(nullptr, done); });
-    if (!count)
-        return fail(count.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("users"), *count}});
-    else
-        printLine(QStringLiteral("override index rebuilt: %1 user(s) with overrides").arg(*count));
-    return ExitOk;
-}
+public:
+    ListCommand() : Command(0, 1)
+    {
+        parser.addPositionalArgument(QStringLiteral("user"),
+                                     QStringLiteral("Only this user's (optional)."));
+        parser.addOption(QCommandLineOption(
+            QStringLiteral("action"),
+            QStringLiteral("Only those that apply to this action (its own and '*')."),
+            QStringLiteral("action")));
+    }
+
+private:
+    Status check() override
+    {
+        m_action = actionOf(value("action"));
+        if (isSet("action") && m_action.isEmpty())
+            return invalidInput(QStringLiteral("--action must not be empty"));
+        return Unit{};
+    }
+
+    Result<int> execute() override
+    {
+        const OverrideStore store(client(), schema());
+        auto found = waitFor<std::vector<Override>>([&](Callback<std::vector<Override>> done) {
+            if (parser.positionalArguments().isEmpty())
+                store.list(m_action, nullptr, done);
+            else
+                store.ofUser(idArgument(0), nullptr, done);
+        });
+        if (!found)
+            return found.error();
+        QJsonArray array;
+        QList<QStringList> rows{{QStringLiteral("USER"), QStringLiteral("ACTION"),
+                                 QStringLiteral("OVERRIDE"), QStringLiteral("ENDS"),
+                                 QStringLiteral("BY"), QStringLiteral("REASON")}};
+        for (const Override& o : *found) {
+            if (!m_action.isEmpty() && o.action != m_action && !o.everyAction())
+                continue;
+            array.append(toJson(o));
+            rows << QStringList{text(o.user), text(o.action), o.describe(),
+                                untilText(o), o.actor,        o.reason};
+        }
+        if (json())
+            printJson(array);
+        else if (rows.size() == 1)
+            printLine(QStringLiteral("no overrides"));
+        else
+            printTable(rows);
+        return ExitOk;
+    }
+
+    QByteArray m_action;
+};
+
+class DeleteCommand final : public Command
+{
+public:
+    DeleteCommand() : Command(2, 2)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"),
+                                     QStringLiteral("The action, or '*'."));
+        parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
+        parser.addOption(reasonOption());
+    }
+
+private:
+    Result<int> execute() override
+    {
+        const QByteArray action = actionOf(argument(0));
+        const QByteArray user = idArgument(1);
+        auto deleted = waitFor<bool>([&](Callback<bool> done) {
+            OverrideStore(client(), schema())
+                .remove(user, action, cli().actor, value("reason"), nullptr, done);
+        });
+        if (!deleted)
+            return deleted.error();
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("user"), text(user)},
+                                  {QStringLiteral("action"), text(action)},
+                                  {QStringLiteral("deleted"), *deleted}});
+        else
+            printLine((*deleted
+                           ? QStringLiteral("deleted the override of %1 for %2")
+                           : QStringLiteral("%1 had no override for %2 (the attempt is audited)"))
+                          .arg(text(user), text(action)));
+        return ExitOk;
+    }
+};
+
+class ReindexCommand final : public Command
+{
+public:
+    ReindexCommand() : Command(0, 0) {}
+
+private:
+    Result<int> execute() override
+    {
+        auto count = waitFor<qint64>([&](Callback<qint64> done) {
+            OverrideStore(client(), schema()).reindex(nullptr, done);
+        });
+        if (!count)
+            return count.error();
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("users"), *count}});
+        else
+            printLine(
+                QStringLiteral("override index rebuilt: %1 user(s) with overrides").arg(*count));
+        return ExitOk;
+    }
+};
 
 } // namespace
 
 int overrideCommand(Cli& cli, const QStringList& args)
 {
     return runSubcommand(cli, args,
-                         {{"set", setCommand},
-                          {"list", listCommand},
-                          {"delete", deleteCommand},
-                          {"reindex", reindexCommand}});
+                         {{"set", runCommand<SetCommand>},
+                          {"list", runCommand<ListCommand>},
+                          {"delete", runCommand<DeleteCommand>},
+                          {"reindex", runCommand<ReindexCommand>}});
 }
 
 } // namespace tollgate::ctl

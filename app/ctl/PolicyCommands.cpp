@@ -1,11 +1,11 @@
 // policy list | get | set | delete
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/PolicyStore.h"
-#include "core/limits/PolicyText.h"
+#include "core/policies/Duration.h"
+#include "core/policies/PolicyStore.h"
+#include "core/policies/PolicyText.h"
 
 #include <QDateTime>
 #include <QTimeZone>
@@ -43,80 +43,86 @@ void printPolicyText(const Policy& policy)
         printLine(QStringLiteral("  message: ") + policy.message);
 }
 
-int list(Cli& cli, const QStringList& args)
+class ListCommand final : public Command
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const PolicyStore store(client, cli.schema());
-    auto listing =
-        waitFor<PolicyListing>([&](Callback<PolicyListing> done) { store.listAll(nullptr, done); });
-    if (!listing)
-        return fail(listing.error());
-    const std::vector<Policy>& policies = listing->policies;
-    if (cli.json) {
-        QJsonArray array;
-        for (const Policy& policy : policies)
-            array.append(toJson(policy));
-        for (const InvalidPolicy& bad : listing->invalid)
-            array.append(QJsonObject{{QStringLiteral("action"), text(bad.action)},
-                                     {QStringLiteral("invalid"), true},
-                                     {QStringLiteral("error"), bad.reason}});
-        printJson(array);
-    } else if (policies.empty() && listing->invalid.empty()) {
-        printLine(QStringLiteral("no policies"));
-    } else {
-        for (const Policy& policy : policies)
-            printPolicyText(policy);
-        for (const InvalidPolicy& bad : listing->invalid)
-            printLine(QStringLiteral("%1: INVALID: %2").arg(text(bad.action), bad.reason));
+public:
+    ListCommand() : Command(0, 0) {}
+
+private:
+    Result<int> execute() override
+    {
+        const PolicyStore store(client(), schema());
+        auto listing = waitFor<PolicyListing>(
+            [&](Callback<PolicyListing> done) { store.listAll(nullptr, done); });
+        if (!listing)
+            return listing.error();
+        const std::vector<Policy>& policies = listing->policies;
+        if (json()) {
+            QJsonArray array;
+            for (const Policy& policy : policies)
+                array.append(toJson(policy));
+            for (const InvalidPolicy& bad : listing->invalid)
+                array.append(QJsonObject{{QStringLiteral("action"), text(bad.action)},
+                                         {QStringLiteral("invalid"), true},
+                                         {QStringLiteral("error"), bad.reason}});
+            printJson(array);
+        } else if (policies.empty() && listing->invalid.empty()) {
+            printLine(QStringLiteral("no policies"));
+        } else {
+            for (const Policy& policy : policies)
+                printPolicyText(policy);
+            for (const InvalidPolicy& bad : listing->invalid)
+                printLine(QStringLiteral("%1: INVALID: %2").arg(text(bad.action), bad.reason));
+        }
+        // Listed, but a stored policy that cannot be enforced is a server-side problem: exit 3.
+        return listing->invalid.empty() ? ExitOk : ExitFailure;
     }
-    // Listed, but a stored policy that cannot be enforced is a server-side problem: exit 3.
-    return listing->invalid.empty() ? ExitOk : ExitFailure;
-}
+};
 
-int reindex(Cli& cli, const QStringList& args)
+class ReindexCommand final : public Command
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const PolicyStore store(client, cli.schema());
-    auto count = waitFor<qint64>([&](Callback<qint64> done) { store.reindex(nullptr, done); });
-    if (!count)
-        return fail(count.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("indexed"), *count}});
-    else
-        printLine(QStringLiteral("policy index rebuilt: %1 policies").arg(*count));
-    return ExitOk;
-}
+public:
+    ReindexCommand() : Command(0, 0) {}
 
-int get(Cli& cli, const QStringList& args)
+private:
+    Result<int> execute() override
+    {
+        const PolicyStore store(client(), schema());
+        auto count = waitFor<qint64>([&](Callback<qint64> done) { store.reindex(nullptr, done); });
+        if (!count)
+            return count.error();
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("indexed"), *count}});
+        else
+            printLine(QStringLiteral("policy index rebuilt: %1 policies").arg(*count));
+        return ExitOk;
+    }
+};
+
+class GetCommand final : public Command
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const PolicyStore store(client, cli.schema());
-    const QByteArray action = idFromText(parser.positionalArguments().at(0));
-    auto policy = waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
-    if (!policy)
-        return fail(policy.error());
-    if (cli.json)
-        printJson(toJson(*policy));
-    else
-        printPolicyText(*policy);
-    return ExitOk;
-}
+public:
+    GetCommand() : Command(1, 1)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+    }
+
+private:
+    Result<int> execute() override
+    {
+        const PolicyStore store(client(), schema());
+        const QByteArray action = idArgument(0);
+        auto policy =
+            waitFor<Policy>([&](Callback<Policy> done) { store.get(action, nullptr, done); });
+        if (!policy)
+            return policy.error();
+        if (json())
+            printJson(toJson(*policy));
+        else
+            printPolicyText(*policy);
+        return ExitOk;
+    }
+};
 
 // The revision to save or delete with: --revision, else the stored one (0 when there is none).
 Result<qint64> currentRevision(const QCommandLineParser& parser, const PolicyStore& store,
@@ -223,118 +229,131 @@ Result<Policy> policyFromFlags(const QCommandLineParser& parser)
     return policy;
 }
 
-int set(Cli& cli, const QStringList& args)
+class SetCommand final : public Command
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action to limit."));
-    parser.addOptions({
-        valueOption("limit", "Hits allowed per window.", "n"),
-        valueOption("window", "Window length: 500ms, 30s, 10m, 1h, 1d, 1w.", "duration"),
-        valueOption("windows", "Several windows at once: 1m:10,1h:100,1d:1000.", "list"),
-        valueOption("algorithm",
-                    "fixed_window (default), sliding_log, sliding_window, token_bucket.", "name"),
-        valueOption("cost", "Default cost of one hit (default 1).", "n"),
-        valueOption("warn", "Tier 'warn' above this count (default none).", "n"),
-        valueOption("ban", "Ban for this long after exceeding the limit.", "duration"),
-        valueOption("ban-until", "Ban until 'midnight' (local time in --tz).", "when"),
-        valueOption("tz", "IANA time zone for midnight and --calendar (default: this machine's).",
-                    "zone"),
-        QCommandLineOption(
-            QStringLiteral("calendar"),
-            QStringLiteral("fixed_window windows of 1m/1h/1d/1w start on the local "
-                           "minute/hour/day/week (Monday) instead of at the first hit.")),
-        QCommandLineOption(QStringLiteral("count-denied"),
-                           QStringLiteral("Denied hits count too.")),
-        valueOption("message", "Message shown to the user on deny.", "text"),
-        valueOption("on-error",
-                    "When Redis cannot answer a hit: allow, deny or insurance (default: report).",
-                    "mode"),
-        QCommandLineOption(QStringLiteral("shadow"),
-                           QStringLiteral("Count and report, never deny nor ban (alone: switch the "
-                                          "stored policy to shadow).")),
-        QCommandLineOption(QStringLiteral("enforce"),
-                           QStringLiteral("Alone: switch the stored shadow policy to enforced.")),
-        valueOption("revision", "Save only if the stored policy is at this revision (0 = new).",
-                    "n"),
-    });
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    const bool toShadow = parser.isSet(QStringLiteral("shadow"));
-    const bool toEnforce = parser.isSet(QStringLiteral("enforce"));
-    if (toShadow && toEnforce)
-        return fail(
-            Error{ErrorKind::InvalidInput, QStringLiteral("give --shadow or --enforce, not both")});
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const PolicyStore store(client, cli.schema());
-    // --shadow or --enforce without the limits: the stored policy, only its mode changed.
-    const bool modeOnly = (toShadow || toEnforce) && !parser.isSet(QStringLiteral("limit")) &&
-                          !parser.isSet(QStringLiteral("window")) &&
-                          !parser.isSet(QStringLiteral("windows"));
-    Result<Policy> policy = modeOnly ? storedPolicy(parser, store) : policyFromFlags(parser);
-    if (!policy)
-        return fail(policy.error());
-    if (modeOnly && policy->shadow == toShadow && !parser.isSet(QStringLiteral("revision"))) {
-        // Already so: no new revision for nothing.
-        if (cli.json)
-            printJson(toJson(*policy));
+public:
+    SetCommand() : Command(1, 1)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"),
+                                     QStringLiteral("The action to limit."));
+        parser.addOptions({
+            valueOption("limit", "Hits allowed per window.", "n"),
+            valueOption("window", "Window length: 500ms, 30s, 10m, 1h, 1d, 1w.", "duration"),
+            valueOption("windows", "Several windows at once: 1m:10,1h:100,1d:1000.", "list"),
+            valueOption("algorithm",
+                        "fixed_window (default), sliding_log, sliding_window, token_bucket.",
+                        "name"),
+            valueOption("cost", "Default cost of one hit (default 1).", "n"),
+            valueOption("warn", "Tier 'warn' above this count (default none).", "n"),
+            valueOption("ban", "Ban for this long after exceeding the limit.", "duration"),
+            valueOption("ban-until", "Ban until 'midnight' (local time in --tz).", "when"),
+            valueOption("tz",
+                        "IANA time zone for midnight and --calendar (default: this machine's).",
+                        "zone"),
+            QCommandLineOption(
+                QStringLiteral("calendar"),
+                QStringLiteral("fixed_window windows of 1m/1h/1d/1w start on the local "
+                               "minute/hour/day/week (Monday) instead of at the first hit.")),
+            QCommandLineOption(QStringLiteral("count-denied"),
+                               QStringLiteral("Denied hits count too.")),
+            valueOption("message", "Message shown to the user on deny.", "text"),
+            valueOption(
+                "on-error",
+                "When Redis cannot answer a hit: allow, deny or insurance (default: report).",
+                "mode"),
+            QCommandLineOption(
+                QStringLiteral("shadow"),
+                QStringLiteral("Count and report, never deny nor ban (alone: switch the "
+                               "stored policy to shadow).")),
+            QCommandLineOption(
+                QStringLiteral("enforce"),
+                QStringLiteral("Alone: switch the stored shadow policy to enforced.")),
+            valueOption("revision", "Save only if the stored policy is at this revision (0 = new).",
+                        "n"),
+        });
+    }
+
+private:
+    Status check() override
+    {
+        if (isSet("shadow") && isSet("enforce"))
+            return invalidInput(QStringLiteral("give --shadow or --enforce, not both"));
+        return Unit{};
+    }
+
+    Result<int> execute() override
+    {
+        const bool toShadow = isSet("shadow");
+        const PolicyStore store(client(), schema());
+        // --shadow or --enforce without the limits: the stored policy, only its mode changed.
+        const bool modeOnly = (toShadow || isSet("enforce")) && !isSet("limit") &&
+                              !isSet("window") && !isSet("windows");
+        Result<Policy> policy = modeOnly ? storedPolicy(parser, store) : policyFromFlags(parser);
+        if (!policy)
+            return policy.error();
+        if (modeOnly && policy->shadow == toShadow && !isSet("revision"))
+            return shown(*policy); // already so: no new revision for nothing
+        policy->shadow = toShadow;
+        auto revision = modeOnly ? Result<qint64>(policy->revision)
+                                 : currentRevision(parser, store, policy->action);
+        if (!revision)
+            return revision.error();
+        policy->revision = *revision;
+        auto saved = waitFor<qint64>(
+            [&](Callback<qint64> done) { store.save(*policy, cli().actor, nullptr, done); });
+        if (!saved)
+            return saved.error();
+        // Show what is stored now, server-owned fields included.
+        auto stored = waitFor<Policy>(
+            [&](Callback<Policy> done) { store.get(policy->action, nullptr, done); });
+        if (!stored) {
+            policy->revision = *saved;
+            policy->updatedBy = cli().actor;
+        }
+        return shown(stored ? *stored : *policy);
+    }
+
+    int shown(const Policy& policy) const
+    {
+        if (json())
+            printJson(toJson(policy));
         else
-            printPolicyText(*policy);
+            printPolicyText(policy);
         return ExitOk;
     }
-    policy->shadow = toShadow;
-    auto revision = modeOnly ? Result<qint64>(policy->revision)
-                             : currentRevision(parser, store, policy->action);
-    if (!revision)
-        return fail(revision.error());
-    policy->revision = *revision;
-    auto saved = waitFor<qint64>(
-        [&](Callback<qint64> done) { store.save(*policy, cli.actor, nullptr, done); });
-    if (!saved)
-        return fail(saved.error());
-    // Show what is stored now, server-owned fields included.
-    auto stored =
-        waitFor<Policy>([&](Callback<Policy> done) { store.get(policy->action, nullptr, done); });
-    if (!stored) {
-        policy->revision = *saved;
-        policy->updatedBy = cli.actor;
-    }
-    const Policy& shown = stored ? *stored : *policy;
-    if (cli.json)
-        printJson(toJson(shown));
-    else
-        printPolicyText(shown);
-    return ExitOk;
-}
+};
 
-int remove(Cli& cli, const QStringList& args)
+class DeleteCommand final : public Command
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addOption(
-        valueOption("revision", "Delete only if the policy is at this revision.", "n"));
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    const PolicyStore store(client, cli.schema());
-    const QByteArray action = idFromText(parser.positionalArguments().at(0));
-    auto revision = currentRevision(parser, store, action);
-    if (!revision)
-        return fail(revision.error());
-    auto removed = waitFor<Unit>(
-        [&](Callback<Unit> done) { store.remove(action, *revision, cli.actor, nullptr, done); });
-    if (!removed)
-        return fail(removed.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("action"), text(action)},
-                              {QStringLiteral("deleted"), true}});
-    else
-        printLine(QStringLiteral("policy %1 deleted").arg(text(action)));
-    return ExitOk;
-}
+public:
+    DeleteCommand() : Command(1, 1)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+        parser.addOption(
+            valueOption("revision", "Delete only if the policy is at this revision.", "n"));
+    }
+
+private:
+    Result<int> execute() override
+    {
+        const PolicyStore store(client(), schema());
+        const QByteArray action = idArgument(0);
+        auto revision = currentRevision(parser, store, action);
+        if (!revision)
+            return revision.error();
+        auto removed = waitFor<Unit>([&](Callback<Unit> done) {
+            store.remove(action, *revision, cli().actor, nullptr, done);
+        });
+        if (!removed)
+            return removed.error();
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("action"), text(action)},
+                                  {QStringLiteral("deleted"), true}});
+        else
+            printLine(QStringLiteral("policy %1 deleted").arg(text(action)));
+        return ExitOk;
+    }
+};
 
 } // namespace
 
@@ -346,11 +365,11 @@ int policyCommand(Cli& cli, const QStringList& args)
                           }};
     };
     return runSubcommand(cli, args,
-                         {{"list", list},
-                          {"get", get},
-                          {"set", set},
-                          {"delete", remove},
-                          {"reindex", reindex},
+                         {{"list", runCommand<ListCommand>},
+                          {"get", runCommand<GetCommand>},
+                          {"set", runCommand<SetCommand>},
+                          {"delete", runCommand<DeleteCommand>},
+                          {"reindex", runCommand<ReindexCommand>},
                           {"export", policyExportCommand},
                           {"apply", policyApplyCommand},
                           history("history"),

@@ -1,10 +1,10 @@
 // policy export | policy apply: policies as YAML or JSON files.
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 #include "app/ctl/PolicyFile.h"
-#include "core/limits/PolicyPlan.h"
+#include "core/policies/PolicyPlan.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include <QFile>
 #include <cstdio>
@@ -164,110 +164,130 @@ Status writeStep(const PolicyStore& store, const PolicyPlanStep& step, const Cli
     return saved ? Status(Unit{}) : Status(saved.error());
 }
 
+class ExportCommand final : public Command
+{
+public:
+    ExportCommand() : Command(0, 0) {}
+
+private:
+    Result<int> execute() override
+    {
+        auto listing = listPolicies(client(), cli());
+        if (!listing)
+            return listing.error();
+        if (!listing->invalid.empty()) {
+            const InvalidPolicy& bad = listing->invalid.front();
+            return Error{ErrorKind::WrongType,
+                         QStringLiteral("the stored policy %1 is not valid (%2): nothing exported; "
+                                        "fix or delete it first")
+                             .arg(idToDisplayText(bad.action), bad.reason)};
+        }
+        std::vector<PolicyFileEntry> entries;
+        for (const Policy& policy : listing->policies) {
+            if (!isUtf8Text(policy.action))
+                return Error{ErrorKind::WrongType,
+                             QStringLiteral("the action %1 is not UTF-8 text and cannot be "
+                                            "written to a file: nothing exported")
+                                 .arg(idToDisplayText(policy.action))};
+            entries.push_back({policy.action, policyToText(policy)});
+        }
+        const QByteArray out = json() ? policiesToJson(entries) : policiesToYaml(entries);
+        std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
+        return ExitOk;
+    }
+};
+
+class ApplyCommand final : public Command
+{
+public:
+    ApplyCommand() : Command(1, 1)
+    {
+        parser.addPositionalArgument(
+            QStringLiteral("file"), QStringLiteral("YAML or JSON policies ('-': standard input)."));
+        parser.addOptions({
+            {QStringLiteral("plan"),
+             QStringLiteral("Only show what would change (exit 1 if anything).")},
+            {QStringLiteral("prune"),
+             QStringLiteral("Delete the stored policies the file does not name.")},
+            {QStringLiteral("reason"), QStringLiteral("Why (written into every audit entry)."),
+             QStringLiteral("text")},
+        });
+    }
+
+private:
+    Status check() override
+    {
+        m_reason = value("reason").trimmed();
+        if (!isSet("plan") && m_reason.isEmpty())
+            return invalidInput(
+                QStringLiteral("policy apply needs --reason (or --plan to only look)"));
+        auto text = readFile(argument(0));
+        if (!text)
+            return text.error();
+        auto wanted = policiesOfFile(*text);
+        if (!wanted)
+            return wanted.error();
+        m_wanted = std::move(*wanted);
+        return Unit{};
+    }
+
+    Result<int> execute() override
+    {
+        auto listing = listPolicies(client(), cli());
+        if (!listing)
+            return listing.error();
+        auto plan = planPolicies(m_wanted, *listing, isSet("prune"));
+        if (!plan)
+            return plan.error();
+        if (isSet("plan")) {
+            if (json()) {
+                printJson(planJson(*plan));
+            } else {
+                for (const PolicyPlanStep& step : plan->steps)
+                    printLine(stepText(step, false));
+                printPlanSummary(*plan);
+            }
+            return plan->steps.empty() ? ExitOk : ExitDenied;
+        }
+        const PolicyStore store(client(), schema());
+        for (size_t i = 0; i < plan->steps.size(); ++i) {
+            const PolicyPlanStep& step = plan->steps[i];
+            if (const Status written = writeStep(store, step, cli(), m_reason); !written) {
+                // What the earlier steps wrote stays: each was a whole, audited change.
+                return Error{written.error().kind,
+                             QStringLiteral("%1 (%2 of %3 changes written before it; run the "
+                                            "plan again)")
+                                 .arg(written.error().message)
+                                 .arg(i)
+                                 .arg(plan->steps.size())};
+            }
+            if (!json())
+                printLine(stepText(step, true));
+        }
+        if (json()) {
+            QJsonObject object = planJson(*plan);
+            object.insert(QStringLiteral("applied"), true);
+            printJson(object);
+        } else {
+            printPlanSummary(*plan);
+        }
+        return ExitOk;
+    }
+
+    QString m_reason;
+    std::vector<Policy> m_wanted;
+};
+
 } // namespace
 
 int policyExportCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto listing = listPolicies(client, cli);
-    if (!listing)
-        return fail(listing.error());
-    if (!listing->invalid.empty()) {
-        const InvalidPolicy& bad = listing->invalid.front();
-        return fail(
-            Error{ErrorKind::WrongType,
-                  QStringLiteral("the stored policy %1 is not valid (%2): nothing exported; "
-                                 "fix or delete it first")
-                      .arg(idToDisplayText(bad.action), bad.reason)});
-    }
-    std::vector<PolicyFileEntry> entries;
-    for (const Policy& policy : listing->policies) {
-        if (!isUtf8Text(policy.action))
-            return fail(Error{ErrorKind::WrongType,
-                              QStringLiteral("the action %1 is not UTF-8 text and cannot be "
-                                             "written to a file: nothing exported")
-                                  .arg(idToDisplayText(policy.action))});
-        entries.push_back({policy.action, policyToText(policy)});
-    }
-    const QByteArray out = cli.json ? policiesToJson(entries) : policiesToYaml(entries);
-    std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
-    return ExitOk;
+    return runCommand<ExportCommand>(cli, args);
 }
 
 int policyApplyCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("file"),
-                                 QStringLiteral("YAML or JSON policies ('-': standard input)."));
-    parser.addOptions({
-        {QStringLiteral("plan"),
-         QStringLiteral("Only show what would change (exit 1 if anything).")},
-        {QStringLiteral("prune"),
-         QStringLiteral("Delete the stored policies the file does not name.")},
-        {QStringLiteral("reason"), QStringLiteral("Why (written into every audit entry)."),
-         QStringLiteral("text")},
-    });
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    const bool planOnly = parser.isSet(QStringLiteral("plan"));
-    const QString reason = parser.value(QStringLiteral("reason")).trimmed();
-    if (!planOnly && reason.isEmpty())
-        return usage(QStringLiteral("policy apply needs --reason (or --plan to only look)"));
-    auto text = readFile(parser.positionalArguments().at(0));
-    if (!text)
-        return fail(text.error());
-    auto wanted = policiesOfFile(*text);
-    if (!wanted)
-        return fail(wanted.error());
-
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto listing = listPolicies(client, cli);
-    if (!listing)
-        return fail(listing.error());
-    auto plan = planPolicies(*wanted, *listing, parser.isSet(QStringLiteral("prune")));
-    if (!plan)
-        return fail(plan.error());
-    if (planOnly) {
-        if (cli.json) {
-            printJson(planJson(*plan));
-        } else {
-            for (const PolicyPlanStep& step : plan->steps)
-                printLine(stepText(step, false));
-            printPlanSummary(*plan);
-        }
-        return plan->steps.empty() ? ExitOk : ExitDenied;
-    }
-
-    const PolicyStore store(client, cli.schema());
-    for (size_t i = 0; i < plan->steps.size(); ++i) {
-        const PolicyPlanStep& step = plan->steps[i];
-        if (const Status written = writeStep(store, step, cli, reason); !written) {
-            // What the earlier steps wrote stays: each was a whole, audited change.
-            return fail(Error{written.error().kind,
-                              QStringLiteral("%1 (%2 of %3 changes written before it; run the "
-                                             "plan again)")
-                                  .arg(written.error().message)
-                                  .arg(i)
-                                  .arg(plan->steps.size())});
-        }
-        if (!cli.json)
-            printLine(stepText(step, true));
-    }
-    if (cli.json) {
-        QJsonObject object = planJson(*plan);
-        object.insert(QStringLiteral("applied"), true);
-        printJson(object);
-    } else {
-        printPlanSummary(*plan);
-    }
-    return ExitOk;
+    return runCommand<ApplyCommand>(cli, args);
 }
 
 } // namespace tollgate::ctl

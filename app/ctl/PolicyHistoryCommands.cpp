@@ -1,9 +1,9 @@
 // policy history | diff | rollback | restore
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 
-#include "core/limits/IdText.h"
-#include "core/limits/PolicyStore.h"
+#include "core/keys/IdText.h"
+#include "core/policies/PolicyStore.h"
 
 namespace tollgate::ctl {
 
@@ -37,29 +37,6 @@ QJsonObject revisionJson(const PolicyRevision& revision, bool current)
             {QStringLiteral("fields"), fields}};
 }
 
-// The store and the action's history; nullopt and the exit code printed when there is none.
-struct Loaded
-{
-    std::optional<PolicyStore> store;
-    QByteArray action;
-    Result<PolicyHistory> history = Error{ErrorKind::NotFound, QString()};
-};
-
-std::optional<int> load(Cli& cli, const QCommandLineParser& parser, Loaded* loaded)
-{
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    loaded->store.emplace(client, cli.schema());
-    loaded->action = idFromText(parser.positionalArguments().at(0));
-    loaded->history = waitFor<PolicyHistory>([&](Callback<PolicyHistory> done) {
-        loaded->store->history(loaded->action, nullptr, done);
-    });
-    if (!loaded->history)
-        return fail(loaded->history.error());
-    return std::nullopt;
-}
-
 Result<qint64> revisionArgument(const QString& value, const QString& what)
 {
     bool ok = false;
@@ -71,157 +48,210 @@ Result<qint64> revisionArgument(const QString& value, const QString& what)
     return revision;
 }
 
-int history(Cli& cli, const QStringList& args)
+// A command over one action's history: the action is the first argument; the history is read
+// once connected, then shown() does the rest.
+class HistoryCommand : public Command
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    Loaded loaded;
-    if (auto exit = load(cli, parser, &loaded))
-        return *exit;
-    const PolicyHistory& h = *loaded.history;
-    if (cli.json) {
-        QJsonArray revisions;
-        if (h.current)
-            revisions.append(revisionJson(*h.current, true));
-        for (const PolicyRevision& revision : h.earlier)
-            revisions.append(revisionJson(revision, false));
-        printJson(QJsonObject{{QStringLiteral("action"), text(h.action)},
-                              {QStringLiteral("deleted"), h.deleted()},
-                              {QStringLiteral("revisions"), revisions}});
-        return ExitOk;
-    }
-    QList<QStringList> rows{{QStringLiteral("REVISION"), QStringLiteral("SAVED"),
-                             QStringLiteral("BY"), QStringLiteral("POLICY"),
-                             QStringLiteral("REASON")}};
-    const auto row = [&](const PolicyRevision& r, const QString& mark) {
-        rows << QStringList{QString::number(r.revision) + mark, timeText(r.updatedMs), r.updatedBy,
-                            summary(h, r), r.reason};
-    };
-    if (h.current)
-        row(*h.current, QStringLiteral(" (current)"));
-    for (const PolicyRevision& revision : h.earlier)
-        row(revision, QString());
-    if (h.deleted())
-        printLine(QStringLiteral("policy %1 is deleted; `tollgatectl policy restore %1 --reason R` "
-                                 "brings revision %2 back")
-                      .arg(text(h.action))
-                      .arg(h.earlier.front().revision));
-    printTable(rows);
-    return ExitOk;
-}
+protected:
+    using Command::Command;
 
-int diff(Cli& cli, const QStringList& args)
+    virtual Result<int> shown(PolicyStore& store, const PolicyHistory& history) = 0;
+
+private:
+    Result<int> execute() override
+    {
+        PolicyStore store(client(), schema());
+        auto history = waitFor<PolicyHistory>(
+            [&](Callback<PolicyHistory> done) { store.history(idArgument(0), nullptr, done); });
+        if (!history)
+            return history.error();
+        return shown(store, *history);
+    }
+};
+
+class ListHistoryCommand final : public HistoryCommand
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addPositionalArgument(QStringLiteral("rev-a"), QStringLiteral("The older revision."));
-    parser.addPositionalArgument(QStringLiteral("rev-b"), QStringLiteral("The newer revision."));
-    if (auto exit = parseArguments(parser, args, 3, 3))
-        return *exit;
-    auto before = revisionArgument(parser.positionalArguments().at(1), QStringLiteral("rev-a"));
-    auto after = revisionArgument(parser.positionalArguments().at(2), QStringLiteral("rev-b"));
-    if (!before || !after)
-        return fail(!before ? before.error() : after.error());
-    Loaded loaded;
-    if (auto exit = load(cli, parser, &loaded))
-        return *exit;
-    auto changes = diffRevisions(*loaded.history, *before, *after);
-    if (!changes)
-        return fail(changes.error());
-    if (cli.json) {
-        printJson(QJsonObject{{QStringLiteral("action"), text(loaded.action)},
-                              {QStringLiteral("before"), *before},
-                              {QStringLiteral("after"), *after},
-                              {QStringLiteral("fields"), toJson(*changes)}});
+public:
+    ListHistoryCommand() : HistoryCommand(1, 1)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+    }
+
+private:
+    Result<int> shown(PolicyStore&, const PolicyHistory& h) override
+    {
+        if (json()) {
+            QJsonArray revisions;
+            if (h.current)
+                revisions.append(revisionJson(*h.current, true));
+            for (const PolicyRevision& revision : h.earlier)
+                revisions.append(revisionJson(revision, false));
+            printJson(QJsonObject{{QStringLiteral("action"), text(h.action)},
+                                  {QStringLiteral("deleted"), h.deleted()},
+                                  {QStringLiteral("revisions"), revisions}});
+            return ExitOk;
+        }
+        QList<QStringList> rows{{QStringLiteral("REVISION"), QStringLiteral("SAVED"),
+                                 QStringLiteral("BY"), QStringLiteral("POLICY"),
+                                 QStringLiteral("REASON")}};
+        const auto row = [&](const PolicyRevision& r, const QString& mark) {
+            rows << QStringList{QString::number(r.revision) + mark, timeText(r.updatedMs),
+                                r.updatedBy, summary(h, r), r.reason};
+        };
+        if (h.current)
+            row(*h.current, QStringLiteral(" (current)"));
+        for (const PolicyRevision& revision : h.earlier)
+            row(revision, QString());
+        if (h.deleted())
+            printLine(
+                QStringLiteral("policy %1 is deleted; `tollgatectl policy restore %1 --reason R` "
+                               "brings revision %2 back")
+                    .arg(text(h.action))
+                    .arg(h.earlier.front().revision));
+        printTable(rows);
         return ExitOk;
     }
-    printLine(QStringLiteral("policy %1, revision %2 -> %3%4")
-                  .arg(text(loaded.action))
-                  .arg(*before)
-                  .arg(*after)
-                  .arg(changes->empty() ? QStringLiteral(": no differences") : QString()));
-    for (const PolicyFieldChange& c : *changes)
-        printLine(QStringLiteral("  %1: '%2' -> '%3'")
-                      .arg(QString::fromLatin1(c.name), c.before, c.after));
-    return ExitOk;
-}
+};
+
+class DiffCommand final : public HistoryCommand
+{
+public:
+    DiffCommand() : HistoryCommand(3, 3)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+        parser.addPositionalArgument(QStringLiteral("rev-a"),
+                                     QStringLiteral("The older revision."));
+        parser.addPositionalArgument(QStringLiteral("rev-b"),
+                                     QStringLiteral("The newer revision."));
+    }
+
+private:
+    Status check() override
+    {
+        auto before = revisionArgument(argument(1), QStringLiteral("rev-a"));
+        auto after = revisionArgument(argument(2), QStringLiteral("rev-b"));
+        if (!before || !after)
+            return !before ? before.error() : after.error();
+        m_before = *before;
+        m_after = *after;
+        return Unit{};
+    }
+
+    Result<int> shown(PolicyStore&, const PolicyHistory& h) override
+    {
+        auto changes = diffRevisions(h, m_before, m_after);
+        if (!changes)
+            return changes.error();
+        if (json()) {
+            printJson(QJsonObject{{QStringLiteral("action"), text(h.action)},
+                                  {QStringLiteral("before"), m_before},
+                                  {QStringLiteral("after"), m_after},
+                                  {QStringLiteral("fields"), toJson(*changes)}});
+            return ExitOk;
+        }
+        printLine(QStringLiteral("policy %1, revision %2 -> %3%4")
+                      .arg(text(h.action))
+                      .arg(m_before)
+                      .arg(m_after)
+                      .arg(changes->empty() ? QStringLiteral(": no differences") : QString()));
+        for (const PolicyFieldChange& c : *changes)
+            printLine(QStringLiteral("  %1: '%2' -> '%3'")
+                          .arg(QString::fromLatin1(c.name), c.before, c.after));
+        return ExitOk;
+    }
+
+    qint64 m_before = 0;
+    qint64 m_after = 0;
+};
 
 // rollback and restore: a new revision from an earlier one, audited with the reason.
-int bringBack(Cli& cli, const QStringList& args, bool restore)
+class BringBackCommand final : public HistoryCommand
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addOption({QStringLiteral("reason"),
-                      QStringLiteral("Why (written into the audit entry)."),
-                      QStringLiteral("text")});
-    if (!restore)
-        parser.addOption({QStringLiteral("to"), QStringLiteral("The revision to put back."),
-                          QStringLiteral("n")});
-    if (auto exit = parseArguments(parser, args, 1, 1))
-        return *exit;
-    const QString command = restore ? QStringLiteral("restore") : QStringLiteral("rollback");
-    Result<qint64> target = qint64(0);
-    if (!restore) {
-        if (!parser.isSet(QStringLiteral("to")))
-            return usage(QStringLiteral("policy rollback needs --to N (see policy history)"));
-        target = revisionArgument(parser.value(QStringLiteral("to")), QStringLiteral("--to"));
-        if (!target)
-            return fail(target.error());
+public:
+    explicit BringBackCommand(bool restore) : HistoryCommand(1, 1), m_restore(restore)
+    {
+        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
+        parser.addOption({QStringLiteral("reason"),
+                          QStringLiteral("Why (written into the audit entry)."),
+                          QStringLiteral("text")});
+        if (!restore)
+            parser.addOption({QStringLiteral("to"), QStringLiteral("The revision to put back."),
+                              QStringLiteral("n")});
     }
-    const QString reason = parser.value(QStringLiteral("reason")).trimmed();
-    if (reason.isEmpty())
-        return usage(QStringLiteral("policy %1 needs --reason").arg(command));
-    Loaded loaded;
-    if (auto exit = load(cli, parser, &loaded))
-        return *exit;
-    const PolicyHistory& h = *loaded.history;
-    const QString name = text(loaded.action);
-    if (restore && !h.deleted())
-        return fail({ErrorKind::Conflict,
-                     QStringLiteral("policy %1 exists (revision %2): `policy rollback %1 --to N` "
-                                    "puts an earlier revision back")
-                         .arg(name)
-                         .arg(h.current->revision)});
-    if (!restore && h.deleted())
-        return fail(
-            {ErrorKind::NotFound,
-             QStringLiteral("policy %1 is deleted: `policy restore %1` brings it back").arg(name)});
-    if (!restore && !h.find(*target))
-        return fail(h.missing(*target));
-    auto written = waitFor<qint64>([&](Callback<qint64> done) {
-        if (restore)
-            loaded.store->restore(loaded.action, 0, cli.actor, reason, nullptr, done);
+
+private:
+    Status check() override
+    {
+        if (!m_restore) {
+            if (!isSet("to"))
+                return invalidInput(
+                    QStringLiteral("policy rollback needs --to N (see policy history)"));
+            auto target = revisionArgument(value("to"), QStringLiteral("--to"));
+            if (!target)
+                return target.error();
+            m_target = *target;
+        }
+        m_reason = value("reason").trimmed();
+        if (m_reason.isEmpty())
+            return invalidInput(
+                QStringLiteral("policy %1 needs --reason")
+                    .arg(m_restore ? QStringLiteral("restore") : QStringLiteral("rollback")));
+        return Unit{};
+    }
+
+    Result<int> shown(PolicyStore& store, const PolicyHistory& h) override
+    {
+        const QString name = text(h.action);
+        if (m_restore && !h.deleted())
+            return Error{
+                ErrorKind::Conflict,
+                QStringLiteral("policy %1 exists (revision %2): `policy rollback %1 --to N` "
+                               "puts an earlier revision back")
+                    .arg(name)
+                    .arg(h.current->revision)};
+        if (!m_restore && h.deleted())
+            return Error{ErrorKind::NotFound,
+                         QStringLiteral("policy %1 is deleted: `policy restore %1` brings it back")
+                             .arg(name)};
+        if (!m_restore && !h.find(m_target))
+            return h.missing(m_target);
+        auto written = waitFor<qint64>([&](Callback<qint64> done) {
+            if (m_restore)
+                store.restore(h.action, 0, cli().actor, m_reason, nullptr, done);
+            else
+                store.rollback(h.action, h.current->revision, m_target, cli().actor, m_reason,
+                               nullptr, done);
+        });
+        if (!written)
+            return written.error();
+        const qint64 from = m_restore ? h.earlier.front().revision : m_target;
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("action"), name},
+                                  {QStringLiteral("revision"), *written},
+                                  {QStringLiteral("from"), from}});
         else
-            loaded.store->rollback(loaded.action, h.current->revision, *target, cli.actor, reason,
-                                   nullptr, done);
-    });
-    if (!written)
-        return fail(written.error());
-    const qint64 from = restore ? h.earlier.front().revision : *target;
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("action"), name},
-                              {QStringLiteral("revision"), *written},
-                              {QStringLiteral("from"), from}});
-    else
-        printLine(
-            QStringLiteral("policy %1 %2: revision %3 is back as revision %4")
-                .arg(name, restore ? QStringLiteral("restored") : QStringLiteral("rolled back"))
-                .arg(from)
-                .arg(*written));
-    return ExitOk;
-}
+            printLine(QStringLiteral("policy %1 %2: revision %3 is back as revision %4")
+                          .arg(name, m_restore ? QStringLiteral("restored")
+                                               : QStringLiteral("rolled back"))
+                          .arg(from)
+                          .arg(*written));
+        return ExitOk;
+    }
+
+    bool m_restore;
+    qint64 m_target = 0;
+    QString m_reason;
+};
 
 } // namespace
 
 int policyHistoryCommand(Cli& cli, const QString& sub, const QStringList& args)
 {
     if (sub == QLatin1String("history"))
-        return history(cli, args);
+        return runCommand<ListHistoryCommand>(cli, args);
     if (sub == QLatin1String("diff"))
-        return diff(cli, args);
-    return bringBack(cli, args, sub == QLatin1String("restore"));
+        return runCommand<DiffCommand>(cli, args);
+    return BringBackCommand(sub == QLatin1String("restore")).run(cli, args);
 }
 
 } // namespace tollgate::ctl

@@ -1,10 +1,10 @@
 // refund and penalize: one refund.lua call against the action's stored policy.
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/PolicyStore.h"
-#include "core/limits/Refunds.h"
+#include "core/moderation/Refunds.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QDateTime>
 
@@ -31,80 +31,78 @@ QString resultText(bool penalty, const QByteArray& user, const RefundResult& res
     return line;
 }
 
-int run(Cli& cli, const QStringList& args, bool penalty)
+class RefundCommand final : public CostedCommand
 {
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("The action."));
-    parser.addPositionalArgument(QStringLiteral("user"), QStringLiteral("The user id."));
-    parser.addOption(QCommandLineOption(
-        QStringLiteral("cost"),
-        penalty ? QStringLiteral("Units to add (required).")
-                : QStringLiteral("Units to give back (default: the policy's cost)."),
-        QStringLiteral("n")));
-    if (penalty)
-        parser.addOption(QCommandLineOption(QStringLiteral("reason"),
-                                            QStringLiteral("Why (required; recorded with a ban "
-                                                           "the penalty creates)."),
-                                            QStringLiteral("text")));
-    if (auto exit = parseArguments(parser, args, 2, 2))
-        return *exit;
-    if (penalty && !parser.isSet(QStringLiteral("cost")))
-        return usage(QStringLiteral("penalize needs --cost"));
-    const QString reason = penalty ? parser.value(QStringLiteral("reason")) : QString();
-    if (penalty && reason.trimmed().isEmpty())
-        return usage(QStringLiteral("penalize needs --reason"));
-    auto cost = integerOption(parser, QStringLiteral("cost"), 0);
-    if (cost && parser.isSet(QStringLiteral("cost")) && *cost < 1)
-        cost = Error{ErrorKind::InvalidInput, QStringLiteral("--cost must be 1 or more")};
-    if (!cost)
-        return fail(cost.error());
-    const QByteArray action = idFromText(parser.positionalArguments().at(0));
-    const QByteArray user = idFromText(parser.positionalArguments().at(1));
-    if (const Status valid = KeySchema::validateId(user, QStringLiteral("user id")); !valid)
-        return fail(valid.error());
-
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-    auto policy = waitFor<Policy>([&](Callback<Policy> done) {
-        PolicyStore(client, cli.schema()).get(action, nullptr, done);
-    });
-    if (!policy)
-        return fail(policy.error());
-    const Refunds refunds(client, cli.schema());
-    auto result = waitFor<RefundResult>([&](Callback<RefundResult> done) {
+public:
+    explicit RefundCommand(bool penalty)
+        : CostedCommand(penalty ? QStringLiteral("Units to add (required).")
+                                : QStringLiteral("Units to give back (default: the policy's cost).")),
+          m_penalty(penalty)
+    {
         if (penalty)
-            refunds.penalize(*policy, user, *cost, cli.actor, reason, nullptr, done);
+            parser.addOption(QCommandLineOption(QStringLiteral("reason"),
+                                                QStringLiteral("Why (required; recorded with a ban "
+                                                               "the penalty creates)."),
+                                                QStringLiteral("text")));
+    }
+
+private:
+    Status check() override
+    {
+        if (m_penalty && !isSet("cost"))
+            return invalidInput(QStringLiteral("penalize needs --cost"));
+        m_reason = m_penalty ? value("reason") : QString();
+        if (m_penalty && m_reason.trimmed().isEmpty())
+            return invalidInput(QStringLiteral("penalize needs --reason"));
+        return readCosted();
+    }
+
+    Result<int> execute() override
+    {
+        auto policy = waitFor<Policy>([&](Callback<Policy> done) {
+            PolicyStore(client(), schema()).get(m_action, nullptr, done);
+        });
+        if (!policy)
+            return policy.error();
+        const Refunds refunds(client(), schema());
+        auto result = waitFor<RefundResult>([&](Callback<RefundResult> done) {
+            if (m_penalty)
+                refunds.penalize(*policy, m_user, m_cost, cli().actor, m_reason, nullptr,
+                                 done);
+            else
+                refunds.refund(*policy, m_user, m_cost, nullptr, done);
+        });
+        if (!result)
+            return result.error();
+        if (json())
+            printJson(QJsonObject{{QStringLiteral("user"), text(m_user)},
+                                  {QStringLiteral("action"), text(m_action)},
+                                  {QStringLiteral("changed"), result->changed},
+                                  {QStringLiteral("count"), result->count},
+                                  {QStringLiteral("limit"), result->limit},
+                                  {QStringLiteral("remaining"), result->remaining},
+                                  {QStringLiteral("reset_ms"), result->resetMs},
+                                  {QStringLiteral("ban_created"), result->banCreated},
+                                  {QStringLiteral("ban_until_ms"), result->banUntilMs}});
         else
-            refunds.refund(*policy, user, *cost, nullptr, done);
-    });
-    if (!result)
-        return fail(result.error());
-    if (cli.json)
-        printJson(QJsonObject{{QStringLiteral("user"), text(user)},
-                              {QStringLiteral("action"), text(action)},
-                              {QStringLiteral("changed"), result->changed},
-                              {QStringLiteral("count"), result->count},
-                              {QStringLiteral("limit"), result->limit},
-                              {QStringLiteral("remaining"), result->remaining},
-                              {QStringLiteral("reset_ms"), result->resetMs},
-                              {QStringLiteral("ban_created"), result->banCreated},
-                              {QStringLiteral("ban_until_ms"), result->banUntilMs}});
-    else
-        printLine(resultText(penalty, user, *result));
-    return ExitOk;
-}
+            printLine(resultText(m_penalty, m_user, *result));
+        return ExitOk;
+    }
+
+    bool m_penalty;
+    QString m_reason;
+};
 
 } // namespace
 
 int refundCommand(Cli& cli, const QStringList& args)
 {
-    return run(cli, args, false);
+    return RefundCommand(false).run(cli, args);
 }
 
 int penalizeCommand(Cli& cli, const QStringList& args)
 {
-    return run(cli, args, true);
+    return RefundCommand(true).run(cli, args);
 }
 
 } // namespace tollgate::ctl

@@ -1,9 +1,9 @@
 // subjects: every user x action with its usage, streamed as SCAN batches come back.
-#include "app/ctl/Cli.h"
+#include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 
-#include "core/limits/IdText.h"
-#include "core/limits/Subjects.h"
+#include "core/keys/IdText.h"
+#include "core/subjects/Subjects.h"
 
 #include <QDateTime>
 #include <cstdio>
@@ -27,9 +27,10 @@ struct Filters
 
 QByteArray jsonLine(const Subject& s)
 {
-    JsonLine line;
-    line.idField("user", s.user)
-        .idField("action", s.action)
+    JsonWriter line;
+    line.beginObject()
+        .field("user", s.user)
+        .field("action", s.action)
         .field("has_policy", s.hasPolicy)
         .field("state_known", s.stateKnown)
         .field("banned", s.banned())
@@ -39,14 +40,13 @@ QByteArray jsonLine(const Subject& s)
     writeFields(line, s.state);
     for (const auto& [name, ban] : {std::pair{"ban", &s.ban}, std::pair{"user_ban", &s.userBan}}) {
         if (!*ban) {
-            line.null(name);
+            line.nullField(name);
             continue;
         }
-        line.object(name);
-        writeFields(line, **ban);
-        line.end();
+        writeFields(line.key(name).beginObject(), **ban);
+        line.endObject();
     }
-    return line.take() + '\n';
+    return line.endObject().take();
 }
 
 QString banText(const Subject& s)
@@ -93,77 +93,90 @@ QByteArray textLine(const Subject& s)
            '\n';
 }
 
+class SubjectsCommand final : public Command
+{
+public:
+    SubjectsCommand() : Command(0, 0)
+    {
+        parser.addOptions({
+            QCommandLineOption(QStringLiteral("action"), QStringLiteral("Only this action."),
+                               QStringLiteral("action")),
+            QCommandLineOption(QStringLiteral("user-prefix"),
+                               QStringLiteral("Only users whose id starts with this."),
+                               QStringLiteral("prefix")),
+            QCommandLineOption(QStringLiteral("max"),
+                               QStringLiteral("Stop after this many subjects (default: all)."),
+                               QStringLiteral("n")),
+            QCommandLineOption(QStringLiteral("banned"), QStringLiteral("Only banned subjects.")),
+            QCommandLineOption(
+                QStringLiteral("near"),
+                QStringLiteral("Only subjects warned, denied or within 10 % of the limit.")),
+        });
+    }
+
+private:
+    Status check() override
+    {
+        m_options.action = idFromText(value("action"));
+        m_options.userPrefix = idFromText(value("user-prefix"));
+        auto max = integerOption(parser, QStringLiteral("max"), 0);
+        if (max && isSet("max") && *max < 1)
+            return invalidInput(QStringLiteral("--max must be 1 or more"));
+        if (!max)
+            return max.error();
+        m_options.maxSubjects = *max;
+        return Unit{};
+    }
+
+    Result<int> execute() override
+    {
+        const Filters filters{isSet("banned"), isSet("near")};
+        const bool json = this->json();
+        if (!json)
+            std::fputs(
+                "USER                      ACTION        TIER    COUNT/LIMIT  RESET    BAN\n",
+                stdout);
+        const Subjects subjects(client(), schema());
+        // Each batch is written (and flushed) as it arrives: constant memory at any size.
+        auto result = waitFor<SubjectsProgress>([&](Callback<SubjectsProgress> done) {
+            subjects.stream(
+                m_options,
+                [json, filters](std::vector<Subject>& batch, const SubjectsProgress&) {
+                    QByteArray out;
+                    for (const Subject& s : batch) {
+                        if (filters.accept(s))
+                            out += json ? jsonLine(s) : textLine(s);
+                    }
+                    std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
+                    std::fflush(stdout);
+                    return !std::ferror(stdout);
+                },
+                done,
+                [](const PolicyListing& listing) {
+                    // Their rows carry the reason too; the listing itself goes on (one bad key
+                    // never fails the command).
+                    for (const InvalidPolicy& bad : listing.invalid)
+                        std::fprintf(stderr, "tollgatectl: warning: %s\n", qPrintable(bad.reason));
+                });
+        });
+        if (!result)
+            return result.error();
+        if (result->truncated)
+            std::fprintf(stderr, "tollgatectl: note: stopped at %lld subjects (--max)\n",
+                         static_cast<long long>(m_options.maxSubjects));
+        if (std::ferror(stdout))
+            return Error{ErrorKind::Io, QStringLiteral("could not write the output")};
+        return ExitOk;
+    }
+
+    SubjectsOptions m_options;
+};
+
 } // namespace
 
 int subjectsCommand(Cli& cli, const QStringList& args)
 {
-    QCommandLineParser parser;
-    parser.addOptions({
-        QCommandLineOption(QStringLiteral("action"), QStringLiteral("Only this action."),
-                           QStringLiteral("action")),
-        QCommandLineOption(QStringLiteral("user-prefix"),
-                           QStringLiteral("Only users whose id starts with this."),
-                           QStringLiteral("prefix")),
-        QCommandLineOption(QStringLiteral("max"),
-                           QStringLiteral("Stop after this many subjects (default: all)."),
-                           QStringLiteral("n")),
-        QCommandLineOption(QStringLiteral("banned"), QStringLiteral("Only banned subjects.")),
-        QCommandLineOption(
-            QStringLiteral("near"),
-            QStringLiteral("Only subjects warned, denied or within 10 % of the limit.")),
-    });
-    if (auto exit = parseArguments(parser, args, 0, 0))
-        return *exit;
-    SubjectsOptions options;
-    options.action = idFromText(parser.value(QStringLiteral("action")));
-    options.userPrefix = idFromText(parser.value(QStringLiteral("user-prefix")));
-    auto max = integerOption(parser, QStringLiteral("max"), 0);
-    if (max && parser.isSet(QStringLiteral("max")) && *max < 1)
-        max = Error{ErrorKind::InvalidInput, QStringLiteral("--max must be 1 or more")};
-    if (!max)
-        return fail(max.error());
-    options.maxSubjects = *max;
-    const Filters filters{parser.isSet(QStringLiteral("banned")),
-                          parser.isSet(QStringLiteral("near"))};
-    Client* client = cli.client();
-    if (!client)
-        return ExitUsage;
-
-    const bool json = cli.json;
-    if (!json)
-        std::fputs("USER                      ACTION        TIER    COUNT/LIMIT  RESET    BAN\n",
-                   stdout);
-    const Subjects subjects(client, cli.schema());
-    // Each batch is written (and flushed) as it arrives: constant memory at any size.
-    auto result = waitFor<SubjectsProgress>([&](Callback<SubjectsProgress> done) {
-        subjects.stream(
-            options,
-            [json, filters](std::vector<Subject>& batch, const SubjectsProgress&) {
-                QByteArray out;
-                for (const Subject& s : batch) {
-                    if (filters.accept(s))
-                        out += json ? jsonLine(s) : textLine(s);
-                }
-                std::fwrite(out.constData(), 1, size_t(out.size()), stdout);
-                std::fflush(stdout);
-                return !std::ferror(stdout);
-            },
-            done,
-            [](const PolicyListing& listing) {
-                // Their rows carry the reason too; the listing itself goes on (one bad key
-                // never fails the command).
-                for (const InvalidPolicy& bad : listing.invalid)
-                    std::fprintf(stderr, "tollgatectl: warning: %s\n", qPrintable(bad.reason));
-            });
-    });
-    if (!result)
-        return fail(result.error());
-    if (result->truncated)
-        std::fprintf(stderr, "tollgatectl: note: stopped at %lld subjects (--max)\n",
-                     static_cast<long long>(options.maxSubjects));
-    if (std::ferror(stdout))
-        return fail(Error{ErrorKind::Io, QStringLiteral("could not write the output")});
-    return ExitOk;
+    return runCommand<SubjectsCommand>(cli, args);
 }
 
 } // namespace tollgate::ctl

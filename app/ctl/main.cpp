@@ -2,8 +2,8 @@
 // line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/keys/IdText.h"
 #include "core/Version.h"
-#include "core/limits/IdText.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>

@@ -1,10 +1,10 @@
 // tollgated: Tollgate as a rate limit service (docs/service.md). Envoy's rate limit service
 // over gRPC, an HTTP JSON endpoint, the configuration in envoyproxy/ratelimit's YAML.
-#include "core/Version.h"
-#include "core/demo/QuitOnSignal.h"
-#include "core/limits/IdText.h"
-#include "core/limits/KeySchema.h"
+#include "app/common/QuitOnSignal.h"
+#include "core/keys/IdText.h"
+#include "core/keys/KeySchema.h"
 #include "core/redis/IoThreads.h"
+#include "core/Version.h"
 #include "service/Daemon.h"
 
 #include <QCommandLineParser>

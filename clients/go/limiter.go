@@ -31,6 +31,10 @@ type Options struct {
 	// Insurance counts hits while Redis is away (FailureMode Insurance). Default: one per
 	// Limiter with factor 1.
 	Insurance *InsuranceLimiter
+	// RecordStats feeds the console's per-second statistics (the Dashboard, the metrics
+	// exporter): outcomes are added up per action and written with stats.lua at most once a
+	// second, off the hit's path. Close writes what is pending.
+	RecordStats bool
 	// Timeout bounds a call whose ctx has no deadline. Default 1 s. It is reported as
 	// ctx.Deadline() to the adapter, which sets its socket timeouts from it (the redigo adapter
 	// and go-redis do), not enforced by a timer of this package.
@@ -52,6 +56,7 @@ type limiterState struct {
 	targets    overrideTargets
 	insurance  *InsuranceLimiter
 	contractOK atomic.Bool
+	stats      *hitStats // nil: statistics off
 	stop       context.CancelFunc
 	closeOnce  sync.Once
 }
@@ -91,6 +96,9 @@ func NewLimiter(client Client, opts Options) (*Limiter, error) {
 		s.policies.entries[p.Action] = &policyEntry{policy: &p, prepared: prepare(&p, s.keys, false), inline: true}
 	}
 	l := &Limiter{limiterState: s}
+	if opts.RecordStats {
+		s.stats = &hitStats{limiter: l, pending: map[string]*statCounts{}}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	if sub, ok := client.(Subscriber); ok && !opts.NoEvents {
@@ -99,10 +107,15 @@ func NewLimiter(client Client, opts Options) (*Limiter, error) {
 	return l, nil
 }
 
-// Close stops the events subscription. The Limiter still answers afterwards, reading policies
-// again every PolicyTTL.
+// Close stops the events subscription and writes the statistics still pending. The Limiter
+// still answers afterwards, reading policies again every PolicyTTL.
 func (l *Limiter) Close() error {
-	l.closeOnce.Do(l.stop)
+	l.closeOnce.Do(func() {
+		l.stop()
+		if l.stats != nil {
+			l.stats.close()
+		}
+	})
 	return nil
 }
 
@@ -179,6 +192,9 @@ func (l *Limiter) decide(ctx context.Context, peek bool, action, user string, co
 		d.Message = policy.Message
 	}
 	d.policy = policy
+	if l.stats != nil && !peek {
+		l.stats.record(policy, &d, cost)
+	}
 	return d, nil
 }
 

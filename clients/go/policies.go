@@ -145,6 +145,10 @@ func (l *Limiter) readHash(ctx context.Context, key string) (map[string]string, 
 	return fields, nil
 }
 
+// Subscribed says whether the events subscription is up: policy changes then apply at once,
+// otherwise after PolicyTTL.
+func (l *Limiter) Subscribed() bool { return l.policies.live.Load() }
+
 // ForgetPolicies drops every policy read from Redis (the next hit reads it again). Needed only
 // when the adapter cannot subscribe to the events channel and a change must apply at once.
 func (l *Limiter) ForgetPolicies() { l.policies.forget("") }

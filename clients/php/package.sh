@@ -25,6 +25,7 @@ if ! compgen -G "$lua/*.lua" >/dev/null; then
     exit 1
 fi
 if [[ "$(cd "$lua" && pwd)" != "$here/lua" ]]; then # the copy as it is: nothing to refresh
+    mkdir -p "$here/lua"
     rm -f "$here"/lua/*.lua
     cp "$lua"/*.lua "$here/lua/"
 fi

@@ -1,7 +1,5 @@
 #include "core/redis/Connection.h"
 
-#include "core/ssh/SshTunnel.h"
-
 #ifdef TOLLGATE_LINUX_IO
 #include "core/redis/TcpStream.h"
 #endif
@@ -80,7 +78,7 @@ Result<QSslConfiguration> tlsConfiguration(const TlsOptions& tls)
 
 } // namespace
 
-Connection::Connection(ConnectionOptions options)
+Connection::Connection(ServerOptions options, std::shared_ptr<Tunnel> tunnel)
     : m_options(std::move(options)), m_connectTimer(new QTimer(this)),
       m_deadlineTimer(new QTimer(this)), m_reconnectTimer(new QTimer(this)),
       m_heartbeatTimer(new QTimer(this))
@@ -94,16 +92,14 @@ Connection::Connection(ConnectionOptions options)
     m_deadlineTimer->setTimerType(Qt::PreciseTimer);
     connect(m_connectTimer, &QTimer::timeout, this, [this] {
         dropConnection({ErrorKind::Timeout, QStringLiteral("connecting to %1 timed out after %2 ms")
-                                                .arg(m_options.endpoint())
+                                                .arg(endpoint())
                                                 .arg(m_options.connectTimeout.count())});
     });
     connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
     connect(m_heartbeatTimer, &QTimer::timeout, this, &Connection::checkHeartbeat);
     m_clock.start();
-    if (m_options.ssh.enabled())
-        m_tunnel = SshTunnel::shared(m_options.ssh);
-    setUpSentinel();
+    m_tunnel = std::move(tunnel);
 }
 
 Connection::~Connection()
@@ -156,7 +152,7 @@ void Connection::hold(EncodedCommand command, Done done)
         done(Error{ErrorKind::Busy,
                    QStringLiteral("%1 commands already wait for %2: try again later")
                        .arg(m_inFlight.size() + m_waiting.size())
-                       .arg(m_options.endpoint())});
+                       .arg(endpoint())});
         return;
     }
     m_waiting.push_back({std::move(command), std::move(done)});
@@ -180,7 +176,7 @@ Error Connection::notConnected() const
     // "connection refused", "cannot read CA file", not a bare "not connected".
     if (m_state == ConnectionState::Disconnected && m_cause)
         return *m_cause;
-    QString message = QStringLiteral("not connected to ") + m_options.endpoint() +
+    QString message = QStringLiteral("not connected to ") + endpoint() +
                       QStringLiteral(" (") + connectionStateName(m_state) + QLatin1Char(')');
     if (m_cause)
         message += QStringLiteral(": ") + m_cause->toString();
@@ -194,7 +190,7 @@ void Connection::openLocalSocket(const QString& path)
     m_socketKind.store(SocketKind::QtLocal, std::memory_order_relaxed);
     connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
     connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") +
+        onTransportError({ErrorKind::Io, endpoint() + QStringLiteral(": ") +
                                              socket->errorString() + tunnelHint()});
     });
     connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
@@ -204,7 +200,7 @@ void Connection::openLocalSocket(const QString& path)
 Status Connection::createDevice(const QString& tunnelSocket)
 {
     m_tlsErrors.clear();
-    if (m_options.transport == ConnectionOptions::Transport::Unix) {
+    if (m_options.transport == ServerOptions::Transport::Unix) {
         openLocalSocket(m_options.socketPath);
         return Unit{};
     }
@@ -236,7 +232,7 @@ Status Connection::createDevice(const QString& tunnelSocket)
     m_socketKind.store(m_options.tls.enabled ? SocketKind::QtTls : SocketKind::QtTcp,
                        std::memory_order_relaxed);
     connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket] {
-        QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
+        QString message = endpoint() + QStringLiteral(": ") + socket->errorString();
         if (!m_tlsErrors.isEmpty())
             message += QStringLiteral(" (TLS: ") + m_tlsErrors + QLatin1Char(')');
         message += tunnelHint();
@@ -302,7 +298,7 @@ void Connection::adoptPlainSocket(QTcpSocket* socket)
     m_socketKind.store(SocketKind::RawTcp, std::memory_order_relaxed);
     connect(stream, &TcpStream::readyRead, this, &Connection::onReadyRead);
     connect(stream, &TcpStream::failed, this, [this](const QString& reason) {
-        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") + reason});
+        onTransportError({ErrorKind::Io, endpoint() + QStringLiteral(": ") + reason});
     });
 #else
     Q_UNUSED(socket) // TcpStreamKind::Raw is never chosen in this build
@@ -335,10 +331,11 @@ void Connection::sendHandshake()
         write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
                m_options.clientName.toUtf8()},
               [](const Result<Reply>&) {});
-    if (m_sentinel)
-        write({QByteArrayLiteral("ROLE")}, [this, device](const Result<Reply>& role) {
+    const std::optional<Command> check = m_locator ? m_locator->handshakeCheck() : std::nullopt;
+    if (check)
+        write(*check, [this, device](const Result<Reply>& reply) {
             if (device == m_device.get())
-                checkRole(role);
+                checkServer(reply);
         });
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
@@ -495,7 +492,7 @@ void Connection::checkDeadlines()
                            std::exchange(request.batch, nullptr), request.index});
     }
     const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
-                                             .arg(m_options.endpoint())
+                                             .arg(endpoint())
                                              .arg(m_options.commandTimeout.count())};
     for (InFlight& request : expired)
         request.fail(late); // may submit more: the loop above is over
@@ -520,7 +517,7 @@ void Connection::checkDeadlines()
     if (!m_inFlight.empty() && m_clock.elapsed() - m_lastReadMs > silence)
         dropConnection(
             {ErrorKind::Timeout,
-             QStringLiteral("no reply from %1 for %2 ms").arg(m_options.endpoint()).arg(silence)});
+             QStringLiteral("no reply from %1 for %2 ms").arg(endpoint()).arg(silence)});
 }
 
 void Connection::checkHeartbeat()

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/Policy.h"
-#include "core/limits/PolicyText.h"
+#include "core/policies/Policy.h"
+#include "core/policies/PolicyText.h"
 #include "core/redis/Result.h"
 
 #include <QByteArray>

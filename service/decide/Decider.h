@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Limiter.h"
+#include "core/limiter/Limiter.h"
 #include "service/decide/Decision.h"
 #include "service/decide/PolicyBook.h"
 

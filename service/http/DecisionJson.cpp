@@ -1,6 +1,6 @@
 #include "service/http/DecisionJson.h"
 
-#include "service/http/JsonWriter.h"
+#include "core/json/JsonWriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -49,10 +49,20 @@ std::optional<LimitUnit> unitOf(const QJsonValue& value)
 
 } // namespace
 
+QJsonDocument jsonFromBody(QByteArray body, QJsonParseError* error)
+{
+    static const QByteArray bom("\xEF\xBB\xBF");
+    if (body.startsWith(bom))
+        body.remove(0, bom.size());
+    // Outside a string the escape is as invalid as the character was: errors stay errors.
+    body.replace(bom, QByteArrayLiteral("\\ufeff"));
+    return QJsonDocument::fromJson(body, error);
+}
+
 Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body)
 {
     QJsonParseError error{};
-    const QJsonDocument document = QJsonDocument::fromJson(body, &error);
+    const QJsonDocument document = jsonFromBody(body, &error);
     if (error.error != QJsonParseError::NoError || !document.isObject())
         return invalid(QStringLiteral("the body is not a JSON object: %1 at byte %2")
                            .arg(error.errorString())
@@ -63,7 +73,8 @@ Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body)
     if (root.contains(QStringLiteral("hits_addend"))) {
         const auto addend = unsignedOf(root.value(QStringLiteral("hits_addend")));
         if (!addend || *addend > UINT32_MAX)
-            return invalid(QStringLiteral("hits_addend must be a whole number from 0 to 4294967295"));
+            return invalid(
+                QStringLiteral("hits_addend must be a whole number from 0 to 4294967295"));
         request.hitsAddend = *addend;
     }
     const QJsonValue descriptors = root.value(QStringLiteral("descriptors"));

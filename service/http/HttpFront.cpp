@@ -1,7 +1,7 @@
 #include "service/http/HttpFront.h"
 
 #include "core/http/RateLimitHeaders.h"
-#include "core/limits/RefusalCache.h"
+#include "core/limiter/RefusalCache.h"
 #include "service/http/DecisionJson.h"
 #include "service/metrics/ServiceMetrics.h"
 
@@ -161,12 +161,14 @@ void HttpFront::hit(const HttpRequest& request, const HttpResponder& responder)
 {
     const auto start = Clock::now();
     QJsonParseError error{};
-    const QJsonObject body = QJsonDocument::fromJson(request.body, &error).object();
+    const QJsonObject body = jsonFromBody(request.body, &error).object();
     const QByteArray action = body.value(QStringLiteral("action")).toString().toUtf8();
     const QByteArray user = body.value(QStringLiteral("user")).toString().toUtf8();
     const QJsonValue costValue = body.value(QStringLiteral("cost"));
+    // Absent: the policy's cost (0 for the Limiter); given, 1 or more, as every client checks it.
     const double cost = costValue.isUndefined() ? 0 : costValue.toDouble(-1);
-    if (error.error != QJsonParseError::NoError || action.isEmpty() || user.isEmpty() || cost < 0 ||
+    if (error.error != QJsonParseError::NoError || action.isEmpty() || user.isEmpty() ||
+        (!costValue.isUndefined() && cost < 1) ||
         cost > double(Policy::kMaxLimit) || cost != double(qint64(cost))) {
         sendError(responder, Error{ErrorKind::InvalidInput,
                                    QStringLiteral("the body must be {\"action\": ..., \"user\": ..., "

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/http/HttpServer.h"
 #include "core/metrics/Exposition.h"
-#include "core/metrics/HttpServer.h"
 #include "service/decide/Decider.h"
 
 #include <QHostAddress>

@@ -173,7 +173,7 @@ void ServiceHostileTest::frozenRedisGetsTheFailurePolicysAnswer()
     QTcpSocket socket;
     socket.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
     QVERIFY(socket.waitForConnected(5000));
-    ::kill(pid_t(m_redis.pid()), SIGSTOP);
+    ::kill(pid_t(m_redis.processId()), SIGSTOP);
     // Two requests sent at once on one connection: each answered, in order, by the failure
     // policy (deny: OVER_LIMIT), never with an error.
     socket.write(decideRequest("10.2.0.1") + decideRequest("10.2.0.2"));
@@ -181,7 +181,7 @@ void ServiceHostileTest::frozenRedisGetsTheFailurePolicysAnswer()
     const PythonRun grpc = runRlsClient({service.grpcTarget(), QStringLiteral("decide")},
                                         R"({"domain":"edge","descriptors":[{"entries":[{"key":"remote_address","value":"10.2.0.3"}]}]})"
                                         "\n");
-    ::kill(pid_t(m_redis.pid()), SIGCONT);
+    ::kill(pid_t(m_redis.processId()), SIGCONT);
     QCOMPARE(answers.size(), 2);
     for (const QByteArray& answer : answers) {
         QVERIFY2(answer.startsWith("HTTP/1.1 200"), answer.constData());

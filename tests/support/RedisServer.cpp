@@ -1,6 +1,6 @@
 #include "tests/support/RedisServer.h"
 
-#include "core/demo/DemoServer.h"
+#include "app/demo/DemoServer.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -156,9 +156,9 @@ void RedisServer::kill()
     m_process.reset();
 }
 
-qint64 RedisServer::pid() const
+qint64 RedisServer::processId() const
 {
-    return m_process && m_process->state() != QProcess::NotRunning ? m_process->processId() : 0;
+    return isRunning() ? m_process->processId() : 0;
 }
 
 bool RedisServer::isRunning() const
@@ -404,10 +404,18 @@ QList<QByteArray> RedisServer::pipeline(const QList<QList<QByteArray>>& commands
     }
 
     socket->write(request);
+    const QList<QByteArray> replies = readReplies(*socket, commands.size() + skip, deadline);
+    socket->disconnectFromHost();
+    return replies.mid(skip);
+}
+
+QList<QByteArray> RedisServer::readReplies(QTcpSocket& socket, qsizetype count,
+                                           const QDeadlineTimer& deadline)
+{
     QByteArray buffer;
     QList<QByteArray> replies;
     qsizetype position = 0;
-    while (replies.size() < commands.size() + skip) {
+    while (replies.size() < count) {
         const qsizetype length = replyLength(buffer, position);
         if (length < 0)
             return {};
@@ -416,12 +424,11 @@ QList<QByteArray> RedisServer::pipeline(const QList<QList<QByteArray>>& commands
             position += length;
             continue;
         }
-        if (deadline.hasExpired() || !socket->waitForReadyRead(int(deadline.remainingTime())))
+        if (deadline.hasExpired() || !socket.waitForReadyRead(int(deadline.remainingTime())))
             return {};
-        buffer += socket->readAll();
+        buffer += socket.readAll();
     }
-    socket->disconnectFromHost();
-    return replies.mid(skip);
+    return replies;
 }
 
 } // namespace tollgate::test

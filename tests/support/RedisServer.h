@@ -3,10 +3,12 @@
 #include "tests/support/TlsCertificates.h"
 
 #include <QByteArray>
+#include <QDeadlineTimer>
 #include <QList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -47,8 +49,9 @@ public:
     bool restart();
 
     bool isRunning() const;
-    // The server's process id (0 when not running): for SIGSTOP/SIGCONT, a server frozen.
-    qint64 pid() const;
+    // The server's process id (0 when not running), for tests that SIGSTOP it to make Redis
+    // stop answering without closing a connection.
+    qint64 processId() const;
     quint16 port() const { return m_port; }
     QString host() const { return QStringLiteral("127.0.0.1"); }
     // "redis://127.0.0.1:<port>", or "rediss://..." when started with startTls().
@@ -79,6 +82,10 @@ public:
     // Length of the RESP value starting at offset: 0 while data holds only a prefix of it,
     // -1 when it is malformed.
     static qsizetype replyLength(const QByteArray& data, qsizetype offset = 0);
+    // Reads `count` whole replies from `socket` (raw RESP each); empty when the peer closed the
+    // connection or the deadline passed first.
+    static QList<QByteArray> readReplies(QTcpSocket& socket, qsizetype count,
+                                         const QDeadlineTimer& deadline);
 
 private:
     bool startWithArguments(const QStringList& extraArgs, bool tls);

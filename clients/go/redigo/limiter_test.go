@@ -168,11 +168,45 @@ func TestPolicyChangeArrivesByEvent(t *testing.T) {
 	l := fresh(t, tollgate.Options{PolicyTTL: time.Hour})
 	admin := limiterOn(t, tgredigo.New(server.Pool()), tollgate.Options{NoEvents: true})
 	savePolicy(t, admin, "like", map[string]string{"windows": "60000:1"})
+	eventually(t, "the subscription", l.Subscribed)
 	// Subscribed, the Limiter reads the policy once and keeps it until an event says otherwise.
-	eventually(t, "the first hit", func() bool { d, err := l.Hit(context.Background(), "like", "a", 1); return err == nil && d.Allowed })
+	if d := hit(t, l, "like", "a"); !d.Allowed {
+		t.Fatalf("first hit: %+v", d)
+	}
 	if d := hit(t, l, "like", "a"); d.Allowed {
 		t.Fatalf("second hit at limit 1: %+v", d)
 	}
 	savePolicy(t, admin, "like", map[string]string{"windows": "60000:5"})
 	eventually(t, "the new limit", func() bool { return hit(t, l, "like", "a").Limit == 5 })
+}
+
+// One Limiter from many goroutines: every hit counted once, the limit held exactly.
+func TestConcurrentHitsHoldTheLimit(t *testing.T) {
+	l := fresh(t, tollgate.Options{})
+	savePolicy(t, l, "like", map[string]string{"algorithm": "sliding_log", "windows": "60000:100"})
+	var allowed atomic.Int64
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				d, err := l.Hit(context.Background(), "like", "crowd", 1)
+				if err != nil {
+					done <- err
+					return
+				}
+				if d.Allowed {
+					allowed.Add(1)
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if allowed.Load() != 100 {
+		t.Fatalf("%d of 400 hits allowed at a limit of 100", allowed.Load())
+	}
 }

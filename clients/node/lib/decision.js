@@ -23,7 +23,13 @@ class Decision {
     this.countNow = -1;    // a peek's: the window's count as it stands
     this.resetNowMs = -1;  // a peek's: ms until that window is empty
     this.error = null;     // with source 'failure_policy': why Redis could not answer
-    Object.defineProperty(this, 'policy', { value: policy, enumerable: false });
+    this.policy = policy;  // the policy that decided (headers() needs its windows)
+  }
+
+  /** The decision's own fields, without its policy. */
+  toJSON() {
+    const { policy, ...fields } = this;
+    return fields;
   }
 
   /** The RateLimit, RateLimit-Policy and Retry-After header fields of this decision. */

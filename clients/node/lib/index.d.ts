@@ -19,7 +19,8 @@ export interface Policy {
   readonly banMs: number;
   readonly banUntilMidnight: boolean;
   readonly calendarAligned: boolean;
-  readonly timeZone: string;
+  /** The IANA zone; null for a fixed offset saved before zones had names (then tzOffsets). */
+  readonly timeZone: string | null;
   readonly tzOffsets?: string;
   readonly countDenied: boolean;
   readonly shadow: boolean;

@@ -3,20 +3,26 @@
 // EVALSHA each, with policies read from Redis (or given inline) and a failure policy for when
 // Redis cannot answer within the call's deadline.
 const { EventEmitter } = require('node:events');
+// The application's own ioredis (a peer dependency): hits go as its Commands straight to
+// sendCommand, their deadlines kept by Deadlines.
+const { Command } = require('ioredis');
 const { KeySchema, checkId, escapeId } = require('./keys');
 const errors = require('./errors');
 const { policyFromFields, parseWindows, withOverrideWindows } = require('./policy');
 const { PreparedHit } = require('./prepared');
 const { Decision } = require('./decision');
+const { Deadlines } = require('./deadlines');
 const { InsuranceLimiter } = require('./insurance');
 const scripts = require('./scripts');
 const { PolicyCache } = require('./policy-cache');
 const { Moderation } = require('./moderation');
 
-const { InvalidError, NoPolicyError, UnavailableError, classify } = errors;
+const { InvalidError, UnavailableError, classify } = errors;
 const FAILURE_MODES = new Set(['report', 'allow', 'deny', 'insurance']);
 const MAX_OVERRIDE_TARGETS = 4096;
 const sharedInsurance = new InsuranceLimiter();
+const NO_OPTIONS = Object.freeze({});
+const REPLY_AS_TEXT = Object.freeze({ replyEncoding: 'utf8' });
 
 /** Settles with `promise`, or rejects with UnavailableError after `ms`: a call never hangs. */
 function withDeadline(promise, ms) {
@@ -25,6 +31,10 @@ function withDeadline(promise, ms) {
     promise.then((value) => { clearTimeout(timer); resolve(value); },
       (error) => { clearTimeout(timer); reject(error); });
   });
+}
+
+function rethrow(error) {
+  throw error;
 }
 
 function overrideTarget(error) {
@@ -43,6 +53,10 @@ class Limiter extends EventEmitter {
    */
   constructor(redis, options = {}) {
     super();
+    if (redis && redis.options && redis.options.keyPrefix) {
+      // hit.lua checks every key against the ids: a prefix ioredis adds would make them wrong.
+      throw new InvalidError("give the key prefix as the Limiter's prefix option, not as ioredis' keyPrefix");
+    }
     const { prefix = 'tg', policies = {}, onError, timeoutMs = 1000, insurance, subscribe = true,
       policyCacheMs = 5000, scriptsDir } = options;
     if (!redis || typeof redis.evalsha !== 'function') throw new InvalidError('Limiter needs an ioredis Redis or Cluster');
@@ -59,6 +73,13 @@ class Limiter extends EventEmitter {
     }
     this.policies = new PolicyCache(this, { subscribe, maxAgeMs: policyCacheMs });
     this.moderation = new Moderation(this);
+    this.deadlines = new Deadlines();
+    this.corked = null; // the socket batchWrites() corked for this tick
+    this.uncork = () => {
+      const stream = this.corked;
+      this.corked = null;
+      stream.uncork();
+    };
     this.overrideTargets = new Map(); // "<action>\0<escaped user>" -> PreparedHit of the override
     this.checked = null;
     this.contractChecked = false;
@@ -83,8 +104,14 @@ class Limiter extends EventEmitter {
     this.policies.close();
   }
 
+  /** A script call (EVALSHA, EVAL on NOSCRIPT) within the Limiter's deadline. */
   run(script, keyCount, keysAndArgs, readOnly = false) {
-    return scripts.run(this.redis, script, keyCount, keysAndArgs, readOnly);
+    return this.timely(scripts.run(this.redis, script, keyCount, keysAndArgs, readOnly));
+  }
+
+  /** `promise` (a command's), or UnavailableError once the Limiter's timeoutMs has passed. */
+  timely(promise) {
+    return withDeadline(promise, this.timeoutMs);
   }
 
   /** The policy of `action` (inline, cached, or HGETALL); NoPolicyError when there is none. */
@@ -99,51 +126,91 @@ class Limiter extends EventEmitter {
 
   /** Counts a hit of `cost` units (default: the policy's) and answers a Decision. */
   hit(action, user, options) {
-    return this.decide(false, action, user, options);
+    return this.decide(false, action, user, options || NO_OPTIONS);
   }
 
   /** What a hit would get, counting nothing (EVALSHA_RO: a read-only ACL user may peek). */
   peek(action, user, options) {
-    return this.decide(true, action, user, options);
+    return this.decide(true, action, user, options || NO_OPTIONS);
   }
 
-  async decide(peek, action, user, options = {}) {
-    checkId(action, 'action');
-    checkId(user, 'user id');
-    const { cost, policy: inline } = options;
-    if (cost !== undefined) PreparedHit.checkCost(cost);
-    const mode = options.onError || this.onError;
+  // One decision within its deadline. The common hit (contract checked, policy cached) goes
+  // straight to one EVALSHA whose deadline a slot in this.deadlines keeps; the rest reads what it
+  // needs first. Whatever fails for want of Redis goes to the failure policy.
+  decide(peek, action, user, options) {
+    let work;
     const timeoutMs = options.timeoutMs || this.timeoutMs;
-    let prepared = this.inline.get(action) || this.policies.cached(action);
     try {
-      return await withDeadline(this.decideOnline(peek, action, user, cost, inline, prepared), timeoutMs);
+      checkId(action, 'action');
+      checkId(user, 'user id');
+      const units = options.cost === undefined ? undefined : (PreparedHit.checkCost(options.cost), String(options.cost));
+      const known = options.policy ? undefined : this.inline.get(action) || this.policies.cached(action);
+      const failed = (error) => this.whenFailed(peek, action, user, options, error);
+      if (known && this.contractChecked) return this.send(peek, known, user, escapeId(user), units, Date.now() + timeoutMs, failed);
+      work = withDeadline(this.decideOnline(peek, action, user, units, options.policy, Date.now() + timeoutMs), timeoutMs);
+      return work.then(undefined, failed);
     } catch (error) {
-      const typed = classify(error);
-      if (!(typed instanceof UnavailableError)) throw typed;
-      prepared = prepared || this.policies.cached(action, true);
-      return this.answerWithoutRedis(mode || (prepared ? prepared.policy.onError : 'report'),
-        prepared && prepared.policy, action, user, cost, !peek, typed);
+      return Promise.reject(error);
     }
   }
 
-  async decideOnline(peek, action, user, cost, inline, known) {
-    if (!this.contractChecked || !known) await this.ready();
-    const base = inline ? await this.prepared(action, inline) : (known || await this.prepared(action));
-    const targetKey = `${action}\0${escapeId(user)}`;
-    let prepared = this.overrideTargets.get(targetKey) || base;
-    // A user's override with other windows than the policy's answers TG_OVERRIDE: the same hit
-    // again with the windows it names; at most two redirects (lua/README.md, "Overrides").
-    for (let redirects = 0; ; redirects++) {
-      const args = prepared.hitArguments(peek, user, cost);
-      try {
-        const reply = await this.run(this.scripts.hit, prepared.keyCount, args, peek);
+  // The failure policy's answer when Redis could not give one; any other error as it is.
+  whenFailed(peek, action, user, options, error) {
+    const typed = classify(error);
+    if (!(typed instanceof UnavailableError)) throw typed;
+    const prepared = options.policy ? undefined : this.inline.get(action) || this.policies.cached(action, true);
+    const mode = options.onError || this.onError || (prepared ? prepared.policy.onError : 'report');
+    return this.answerWithoutRedis(mode, prepared && prepared.policy, action, user, options.cost, !peek, typed);
+  }
+
+  async decideOnline(peek, action, user, units, inline, deadline) {
+    await this.ready();
+    const base = await this.prepared(action, inline);
+    return this.send(peek, base, user, escapeId(user), units, deadline);
+  }
+
+  // hit.lua for `base`'s policy, or the windows the user was last redirected to, as one
+  // ioredis Command that times out at `deadline`. A user's override with other windows than
+  // those sent answers TG_OVERRIDE: the same hit again with the windows it names, at most two
+  // redirects (lua/README.md, "Overrides"). NOSCRIPT: the same call once more as EVAL.
+  send(peek, base, user, escaped, units, deadline, failed = rethrow) {
+    const targetKey = this.overrideTargets.size ? `${base.policy.action}\0${escaped}` : null;
+    const first = (targetKey && this.overrideTargets.get(targetKey)) || base;
+    const script = this.scripts.hit;
+    const attempt = (prepared, redirects, evalSource) => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(new UnavailableError('Redis did not answer before the deadline'));
+      const args = prepared.hitArguments(peek, user, escaped, units);
+      args[0] = evalSource ? script.source : script.sha;
+      const name = evalSource ? (peek ? 'eval_ro' : 'eval') : (peek ? 'evalsha_ro' : 'evalsha');
+      const command = new Command(name, args, REPLY_AS_TEXT);
+      const slot = this.deadlines.add(command, deadline, left);
+      this.batchWrites();
+      this.redis.sendCommand(command);
+      return command.promise.then((reply) => {
+        this.deadlines.settled(slot, command);
         return Decision.fromReply(base.policy, reply);
-      } catch (error) {
+      }, (error) => {
+        this.deadlines.settled(slot, command);
+        if (!evalSource && scripts.isNoScript(error)) return attempt(prepared, redirects, true);
         const target = overrideTarget(error);
-        if (target === null || redirects >= 2) throw error;
-        prepared = this.redirect(base, target, targetKey);
-      }
-    }
+        if (target === null || redirects >= 2) return failed(error);
+        return attempt(this.redirect(base, target, `${base.policy.action}\0${escaped}`), redirects + 1, evalSource);
+      });
+    };
+    return attempt(first, 0, false);
+  }
+
+  // Hits sent in the same tick leave in one write: the connection's socket is corked until the
+  // tick ends (Node then writes what it holds with one writev), instead of one system call per
+  // hit. A Cluster's commands go to several sockets: they are left as they are.
+  batchWrites() {
+    if (this.corked || this.schema.cluster) return;
+    const stream = this.redis.stream;
+    if (!stream || this.redis.status !== 'ready' || typeof stream.cork !== 'function') return;
+    stream.cork();
+    this.corked = stream;
+    process.nextTick(this.uncork);
   }
 
   // The PreparedHit for a TG_OVERRIDE target ("policy" or "<window_ms>:<limit>,..."), remembered

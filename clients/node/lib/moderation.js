@@ -96,7 +96,7 @@ class Moderation {
       for (const node of nodes) {
         let cursor = '0';
         do {
-          const [next, keys] = await node.scan(cursor, 'MATCH', `${head}*`, 'COUNT', 1000);
+          const [next, keys] = await this.limiter.timely(node.scan(cursor, 'MATCH', `${head}*`, 'COUNT', 1000));
           for (const key of keys) if (key.startsWith(head) && accept(key.slice(head.length))) found.add(key);
           cursor = next;
         } while (cursor !== '0');
@@ -119,8 +119,8 @@ class Moderation {
     const { redis, schema } = this.limiter;
     if (!schema.cluster) return;
     try {
-      if (keyEnd === 0) await redis.zrem(schema.overrideIndex, escapedUser);
-      else await redis.zadd(schema.overrideIndex, keyEnd < 0 ? '+inf' : String(keyEnd), escapedUser);
+      if (keyEnd === 0) await this.limiter.timely(redis.zrem(schema.overrideIndex, escapedUser));
+      else await this.limiter.timely(redis.zadd(schema.overrideIndex, keyEnd < 0 ? '+inf' : String(keyEnd), escapedUser));
     } catch (error) {
       throw classify(error);
     }

@@ -89,7 +89,7 @@ class PolicyCache {
     const { redis, schema } = this.limiter;
     let fields;
     try {
-      fields = await redis.hgetall(schema.policyKey(action));
+      fields = await this.limiter.timely(redis.hgetall(schema.policyKey(action)));
     } catch (error) {
       throw classify(error);
     }
@@ -125,7 +125,7 @@ class PolicyCache {
     }
     try {
       const expected = revision !== undefined ? revision
-        : Number(await limiter.redis.hget(limiter.schema.policyKey(action), 'revision') || 0);
+        : Number(await limiter.timely(limiter.redis.hget(limiter.schema.policyKey(action), 'revision')) || 0);
       const written = await limiter.run(limiter.scripts.policy_set, 4,
         [...this.policyKeys(action), String(expected), actor, limiter.schema.events, reason, ...pairs]);
       this.entries.delete(action);
@@ -142,7 +142,7 @@ class PolicyCache {
     const limiter = this.limiter;
     try {
       const expected = revision !== undefined ? revision
-        : Number(await limiter.redis.hget(limiter.schema.policyKey(action), 'revision') || 0);
+        : Number(await limiter.timely(limiter.redis.hget(limiter.schema.policyKey(action), 'revision')) || 0);
       const deleted = await limiter.run(limiter.scripts.policy_delete, 4,
         [...this.policyKeys(action), String(expected), actor, limiter.schema.events, reason]);
       this.entries.delete(action);
@@ -153,4 +153,4 @@ class PolicyCache {
   }
 }
 
-module.exports = { PolicyCache, PreparedHit };
+module.exports = { PolicyCache };

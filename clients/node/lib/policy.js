@@ -73,7 +73,7 @@ function validate(policy) {
   }
   if (policy.banMs < 0 || policy.banMs > 10 * YEAR_MS) throw invalid('ban duration must be between 0 and 10 years');
   if (policy.banMs > 0 && policy.banUntilMidnight) throw invalid("choose a ban duration or 'until midnight', not both");
-  if (policy.tzOffsets === undefined && !isKnownZone(policy.timeZone)) {
+  if (policy.timeZone !== null && !isKnownZone(policy.timeZone)) {
     throw invalid(`unknown time zone '${policy.timeZone}' (use an IANA name such as Europe/Berlin)`);
   }
   if (policy.message !== undefined && [...policy.message].length > 1000) throw invalid('deny message is longer than 1000 characters');
@@ -112,10 +112,13 @@ function policyFromFields(action, fields) {
         policy.calendarAligned = value === 'calendar';
         break;
       case 'tz': policy.timeZone = value; break;
-      case 'tz_offsets': policy.tzOffsets = value; break;
       case 'tz_offset_ms':
-        // Saved before zones had names: a fixed offset, passed to hit.lua as it is.
-        if (!('tz' in fields)) policy.tzOffsets = String(integer(field, value));
+        // Saved before zones had names: a fixed offset (the zone "UTC+02:00"), passed to
+        // hit.lua as it is. `tz_offsets` is for clients without a zone database: Node has one.
+        if (!('tz' in fields)) {
+          policy.tzOffsets = String(integer(field, value));
+          policy.timeZone = null;
+        }
         break;
       case 'contract': {
         const written = /^\d+$/.test(value) ? Number(value) : NaN;

@@ -6,7 +6,7 @@
 const { escapeId, checkId } = require('./keys');
 const { InvalidError } = require('./errors');
 const { MAX_LIMIT, takesShortForm, needsLocalTime } = require('./policy');
-const { zoneOffsetsAroundNow, isKnownZone } = require('./zone');
+const { zoneOffsetsAroundNow } = require('./zone');
 
 class PreparedHit {
   /**
@@ -38,8 +38,8 @@ class PreparedHit {
   offsets() {
     const policy = this.policy;
     if (!needsLocalTime(policy)) return '0';
-    if (isKnownZone(policy.timeZone)) return zoneOffsetsAroundNow(policy.timeZone);
-    return policy.tzOffsets; // a zone this Node does not know: the offsets saved with the policy
+    // A policy of the fixed offset saved before zones had names has no zone, only that offset.
+    return policy.timeZone === null ? policy.tzOffsets : zoneOffsetsAroundNow(policy.timeZone);
   }
 
   static checkCost(cost) {
@@ -55,24 +55,25 @@ class PreparedHit {
     return [`${base}}:ban`, base + this.actionBanTail, `${base}}:overrides`, audit, cluster ? audit : this.schema.audit];
   }
 
-  /** KEYS and ARGV of hit.lua for `mode` ('hit' is the policy's: hit or shadow; 'peek'). */
-  hitArguments(peek, user, cost) {
-    checkId(user, 'user id');
-    const units = cost === undefined ? this.policyCost : (PreparedHit.checkCost(cost), String(cost));
-    const escaped = escapeId(user);
+  /**
+   * numkeys, KEYS and ARGV of hit.lua for a checked user id, `escaped` its escaped form; `units` the
+   * cost as text (undefined: the policy's). `peek` sends mode peek, else the policy's (hit or shadow).
+   */
+  hitArguments(peek, user, escaped, units) {
     const base = this.head + escaped;
-    const mode = peek ? 'peek' : this.hitMode;
-    const out = [`${base}}:ban`, base + this.actionBanTail, `${base}}:overrides`];
+    // The first element is left for the script's SHA or source (the caller's choice).
+    const out = [undefined, this.keyCount, `${base}}:ban`, base + this.actionBanTail, `${base}}:overrides`];
     if (!this.short) {
       const audit = `${base}}:audit`;
       out.push(audit, this.schema.cluster ? audit : this.schema.audit);
     }
-    for (const tail of this.stateTails) out.push(base + tail);
-    out.push(mode, this.policy.algorithm, units);
+    for (let i = 0; i < this.stateTails.length; i++) out.push(base + this.stateTails[i]);
+    out.push(peek ? 'peek' : this.hitMode, this.policy.algorithm, units === undefined ? this.policyCost : units);
     if (!this.short) {
-      out.push(...this.rules, this.offsets(), user, this.policy.action, this.schema.events, this.align);
+      out.push(this.rules[0], this.rules[1], this.rules[2], this.rules[3], this.offsets(), user,
+        this.policy.action, this.schema.events, this.align);
     }
-    for (const value of this.pairs) out.push(value);
+    for (let i = 0; i < this.pairs.length; i++) out.push(this.pairs[i]);
     return out;
   }
 

@@ -163,6 +163,12 @@ test('the Limiter', async (t) => {
       for (let i = 0; i < 4; i++) answers.push((await insured.hit('comment', 'judy')).allowed);
       assert.deepEqual(answers, [true, true, true, false]);
       assert.ok(Date.now() - started < 2000);
+      const quick = new Limiter(redis, { timeoutMs: 100, subscribe: false });
+      started = Date.now();
+      await assert.rejects(quick.ban('judy', { ms: 1000, ...actor }), UnavailableError);
+      await assert.rejects(quick.unban('judy', actor), UnavailableError);
+      await assert.rejects(quick.savePolicy('comment', { windows: '1000:1' }, actor), UnavailableError);
+      assert.ok(Date.now() - started < 2000);
     } finally {
       server.thaw();
     }

@@ -25,8 +25,10 @@ const STEP_KEYS = {
   redis: ['command'],
   freeze: [],
   thaw: [],
+  check: [],
 };
-const CASE_KEYS = new Set(['name', 'prefix', 'cluster', 'policies', 'steps', 'description', 'reference', 'note', 'notes']);
+const CASE_KEYS = new Set(['name', 'prefix', 'cluster', 'policies', 'steps', 'skip']);
+const RUNNER = 'node'; // this runner's name in a case's `skip`
 
 class StepFailure extends Error {}
 
@@ -46,12 +48,32 @@ function decisionFields(d) {
 
 function refundFields(r) {
   return {
-    changed: r.changed ? 1 : 0, ban_created: r.banCreated ? 1 : 0, count: r.count, limit: r.limit,
+    changed: r.changed, ban_created: r.banCreated, count: r.count, limit: r.limit,
     remaining: r.remaining, reset_ms: r.resetMs, ban_until_ms: r.banUntilMs,
   };
 }
 
+// An id as a case spells it: a string, {"repeat": "a", "times": N} or {"hex": "ff41"} (bytes).
+function id(value) {
+  if (value === undefined || typeof value === 'string') return value;
+  if (value && typeof value.hex === 'string') return Buffer.from(value.hex, 'hex');
+  if (value && typeof value.repeat === 'string') return value.repeat.repeat(value.times);
+  throw new StepFailure(`an id must be a string, {"hex"} or {"repeat", "times"}: ${show(value)}`);
+}
+
+// {"until_boundary": P, "utc_offset_ms": O}: the ms to the next t with (t + O) % P == 0, by
+// this runner's clock, within a tolerance for the clocks and the time the step took.
+const BOUNDARY_TOLERANCE_MS = 2000;
+
+function nearBoundary(actual, { until_boundary: period, utc_offset_ms: offset }) {
+  if (typeof actual !== 'number') return false;
+  const expected = period - ((((Date.now() + offset) % period) + period) % period);
+  const distance = (((actual - expected) % period) + period) % period;
+  return Math.min(distance, period - distance) <= BOUNDARY_TOLERANCE_MS;
+}
+
 function same(expected, actual) {
+  if (expected && typeof expected === 'object' && 'until_boundary' in expected) return nearBoundary(actual, expected);
   if (Array.isArray(expected) && expected.length === 2 && expected.every((n) => typeof n === 'number')) {
     return typeof actual === 'number' && actual >= expected[0] && actual <= expected[1];
   }
@@ -119,7 +141,8 @@ async function deletePolicy(limiter, action) {
   await limiter.run(limiter.scripts.policy_delete, 4, [...keys, String(revision), 'conformance', limiter.schema.events, '']);
 }
 
-// Keys under the prefix without a TTL that must have one: counters, and bans with an end.
+// Keys under the prefix without a TTL that must have one: counters, bans with an end, and
+// override hashes without a permanent override.
 async function keysWithoutTtl(env, prefix) {
   const nodes = env.redis.isCluster ? env.redis.nodes('master') : [env.redis];
   let missing = 0;
@@ -130,9 +153,11 @@ async function keysWithoutTtl(env, prefix) {
       cursor = next;
       for (const key of keys) {
         if (await node.pttl(key) !== -1) continue;
+        if (key.startsWith(`${prefix}:{:}`)) continue; // a cluster's policies and indexes
         const tail = key.slice(key.lastIndexOf('}') + 1);
         if (/^:[^:]+:(fw|sl|sw|tb):\d+$/.test(tail)) missing++;
         else if (/^(:[^:]+)?:ban$/.test(tail) && (await node.hget(key, 'until_ms')) !== '0') missing++;
+        else if (tail === ':overrides' && (await node.hvals(key)).every((value) => value.split(' ')[1] !== '0')) missing++;
       }
     } while (cursor !== '0');
   }
@@ -152,29 +177,31 @@ async function runStep(step, limiter, env, prefix) {
     ...(client.on_error ? { onError: client.on_error } : {}),
     ...(client.timeout_ms ? { timeoutMs: client.timeout_ms } : {}),
   };
-  const who = { actor: step.actor, reason: step.reason };
+  const who = { actor: step.actor === undefined ? 'conformance' : step.actor, reason: step.reason === undefined ? 'conformance' : step.reason };
+  const action = id(step.action);
+  const user = id(step.user);
   switch (op) {
-    case 'hit': return decisionFields(await limiter.hit(step.action, step.user, callOptions));
-    case 'peek': return decisionFields(await limiter.peek(step.action, step.user, callOptions));
+    case 'hit': return decisionFields(await limiter.hit(action, user, callOptions));
+    case 'peek': return decisionFields(await limiter.peek(action, user, callOptions));
     case 'refund':
     case 'penalize':
-      return refundFields(await limiter[op](step.action, step.user, { ...callOptions, ...who }));
+      return refundFields(await limiter[op](action, user, { ...callOptions, ...who }));
     case 'ban': {
-      const ban = await limiter.ban(step.user, { action: step.action, ms: step.ms || 0, ...who });
+      const ban = await limiter.ban(user, { action, ms: step.ms || 0, ...who });
       return { until_ms: ban.untilMs, created_ms: ban.createdMs };
     }
     case 'unban':
     case 'reset':
-      return { deleted: await limiter[op](step.user, { action: step.action, ...who }) };
+      return { deleted: await limiter[op](user, { action, ...who }) };
     case 'override': {
-      const set = await limiter.setOverride(step.user, {
-        action: step.action, windows: step.windows, unlimited: step.unlimited === true, ms: step.ms || 0, ...who,
+      const set = await limiter.setOverride(user, {
+        action, windows: step.windows, unlimited: step.unlimited === true, ms: step.ms || 0, ...who,
       });
       return { until_ms: set.untilMs, set_ms: set.setMs, key_end: set.keyEnd };
     }
     case 'policy':
-      if (step.delete) await deletePolicy(limiter, step.action);
-      else await writePolicy(limiter, step.action, step.fields || {});
+      if (step.delete) await deletePolicy(limiter, action);
+      else await writePolicy(limiter, action, step.fields || {});
       limiter.policies.forget();
       return {};
     case 'sleep': await sleep(step.ms); return {};
@@ -184,6 +211,7 @@ async function runStep(step, limiter, env, prefix) {
     }
     case 'freeze': env.freeze(); return {};
     case 'thaw': env.thaw(); return {};
+    case 'check': return {};
     default: throw new StepFailure(`unknown op ${show(op)}`);
   }
 }
@@ -214,6 +242,7 @@ async function runCase(file, servers, { cluster = true } = {}) {
   }
   const unknown = Object.keys(spec).filter((key) => !CASE_KEYS.has(key));
   if (unknown.length) return { status: 'fail', message: `unknown case key ${show(unknown[0])}` };
+  if (spec.skip && spec.skip[RUNNER]) return { status: 'skip', message: spec.skip[RUNNER] };
   if (spec.cluster && !cluster) return { status: 'skip', message: 'needs a Redis Cluster' };
   const env = await servers.get(spec.cluster === true);
   const prefix = spec.prefix || 'tg';
@@ -226,12 +255,14 @@ async function runCase(file, servers, { cluster = true } = {}) {
       const repeat = step.repeat || 1;
       for (let i = 0; i < repeat; i++) {
         let answer, error;
+        const started = Date.now();
         try {
           answer = await runStep(step, limiter, env, prefix);
         } catch (caught) {
           if (caught instanceof StepFailure) throw new StepFailure(`step ${index}: ${caught.message}`);
           error = caught;
         }
+        if (answer) answer.elapsed_ms = Date.now() - started;
         check(repeat > 1 ? `${index} (repetition ${i + 1})` : index, step.expect, answer, error);
       }
       if (step.expect && 'keys_without_ttl' in step.expect) {

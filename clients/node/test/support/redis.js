@@ -36,7 +36,8 @@ async function waitFor(check, what, ms = 10000) {
   for (;;) {
     try {
       if (check()) return;
-    } catch {
+    } catch (error) {
+      if (/exited/.test(error.message)) throw error;
       // not yet
     }
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -44,14 +45,34 @@ async function waitFor(check, what, ms = 10000) {
   }
 }
 
-/** A redis-server of its own: { port, pid, stop(), freeze(), thaw() }. */
-async function startRedis({ cluster = false, needBus = cluster } = {}) {
+/** A redis-server of its own: { port, pid, stop(), freeze(), thaw() }; another port when one is taken meanwhile. */
+async function startRedis(options = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisOnce(options);
+    } catch (error) {
+      if (attempt >= 5 || !/exited/.test(error.message)) throw error;
+    }
+  }
+}
+
+async function startRedisOnce({ cluster = false, needBus = cluster }) {
   const port = await freePort(needBus);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-node-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   if (cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000');
   const child = spawn('redis-server', args, { stdio: 'ignore' });
-  await waitFor(() => cli(port, 'PING') === 'PONG', `redis-server on ${port}`);
+  // Ours, not another test's that took the port first (a FLUSHALL must never reach it).
+  try {
+    await waitFor(() => {
+      if (child.exitCode !== null) throw new Error(`redis-server on ${port} exited`);
+      return cli(port, 'INFO', 'server').includes(`process_id:${child.pid}\r`);
+    }, `redis-server on ${port}`);
+  } catch (error) {
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     port,
     pid: child.pid,
@@ -79,4 +100,26 @@ async function startCluster() {
   return { ports, nodes, async stop() { for (const n of nodes) await n.stop(); } };
 }
 
-module.exports = { startRedis, startCluster, freePort, sleep, cli };
+/** A sentinel watching `master` (a startRedis() server) as `name`: { port, stop() }. */
+async function startSentinel(master, name) {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tollgate-node-sentinel-'));
+  const config = path.join(dir, 'sentinel.conf');
+  fs.writeFileSync(config, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
+    `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`, `sentinel down-after-milliseconds ${name} 1000`, ''].join('\n'));
+  const child = spawn('redis-server', [config, '--sentinel'], { stdio: 'ignore' });
+  await waitFor(() => cli(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).includes(String(master.port)), `a sentinel on ${port}`);
+  return {
+    port,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+module.exports = { startRedis, startCluster, startSentinel, freePort, sleep, cli };

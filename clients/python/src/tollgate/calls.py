@@ -29,7 +29,8 @@ class PreparedHit:
     """hit.lua's call for one policy (or a user's limit override's windows) on one layout."""
 
     __slots__ = ("policy", "layout", "for_override", "short", "_suffixes", "_hit_mode",
-                 "_head", "_tail", "_global_audit", "_audited", "_sha", "_resp_tail", "_resp_heads")
+                 "_head", "_tail", "_global_audit", "_audited", "_sha", "_resp_tail", "_resp_heads",
+                 "_packable", "_key_template", "_key_lengths", "_resp_modes", "_resp_cost", "_resp_rules")
 
     def __init__(self, policy: Policy, layout: Layout, windows: Optional[Sequence[Window]] = None,
                  sha: str = "") -> None:
@@ -62,17 +63,49 @@ class PreparedHit:
             self._tail = [action, layout.events, b"calendar" if policy.calendar else b"first_hit"] + pairs
         self._sha = sha.encode()
         self._resp_tail = b"".join(map(bulk, self._tail))
-        self._resp_heads: List[bytes] = []
+        self._packable = bool(sha) and not layout.cluster  # a cluster may redirect: no RESP
+        # The keys in RESP as one template: `$<length>\r\n<prefix>:{<user>}<suffix>\r\n`, the
+        # global audit stream (full form, KEYS[5]) constant in it.
+        chunks, self._key_lengths = [], []
+        head = layout.prefix + b":{"
+        for index, suffix in enumerate(self._suffixes):
+            if index == 4 and self._audited:
+                chunks.append(bulk(layout.audit).replace(b"%", b"%%"))
+            chunks.append(b"$%%d\r\n%s%%s%s\r\n" % (head, suffix.replace(b"%", b"%%")))
+            self._key_lengths.append(len(head) + len(suffix))
+        self._key_template = b"".join(chunks)
+        if self._audited and len(self._suffixes) == 4:  # unreachable: full form has a window
+            raise AssertionError("a policy without windows")
+        count = 3 + len(self._suffixes) + (1 if self._audited else 0) + 3 + len(self._tail)
+        if self._audited:
+            count += 6  # count_denied, warn, ban_ms, ban_until, offsets, user
+        keys = len(self._suffixes) + (1 if self._audited else 0)
+        self._resp_heads = [b"*%d\r\n%s%s%s" % (count, bulk(name), bulk(self._sha), bulk(b"%d" % keys))
+                            for name in (b"EVALSHA", b"EVALSHA_RO")]
+        algorithm = bulk(self._head[0])
+        self._resp_modes = [bulk(self._hit_mode) + algorithm, bulk(b"peek") + algorithm]
+        self._resp_cost = bulk(b"%d" % policy.cost)
+        p = policy
+        self._resp_rules = b"".join(map(bulk, (b"1" if p.count_denied else b"0", b"%d" % p.warn,
+                                               b"%d" % p.ban_ms, b"midnight" if p.ban_until_midnight else b"")))
 
-    def packed(self, peek: bool, keys: List[bytes], args: List[bytes]) -> bytes:
-        """The whole EVALSHA[_RO] in RESP, the constant head and tail encoded once: redis-py's
-        own packing of every argument is the largest part of a client's time per hit."""
-        if not self._resp_heads:
-            count = 3 + len(keys) + len(args)
-            self._resp_heads = [b"*%d\r\n%s%s%s" % (count, bulk(name), bulk(self._sha), bulk(b"%d" % len(keys)))
-                                for name in (b"EVALSHA", b"EVALSHA_RO")]
-        varying = args[:len(args) - len(self._tail)]
-        return b"".join((self._resp_heads[peek], *map(bulk, keys), *map(bulk, varying), self._resp_tail))
+    def packed(self, peek: bool, user: bytes, cost: int) -> Optional[bytes]:
+        """The whole EVALSHA[_RO] in RESP, everything constant encoded once (redis-py's own
+        packing of each argument was the largest part of a client's time per hit); None on a
+        cluster."""
+        if not self._packable:
+            return None
+        escaped = escape(user)
+        n = len(escaped)
+        values: List[object] = []
+        for length in self._key_lengths:
+            values += (length + n, escaped)
+        parts = [self._resp_heads[peek], self._key_template % tuple(values), self._resp_modes[peek],
+                 self._resp_cost if cost == self.policy.cost else bulk(b"%d" % cost)]
+        if self._audited:
+            parts += (self._resp_rules, bulk(self.policy.offsets().encode()), bulk(user))
+        parts.append(self._resp_tail)
+        return b"".join(parts)
 
     def command(self, peek: bool, user: bytes, cost: int) -> Command:
         base = self.layout.prefix + b":{" + escape(user)

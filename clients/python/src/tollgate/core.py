@@ -156,7 +156,7 @@ class Core:
         while True:
             keys, args = sent.command(peek, raw, units)
             try:
-                reply = yield Eval(self.hit_script, keys, args, peek, sent.packed(peek, keys, args))
+                reply = yield Eval(self.hit_script, keys, args, peek, sent.packed(peek, raw, units))
             except Redirect as redirect:
                 sent = self._redirect(prepared, target_key, redirect, redirects)
                 redirects += 1

@@ -2,6 +2,7 @@
 checked as `Policy::validate` checks it (lua/README.md, "The policy hash")."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -141,6 +142,11 @@ class Policy:
             out["on_error"] = self.on_error
         if self.shadow:
             out["shadow"] = "1"
+        try:  # for clients without a zone database: the offsets for 10 years (hit.lua ARGV[8])
+            now = int(time.time() * 1000)
+            out["tz_offsets"] = zones.offsets_text(self.tz, now - zones.DAY_MS, now + 10 * YEAR_MS)
+        except ValueError:
+            pass  # an unknown zone: validate() names it
         return out
 
     def validate(self) -> None:

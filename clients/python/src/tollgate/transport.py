@@ -6,8 +6,6 @@ which loads the script again in the same round trip (a flush, a failover, a prox
 EVAL but not SCRIPT LOAD), never with a wait."""
 from __future__ import annotations
 
-import math
-import select
 import time
 from typing import Any, Optional, Sequence
 
@@ -16,6 +14,7 @@ from redis import exceptions as rx
 
 from . import errors
 from .core import Call, Eval, Op, Scan
+from .deadline import watchdog
 
 try:
     from redis.cluster import RedisCluster
@@ -95,15 +94,25 @@ class SyncTransport:
                 conn.send_packed_command([args])
             else:
                 conn.send_command(*args)
-            if deadline is not None:
-                # One poll() for the time left, the socket left as it is: a timeout set on the
-                # socket costs four ioctl() and a poll() per reply (blocking mode and back).
-                poller = select.poll()
-                poller.register(conn._sock, select.POLLIN)
-                if not poller.poll(max(math.ceil((deadline - time.monotonic()) * 1000), 0)):
-                    conn.disconnect()  # its reply may still come: never read it as another's
-                    raise errors.unavailable(None, timeout)
-            return conn.read_response()
+            if deadline is None:
+                return conn.read_response()
+            if deadline <= time.monotonic():
+                conn.disconnect()
+                raise errors.unavailable(None, timeout)
+            read = watchdog.watch(conn._sock, deadline)
+            try:
+                response = conn.read_response()
+            except (rx.ConnectionError, rx.TimeoutError, OSError):
+                if watchdog.done(read):  # the watchdog ended the read: the deadline passed
+                    raise errors.unavailable(None, timeout) from None
+                raise
+            except BaseException:  # an error reply: the connection goes back to the pool
+                if watchdog.done(read):
+                    conn.disconnect()
+                raise
+            if watchdog.done(read):  # ended just as the reply came: the reply stands
+                conn.disconnect()
+            return response
         except errors.TollgateError:
             raise
         except rx.TimeoutError:

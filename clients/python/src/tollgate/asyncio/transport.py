@@ -1,7 +1,7 @@
 """Runs core's requests on redis-py's asyncio clients (redis.asyncio.Redis, its Sentinel's
-master_for, redis.asyncio.RedisCluster) within a deadline. A read that runs out of time is
-cancelled, and redis-py closes a connection whose read was cancelled, so a late reply never
-answers the next command. NOSCRIPT is answered with EVAL, as in the synchronous transport."""
+master_for, redis.asyncio.RedisCluster) within a deadline. A read that runs out of time ends
+with its connection, so a late reply never answers the next command. NOSCRIPT is answered with
+EVAL, as in the synchronous transport."""
 from __future__ import annotations
 
 import asyncio
@@ -20,10 +20,11 @@ except ImportError:  # pragma: no cover
     RedisCluster = None  # type: ignore[assignment,misc]
 
 
-async def _within(awaitable: Any, seconds: float) -> Any:
-    # wait_for, not asyncio.timeout(): redis-py 4.3 disconnects (awaiting) inside the cancelled
-    # read, after which Python 3.11's timeout() lets the CancelledError through.
-    return await asyncio.wait_for(awaitable, seconds)
+def _abort(conn: Any, ended: list) -> None:
+    ended.append(True)
+    writer = getattr(conn, "_writer", None)
+    if writer is not None:
+        writer.transport.abort()
 
 
 def _named(args: Sequence[Any]) -> Sequence[Any]:
@@ -98,14 +99,26 @@ class AsyncTransport:
 
     async def _read(self, conn: Any, reading: Any, deadline: Optional[float],
                     timeout: Optional[float]) -> Any:
+        """The reply, or Unavailable once the deadline passes: a timer of the loop aborts the
+        connection's transport, which ends the read at once (no task per call, as wait_for
+        would make, and no cancellation inside redis-py)."""
         if deadline is None:
             return await reading
-        left = deadline - time.monotonic()
+        ended: list = []
+        handle = asyncio.get_running_loop().call_later(max(deadline - time.monotonic(), 0), _abort,
+                                                       conn, ended)
         try:
-            return await _within(reading, max(left, 0.0))
-        except asyncio.TimeoutError:
-            await conn.disconnect()  # its reply may still come: never read it as another's
-            raise errors.unavailable(None, timeout) from None
+            response = await reading
+        except (rx.ConnectionError, rx.TimeoutError, OSError):
+            if ended:
+                await conn.disconnect()
+                raise errors.unavailable(None, timeout) from None
+            raise
+        finally:
+            handle.cancel()
+        if ended:  # aborted just as the reply came: the reply stands, the connection goes
+            await conn.disconnect()
+        return response
 
     async def _on_node(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
                        timeout: Optional[float]) -> Any:
