@@ -5,7 +5,9 @@
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
 
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace tollgate;
@@ -82,6 +84,36 @@ void ServiceConformanceTest::checkConfigSaysWhereTollgateDiffers()
              out.constData());
     // A trailing wildcard is what every release of envoyproxy/ratelimit reads alike.
     QVERIFY2(!out.contains("route_files/*: a wildcard"), out.constData());
+}
+
+// A reload (SIGHUP) with a changed limit: the next answer has it, as envoyproxy/ratelimit's
+// answers follow its runtime directory.
+void ServiceConformanceTest::reloadAppliesTheNewLimit()
+{
+    QVERIFY(m_core.flush());
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("reload.yaml"));
+    const auto write = [&](int limit) {
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write("domain: reload\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: " +
+                  QByteArray::number(limit) + "}\n");
+    };
+    write(2);
+    ServiceProcess service;
+    QVERIFY2(service.start(m_core.server().url(), dir.path()), qPrintable(service.errorString()));
+    const QByteArray ask = R"({"domain":"reload","descriptors":[{"entries":[{"key":"k","value":"a"}]}]})";
+    QVERIFY2(service.curl("POST", "/v1/decide", ask).body.contains(R"("requests_per_unit":2)"),
+             service.stderrText().constData());
+    write(5);
+    service.hangUp();
+    QVERIFY2(service.waitForLog("reloaded"), service.stderrText().constData());
+    // Checks (hits_addend 0, nothing counted) until the new policy is written and read back.
+    const QByteArray check = R"({"domain":"reload","descriptors":[{"entries":[{"key":"k","value":"a"}],"hits_addend":0}]})";
+    QTRY_VERIFY_WITH_TIMEOUT(service.curl("POST", "/v1/decide", check).body.contains(R"("requests_per_unit":5)"), 10000);
+    const QByteArray after = service.curl("POST", "/v1/decide", ask).body;
+    QVERIFY2(after.contains(R"("requests_per_unit":5)") && after.contains(R"("limit_remaining":3)"),
+             after.constData());
 }
 
 QTEST_GUILESS_MAIN(ServiceConformanceTest)
