@@ -22,6 +22,7 @@ private Q_SLOTS:
     void everyCase_data();
     void everyCase();
     void checkConfigSaysWhereTollgateDiffers();
+    void reloadAppliesTheNewLimit();
 
 private:
     CoreFixture m_core;
