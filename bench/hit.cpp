@@ -7,8 +7,9 @@
 //   * at 1x1, a bare client (bench/floor) sending the same command: the floor of a round trip;
 // at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
 // algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) next to the
-// minimal script doing the same job (bench/reference, bench/hit/AlgorithmTable), and the cost
-// of statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
+// minimal script doing the same job (bench/reference, bench/hit/AlgorithmTable), what a refused
+// hit costs beside an allowed one (bench/hit/RefusalTable), and the cost of statistics
+// (HitStats). Plain policies: the Limiter sends hit.lua's short form.
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark
 // (its start-up included), the calling thread for the bare client.
 //
@@ -22,6 +23,7 @@
 #include "app/demo/DemoServer.h"
 #include "bench/floor/RoundTripFloor.h"
 #include "bench/hit/AlgorithmTable.h"
+#include "bench/hit/RefusalTable.h"
 #include "bench/hit/ServerFigures.h"
 #include "core/client/Blocking.h"
 #include "core/client/Client.h"
@@ -227,6 +229,7 @@ int main(int argc, char** argv)
     if (!bench::runAlgorithmTable(admin, *options, schema,
                                   {users, rounds, seconds, logWindowMs, server.port()}))
         return 3;
+    bench::runRefusalTable(admin, *options, schema, {users, rounds, seconds});
 
     command(admin, {"CONFIG", "RESETSTAT"});
     const HitLoadFigures s = runHitLoad(*options, schema, fixed, {8, 16, seconds, 1, true});

@@ -123,8 +123,8 @@ foreach(header IN LISTS TOLLGATE_PRIVATE_HEADERS)
 endforeach()
 install(FILES ${TOLLGATE_GENERATED_DIR}/core/Version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/core COMPONENT dev)
-# the assembled scripts (lua/CMakeLists.txt), not their sources
-install(FILES ${TOLLGATE_LUA_SCRIPTS} ${CMAKE_SOURCE_DIR}/lua/README.md
+# the assembled scripts (lua/CMakeLists.txt) and their line maps, not their sources
+install(FILES ${TOLLGATE_LUA_SCRIPTS} ${TOLLGATE_LUA_MAPS} ${CMAKE_SOURCE_DIR}/lua/README.md
         DESTINATION ${TOLLGATE_LUA_INSTALL_DIR} COMPONENT dev)
 install(EXPORT TollgateTargets NAMESPACE Tollgate:: DESTINATION ${TOLLGATE_CMAKE_INSTALL_DIR}
         COMPONENT dev)
