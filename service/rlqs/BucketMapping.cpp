@@ -31,7 +31,7 @@ std::vector<QByteArray> keysByTree(const DomainConfig& domain, const BucketId& b
                 continue;
             const QByteArray text = QByteArray::fromStdString(value->second);
             const bool fits = rule.value.isEmpty() ||
-                              (rule.prefixMatch ? text.startsWith(rule.value) : text == rule.value);
+                              (rule.wildcard() ? rule.pattern.matches(text) : text == rule.value);
             if (fits) {
                 next = &rule;
                 break;
