@@ -169,7 +169,8 @@ Status Daemon::start()
                 done(renderMetrics(snapshot, format));
             });
         };
-        m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks);
+        m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks,
+                                             m_options.httpMaxConnections);
         if (Status ok = m_http->listen(address->first, address->second); !ok)
             return ok;
     }
@@ -217,8 +218,13 @@ void Daemon::ping()
         const bool now = isReady();
         if (m_grpc)
             m_grpc->setServing(now);
-        if (was != now)
+        if (was != now) {
             Q_EMIT log(now ? QStringLiteral("ready") : QStringLiteral("not ready: ") + m_lastRedisError);
+            // The registry hears it now, not at the next announcement: a new instance is listed
+            // ready as soon as its first PING is answered.
+            if (m_registry)
+                announce();
+        }
     });
 }
 

@@ -40,6 +40,7 @@ struct DaemonOptions
     std::optional<FailureMode> onError;                    // else each policy's own
     QString actor;                                         // who applies the configuration
     bool announce = true;                                  // register in Redis for the console
+    int httpMaxConnections = 4096;                         // 0: no cap
 };
 
 /// tollgated: loads the configuration, applies its policies (plan, then compare-and-set writes),

@@ -9,7 +9,7 @@
 #include <QPointer>
 #include <functional>
 
-class QTcpServer;
+class QSocketNotifier;
 class QTcpSocket;
 
 namespace tollgate {
@@ -35,6 +35,11 @@ struct HttpServerOptions
     qint64 maxBody = 0;
     /// A connection with nothing to answer for this long is closed.
     int idleTimeoutMs = 10'000;
+    /// A request's head and body must arrive within this from its first byte (a client that
+    /// sends half a request and stops is closed then), at most the idle timeout.
+    int requestTimeoutMs = 10'000;
+    /// Connections open at once; one more is answered 503 and closed. 0: no cap.
+    int maxConnections = 0;
 };
 
 class HttpConnection;
@@ -58,7 +63,9 @@ private:
 
 /// A small HTTP/1.1 server: the exporter's /metrics and health checks (one request per
 /// connection), tollgated's JSON endpoint (keep-alive, bodies). Request heads up to 16 KiB; the
-/// first request must arrive within the idle timeout.
+/// first request must arrive within the idle timeout. When accepting fails (no file descriptor
+/// left: EMFILE, ENFILE) it stops accepting and tries again after a pause that doubles up to a
+/// second, instead of trying again at once (a busy loop) or never (new clients left hanging).
 class HttpServer : public QObject
 {
     Q_OBJECT
@@ -73,12 +80,19 @@ public:
     Status listen(const QHostAddress& address, quint16 port);
     quint16 port() const;
 
+    int openConnections() const { return m_open; }
+
 private:
     void accept();
+    void pauseAccepting(); // after a failed accept: a while, then again
 
     Handler m_handler;
     HttpServerOptions m_options;
-    QTcpServer* m_server;
+    int m_listening = -1;                  // the listening socket
+    quint16 m_port = 0;
+    QSocketNotifier* m_notifier = nullptr; // readable: connections to accept
+    int m_open = 0;                        // connections not yet closed
+    int m_acceptBackoffMs = 0;             // the last pause; 0: the last accept worked
 };
 
 } // namespace tollgate

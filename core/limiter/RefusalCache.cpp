@@ -22,7 +22,10 @@ bool isCacheable(const Policy& policy, qint64 cost, const HitResult& hit)
 {
     if (hit.allowed || hit.shadow || hit.decidedBy != DecidedBy::Redis || cost < 0)
         return false;
-    if (policy.countDenied)
+    // A refused hit that counts must reach Redis, except in a fixed window: there a refusal
+    // holds until the window ends whatever is counted meanwhile (the count only grows), so
+    // counting it changes nothing but the number.
+    if (policy.countDenied && policy.algorithm != Algorithm::FixedWindow)
         return false;
     return hit.retryAfterMs != 0;
 }

@@ -20,7 +20,8 @@ namespace tollgate {
 /// channel and forgets the entries it touches (RefusalCacheFeed).
 ///
 /// Not cached: shadow hits, peeks, answers of the failure policy, policies that count denied
-/// hits (each refused hit must still reach Redis), and a retry-after of 0. A window's refusal
+/// hits (each refused hit must still reach Redis; in a fixed window a refusal holds until the
+/// window ends whatever is counted, so those are cached), and a retry-after of 0. A window's refusal
 /// holds for the same or a larger cost only; a ban for every cost. Bounded by bytes, least
 /// recently used first out; thread-safe (sharded locks).
 class RefusalCache

@@ -85,7 +85,11 @@ Connection::Connection(ServerOptions options, std::shared_ptr<Tunnel> tunnel)
 {
     m_connectTimer->setSingleShot(true);
     m_reconnectTimer->setSingleShot(true);
-    m_deadlineTimer->setInterval(50);
+    // Fires when the earliest command is due, to the millisecond (not a coarse poll: a decision
+    // waiting on a frozen server must get its failure answer at its deadline, not up to a poll
+    // interval later).
+    m_deadlineTimer->setSingleShot(true);
+    m_deadlineTimer->setTimerType(Qt::PreciseTimer);
     connect(m_connectTimer, &QTimer::timeout, this, [this] {
         dropConnection({ErrorKind::Timeout, QStringLiteral("connecting to %1 timed out after %2 ms")
                                                 .arg(endpoint())
@@ -355,7 +359,7 @@ void Connection::appendOutput(const QByteArray& bytes)
 {
     m_output.append(bytes);
     if (!m_deadlineTimer->isActive())
-        m_deadlineTimer->start();
+        armDeadline(m_clock.elapsed() + m_options.commandTimeout.count() + 1);
     if (m_batchDepth > 0) {
         // A long batch leaves in parts when no other connection of this thread keeps the server
         // busy: it starts on the first commands while the callbacks still make the rest. One
@@ -461,6 +465,14 @@ void Connection::onTransportError(const Error& error)
     dropConnection(error);
 }
 
+void Connection::armDeadline(qint64 dueMs)
+{
+    if (m_deadlineTimer->isActive() && m_deadlineDueMs <= dueMs)
+        return; // it fires sooner; deadlines grow in send order
+    m_deadlineDueMs = dueMs;
+    m_deadlineTimer->start(int(std::max<qint64>(0, dueMs - m_clock.elapsed())));
+}
+
 void Connection::checkDeadlines()
 {
     if (m_inFlight.empty()) {
@@ -484,6 +496,19 @@ void Connection::checkDeadlines()
                                              .arg(m_options.commandTimeout.count())};
     for (InFlight& request : expired)
         request.fail(late); // may submit more: the loop above is over
+    m_deadlineTimer->stop();
+    if (!m_inFlight.empty()) {
+        // Next: the first command still waiting, or the silence check below.
+        qint64 due = m_lastReadMs + m_options.commandTimeout.count() +
+                     std::max(m_options.commandTimeout.count(), m_options.heartbeatInterval.count()) + 1;
+        for (const InFlight& request : m_inFlight) {
+            if (request.deadlineMs != 0 && request.waits()) {
+                due = std::min(due, request.deadlineMs + 1);
+                break;
+            }
+        }
+        armDeadline(std::max(due, m_clock.elapsed() + 1));
+    }
     // Nothing at all from the server for this long while it owes replies: the connection is
     // dead (or a script has held the server far beyond any deadline): start over.
     const qint64 silence =

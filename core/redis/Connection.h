@@ -132,6 +132,8 @@ private:
     void dropConnection(const Error& error);
     void scheduleReconnect();
     void checkDeadlines();
+    /// The deadline timer fires at `dueMs` (on m_clock), unless it is set to fire sooner.
+    void armDeadline(qint64 dueMs);
     void checkHeartbeat();
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
@@ -159,6 +161,7 @@ private:
     // Children, so moveToThread() takes them along to the worker thread.
     QTimer* m_connectTimer;
     QTimer* m_deadlineTimer;
+    qint64 m_deadlineDueMs = 0; // when m_deadlineTimer fires, on m_clock
     QTimer* m_reconnectTimer;
     QTimer* m_heartbeatTimer;
     QElapsedTimer m_clock;
