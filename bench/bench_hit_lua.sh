@@ -18,8 +18,12 @@
 # --callgrind N counts instead the instructions the server runs per EVALSHA (valgrind's callgrind,
 # only inside evalShaCommand, N hits per figure): slow, but the same on a busy machine as on an
 # idle one, so two scripts compare exactly (one run is enough).
+# --refused prints instead, per script and algorithm, what a refusal costs beside an allowed hit,
+# one user hammering: allowed (as above), denied by its window (limit 1, already used; nothing
+# counted), banned (an action ban in force for 2 h, the window younger) and a shadow hit that
+# would be denied (mode shadow, limit 1 already used), each with its ratio to allowed.
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [[short:|fcall:]script.lua ...]
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [--refused] [[short:|fcall:]script.lua ...]
 #   (default: the assembled build/lua/hit.lua in both forms; lua/README.md says how to build it)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +31,7 @@ runs=3
 port=7493
 fifo=0
 callgrind=0
+refused=0
 scripts=()
 while (($#)); do
     case "$1" in
@@ -34,6 +39,7 @@ while (($#)); do
     --port) port="$2"; shift 2 ;;
     --fifo) fifo=1; shift ;;
     --callgrind) callgrind="$2"; shift 2 ;;
+    --refused) refused=1; shift ;;
     *) scripts+=("$1"); shift ;;
     esac
 done
@@ -78,21 +84,34 @@ cli FUNCTION LOAD "$(printf '#!lua name=empty\nredis.register_function("empty", 
 declare -A empties=([full]="$empty" [short]="$empty" [fcall]=empty)
 
 # usec_per_call (or instructions per call) of one redis-benchmark run: sha alg code limit window
-# hits form contract
+# hits form contract [scenario: allowed | window | ban | shadow]
 one() {
-    local hits="$6"
+    local hits="$6" scenario="${9:-allowed}" mode=hit limit="$4"
     ((callgrind == 0)) || hits="$callgrind"
+    [[ "$scenario" == shadow ]] && mode=shadow
+    [[ "$scenario" == window || "$scenario" == shadow ]] && limit=1
     cli FLUSHALL >/dev/null
-    cli CONFIG RESETSTAT >/dev/null
-    ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
     local overrides=()
     (("${8:-3}" < 3)) || overrides=('tg:{u}:overrides')
     local call=($((5 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" 'tg:{u}:audit' 'tg:audit'
-        "tg:{u}:a:$3:$5" hit "$2" 1 0 0 0 '' 0 u a '' first_hit "$4" "$5")
+        "tg:{u}:a:$3:$5" "$mode" "$2" 1 0 0 0 '' 0 u a '' first_hit "$limit" "$5")
     [[ "$7" == full ]] || call=($((3 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" "tg:{u}:a:$3:$5"
-        hit "$2" 1 "$4" "$5")
+        "$mode" "$2" 1 "$limit" "$5")
     local command=evalsha
     [[ "$7" != fcall ]] || command=fcall
+    if [[ "$scenario" != allowed ]]; then
+        # the one hit that uses the window up (in hit mode), then the ban when there is one
+        local first=("${call[@]}")
+        first[first[0] + 1]=hit                 # (the mode follows the keys in both forms)
+        cli "${command^^}" "$1" "${first[@]}" >/dev/null
+        if [[ "$scenario" == ban ]]; then
+            cli HSET 'tg:{u}:a:ban' reason bench actor bench created_ms 0 until_ms 0 scope action action a \
+                source manual >/dev/null
+            cli PEXPIRE 'tg:{u}:a:ban' 7200000 >/dev/null
+        fi
+    fi
+    cli CONFIG RESETSTAT >/dev/null
+    ((callgrind == 0)) || callgrind_control -z "$server" >/dev/null 2>&1
     redis-benchmark -p "$port" -n "$hits" -c 8 -P 16 -q "${command^^}" "$1" "${call[@]}" >/dev/null
     if ((callgrind == 0)); then
         cli INFO commandstats | sed -n "s/^cmdstat_$command:.*usec_per_call=\([0-9.]*\).*/\1/p"
@@ -104,6 +123,37 @@ one() {
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
+specs=("fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000"
+    "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000")
+
+if ((refused)); then
+    unit="$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)"
+    for i in "${!files[@]}"; do
+        label="$(basename "$(dirname "${files[$i]}")")/$(basename "${files[$i]}")"
+        [[ "${forms[$i]}" == full ]] || label="${forms[$i]} $label"
+        printf '%s: refusals against an allowed hit (%s, median of %d)\n' "$label" "$unit" "$runs"
+        printf '%-15s %9s %9s %9s %9s   %6s %6s %6s\n' algorithm allowed window ban shadow window ban shadow
+        for spec in "${specs[@]}"; do
+            read -r alg code limit window hits <<<"$spec"
+            declare -A got=()
+            for _ in $(seq "$runs"); do
+                for scenario in allowed window ban shadow; do
+                    got[$scenario]+=" $(one "${shas[$i]}" "$alg" "$code" "$limit" "$window" "$hits" "${forms[$i]}" \
+                        "${contracts[$i]}" "$scenario")"
+                done
+            done
+            declare -A m=()
+            # shellcheck disable=SC2086 # the runs are a space-separated list
+            for scenario in allowed window ban shadow; do m[$scenario]="$(median ${got[$scenario]})"; done
+            printf '%-15s %9s %9s %9s %9s   %6.2f %6.2f %6.2f\n' "$alg" "${m[allowed]}" "${m[window]}" "${m[ban]}" \
+                "${m[shadow]}" "$(echo "${m[window]} / ${m[allowed]}" | bc -l)" \
+                "$(echo "${m[ban]} / ${m[allowed]}" | bc -l)" "$(echo "${m[shadow]} / ${m[allowed]}" | bc -l)"
+            unset got m
+        done
+    done
+    exit 0
+fi
+
 printf '%-15s' algorithm
 for i in "${!files[@]}"; do
     label="$(basename "$(dirname "${files[$i]}")")/$(basename "${files[$i]}")"
@@ -112,8 +162,7 @@ for i in "${!files[@]}"; do
 done
 for f in "${empty_forms[@]}"; do printf ' %11s' "empty $f"; done
 printf '   (%s, median of %d)\n' "$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)" "$runs"
-for spec in "fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000" \
-    "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000"; do
+for spec in "${specs[@]}"; do
     read -r alg code limit window hits <<<"$spec"
     declare -A got=()
     for _ in $(seq "$runs"); do

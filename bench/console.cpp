@@ -10,13 +10,13 @@
 //
 //   bench_console [--subjects 1000000] [--keyspace like|demo] [--steady 10] [--settle 3]
 //                 [--no-burner] [--screenshot user.png] [--trace-stalls]
+#include "app/demo/DemoPopulation.h"
+#include "app/demo/DemoServer.h"
+#include "app/demo/DemoTraffic.h"
 #include "bench/support/LagProbe.h"
 #include "bench/support/ProcessFigures.h"
-#include "core/demo/DemoPopulation.h"
-#include "core/demo/DemoServer.h"
-#include "core/demo/DemoTraffic.h"
-#include "core/limits/PolicyStore.h"
-#include "core/redis/Blocking.h"
+#include "core/client/Blocking.h"
+#include "core/policies/PolicyStore.h"
 #include "ui/common/Session.h"
 #include "ui/shell/PageFactory.h"
 #include "ui/subjects/SubjectsModel.h"

@@ -1,14 +1,15 @@
 // The hit path against the physical limit, in one run against one private
-// redis-server (core/demo/DemoServer):
-//   * Tollgate's hit through the Limiter (the path applications use, core/limits/HitLoad);
+// redis-server (app/demo/DemoServer):
+//   * Tollgate's hit through the Limiter (the path applications use, core/limiter/HitLoad);
 //   * redis-benchmark running the very same EVALSHA (keys and arguments taken from the command
 //     the Limiter sends), a policy with a huge limit so every hit takes the common allowed path;
 //   * bare INCR with redis-benchmark;
 //   * at 1x1, a bare client (bench/floor) sending the same command: the floor of a round trip;
 // at 1x1, 8x1, 1x16 and 8x16 (connections x pipeline). Then the server's usec_per_call per
 // algorithm (INFO commandstats after CONFIG RESETSTAT; the best of the rounds) next to the
-// minimal script doing the same job (bench/reference, bench/hit/AlgorithmTable), and the cost
-// of statistics (HitStats). Plain policies: the Limiter sends hit.lua's short form.
+// minimal script doing the same job (bench/reference, bench/hit/AlgorithmTable), what a refused
+// hit costs beside an allowed one (bench/hit/RefusalTable), and the cost of statistics
+// (HitStats). Plain policies: the Limiter sends hit.lua's short form.
 // Client CPU is getrusage: this process for Tollgate, the reaped child for redis-benchmark
 // (its start-up included), the calling thread for the bare client.
 //
@@ -19,14 +20,15 @@
 // the client's threads preempt the server in the middle of a call; under FIFO nothing does.
 //
 // Prints figures; asserts nothing (goals are read from here, never from timed tests).
+#include "app/demo/DemoServer.h"
 #include "bench/floor/RoundTripFloor.h"
 #include "bench/hit/AlgorithmTable.h"
+#include "bench/hit/RefusalTable.h"
 #include "bench/hit/ServerFigures.h"
-#include "core/demo/DemoServer.h"
-#include "core/limits/HitLoad.h"
-#include "core/limits/PreparedHit.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Client.h"
+#include "core/client/Blocking.h"
+#include "core/client/Client.h"
+#include "core/limiter/HitLoad.h"
+#include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QCommandLineParser>
@@ -227,6 +229,7 @@ int main(int argc, char** argv)
     if (!bench::runAlgorithmTable(admin, *options, schema,
                                   {users, rounds, seconds, logWindowMs, server.port()}))
         return 3;
+    bench::runRefusalTable(admin, *options, schema, {users, rounds, seconds});
 
     command(admin, {"CONFIG", "RESETSTAT"});
     const HitLoadFigures s = runHitLoad(*options, schema, fixed, {8, 16, seconds, 1, true});

@@ -4,8 +4,8 @@
 // against `redis-cli --scan` over the same keys, and the console's memory. It asserts nothing.
 //
 //   bench_keys [--keys 1000000] [--busy-core]   (--busy-core: a thread spins on another core)
+#include "app/demo/DemoServer.h"
 #include "bench/support/LagProbe.h"
-#include "core/demo/DemoServer.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"

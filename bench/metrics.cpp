@@ -3,13 +3,13 @@
 //
 //   bench_metrics [--url redis://...] [--subjects 1000000] [--actions 50] [--scrapes 50]
 //
-// Without --url it starts a private redis-server (core/demo/DemoServer). Seeds one fixed-window
+// Without --url it starts a private redis-server (app/demo/DemoServer). Seeds one fixed-window
 // counter per subject (SET PX, pipelined), a policy and stats totals per action, and 100
 // counters without a TTL for the census to find. Prints a Markdown table; asserts nothing.
-#include "core/demo/DemoServer.h"
-#include "core/limits/PolicyStore.h"
+#include "app/demo/DemoServer.h"
+#include "core/client/Blocking.h"
 #include "core/metrics/MetricsExporter.h"
-#include "core/redis/Blocking.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

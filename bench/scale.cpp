@@ -3,15 +3,15 @@
 //
 //   bench_scale [--url redis://...] [--subjects 100000] [--inflight 256]
 //
-// Without --url it starts a private redis-server (core/demo/DemoServer). Prints figures; it
+// Without --url it starts a private redis-server (app/demo/DemoServer). Prints figures; it
 // asserts nothing (performance targets are read from here, never from timed tests).
-#include "core/demo/DemoServer.h"
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
-#include "core/limits/Repair.h"
-#include "core/limits/Subjects.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Scan.h"
+#include "app/demo/DemoServer.h"
+#include "core/client/Blocking.h"
+#include "core/client/Scan.h"
+#include "core/keys/Repair.h"
+#include "core/limiter/Limiter.h"
+#include "core/policies/PolicyStore.h"
+#include "core/subjects/Subjects.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,5 +1,5 @@
 // bench_service: tollgated, the rate limit service, against one private redis-server
-// (core/demo/DemoServer), started from the built binary (bench/service/TollgatedProcess):
+// (app/demo/DemoServer), started from the built binary (bench/service/TollgatedProcess):
 //   grpc      decisions/s through Envoy's ShouldRateLimit (bench/service/GrpcLoad: channels x
 //             requests in flight, one descriptor remote_address=<user> under a limit nothing
 //             reaches), beside `tollgatectl bench hit` at the same concurrency on the same
@@ -21,10 +21,10 @@
 //                 [--grpc-threads N]
 //
 // Prints figures and whether each goal is met; asserts nothing.
+#include "app/demo/DemoServer.h"
 #include "bench/service/GrpcFloor.h"
 #include "bench/service/ServiceBench.h"
-#include "core/demo/DemoServer.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

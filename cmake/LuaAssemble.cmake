@@ -9,6 +9,12 @@
 # named: a missing file, a file that includes itself through any chain (a cycle), a file
 # included twice into one script, and a line starting `--@include` in any other form. A script
 # only written when its text changed keeps its timestamp, and what is built from it stays built.
+#
+# Beside the script it writes <OUTPUT>.map, the way from a line of the script back to its source
+# (an error from Redis names a line of the assembled script: "user_script:812"). After two
+# comment lines, one line per run of lines copied from one source file:
+#   <first line in the script> <source file, relative to LUA_ROOT> <its line there>
+# ascending; a line of the script maps to the last run starting at or before it.
 cmake_minimum_required(VERSION 3.22)
 
 foreach(required LUA_ROOT SOURCE OUTPUT)
@@ -21,9 +27,17 @@ endforeach()
 get_filename_component(LUA_ROOT "${LUA_ROOT}" ABSOLUTE)
 get_filename_component(OUTPUT "${OUTPUT}" ABSOLUTE)
 
-# Sets ${out} to the text of ${file} (relative to LUA_ROOT) with its includes resolved; ${chain}
-# is the list of files that include it, outermost first.
-function(tollgate_lua_expand file chain out)
+# The number of lines in ${text} (its newlines), into ${out}.
+function(tollgate_lua_count_lines text out)
+    string(REGEX REPLACE "[^\n]" "" newlines "${text}")
+    string(LENGTH "${newlines}" count)
+    set(${out} ${count} PARENT_SCOPE)
+endfunction()
+
+# Sets ${out} to the text of ${file} (relative to LUA_ROOT) with its includes resolved, and
+# ${out_map} to its runs of lines, each "<first line, 0-based in ${out}>|<source file>|<its line>";
+# ${chain} is the list of files that include it, outermost first.
+function(tollgate_lua_expand file chain out out_map)
     if(file IN_LIST chain)
         string(REPLACE ";" " -> " path "${chain};${file}")
         message(FATAL_ERROR "lua include cycle: ${path}")
@@ -36,6 +50,9 @@ function(tollgate_lua_expand file chain out)
     list(APPEND chain "${file}")
 
     set(done "")
+    set(map "")
+    set(lines_done 0)   # lines in ${done}
+    set(source_line 1)  # the line of ${file} that ${text} starts at
     set(marker "--@include")
     while(TRUE)
         # the next include line: at the start of the text or after a newline
@@ -72,20 +89,48 @@ function(tollgate_lua_expand file chain out)
             message(FATAL_ERROR "lua/${file}: includes \"${target}\" a second time (lua/${first} "
                 "included it already); include a file once per script")
         endif()
-        tollgate_lua_expand("${target}" "${chain}" body)
+        tollgate_lua_expand("${target}" "${chain}" body body_map)
         set_property(GLOBAL APPEND PROPERTY tollgate_lua_included "${target}")
         set_property(GLOBAL PROPERTY "tollgate_lua_included_by_${target}" "${file}")
         if(NOT body MATCHES "\n$")
             string(APPEND body "\n")
         endif()
+        # ${before} ends with a newline (the include line starts a line): whole lines of ${file}
+        tollgate_lua_count_lines("${before}" before_lines)
+        if(before_lines GREATER 0)
+            list(APPEND map "${lines_done}|${file}|${source_line}")
+            math(EXPR lines_done "${lines_done} + ${before_lines}")
+            math(EXPR source_line "${source_line} + ${before_lines}")
+        endif()
+        foreach(run IN LISTS body_map)
+            string(REGEX MATCH "^([0-9]+)\\|(.*)$" matched "${run}")
+            math(EXPR shifted "${lines_done} + ${CMAKE_MATCH_1}")
+            list(APPEND map "${shifted}|${CMAKE_MATCH_2}")
+        endforeach()
+        tollgate_lua_count_lines("${body}" body_lines)
+        math(EXPR lines_done "${lines_done} + ${body_lines}")
+        math(EXPR source_line "${source_line} + 1")   # the include line itself
         string(APPEND done "${before}${body}")
         set(text "${after}")
     endwhile()
+    if(NOT text STREQUAL "")
+        list(APPEND map "${lines_done}|${file}|${source_line}")
+    endif()
     set(${out} "${done}${text}" PARENT_SCOPE)
+    set(${out_map} "${map}" PARENT_SCOPE)
 endfunction()
 
 set_property(GLOBAL PROPERTY tollgate_lua_included "")
-tollgate_lua_expand("${SOURCE}" "" assembled)
+tollgate_lua_expand("${SOURCE}" "" assembled runs)
+
+get_filename_component(script_name "${OUTPUT}" NAME)
+set(map_text "# ${script_name}: <first line in the script> <source file in lua/> <its line there>\n")
+string(APPEND map_text "# (each line of the script maps to the last run starting at or before it)\n")
+foreach(run IN LISTS runs)
+    string(REGEX MATCH "^([0-9]+)\\|([^|]*)\\|([0-9]+)$" matched "${run}")
+    math(EXPR first "${CMAKE_MATCH_1} + 1")
+    string(APPEND map_text "${first} ${CMAKE_MATCH_2} ${CMAKE_MATCH_3}\n")
+endforeach()
 
 set(previous "")
 if(EXISTS "${OUTPUT}")
@@ -93,4 +138,11 @@ if(EXISTS "${OUTPUT}")
 endif()
 if(NOT previous STREQUAL assembled)
     file(WRITE "${OUTPUT}" "${assembled}")
+endif()
+set(previous "")
+if(EXISTS "${OUTPUT}.map")
+    file(READ "${OUTPUT}.map" previous)
+endif()
+if(NOT previous STREQUAL map_text)
+    file(WRITE "${OUTPUT}.map" "${map_text}")
 endif()

@@ -69,8 +69,9 @@ Errors: TG_INVALID (bad argument or key), TG_CORRUPT (a key of ours holds a valu
   TG_NOPERM (the ACL user may not run one of the writes this hit needs: every key is left as it was).
 An automatic ban writes the ban, the user's audit entry and the global one together, or nothing.
 Several windows are all-or-nothing: a hit counts in every window or in none (unless count_denied).
-The common hit (one window from the first hit, no ban, allowed) takes a fast path of its algorithm
-with the same answers; see lua/README.md, "Fast paths and the general path".
+The common hit (one window from the first hit, no override, allowed) takes a fast path of its
+algorithm with the same answers, and so does a refusal by a ban or by a window that counts nothing;
+see lua/README.md, "Fast paths and the general path".
 
 Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one argument
 "contract", the script answers 3 and does nothing else.
@@ -80,10 +81,13 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 --@include "hit/constants.lua"
 
 ---------------------------------------------------------------- fast paths
--- The common hit (one window from the first hit, no ban, allowed and not crossing the warn
+-- The common hit (one window from the first hit, no override, allowed and not crossing the warn
 -- level) takes a straight line per algorithm: the few commands it needs, TIME only where time is
--- the algorithm. Whatever is unusual or in doubt (an escaped id, a non-canonical number, a ban
--- key, a wrong type or shape, a TTL of 0, a denial, a refused ACL check) gives up (`break` out of
+-- the algorithm. So does a refusal, cheaper still, in every mode: a ban in force, or a denial by
+-- the window that writes nothing (count_denied off, no automatic ban); it reads what its reply
+-- needs, writes nothing and answers through hit/refusal.lua. Whatever is unusual or in doubt (an
+-- escaped id, a non-canonical number, the overrides hash, a wrong type or shape, a TTL of 0 or
+-- none, a ban whose window must be cut to it, a refused ACL check) gives up (`break` out of
 -- its `repeat ... until true`), having written nothing, and the general path decides exactly as
 -- it always did. Each reads or writes the state before asking its TTL (the general path asks
 -- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
@@ -92,7 +96,7 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 -- small ones go as strings).
 local alg = ARGV[2]
 local now_us, now_ms                                        -- the server's clock, once read
-local clock, to_int, mul_div
+local clock, signed_int, mul_div, sw_retry
 do
 --@include "hit/plain.lua"
 
@@ -113,6 +117,11 @@ do
 --@include "hit/sliding_log_fast.lua"
   end
 
+--@include "hit/sw_retry.lua"
+  if refused then
+--@include "hit/refusal.lua"
+  end
+
 --@include "hit/clock.lua"
 end
 
@@ -130,10 +139,7 @@ local SCRIPT, MODE_A, MODE_B, MODE_C = 'hit', 'hit', 'peek', 'shadow'   -- for h
 
 --@include "hit/short_form.lua"
 
--- Writes are queued while reading and run at the end, so no error can leave a half-done hit.
--- Numbers go as they are: Redis writes an integer-valued Lua number with all its digits.
-local writes = {}
-local function later(...) writes[#writes + 1] = { ... } end
+--@include "hit/write_queue.lua"
 
 --@include "hit/time.lua"
 

@@ -40,9 +40,10 @@ FIXED_ARGS = 14                 -- actor and reason follow hit.lua's first twelv
 
 local alg = ARGV[2]
 local now_us, now_ms
-local clock, to_int, mul_div
+local clock, signed_int, mul_div, sw_retry
 do
 --@include "hit/mul_div.lua"
+--@include "hit/sw_retry.lua"
 --@include "hit/clock.lua"
 end
 
@@ -52,8 +53,7 @@ local SCRIPT, MODE_A, MODE_B, MODE_C = 'refund', 'refund', 'penalize', nil
 --@include "hit/checks.lua"
 --@include "hit/escape.lua"
 
-local writes = {}
-local function later(...) writes[#writes + 1] = { ... } end
+--@include "hit/write_queue.lua"
 --@include "includes/events.lua"
 
 --@include "hit/time.lua"

@@ -42,7 +42,6 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 local MAX_NAMED_KEYS = 20       -- the audit entry names this many fixed keys, then a count
 local STATE_TYPE = { fw = 'string', sl = 'zset', sw = 'hash', tb = 'string' }
 
-local function invalid(msg) return redis.error_reply('TG_INVALID ' .. msg) end
 if #KEYS < 3 or (ARGV[1] ~= 'dry' and ARGV[1] ~= 'fix') or #ARGV > 3 then
   return invalid('repair takes an audit stream, the global audit stream and 1+ candidate keys, '
     .. 'and "dry" or "fix" (with actor and reason)')

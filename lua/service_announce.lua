@@ -30,7 +30,6 @@ local MAX_PAYLOAD_BYTES = 65536
 local FORGET_MS = 600000          -- entries older than this are dropped; both keys' TTL
 local PRUNE_BATCH = 100           -- bounded work per call; the next call takes the rest
 
-local function invalid(msg) return redis.error_reply('TG_INVALID ' .. msg) end
 local registry, seen = KEYS[1] or '', KEYS[2]
 local mode, id, payload = ARGV[1], ARGV[2] or '', ARGV[3]
 if #KEYS ~= 2 or not registry:match('^[^{]+:{:}:services$') or seen ~= registry .. ':seen' then

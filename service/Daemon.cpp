@@ -1,16 +1,16 @@
 #include "service/Daemon.h"
 
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyPlan.h"
-#include "core/limits/PolicyStore.h"
-#include "core/limits/RefusalCache.h"
-#include "core/limits/RefusalCacheFeed.h"
+#include "core/client/Blocking.h"
+#include "core/client/Client.h"
+#include "core/http/ListenAddress.h"
+#include "core/limiter/Limiter.h"
+#include "core/limiter/RefusalCache.h"
+#include "core/limiter/RefusalCacheFeed.h"
 #include "core/metrics/Exposition.h"
-#include "core/metrics/ListenAddress.h"
 #include "core/metrics/ScrapeCollector.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Client.h"
-#include "core/services/ServiceRegistry.h"
+#include "core/policies/PolicyPlan.h"
+#include "core/policies/PolicyStore.h"
+#include "core/registry/ServiceRegistry.h"
 #include "core/Version.h"
 #include "service/decide/Decider.h"
 #include "service/grpc/GrpcServer.h"
@@ -169,7 +169,8 @@ Status Daemon::start()
                 done(renderMetrics(snapshot, format));
             });
         };
-        m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks);
+        m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks,
+                                             m_options.httpMaxConnections);
         if (Status ok = m_http->listen(address->first, address->second); !ok)
             return ok;
     }
@@ -217,8 +218,13 @@ void Daemon::ping()
         const bool now = isReady();
         if (m_grpc)
             m_grpc->setServing(now);
-        if (was != now)
+        if (was != now) {
             Q_EMIT log(now ? QStringLiteral("ready") : QStringLiteral("not ready: ") + m_lastRedisError);
+            // The registry hears it now, not at the next announcement: a new instance is listed
+            // ready as soon as its first PING is answered.
+            if (m_registry)
+                announce();
+        }
     });
 }
 

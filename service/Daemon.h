@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/FailurePolicy.h"
-#include "core/limits/KeySchema.h"
-#include "core/redis/ConnectionOptions.h"
+#include "core/client/ConnectionOptions.h"
+#include "core/keys/KeySchema.h"
+#include "core/policies/FailurePolicy.h"
 #include "service/config/ServiceConfig.h"
 
 #include <QObject>
@@ -40,6 +40,7 @@ struct DaemonOptions
     std::optional<FailureMode> onError;                    // else each policy's own
     QString actor;                                         // who applies the configuration
     bool announce = true;                                  // register in Redis for the console
+    int httpMaxConnections = 4096;                         // 0: no cap
 };
 
 /// tollgated: loads the configuration, applies its policies (plan, then compare-and-set writes),

@@ -1,11 +1,11 @@
 // bench hit: N connections, each keeping `pipeline` hits in flight, for a fixed time
-// (core/limits/HitLoad, shared with bench/hit.cpp). Prints ops/s, latency and the client's own
+// (core/limiter/HitLoad, shared with bench/hit.cpp). Prints ops/s, latency and the client's own
 // CPU time per hit.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/HitLoad.h"
-#include "core/limits/IdText.h"
-#include "core/limits/PolicyStore.h"
+#include "core/keys/IdText.h"
+#include "core/limiter/HitLoad.h"
+#include "core/policies/PolicyStore.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <chrono>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Client.h"
+#include "core/client/Blocking.h"
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
 
 #include <QStringList>
 #include <memory>

@@ -1,7 +1,7 @@
 #include "app/ctl/Command.h"
 
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 namespace tollgate::ctl {
 

@@ -50,7 +50,7 @@ protected:
     KeySchema schema() const { return m_cli->schema(); }
     bool json() const { return m_cli->json; }
 
-    /// The i-th positional argument, as typed; as an id (any bytes, see core/limits/IdText.h).
+    /// The i-th positional argument, as typed; as an id (any bytes, see core/keys/IdText.h).
     QString argument(int i) const { return parser.positionalArguments().value(i); }
     QByteArray idArgument(int i) const;
     bool isSet(const char* option) const { return parser.isSet(QString::fromLatin1(option)); }

@@ -1,13 +1,13 @@
 // tollgatectl exporter: a long-running OpenMetrics / Prometheus exporter (core/metrics) for the
 // prefix on the server of --url. Stops on SIGTERM / SIGINT. See docs/metrics.md.
+#include "app/common/QuitOnSignal.h"
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
-#include "core/demo/QuitOnSignal.h"
-#include "core/limits/Duration.h"
 #include "core/metrics/MetricsExporter.h"
+#include "core/policies/Duration.h"
 
 #include <QCommandLineParser>
-#include "core/metrics/ListenAddress.h"
+#include "core/http/ListenAddress.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -2,10 +2,10 @@
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 #include "core/http/RateLimitHeaders.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limiter/Limiter.h"
+#include "core/policies/PolicyStore.h"
 
 namespace tollgate::ctl {
 

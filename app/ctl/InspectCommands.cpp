@@ -1,13 +1,14 @@
 // repair, audit, scripts: looking at what is in Redis.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
+#include "core/scripts/ScriptSource.h"
 
 #include <QDateTime>
 #include <cstdio>
@@ -207,10 +208,16 @@ private:
     QByteArray m_user;
 };
 
+const QCommandLineOption kSourceOption(
+    QStringLiteral("source"),
+    QStringLiteral("Where a line of an assembled script comes from: <script>:<line> (hit:812) or "
+                   "Redis's error text (user_script:812). Needs no server."),
+    QStringLiteral("where"));
+
 class ScriptsCommand final : public Command
 {
 public:
-    ScriptsCommand() : Command(0, 0) {}
+    ScriptsCommand() : Command(0, 0) { parser.addOption(kSourceOption); }
 
 private:
     Result<int> execute() override
@@ -242,6 +249,38 @@ private:
     }
 };
 
+// scripts --source: a line of an assembled script back to its source line, from the line map
+// compiled in with the scripts; no client is opened.
+int scriptSourceCommand(Cli& cli, const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.addOption(kSourceOption);
+    if (auto exit = parseArguments(parser, args, 0, 0))
+        return *exit;
+    const auto found = locateSourceLine(parser.value(kSourceOption));
+    if (!found)
+        return fail(found.error());
+    if (cli.json) {
+        QJsonArray array;
+        for (const SourceLine& at : *found)
+            array.append(QJsonObject{{QStringLiteral("script"), at.script},
+                                     {QStringLiteral("line"), at.line},
+                                     {QStringLiteral("source"), at.source},
+                                     {QStringLiteral("source_line"), at.sourceLine},
+                                     {QStringLiteral("text"), at.text}});
+        printJson(array);
+        return ExitOk;
+    }
+    for (const SourceLine& at : *found)
+        printLine(QStringLiteral("%1:%2  %3:%4  %5")
+                      .arg(at.script)
+                      .arg(at.line)
+                      .arg(at.source)
+                      .arg(at.sourceLine)
+                      .arg(at.text.trimmed()));
+    return ExitOk;
+}
+
 } // namespace
 
 int repairCommand(Cli& cli, const QStringList& args)
@@ -256,6 +295,9 @@ int auditCommand(Cli& cli, const QStringList& args)
 
 int scriptsCommand(Cli& cli, const QStringList& args)
 {
+    for (const QString& arg : args)
+        if (arg == QLatin1String("--source") || arg.startsWith(QLatin1String("--source=")))
+            return scriptSourceCommand(cli, args);
     return runCommand<ScriptsCommand>(cli, args);
 }
 

@@ -1,9 +1,9 @@
 // ban, unban, reset: each one script that also writes the user's audit stream.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 
 #include <QDateTime>
 #include <QTimeZone>

@@ -1,7 +1,7 @@
 #include "app/ctl/Output.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
+#include "core/policies/Duration.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -2,10 +2,10 @@
 
 #include "app/ctl/Cli.h"
 #include "core/json/JsonWriter.h"
-#include "core/limits/HitResult.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/Policy.h"
-#include "core/limits/PolicyText.h"
+#include "core/limiter/HitResult.h"
+#include "core/moderation/Moderation.h"
+#include "core/policies/Policy.h"
+#include "core/policies/PolicyText.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

@@ -1,10 +1,10 @@
 // override set | list | delete | reindex: one user's limits instead of the policy's, or none.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/Duration.h"
-#include "core/limits/IdText.h"
-#include "core/limits/Overrides.h"
-#include "core/limits/PolicyStore.h"
+#include "core/keys/IdText.h"
+#include "core/moderation/Overrides.h"
+#include "core/policies/Duration.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QDateTime>
 

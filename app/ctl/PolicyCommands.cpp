@@ -1,11 +1,11 @@
 // policy list | get | set | delete
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/PolicyStore.h"
-#include "core/limits/PolicyText.h"
+#include "core/policies/Duration.h"
+#include "core/policies/PolicyStore.h"
+#include "core/policies/PolicyText.h"
 
 #include <QDateTime>
 #include <QTimeZone>

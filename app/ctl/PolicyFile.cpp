@@ -1,6 +1,6 @@
 #include "app/ctl/PolicyFile.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

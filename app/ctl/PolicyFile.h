@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/PolicyText.h"
+#include "core/policies/PolicyText.h"
 
 #include <QByteArray>
 #include <QString>

@@ -2,9 +2,9 @@
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 #include "app/ctl/PolicyFile.h"
-#include "core/limits/PolicyPlan.h"
+#include "core/policies/PolicyPlan.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include <QFile>
 #include <cstdio>

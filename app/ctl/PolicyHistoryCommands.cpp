@@ -2,8 +2,8 @@
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 
-#include "core/limits/IdText.h"
-#include "core/limits/PolicyStore.h"
+#include "core/keys/IdText.h"
+#include "core/policies/PolicyStore.h"
 
 namespace tollgate::ctl {
 

@@ -1,10 +1,10 @@
 // refund and penalize: one refund.lua call against the action's stored policy.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
-#include "core/limits/PolicyStore.h"
-#include "core/limits/Refunds.h"
+#include "core/moderation/Refunds.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QDateTime>
 

@@ -1,8 +1,8 @@
-// services: the tollgated instances registered under the prefix (core/services/ServiceRegistry),
+// services: the tollgated instances registered under the prefix (core/registry/ServiceRegistry),
 // one line each with its health as of the server's clock.
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
-#include "core/services/ServiceRegistry.h"
+#include "core/registry/ServiceRegistry.h"
 
 #include <QJsonDocument>
 

@@ -1,9 +1,9 @@
-// tollgatectl simulate: the console demo's traffic (core/demo/DemoTraffic) against any server:
+// tollgatectl simulate: the console demo's traffic (app/demo/DemoTraffic) against any server:
 // example policies, many ordinary users and a few abusive ones who reach warn, deny and ban.
+#include "app/common/QuitOnSignal.h"
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
-#include "core/demo/DemoTraffic.h"
-#include "core/demo/QuitOnSignal.h"
+#include "app/demo/DemoTraffic.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

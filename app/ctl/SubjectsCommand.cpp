@@ -2,8 +2,8 @@
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 
-#include "core/limits/IdText.h"
-#include "core/limits/Subjects.h"
+#include "core/keys/IdText.h"
+#include "core/subjects/Subjects.h"
 
 #include <QDateTime>
 #include <cstdio>

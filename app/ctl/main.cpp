@@ -2,8 +2,8 @@
 // line), then the command's own QCommandLineParser takes the rest. See docs/CLI.md.
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
+#include "core/keys/IdText.h"
 #include "core/Version.h"
-#include "core/limits/IdText.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
@@ -39,6 +39,7 @@ Commands:
   repair [--fix]                        keys of ours without a TTL (dry run unless --fix)
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded
+  scripts --source hit:812              the source line of a script's line (or Redis's user_script:812)
   cluster                               standalone, or every cluster node: role, slots, INFO
   services                              the tollgated instances registered, with their health
   bench hit [--connections N] [--pipeline N] [--seconds N] [--users N] [--action A]

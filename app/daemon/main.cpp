@@ -1,10 +1,10 @@
 // tollgated: Tollgate as a rate limit service (docs/service.md). Envoy's rate limit service
 // over gRPC, an HTTP JSON endpoint, the configuration in envoyproxy/ratelimit's YAML.
-#include "core/Version.h"
-#include "core/demo/QuitOnSignal.h"
-#include "core/limits/IdText.h"
-#include "core/limits/KeySchema.h"
+#include "app/common/QuitOnSignal.h"
+#include "core/keys/IdText.h"
+#include "core/keys/KeySchema.h"
 #include "core/redis/IoThreads.h"
+#include "core/Version.h"
 #include "service/Daemon.h"
 
 #include <QCommandLineParser>
@@ -134,7 +134,12 @@ int main(int argc, char** argv)
                                    QStringLiteral("name"));
     const QCommandLineOption noAnnounce(QStringLiteral("no-announce"),
                                         QStringLiteral("Do not register this instance in Redis."));
-    parser.addOptions({config, url, prefix, grpc, http, grpcThreads, cache, onError, actor, noAnnounce});
+    const QCommandLineOption httpMaxConnections(
+        QStringLiteral("http-max-connections"),
+        QStringLiteral("HTTP connections open at once; more are answered 503 (default 4096, 0: no cap)."),
+        QStringLiteral("n"), QStringLiteral("4096"));
+    parser.addOptions({config, url, prefix, grpc, http, grpcThreads, cache, onError, actor, noAnnounce,
+                       httpMaxConnections});
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -185,6 +190,11 @@ int main(int argc, char** argv)
     options.actor = parser.isSet(actor) ? parser.value(actor)
                                         : QStringLiteral("tollgated@") + QHostInfo::localHostName();
     options.announce = !parser.isSet(noAnnounce);
+    bool capOk = false;
+    options.httpMaxConnections = parser.value(httpMaxConnections).toInt(&capOk);
+    if (!capOk || options.httpMaxConnections < 0)
+        return usage(QStringLiteral("--http-max-connections: '%1' is not a whole number")
+                         .arg(parser.value(httpMaxConnections)));
 
     Daemon daemon(options);
     QObject::connect(&daemon, &Daemon::log, [](const QString& line) {

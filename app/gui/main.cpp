@@ -1,12 +1,12 @@
 // tollgate: the console. Parses the command line, sets up the demo when asked, and hands
 // a session to the main window; everything else lives in ui/.
+#include "app/common/QuitOnSignal.h"
+#include "app/demo/DemoCluster.h"
+#include "app/demo/DemoOverrides.h"
+#include "app/demo/DemoPopulation.h"
+#include "app/demo/DemoServer.h"
+#include "app/demo/DemoTraffic.h"
 #include "app/gui/ConsoleOptions.h"
-#include "core/demo/DemoCluster.h"
-#include "core/demo/DemoOverrides.h"
-#include "core/demo/DemoPopulation.h"
-#include "core/demo/DemoServer.h"
-#include "core/demo/DemoTraffic.h"
-#include "core/demo/QuitOnSignal.h"
 #ifdef TOLLGATE_WITH_SERVICE
 #include "service/demo/DemoEdge.h"
 #endif

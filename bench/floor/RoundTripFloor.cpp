@@ -1,7 +1,7 @@
 #include "bench/floor/RoundTripFloor.h"
 
 #include "bench/support/Loopback.h"
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <hiredis/hiredis.h>
 

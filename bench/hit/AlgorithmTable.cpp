@@ -2,7 +2,7 @@
 
 #include "bench/hit/ServerFigures.h"
 #include "bench/reference/ReferenceScripts.h"
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <QStringList>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
-#include "core/limits/Policy.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
+#include "core/policies/Policy.h"
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 #include "bench/hit/ServerFigures.h"
 
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <QProcess>
 #include <QStandardPaths>

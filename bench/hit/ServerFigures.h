@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QStringList>
 #include <cstdio>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/HitLoad.h"
-#include "core/limits/Policy.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/limiter/HitLoad.h"
+#include "core/policies/Policy.h"
 
 #include <QString>
 

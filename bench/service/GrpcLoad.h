@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <QByteArray>
 #include <QString>

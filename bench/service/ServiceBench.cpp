@@ -1,8 +1,8 @@
 #include "bench/service/ServiceBench.h"
 
+#include "app/demo/DemoServer.h"
 #include "bench/hit/ServerFigures.h"
 #include "bench/support/ProcessFigures.h"
-#include "core/demo/DemoServer.h"
 #include "envoy/service/ratelimit/v3/rls.pb.h"
 
 #include <QCoreApplication>

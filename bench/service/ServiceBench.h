@@ -2,7 +2,7 @@
 
 #include "bench/service/GrpcLoad.h"
 #include "bench/service/TollgatedProcess.h"
-#include "core/limits/HitLoad.h"
+#include "core/limiter/HitLoad.h"
 
 #include <QByteArray>
 #include <QString>

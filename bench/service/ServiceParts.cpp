@@ -1,11 +1,11 @@
 // The five parts of bench_service and its table (bench/service.cpp says what each measures).
+#include "app/demo/DemoServer.h"
 #include "bench/hit/ServerFigures.h"
 #include "bench/service/HttpLoad.h"
 #include "bench/service/ServiceBench.h"
-#include "core/demo/DemoServer.h"
-#include "core/limits/KeySchema.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Client.h"
+#include "core/client/Blocking.h"
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
 #include "envoy/service/ratelimit/v3/rls.pb.h"
 
 #include <QCoreApplication>

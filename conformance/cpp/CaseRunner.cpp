@@ -2,9 +2,9 @@
 
 #include "conformance/cpp/Expectations.h"
 #include "conformance/cpp/LibraryClient.h"
-#include "core/limits/KeyLayout.h"
-#include "core/redis/Blocking.h"
-#include "core/redis/Scan.h"
+#include "core/client/Blocking.h"
+#include "core/client/Scan.h"
+#include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QElapsedTimer>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "conformance/cpp/CaseFile.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QString>
 

@@ -1,13 +1,13 @@
 #include "conformance/cpp/LibraryClient.h"
 
 #include "conformance/cpp/CaseFile.h"
-#include "core/limits/FailurePolicy.h"
-#include "core/limits/Limiter.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/Overrides.h"
-#include "core/limits/PolicyStore.h"
-#include "core/limits/Refunds.h"
-#include "core/redis/Blocking.h"
+#include "core/client/Blocking.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Moderation.h"
+#include "core/moderation/Overrides.h"
+#include "core/moderation/Refunds.h"
+#include "core/policies/FailurePolicy.h"
+#include "core/policies/PolicyStore.h"
 
 #include <QElapsedTimer>
 

@@ -44,7 +44,7 @@ class Service:
              "--grpc", "off", "--no-announce", "--cache-size", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 20
-        while not self.get_ok("/healthz"):
+        while not self.get_ok("/readyz"):
             if time.monotonic() > deadline or self.process.poll() is not None:
                 raise RuntimeError("tollgated did not start: %s" % self.process.stderr.read(2000))
             time.sleep(0.05)
@@ -89,20 +89,22 @@ class TollgatedClient(TollgatectlClient):
 
     def wait_for_policies(self):
         """tollgated rereads the stored policies on each policy event: a probe policy written
-        after the case's shows up once the events before it have been read."""
+        after the case's shows up once the events before it have been read. An event sent while
+        it was still subscribing is lost, so a probe not seen within 2 s is written again."""
         if self.policies_seen:
             return
-        TollgatedClient.probes += 1
-        limit = 1000 + TollgatedClient.probes
-        self.policies.set(PROBE_ACTION, {"windows": "60000:%d" % limit})
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            status, reply = self.service.hit(PROBE_ACTION, b"probe")
-            if status == 200 and reply.get("limit") == limit:
-                self.policies_seen = True
-                return
-            time.sleep(0.02)
-        raise StepError("unavailable", "tollgated did not see the policies within 5 s")
+        for _ in range(5):
+            TollgatedClient.probes += 1
+            limit = 1000 + TollgatedClient.probes
+            self.policies.set(PROBE_ACTION, {"windows": "60000:%d" % limit})
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline:
+                status, reply = self.service.hit(PROBE_ACTION, b"probe")
+                if status == 200 and reply.get("limit") == limit:
+                    self.policies_seen = True
+                    return
+                time.sleep(0.02)
+        raise StepError("unavailable", "tollgated did not see the policies within 10 s")
 
     def hit(self, step):
         if not self.prefix_ok:

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/KeyLayout.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/keys/KeyLayout.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "core/audit/MergedAudit.h"
 
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
 
 #include <QMutex>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/redis/Result.h"
-#include "core/sentinel/SentinelOptions.h"
+#include "core/redis/ServerOptions.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "core/client/TwemproxyBackends.h"
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 namespace tollgate {
 

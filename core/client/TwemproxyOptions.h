@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/sentinel/SentinelOptions.h"
+#include "core/redis/ServerOptions.h"
 
 #include <QString>
 #include <vector>

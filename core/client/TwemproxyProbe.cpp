@@ -1,6 +1,6 @@
 // Whether a Twemproxy pool keeps keys of one hash tag together (hash_tag "{}"), asked through
 // the proxy itself without writing anything: which backend answers for two keys of one tag.
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QDebug>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/cluster/NodeClients.h"
+#include "core/client/Client.h"
+#include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
-#include "core/redis/Client.h"
 
 #include <QDeadlineTimer>
 #include <QObject>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/cluster/NodeClients.h"
+#include "core/client/Client.h"
+#include "core/client/Scan.h"
+#include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
-#include "core/redis/Client.h"
-#include "core/redis/Scan.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
 
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/client/Client.h"
 #include "core/cluster/SlotMap.h"
-#include "core/redis/Client.h"
 
 #include <optional>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "core/http/RateLimitHeaders.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 
 namespace tollgate {
 

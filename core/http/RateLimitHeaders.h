@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/HitResult.h"
-#include "core/limits/Policy.h"
+#include "core/limiter/HitResult.h"
+#include "core/policies/Policy.h"
 
 namespace tollgate {
 

@@ -130,4 +130,11 @@ JsonWriter& JsonWriter::null()
     return *this;
 }
 
+JsonWriter& JsonWriter::json(QByteArrayView text)
+{
+    separate();
+    put(text);
+    return *this;
+}
+
 } // namespace tollgate

@@ -37,6 +37,8 @@ public:
     JsonWriter& value(int number) { return value(qint64(number)); }
     JsonWriter& value(bool flag);
     JsonWriter& null();
+    /// A value that is JSON already (valid and compact: the caller's own), written as it is.
+    JsonWriter& json(QByteArrayView text);
 
     /// key(name) then value(v): one member of the open object.
     template <typename T> JsonWriter& field(const char* name, const T& v)

@@ -1,6 +1,6 @@
 #include "core/metrics/KeyCensus.h"
 
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

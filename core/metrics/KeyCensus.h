@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
 #include "core/metrics/MetricsSnapshot.h"
-#include "core/redis/Client.h"
 
 #include <QObject>
 #include <QTimer>

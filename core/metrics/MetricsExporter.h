@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/metrics/HttpServer.h"
+#include "core/http/HttpServer.h"
 #include "core/metrics/KeyCensus.h"
 #include "core/metrics/ScrapeCollector.h"
 

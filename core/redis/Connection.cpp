@@ -1,7 +1,5 @@
 #include "core/redis/Connection.h"
 
-#include "core/ssh/SshTunnel.h"
-
 #ifdef TOLLGATE_LINUX_IO
 #include "core/redis/TcpStream.h"
 #endif
@@ -80,26 +78,28 @@ Result<QSslConfiguration> tlsConfiguration(const TlsOptions& tls)
 
 } // namespace
 
-Connection::Connection(ConnectionOptions options)
+Connection::Connection(ServerOptions options, std::shared_ptr<Tunnel> tunnel)
     : m_options(std::move(options)), m_connectTimer(new QTimer(this)),
       m_deadlineTimer(new QTimer(this)), m_reconnectTimer(new QTimer(this)),
       m_heartbeatTimer(new QTimer(this))
 {
     m_connectTimer->setSingleShot(true);
     m_reconnectTimer->setSingleShot(true);
-    m_deadlineTimer->setInterval(50);
+    // Fires when the earliest command is due, to the millisecond (not a coarse poll: a decision
+    // waiting on a frozen server must get its failure answer at its deadline, not up to a poll
+    // interval later).
+    m_deadlineTimer->setSingleShot(true);
+    m_deadlineTimer->setTimerType(Qt::PreciseTimer);
     connect(m_connectTimer, &QTimer::timeout, this, [this] {
         dropConnection({ErrorKind::Timeout, QStringLiteral("connecting to %1 timed out after %2 ms")
-                                                .arg(m_options.endpoint())
+                                                .arg(endpoint())
                                                 .arg(m_options.connectTimeout.count())});
     });
     connect(m_reconnectTimer, &QTimer::timeout, this, &Connection::startAttempt);
     connect(m_deadlineTimer, &QTimer::timeout, this, &Connection::checkDeadlines);
     connect(m_heartbeatTimer, &QTimer::timeout, this, &Connection::checkHeartbeat);
     m_clock.start();
-    if (m_options.ssh.enabled())
-        m_tunnel = SshTunnel::shared(m_options.ssh);
-    setUpSentinel();
+    m_tunnel = std::move(tunnel);
 }
 
 Connection::~Connection()
@@ -152,7 +152,7 @@ void Connection::hold(EncodedCommand command, Done done)
         done(Error{ErrorKind::Busy,
                    QStringLiteral("%1 commands already wait for %2: try again later")
                        .arg(m_inFlight.size() + m_waiting.size())
-                       .arg(m_options.endpoint())});
+                       .arg(endpoint())});
         return;
     }
     m_waiting.push_back({std::move(command), std::move(done)});
@@ -176,7 +176,7 @@ Error Connection::notConnected() const
     // "connection refused", "cannot read CA file", not a bare "not connected".
     if (m_state == ConnectionState::Disconnected && m_cause)
         return *m_cause;
-    QString message = QStringLiteral("not connected to ") + m_options.endpoint() +
+    QString message = QStringLiteral("not connected to ") + endpoint() +
                       QStringLiteral(" (") + connectionStateName(m_state) + QLatin1Char(')');
     if (m_cause)
         message += QStringLiteral(": ") + m_cause->toString();
@@ -190,7 +190,7 @@ void Connection::openLocalSocket(const QString& path)
     m_socketKind.store(SocketKind::QtLocal, std::memory_order_relaxed);
     connect(socket, &QLocalSocket::connected, this, &Connection::onTransportReady);
     connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") +
+        onTransportError({ErrorKind::Io, endpoint() + QStringLiteral(": ") +
                                              socket->errorString() + tunnelHint()});
     });
     connect(socket, &QLocalSocket::readyRead, this, &Connection::onReadyRead);
@@ -200,7 +200,7 @@ void Connection::openLocalSocket(const QString& path)
 Status Connection::createDevice(const QString& tunnelSocket)
 {
     m_tlsErrors.clear();
-    if (m_options.transport == ConnectionOptions::Transport::Unix) {
+    if (m_options.transport == ServerOptions::Transport::Unix) {
         openLocalSocket(m_options.socketPath);
         return Unit{};
     }
@@ -232,7 +232,7 @@ Status Connection::createDevice(const QString& tunnelSocket)
     m_socketKind.store(m_options.tls.enabled ? SocketKind::QtTls : SocketKind::QtTcp,
                        std::memory_order_relaxed);
     connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket] {
-        QString message = m_options.endpoint() + QStringLiteral(": ") + socket->errorString();
+        QString message = endpoint() + QStringLiteral(": ") + socket->errorString();
         if (!m_tlsErrors.isEmpty())
             message += QStringLiteral(" (TLS: ") + m_tlsErrors + QLatin1Char(')');
         message += tunnelHint();
@@ -298,7 +298,7 @@ void Connection::adoptPlainSocket(QTcpSocket* socket)
     m_socketKind.store(SocketKind::RawTcp, std::memory_order_relaxed);
     connect(stream, &TcpStream::readyRead, this, &Connection::onReadyRead);
     connect(stream, &TcpStream::failed, this, [this](const QString& reason) {
-        onTransportError({ErrorKind::Io, m_options.endpoint() + QStringLiteral(": ") + reason});
+        onTransportError({ErrorKind::Io, endpoint() + QStringLiteral(": ") + reason});
     });
 #else
     Q_UNUSED(socket) // TcpStreamKind::Raw is never chosen in this build
@@ -331,10 +331,11 @@ void Connection::sendHandshake()
         write({QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"),
                m_options.clientName.toUtf8()},
               [](const Result<Reply>&) {});
-    if (m_sentinel)
-        write({QByteArrayLiteral("ROLE")}, [this, device](const Result<Reply>& role) {
+    const std::optional<Command> check = m_locator ? m_locator->handshakeCheck() : std::nullopt;
+    if (check)
+        write(*check, [this, device](const Result<Reply>& reply) {
             if (device == m_device.get())
-                checkRole(role);
+                checkServer(reply);
         });
     write({QByteArrayLiteral("PING")}, [this, device](const Result<Reply>& r) {
         if (device != m_device.get())
@@ -358,7 +359,7 @@ void Connection::appendOutput(const QByteArray& bytes)
 {
     m_output.append(bytes);
     if (!m_deadlineTimer->isActive())
-        m_deadlineTimer->start();
+        armDeadline(m_clock.elapsed() + m_options.commandTimeout.count() + 1);
     if (m_batchDepth > 0) {
         // A long batch leaves in parts when no other connection of this thread keeps the server
         // busy: it starts on the first commands while the callbacks still make the rest. One
@@ -464,6 +465,14 @@ void Connection::onTransportError(const Error& error)
     dropConnection(error);
 }
 
+void Connection::armDeadline(qint64 dueMs)
+{
+    if (m_deadlineTimer->isActive() && m_deadlineDueMs <= dueMs)
+        return; // it fires sooner; deadlines grow in send order
+    m_deadlineDueMs = dueMs;
+    m_deadlineTimer->start(int(std::max<qint64>(0, dueMs - m_clock.elapsed())));
+}
+
 void Connection::checkDeadlines()
 {
     if (m_inFlight.empty()) {
@@ -483,10 +492,23 @@ void Connection::checkDeadlines()
                            std::exchange(request.batch, nullptr), request.index});
     }
     const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
-                                             .arg(m_options.endpoint())
+                                             .arg(endpoint())
                                              .arg(m_options.commandTimeout.count())};
     for (InFlight& request : expired)
         request.fail(late); // may submit more: the loop above is over
+    m_deadlineTimer->stop();
+    if (!m_inFlight.empty()) {
+        // Next: the first command still waiting, or the silence check below.
+        qint64 due = m_lastReadMs + m_options.commandTimeout.count() +
+                     std::max(m_options.commandTimeout.count(), m_options.heartbeatInterval.count()) + 1;
+        for (const InFlight& request : m_inFlight) {
+            if (request.deadlineMs != 0 && request.waits()) {
+                due = std::min(due, request.deadlineMs + 1);
+                break;
+            }
+        }
+        armDeadline(std::max(due, m_clock.elapsed() + 1));
+    }
     // Nothing at all from the server for this long while it owes replies: the connection is
     // dead (or a script has held the server far beyond any deadline): start over.
     const qint64 silence =
@@ -495,7 +517,7 @@ void Connection::checkDeadlines()
     if (!m_inFlight.empty() && m_clock.elapsed() - m_lastReadMs > silence)
         dropConnection(
             {ErrorKind::Timeout,
-             QStringLiteral("no reply from %1 for %2 ms").arg(m_options.endpoint()).arg(silence)});
+             QStringLiteral("no reply from %1 for %2 ms").arg(endpoint()).arg(silence)});
 }
 
 void Connection::checkHeartbeat()

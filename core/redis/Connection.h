@@ -1,9 +1,10 @@
 #pragma once
 
 #include "core/redis/BatchReplies.h"
-#include "core/redis/ConnectionOptions.h"
 #include "core/redis/ConnectionState.h"
+#include "core/redis/Endpoint.h"
 #include "core/redis/RespCodec.h"
+#include "core/redis/ServerOptions.h"
 #include "core/redis/Transport.h"
 
 #include <QElapsedTimer>
@@ -19,9 +20,6 @@ class QTcpSocket;
 
 namespace tollgate {
 
-class SentinelLocator;
-class SshTunnel;
-
 /// The I/O side of a Client: owns one socket and lives on the client's worker thread.
 /// Every method runs on that thread; Client posts work to it. Commands are pipelined and
 /// completed in order as replies come back. The commands submitted in one go (while the
@@ -34,8 +32,13 @@ class Connection : public QObject
 public:
     using Done = std::function<void(Result<Reply>)>;
 
-    explicit Connection(ConnectionOptions options);
+    /// Straight to the server of `options`, or through `tunnel` when there is one.
+    explicit Connection(ServerOptions options, std::shared_ptr<Tunnel> tunnel = nullptr);
     ~Connection() override;
+
+    /// Asks `locator` (which becomes a child) where the server is before every attempt,
+    /// checks the server in the handshake and follows its relocated(). Before open().
+    void setLocator(ServerLocator* locator);
 
     void open();
     void submit(EncodedCommand command, Done done);
@@ -48,9 +51,9 @@ public:
         return m_state == ConnectionState::Connected || m_state == ConnectionState::Connecting;
     }
 
-    /// The server connected to (or tried last): the options' host and port, or on a Sentinel
-    /// deployment the one the sentinels named. Worker thread only.
-    QString endpoint() const { return m_options.endpoint(); }
+    /// The server connected to (or tried last): the options' host and port, or the one the
+    /// locator named (" via " the tunnel, through one). Worker thread only.
+    QString endpoint() const;
 
     /// What the connection reads and writes through now. Any thread (for tests and tools).
     SocketKind socketKind() const { return m_socketKind.load(std::memory_order_relaxed); }
@@ -107,13 +110,12 @@ private:
     QString tunnelHint() const; // what ssh said about the forward that failed, if anything
     static Status startTlsOverUnixSocket(QSslSocket* socket, const QString& path,
                                          const QString& peerName);
-    // Sentinel (ConnectionSentinel.cpp): where to connect is asked before every attempt, the
-    // server's ROLE is checked in the handshake, READONLY and +switch-master make it ask again.
-    void setUpSentinel();
+    // A locator (ConnectionLocator.cpp): where to connect is asked before every attempt, the
+    // server is checked in the handshake, an error reply or a relocation makes it ask again.
     void connectToServer();
-    void checkRole(const Result<Reply>& role);
+    void checkServer(const Result<Reply>& reply);
     void noteErrorReply(const QByteArray& text);
-    void followFailover(const NodeAddress& primary);
+    void followRelocation(const NodeAddress& server);
     void onTransportReady();
     void adoptPlainSocket(QTcpSocket* socket); // reads and writes without Qt's buffers
     void onReadyRead();
@@ -130,6 +132,8 @@ private:
     void dropConnection(const Error& error);
     void scheduleReconnect();
     void checkDeadlines();
+    /// The deadline timer fires at `dueMs` (on m_clock), unless it is set to fire sooner.
+    void armDeadline(qint64 dueMs);
     void checkHeartbeat();
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
@@ -137,7 +141,7 @@ private:
     void releaseHeld();
     Error notConnected() const;
 
-    ConnectionOptions m_options;
+    ServerOptions m_options;
     ConnectionState m_state = ConnectionState::Disconnected;
     std::unique_ptr<QIODevice> m_device;
     std::atomic<SocketKind> m_socketKind{SocketKind::None}; // follows m_device
@@ -157,6 +161,7 @@ private:
     // Children, so moveToThread() takes them along to the worker thread.
     QTimer* m_connectTimer;
     QTimer* m_deadlineTimer;
+    qint64 m_deadlineDueMs = 0; // when m_deadlineTimer fires, on m_clock
     QTimer* m_reconnectTimer;
     QTimer* m_heartbeatTimer;
     QElapsedTimer m_clock;
@@ -166,10 +171,10 @@ private:
     bool m_pushMode = false;
     QString m_tlsErrors;
     std::optional<Error> m_cause; // why the last attempt or connection ended
-    std::shared_ptr<SshTunnel> m_tunnel; // options.ssh set: shared with every such connection
-    quint64 m_tunnelRequest = 0;         // the attempt whose forward is awaited
-    SentinelLocator* m_sentinel = nullptr; // a child; only on a Sentinel deployment
-    quint64 m_attemptSerial = 0;           // which attempt a sentinel's answer is for
+    std::shared_ptr<Tunnel> m_tunnel;   // shared with every connection through it
+    quint64 m_tunnelRequest = 0;        // the attempt whose forward is awaited
+    ServerLocator* m_locator = nullptr; // a child; only when the server moves (Sentinel)
+    quint64 m_attemptSerial = 0;        // which attempt a locator's answer is for
 };
 
 } // namespace tollgate

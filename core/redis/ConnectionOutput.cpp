@@ -12,6 +12,8 @@ void Connection::write(const EncodedCommand& command, Done done, bool withDeadli
     const qint64 deadline = withDeadline ? m_clock.elapsed() + m_options.commandTimeout.count() : 0;
     m_inFlight.push_back({std::move(done), deadline, nullptr, 0});
     noteBusy();
+    if (deadline != 0)
+        armDeadline(deadline + 1);
     appendOutput(command.bytes());
 }
 
@@ -41,6 +43,7 @@ void Connection::submit(const EncodedPipeline& pipeline,
         for (qsizetype i = 0; i < count; ++i)
             m_inFlight.push_back({nullptr, deadline, replies, size_t(i)});
         noteBusy();
+        armDeadline(deadline + 1);
         appendOutput(pipeline.bytes());
         return;
     }

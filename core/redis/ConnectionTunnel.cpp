@@ -1,10 +1,9 @@
-// How a Connection reaches its server through an SSH tunnel (core/ssh): the tunnel hands out a
-// unix socket per server address; plain RESP goes through it with a QLocalSocket, TLS with a
-// QSslSocket over that socket's descriptor (the TLS session is still with Redis itself).
+// How a Connection reaches its server through a tunnel (an SSH tunnel, core/ssh): the tunnel
+// hands out a unix socket per server address; plain RESP goes through it with a QLocalSocket,
+// TLS with a QSslSocket over that socket's descriptor (the TLS session is still with Redis).
 #include "core/redis/Connection.h"
 
 #include "core/redis/Context.h"
-#include "core/ssh/SshTunnel.h"
 
 #include <QSslSocket>
 

@@ -49,6 +49,8 @@ ScriptLibrary::ScriptLibrary()
         if (!f.open(QIODevice::ReadOnly))
             continue;
         m_scripts << describe(file.chopped(4), f.readAll());
+        if (QFile map(dir.filePath(file + QStringLiteral(".map"))); map.open(QIODevice::ReadOnly))
+            m_scripts.last().lineMap = map.readAll();
     }
 }
 

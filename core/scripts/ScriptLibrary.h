@@ -19,6 +19,7 @@ struct ScriptInfo
     QString reply;      // the header's reply description
     QString header;     // the whole leading comment, for display
     int contract = 0;   // the header's "Contract: N" line (lua/README.md, "Contract version")
+    QByteArray lineMap; // <name>.lua.map beside it: where each line comes from (ScriptSource.h)
 };
 
 /// The scripts shipped with this build (or those of the folder TOLLGATE_LUA_DIR names, for

@@ -1,6 +1,6 @@
 #include "core/sentinel/SentinelLocator.h"
 
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 #include "core/sentinel/SentinelTopology.h"
 
 #include <QStringList>
@@ -27,7 +27,7 @@ struct SentinelLocator::Search
 };
 
 SentinelLocator::SentinelLocator(const ConnectionOptions& options, QObject* parent)
-    : QObject(parent), m_sentinel(options.sentinel), m_follow(options.autoReconnect),
+    : ServerLocator(parent), m_sentinel(options.sentinel), m_follow(options.autoReconnect),
       m_order(options.sentinel.sentinels)
 {
     // Made here but opened on first use, from the connection's thread (locate()).
@@ -49,6 +49,48 @@ void SentinelLocator::locate(Callback<NodeAddress> done)
     auto search = std::make_shared<Search>();
     search->done = std::move(done);
     ask(search, 0);
+}
+
+std::optional<Command> SentinelLocator::handshakeCheck() const
+{
+    return Command{QByteArrayLiteral("ROLE")};
+}
+
+std::optional<Error> SentinelLocator::checkHandshake(const Result<Reply>& role,
+                                                     const QString& endpoint)
+{
+    // A user whose ACL forbids ROLE cannot check: the sentinel is trusted, and a READONLY reply
+    // still sends the connection back to the sentinels.
+    if (!role || !role->isArray() || role->elements.empty())
+        return std::nullopt;
+    const QByteArray name = role->elements.front().toBytes();
+    const bool replica = m_sentinel.replica;
+    if (name == (replica ? "slave" : "master"))
+        return std::nullopt;
+    const QString sentinel = lastSentinel();
+    distrust();
+    return Error{ErrorKind::Busy,
+                 QStringLiteral("%1 is a %2 (ROLE), not the %3 of '%4' that the sentinel at %5 "
+                                "named: asking the sentinels again")
+                     .arg(endpoint, QString::fromUtf8(name),
+                          replica ? QStringLiteral("replica") : QStringLiteral("primary"),
+                          m_sentinel.masterName, sentinel)};
+}
+
+std::optional<Error> SentinelLocator::checkErrorReply(const QByteArray& text,
+                                                      const QString& endpoint) const
+{
+    if (m_sentinel.replica || !isReadOnlyReply(text))
+        return std::nullopt;
+    return Error{ErrorKind::Busy, QStringLiteral("%1 is a replica now (READONLY): asking the "
+                                                 "sentinels for the primary of '%2'")
+                                      .arg(endpoint, m_sentinel.masterName)};
+}
+
+QString SentinelLocator::relocationReason(const NodeAddress& primary) const
+{
+    return QStringLiteral("failover: the sentinels moved '%1' to %2")
+        .arg(m_sentinel.masterName, primary.text());
 }
 
 void SentinelLocator::distrust()
@@ -76,7 +118,7 @@ void SentinelLocator::ask(const std::shared_ptr<Search>& search, size_t index)
     command << (m_sentinel.replica ? QByteArrayLiteral("REPLICAS")
                                    : QByteArrayLiteral("GET-MASTER-ADDR-BY-NAME"))
             << m_sentinel.masterName.toUtf8();
-    m_queries->forNode(nodeAt(sentinel))
+    m_queries->forNode(sentinel)
         ->execute(command, this, [this, search, index, sentinel](Result<Reply> reply) {
             Result<NodeAddress> server = serverIn(reply);
             if (server) {
@@ -111,10 +153,9 @@ Result<NodeAddress> SentinelLocator::serverIn(const Result<Reply>& reply) const
 void SentinelLocator::followSwitches()
 {
     for (const NodeAddress& sentinel : m_sentinel.sentinels) {
-        const ClusterNode node = nodeAt(sentinel);
         if (!m_watched.insert(sentinel.text()).second)
             continue;
-        Client* client = m_subscribers->forNode(node);
+        Client* client = m_subscribers->forNode(sentinel);
         auto subscribe = [this, client] {
             client->execute({QByteArrayLiteral("SUBSCRIBE"), QByteArrayLiteral("+switch-master")},
                             this, [](const Result<Reply>&) {});
@@ -145,7 +186,7 @@ void SentinelLocator::onSwitch(const QByteArray& payload)
     m_located = primary;
     if (m_sentinel.replica)
         m_located.reset();
-    Q_EMIT relocate(primary);
+    Q_EMIT relocated(primary);
 }
 
 Result<NodeAddress> primaryAddressIn(const Reply& reply, const QString& masterName)

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "core/redis/ConnectionOptions.h"
+#include "core/client/ConnectionOptions.h"
+#include "core/redis/Endpoint.h"
 #include "core/redis/Reply.h"
 
 #include <QObject>
@@ -18,13 +19,16 @@ class NodeClients;
 ///    REPLICAS for a replica), the one that answered last first; a sentinel that is down fails
 ///    at once (its connection is reconnecting) and the next is asked;
 ///  - each sentinel's +switch-master messages (a connection of its own per sentinel, subscribed
-///    again after every reconnect) emit relocate() when the server located last is no longer
+///    again after every reconnect) emit relocated() when the server located last is no longer
 ///    the one wanted: the connection reconnects, and so asks again;
 ///  - distrust(): the server named last was not what the sentinel said (ROLE), so the next
 ///    sentinel is asked first.
+///  - the handshake asks the server's ROLE; one that is not what was asked for (or a primary
+///    that answers READONLY) is dropped and the sentinels are asked again.
 /// The sentinels are reached with the connection's TLS and deadlines and their own credentials
-/// (sentinel_user, sentinel_password).
-class SentinelLocator : public QObject
+/// (sentinel_user, sentinel_password). The client (core/client) gives one to each connection
+/// to a Sentinel deployment.
+class SentinelLocator : public ServerLocator
 {
     Q_OBJECT
 public:
@@ -34,14 +38,18 @@ public:
     /// The address of the primary (or a healthy replica) as the first sentinel that knows it
     /// says; NotFound when every sentinel that answered knows no master of that name, else the
     /// errors of every sentinel. Not called back if this locator is destroyed first.
-    void locate(Callback<NodeAddress> done);
+    void locate(Callback<NodeAddress> done) override;
     void distrust();
     /// The sentinel that named the server located last.
     QString lastSentinel() const;
 
-Q_SIGNALS:
-    /// A failover moved the deployment away from the server located last.
-    void relocate(const tollgate::NodeAddress& primary);
+    QString describe() const override { return m_sentinel.describe(); }
+    std::optional<Command> handshakeCheck() const override;
+    std::optional<Error> checkHandshake(const Result<Reply>& role,
+                                        const QString& endpoint) override;
+    std::optional<Error> checkErrorReply(const QByteArray& text,
+                                         const QString& endpoint) const override;
+    QString relocationReason(const NodeAddress& primary) const override;
 
 private:
     struct Search;

@@ -1,20 +1,11 @@
 #pragma once
 
+#include "core/redis/ServerOptions.h"
+
 #include <QString>
 #include <vector>
 
 namespace tollgate {
-
-/// A server or sentinel: host and port.
-struct NodeAddress
-{
-    QString host;
-    quint16 port = 26379;
-
-    QString text() const { return host + QLatin1Char(':') + QString::number(port); }
-    bool operator==(const NodeAddress& o) const { return host == o.host && port == o.port; }
-    bool operator!=(const NodeAddress& o) const { return !(*this == o); }
-};
 
 /// A deployment watched by Redis Sentinel: the sentinels to ask and the name of the master they
 /// watch. The server's own credentials, database, TLS and deadlines stay in ConnectionOptions;

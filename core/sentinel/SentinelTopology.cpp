@@ -25,10 +25,10 @@ void describe(NodeClients* sentinels, SentinelTopology topology, Context context
               Callback<SentinelTopology> done)
 {
     const QByteArray name = topology.masterName.toUtf8();
-    Client* client = sentinels->forNode(nodeAt(topology.sentinels.front().address));
+    Client* client = sentinels->forNode(topology.sentinels.front().address);
     for (const SentinelTopology::Sentinel& sentinel : topology.sentinels)
         if (sentinel.answered) {
-            client = sentinels->forNode(nodeAt(sentinel.address));
+            client = sentinels->forNode(sentinel.address);
             topology.describedBy = sentinel.address.text();
             break;
         }
@@ -65,11 +65,6 @@ void describe(NodeClients* sentinels, SentinelTopology topology, Context context
 
 } // namespace
 
-ClusterNode nodeAt(const NodeAddress& address)
-{
-    return {{}, address.host, address.port, true, false};
-}
-
 ConnectionOptions sentinelClientOptions(ConnectionOptions options)
 {
     options.user = options.sentinel.user;
@@ -102,7 +97,7 @@ void readSentinelTopology(NodeClients* sentinels, const SentinelOptions& options
         return;
     }
     for (size_t i = 0; i < options.sentinels.size(); ++i) {
-        sentinels->forNode(nodeAt(options.sentinels[i]))
+        sentinels->forNode(options.sentinels[i])
             ->execute({"SENTINEL", "MASTER", options.masterName.toUtf8()}, nullptr,
                       [gather, i, sentinels, context, done](Result<Reply> reply) {
                           QMutexLocker lock(&gather->mutex);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/cluster/NodeClients.h"
+#include "core/client/NodeClients.h"
 #include "core/sentinel/SentinelOptions.h"
 
 #include <vector>
@@ -42,7 +42,5 @@ void readSentinelTopology(NodeClients* sentinels, const SentinelOptions& options
 /// Options for connections to the sentinels themselves: their credentials, the connection's
 /// TLS and deadlines, no Sentinel of their own.
 ConnectionOptions sentinelClientOptions(ConnectionOptions options);
-/// The address as NodeClients takes it.
-ClusterNode nodeAt(const NodeAddress& address);
 
 } // namespace tollgate

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/redis/ConnectionOptions.h"
+#include "core/client/ConnectionOptions.h"
 
 #include <QUrlQuery>
 

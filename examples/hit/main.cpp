@@ -1,7 +1,8 @@
 // An application rate-limiting with Tollgate's library: 3 likes per 10 seconds per user,
 // counted atomically in Redis. Usage: tollgate-example-hit [redis-url] [user]
-#include <core/limits/Limiter.h>
-#include <core/redis/Blocking.h>
+// (The umbrella header, so that building it compiles every header of the API; a program may
+// include only the headers of the classes it uses: <tollgate/Limiter.h>.)
+#include <tollgate/tollgate.h>
 
 #include <QCoreApplication>
 #include <cstdio>

@@ -5,9 +5,9 @@
   -- KEYS[5] too (the stream the console follows, unless it is off), each stream checked like
   -- every key of ours.
   local function audit_hit(event, reason, until_ms, global, actor)
-    expect_type(KEYS[4], 'stream', 'an audit stream')
+    assert_type(KEYS[4], 'stream', 'an audit stream')
     global = global and KEYS[5] or ''
-    if global ~= '' and global ~= KEYS[4] then expect_type(global, 'stream', 'an audit stream') end
+    if global ~= '' and global ~= KEYS[4] then assert_type(global, 'stream', 'an audit stream') end
     audit(writes, KEYS[4], global, { 'event', event, 'user', user, 'action', action, 'actor', actor or 'tollgate',
       'reason', reason, 'until_ms', until_ms })
   end
@@ -24,7 +24,7 @@
       end_windows_at(until_ms, until_ms - now_ms, true)
       return until_ms
     end
-    expect_type(KEYS[2], 'hash', 'a ban hash')
+    assert_type(KEYS[2], 'hash', 'a ban hash')
     ban_writes(writes, KEYS[2], action, reason, actor, 'auto', now_ms, until_ms)
     audit_hit('auto_ban', reason, until_ms, true, actor)
     publish(writes, channel, 'ban', user, action)

@@ -9,6 +9,6 @@
     return now_ms
   end
 
-  function to_int(s)
+  function signed_int(s)
     return type(s) == 'string' and #s <= 17 and s:find('^%-?%d+$') and s + 0 or nil
   end

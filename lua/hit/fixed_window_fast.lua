@@ -1,25 +1,70 @@
-    -- Fixed window: SET ... PX when new; else INCRBY and PTTL (+ PEXPIRE when TTL-less), no TIME.
-    -- INCRBY takes exactly the counters the general path counts the same way (a canonical
-    -- integer; not "007", "-0", a float, a wrong type: those it refuses and nothing is written).
-    -- It is undone by INCRBY -cost, which restores the very digits, when the general path must
-    -- decide: a denial, a warn crossing, a negative counter, a TTL of 0, a refused PEXPIRE.
+    -- Fixed window: GET, then SET ... PX when new; else PTTL and INCRBY (+ PEXPIRE when TTL-less),
+    -- no TIME. INCRBY takes exactly the counters the general path counts the same way (a
+    -- canonical integer; not "007", "-0", a float, a wrong type: those it refuses, nothing
+    -- written, and the general path decides); it stands in for the general path's SET, so SET is
+    -- the command asked about. A refusal reads the counter and its TTL (under a ban: TIME and the
+    -- counter's PEXPIRETIME, as the general path takes it against the clock), writes nothing and
+    -- answers.
     repeat
-      -- the general path writes SET: INCRBY stands in for it, so SET is the command to allow
-      if not redis.acl_check_cmd('SET', key, cost_s, 'KEEPTTL') then break end
-      if not present then
-        if cost > limit or (warn > 0 and cost > warn) then break end
-        redis.call('SET', key, cost, 'PX', window)
+      local stored = redis.pcall('GET', key)
+      if not stored then                                -- a new window
+        if bans or cost > limit then                    -- banned, or a cost that never fits
+          if bans then
+            local t = redis.call('TIME')
+            now_us = t[1] * 1000000 + t[2]
+            now_ms = floor(now_us / 1000)
+            r_retry = banned_at(now_ms, key)
+            if not r_retry then break end
+            refused = 'banned'
+          elseif quiet then
+            refused, r_retry = 'deny', -1
+          end
+          r_count, r_reset = 0, 0
+          break
+        end
+        -- SET is the general path's own write: checked by running it (refused, it writes nothing)
+        if mode ~= 'hit' or (warn > 0 and cost > warn) or redis.pcall('SET', key, cost_s, 'PX', window).err then
+          break
+        end
         return { 1, 'ok', cost, limit, limit - cost, window + 0, 0 }
       end
-      local count = redis.pcall('INCRBY', key, cost_s)
-      if type(count) ~= 'number' then break end
-      local before, ttl = count - cost, redis.call('PTTL', key)
-      if count > limit or before < 0 or ttl == 0 or (warn > 0 and before <= warn and count > warn)
-        or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
-        redis.call('INCRBY', key, -cost)
+      local before = tonumber(stored)                   -- (nil for another type's error reply)
+      if not before or before < 0 then break end
+      local ttl, at
+      if bans then
+        local t = redis.call('TIME')
+        now_us = t[1] * 1000000 + t[2]
+        now_ms = floor(now_us / 1000)
+        at = redis.call('PEXPIRETIME', key)
+        ttl = at < 0 and at or max(at - now_ms, 0)
+      else
+        ttl = redis.call('PTTL', key)
+      end
+      if ttl == 0 then break end                        -- it expires within this millisecond
+      if bans or before + cost > limit then
+        -- (a denial that counts or bans: the general path) the counter as the general path reads
+        -- it (digits), and with its TTL (else it repairs it)
+        if not (bans or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end
+        r_count, r_reset = before, ttl
+        if bans then
+          local left, ends = banned_at(now_ms, key)
+          -- the window ends with the ban (PEXPIREAT LT): unless it does already, a write
+          if not left or (left > 0 and at > ends and mode ~= 'peek') then break end
+          if left > 0 and left < ttl then r_reset = left end
+          refused, r_retry = 'banned', left
+        elseif quiet then
+          refused, r_retry = 'deny', cost > limit and -1 or ttl
+        end
         break
       end
-      if ttl == -1 then                          -- a counter that lost its TTL gets its window again
+      if mode ~= 'hit' or (warn > 0 and before <= warn and before + cost > warn)
+        or not redis.acl_check_cmd('SET', key, cost_s, 'KEEPTTL')
+        or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
+        break
+      end
+      local count = redis.pcall('INCRBY', key, cost_s)
+      if count ~= before + cost then break end          -- refused: not a canonical integer
+      if ttl == -1 then                                 -- a counter that lost its TTL gets its window again
         redis.call('PEXPIRE', key, window)
         ttl = window + 0
       end

@@ -9,7 +9,7 @@
   local applied, exempt, spec = '', false, nil       -- reply [8]
   local stored = redis.pcall('HMGET', KEYS[3], escaped_action, '*')
   if stored.err then
-    expect_type(KEYS[3], 'hash', 'an overrides hash')
+    assert_type(KEYS[3], 'hash', 'an overrides hash')
     error(stored, 0)
   end
   for i = 1, 2 do

@@ -1,9 +1,15 @@
   -- A plain one-window hit of this algorithm, no ban key and no overrides hash present: cost, warn, limit, window
-  -- (window_ms as its digits), the state key and, for the fixed window, whether it exists (the
-  -- others learn it from their read). Numbers must be digits only and short enough to be in range
+  -- (window_ms as its digits) and the state key. Numbers must be digits only and short enough to be in range
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
   -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
-  local plain, cost, warn, limit, window, key, present, cost_s, limit_s = false
+  -- mode: hit, shadow or peek (only a refusal takes a fast path in the last two); quiet: a denial
+  -- writes nothing (count_denied off, no automatic ban); bans: both bans' PEXPIRETIME (-1
+  -- permanent, -2 none) when one is there, with banned_at(now_ms, key) their ms left and end.
+  local plain, cost, warn, limit, window, key, cost_s, limit_s = false
+  -- refused, r_count, r_reset, r_retry: a refusal's tier and numbers, for hit/refusal.lua (a
+  -- sliding window's retry from sw_state, { W, cur, prev, elapsed }).
+  local mode, quiet, bans, banned_at = ARGV[1], true, nil, nil
+  local refused, r_count, r_reset, r_retry, sw_state
   repeat
     local A, K = ARGV, KEYS
     local user_ban, action_ban, overrides = K[1], K[2], K[3]
@@ -16,7 +22,7 @@
       -- "<p>:{<user>}:" (cost and limit 1.., digits, no leading 0; limit's range checked below;
       -- the user id's length from the two positions around it).
       cost_s, limit_s, window, key = A[3], A[4], A[5], K[4]
-      if A[1] ~= 'hit' or #cost_s > 9 or #limit_s > 10 then break end
+      if (mode ~= 'hit' and mode ~= 'shadow' and mode ~= 'peek') or #cost_s > 9 or #limit_s > 10 then break end
       local found, _, head, user_at, user_end, action, kind, w =
         (user_ban .. ' ' .. action_ban .. ' ' .. overrides .. ' ' .. key .. ' ' .. cost_s .. ' ' .. limit_s):find(
           '^([^{]+:{()[%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+()}:)ban %1([%w%-_%.@%+=!~,;#&%$%(%)\'/<>|%^`"]+):ban %1overrides %1%4:(%l%l):([1-9]%d*) [1-9]%d* [1-9]%d*$')
@@ -30,7 +36,10 @@
       if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
     else
       -- The full form: the ids as they are, the keys built from them.
-      if #K ~= 6 or #A ~= 14 or A[1] ~= 'hit' or A[8] ~= '0' or A[12] ~= 'first_hit' then break end
+      if #K ~= 6 or #A ~= 14 or (mode ~= 'hit' and mode ~= 'shadow' and mode ~= 'peek') or A[8] ~= '0'
+        or A[12] ~= 'first_hit' then
+        break
+      end
       local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
       window, cost_s, limit_s = A[14], c, l
       if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
@@ -39,6 +48,7 @@
         break
       end
       cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
+      quiet = denied == '0' and b == '0' and ban_until == ''
       local user, action = A[9], A[10]
       local user_len, action_len = #user, #action
       -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
@@ -61,14 +71,40 @@
         break
       end
     end
-    if alg == 'fixed_window' then
-      -- the state key counted four times (bans and overrides add 0..3): 0 nothing, 4 the state
-      -- alone, else a ban or an override
-      local found = redis.call('EXISTS', user_ban, action_ban, overrides, key, key, key, key)
-      if found ~= 0 and found ~= 4 then break end
-      present = found == 4
-    elseif redis.call('EXISTS', user_ban, action_ban, overrides) ~= 0 then
-      break
+    local found = redis.call('EXISTS', user_ban, action_ban, overrides)
+    if found ~= 0 then
+      -- A ban or the overrides hash. Only bans go on (the banned reply, below), each either timed
+      -- or permanent (until_ms 0): a ban that lost its TTL is repaired by the general path. (The
+      -- action's ban first: an automatic ban is one, and then the user's need not be asked.)
+      local action_at = redis.call('PEXPIRETIME', action_ban)
+      local user_at = found > (action_at ~= -2 and 1 or 0) and redis.call('PEXPIRETIME', user_ban) or -2
+      if (user_at ~= -2 and 1 or 0) + (action_at ~= -2 and 1 or 0) ~= found
+        or (user_at == -1 and redis.pcall('HGET', user_ban, 'until_ms') ~= '0')
+        or (action_at == -1 and redis.pcall('HGET', action_ban, 'until_ms') ~= '0') then
+        break
+      end
+      bans = { user_at, action_at }
+      -- as bans.lua's ban_left and longer: ms left (-1 never) and the later end of a timed ban,
+      -- nil when none is in force (one ending within this millisecond is over). A timed ban cuts
+      -- the window `key` to its end (PEXPIREAT ... LT): the general path asks the ACL about that
+      -- write even when it changes nothing, so this asks too (refused: nil, and the general path
+      -- answers TG_NOPERM; the time is no part of the ACL's decision).
+      function banned_at(now, key)
+        local left, ends = nil, 0
+        for i = 1, 2 do
+          local at = bans[i]
+          if at == -1 then
+            left = -1
+          elseif at > now then
+            if left ~= -1 then left = max(left or 0, at - now) end
+            ends = max(ends, at)
+          end
+        end
+        if left and left > 0 and mode ~= 'peek' and not redis.acl_check_cmd('PEXPIREAT', key, '0', 'LT') then
+          return nil
+        end
+        return left, ends
+      end
     end
     plain = true
   until true

@@ -1,6 +1,8 @@
 -- The short form's keys and arguments as the full form's: no warn, no ban, no channel, windows
 -- from the first hit in UTC, and the ids the keys name, unescaped (main() then checks that the
 -- keys are exactly what escaping those ids gives, so a non-canonical spelling is refused).
+--@include "includes/unescape.lua"
+
 local function full_form(keys, args)
   local n = #keys - 3
   if n < 1 or n > MAX_WINDOWS then
@@ -16,10 +18,6 @@ local function full_form(keys, args)
   local action = keys[2]:sub(1, #base) == base and keys[2]:match('^(.+):ban$', #base + 1)
   if not action then
     fail('TG_INVALID', string.format('KEYS[2] is "%s", expected "%s<action>:ban"', keys[2]:sub(1, 200), base:sub(1, 200)))
-  end
-  local function unescape(id)
-    local raw = id:gsub('%%(%x%x)', function(hex) return string.char(tonumber(hex, 16)) end)
-    return raw
   end
   local full_keys = { keys[1], keys[2], keys[3], base .. 'audit', '' }
   local full_args = { args[1], args[2], args[3], '0', '0', '0', '', '0', unescape(user), unescape(action), '', 'first_hit' }

@@ -3,20 +3,31 @@
       -- at or before the window's start), then the trim of older members, one ZADD and PEXPIRE.
       -- The new member is scored now: a log holding a member scored now or later (the clock stepped
       -- back) goes the general way, so the newest member's score is not read (~6k instructions).
+      -- A refusal writes nothing and reads that score (its reset) and, when the window denies, the
+      -- score of the member the retry waits for: the one holding the total that must leave the
+      -- window (totals are unique: one ZMSCORE finds both; when no member holds that total exactly,
+      -- the general path searches). Under a ban the log's PEXPIRETIME, against the clock, stands
+      -- in for its PTTL.
       local t = redis.call('TIME')
       now_us = t[1] * 1000000 + t[2]
       now_ms = floor(now_us / 1000)
       local window_us = window * 1000
       local format = string.format
       local at = format('%d', now_us)
-      local count, newest_total, trim, stale = 0, 0, nil, false
+      local count, newest_total, trim, stale, ttl = 0, 0, nil, false, -2
       local newest = redis.pcall('ZRANGE', key, '-1', '-1')
       if newest.err then break end
       local exists = newest[1]
       if exists then
         -- (members of the old "<us>-<seq>" format or of no format: the general path)
-        if not exists:find('^%d+$') or redis.call('PTTL', key) == 0 then break end
-        if redis.pcall('ZCOUNT', key, at, '+inf') ~= 0 then break end   -- (one scored now too: rare)
+        if not exists:find('^%d+$') then break end
+        if bans then                                    -- (against the clock, as the ban's)
+          local expires = redis.call('PEXPIRETIME', key)
+          ttl = expires < 0 and expires or max(expires - now_ms, 0)
+        else
+          ttl = redis.call('PTTL', key)
+        end
+        if ttl == 0 then break end
         newest_total = exists + 0
         -- The last hit trimmed all but the base, so the members at or before the cut are few and
         -- at the head: up to 8 are read from there (a listpack is walked, not searched: asking
@@ -40,7 +51,36 @@
         end
       end
       local after = count + cost
-      if after > limit then break end
+      if bans or after > limit then
+        -- (a denial that counts or bans, or a log without TTL: the general path)
+        if not (bans or quiet) or ttl == -1 then break end
+        -- as the general path's plan of a hit not counted: the log as it is; the member a denial
+        -- waits for only when the cost can fit at all
+        local waits = not bans and quiet and cost <= limit
+        local scores = exists and redis.call('ZMSCORE', key, exists, waits and format('%016d', newest_total + cost - limit) or exists)
+        local newest_us = scores and tonumber(scores[1])
+        r_count, r_reset = count, 0
+        if newest_us and newest_us > now_us - window_us then
+          r_reset = max(ceil((newest_us + window_us - now_us) / 1000), 1)
+        end
+        if bans then
+          local left, ends = banned_at(now_ms, key)
+          -- the log ends with the ban (PEXPIREAT LT): unless it does already, a write
+          if not left or (left > 0 and ttl > 0 and mode ~= 'peek' and now_ms + ttl > ends) then break end
+          if left > 0 and left < r_reset then r_reset = left end
+          refused, r_retry = 'banned', left
+        elseif quiet then
+          r_retry = -1                                  -- (a cost over the limit never fits)
+          if waits then
+            if not scores[2] then break end
+            r_retry = max(ceil((scores[2] + window_us - now_us) / 1000), 1)
+          end
+          refused = 'deny'
+        end
+        break
+      end
+      if mode ~= 'hit' then break end
+      if exists and redis.pcall('ZCOUNT', key, at, '+inf') ~= 0 then break end   -- (one scored now too: rare)
       if warn > 0 and count <= warn and after > warn then break end   -- crossing the warn level: an audit entry
       local member = format('%016d', newest_total + cost)
       -- Every write is allowed before the first runs; the first is checked by running it (refused,

@@ -10,18 +10,10 @@
       return ws, 0, 0                                     -- two or more passed
     end
 
-    -- The first elapsed ms e in [0, W] at which floor(count * (W - e) / W) <= allowed:
-    -- floor(count * (W - e) / W) <= allowed  <=>  W - e < (allowed + 1) * W / count
-    local function first_fit(W, count, allowed)
-      if count <= allowed then return 0 end
-      local q, r = mul_div(allowed + 1, W, count)
-      return max(W + 1 - (r > 0 and q + 1 or q), 0)
-    end
-
     -- the hash's start, cur, prev as numbers (counts capped at MAX_STORED), or nil when one is
     -- not a non-negative integer
     local function sw_fields(h)
-      local start, cur, prev = to_int(h[1]), to_int(h[2]), to_int(h[3])
+      local start, cur, prev = signed_int(h[1]), signed_int(h[2]), signed_int(h[3])
       if start and cur and prev and start >= 0 and cur >= 0 and prev >= 0 then
         return start, min(cur, MAX_STORED), min(prev, MAX_STORED)
       end
@@ -52,10 +44,5 @@
       if counted or w.ttl == -1 then later('PEXPIRE', w.key, 2 * W) end
       w.count = mul_div(prev, W - w.elapsed, W) + cur
       w.reset_ms = cur > 0 and 2 * W - w.elapsed or prev > 0 and W - w.elapsed or 0
-      if not w.fits then
-        local room = w.limit - cost - cur                -- what prev may still weigh in this window
-        local e = room >= 0 and first_fit(W, prev, room) or W
-        if e >= W then e = W + first_fit(W, cur, w.limit - cost) end   -- next window: cur becomes prev
-        w.retry_ms = max(e - w.elapsed, 1)
-      end
+      if not w.fits then w.retry_ms = sw_retry(W, cur, prev, w.elapsed, cost, w.limit) end
     end

@@ -2,7 +2,9 @@
       -- Sliding window counter: TIME, HMGET (+ PTTL when it holds counts), HSET, PEXPIRE. It reads
       -- only counts spelled as this script writes them (digits, below 2^50, no leading 0; a start
       -- or cur of 0, which it never writes, goes the general way), so within one window HSET writes
-      -- cur alone: start and prev already hold what the general path would write.
+      -- cur alone: start and prev already hold what the general path would write. A refusal
+      -- writes nothing; it asks the TTL of a hash without counts too (one without a TTL is
+      -- repaired by the general path), and a ban the hash's PEXPIRETIME.
       local W = window + 0
       local t = redis.call('TIME')
       now_us = t[1] * 1000000 + t[2]
@@ -11,13 +13,19 @@
       local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
       if h.err then break end
       local start_s, cur_s, prev_s = h[1], h[2], h[3]
-      local start, cur, prev = ws, 0, 0
-      if start_s or cur_s or prev_s then
+      local start, cur, prev, held_ttl = ws, 0, 0, nil
+      local held = start_s or cur_s or prev_s
+      if held then
         local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
           and start_s .. ',' .. cur_s .. ',' .. (prev_s == '0' and '1' or prev_s)
-        if not fields or not fields:find('^[1-9]%d*,[1-9]%d*,[1-9]%d*$') or redis.call('PTTL', key) == 0 then
-          break
+        if not fields or not fields:find('^[1-9]%d*,[1-9]%d*,[1-9]%d*$') then break end
+        if bans then                                    -- (against the clock, as the ban's)
+          local at = redis.call('PEXPIRETIME', key)
+          held_ttl = at < 0 and at or max(at - now_ms, 0)
+        else
+          held_ttl = redis.call('PTTL', key)
         end
+        if held_ttl == 0 then break end
         start, cur, prev = start_s + 0, cur_s + 0, prev_s == '0' and 0 or prev_s + 0
         if start < ws then                              -- (a start ahead of ws: a clock step back, kept)
           prev, prev_s = 0, '0'                         -- two or more windows passed
@@ -29,7 +37,25 @@
       local weighed = prev * (W - elapsed)            -- floor(prev * (W - elapsed) / W)
       weighed = weighed < 2 ^ 53 and floor(weighed / W) or mul_div(prev, W - elapsed, W)
       local before = weighed + cur
-      if before + cost > limit then break end
+      if bans or before + cost > limit then
+        if not (bans or quiet) then break end           -- (a denial that counts or bans)
+        if not held then held_ttl = redis.call('PTTL', key) end
+        if held_ttl == -1 or held_ttl == 0 then break end         -- (the general path gives it its TTL)
+        -- as the general path's plan of a hit not counted: the hash as it is
+        r_count, r_reset = before, cur > 0 and 2 * W - elapsed or prev > 0 and W - elapsed or 0
+        if bans then
+          local left, ends = banned_at(now_ms, key)
+          -- the hash ends with the ban (PEXPIREAT LT): unless it does already, a write
+          if not left or (left > 0 and held_ttl > 0 and mode ~= 'peek' and now_ms + held_ttl > ends) then break end
+          if left > 0 and left < r_reset then r_reset = left end
+          refused, r_retry = 'banned', left
+        elseif quiet then
+          -- (a cost over the limit never fits; else hit/sw_retry.lua reckons it from these)
+          refused, r_retry, sw_state = 'deny', cost > limit and -1 or nil, { W, cur, prev, elapsed }
+        end
+        break
+      end
+      if mode ~= 'hit' then break end
       local after = before + cost
       if warn > 0 and before <= warn and after > warn then break end   -- crossing the warn level: an audit entry
       cur = cur + cost

@@ -1,10 +1,10 @@
 -- ARGV[8]: the offset before the first change, then "utc_ms:offset_ms" changes, ascending.
 local function parse_offsets(text)
   local base, rest = text:match('^(%-?%d+)(.*)$')
-  local zone = { base = to_int(base), changes = {} }
+  local zone = { base = signed_int(base), changes = {} }
   local ok, last, parsed = zone.base and #rest <= 20000, -2 ^ 53, 0
   for at, off, tail in (ok and rest or ''):gmatch(',(%-?%d+):(%-?%d+)()') do
-    local change = { at = to_int(at), off = to_int(off) }
+    local change = { at = signed_int(at), off = signed_int(off) }
     ok = ok and change.at and change.off and change.at > last and math.abs(change.off) <= MAX_OFFSET_MS
     last, parsed = change.at or last, tail - 1
     zone.changes[#zone.changes + 1] = change

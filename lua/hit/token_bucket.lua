@@ -7,7 +7,7 @@
     -- GCRA: the TAT "<us>" or "<us>+<num>/<den>" (num < den) as us, num, den; nil when it is neither.
     local function parse_tat(s)
       local a, b, c = s:match('^(%d+)%+(%d+)/(%d+)$')
-      if not a then return to_int(s), 0, 1 end
+      if not a then return signed_int(s), 0, 1 end
       local us, n, d = #a <= 17 and a + 0, #b <= 17 and b + 0, #c <= 17 and c + 0
       if us and n and d and d >= 1 and n < d then return us, n, d end
     end

@@ -14,11 +14,11 @@
       w.ttl = redis.call('PTTL', w.key)
     end
     if w.ttl == 0 then
-      expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
+      assert_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
     elseif w.ttl ~= -2 then
       local first = redis.pcall(read[1], w.key, unpack(read, 2))
       if type(first) == 'table' and first.err then
-        expect_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
+        assert_type(w.key, expected, 'a ' .. expected .. ' (' .. alg .. ')')
         error(first, 0)
       end
       w.first = first

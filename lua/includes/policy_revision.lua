@@ -9,8 +9,7 @@ local action = (key or ''):match('([^:]*)$')     -- escaped, as it appears in th
 -- Fields the scripts own in a policy hash: a client may not give them.
 local OWNED = { revision = true, updated_by = true, updated_ms = true, updated_reason = true, contract = true }
 
--- Ids in keys are %XX-escaped (README "Key schema"); audit entries hold the raw id.
-local function unescape(s) return (s:gsub('%%(%x%x)', function(h) return string.char(tonumber(h, 16)) end)) end
+--@include "includes/unescape.lua"
 
 -- The revision the operator edited (ARGV[1]) with the actor (ARGV[2]), or nil and TG_INVALID.
 local function edited_revision()

@@ -1,5 +1,7 @@
 #include "service/config/ServiceConfig.h"
 
+#include "service/config/YamlJson.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -12,14 +14,22 @@ namespace tollgate::service {
 
 namespace {
 
-const std::set<std::string> kDescriptorFields = {"key",          "value",    "rate_limit",
-                                                 "descriptors",  "shadow_mode", "replaces",
-                                                 "detailed_metric", "tollgate"};
-const std::set<std::string> kRateLimitFields = {"unit", "requests_per_unit", "name", "unlimited"};
+const std::set<std::string> kDescriptorFields = {
+    "key",        "value",           "rate_limit",      "descriptors",     "shadow_mode",
+    "quota_mode", "detailed_metric", "value_to_metric", "share_threshold", "metadata",
+    "replaces",   "tollgate"};
+const std::set<std::string> kRateLimitFields = {"unit", "requests_per_unit", "name", "unlimited",
+                                                "replaces"};
 // Tollgate's additions: the policy fields of `tollgatectl policy set`, and which entry is the user.
 const std::set<std::string> kTollgateFields = {"algorithm", "windows",   "cost",         "warn",
                                                "ban",       "calendar",  "time_zone",    "count_denied",
                                                "message",   "on_error",  "user"};
+
+std::vector<QByteArray> splitPattern(const QByteArray& value)
+{
+    const QList<QByteArray> parts = value.split('*');
+    return {parts.begin(), parts.end()};
+}
 
 struct Parser
 {
@@ -79,6 +89,20 @@ struct Parser
         return Unit{};
     }
 
+    // `replaces: [{name: ...}]`, into rule.replaces.
+    Status replaces(const YAML::Node& list, const QString& field, DescriptorRule& rule) const
+    {
+        if (!list.IsSequence())
+            return fail(list, field, QStringLiteral("must be a list of {name: ...}"));
+        for (const auto& entry : list) {
+            const QString name = entry.IsMap() && entry["name"] ? text(entry["name"]) : QString();
+            if (name.isEmpty())
+                return fail(entry, field, QStringLiteral("each entry needs a name"));
+            rule.replaces.push_back(name);
+        }
+        return Unit{};
+    }
+
     Result<RateLimitSpec> rateLimit(const YAML::Node& node, DescriptorRule& rule) const
     {
         if (Status ok = checkFields(node, kRateLimitFields, QStringLiteral("rate_limit")); !ok)
@@ -86,15 +110,28 @@ struct Parser
         RateLimitSpec spec;
         if (node["name"])
             spec.name = text(node["name"]);
+        if (node["replaces"]) {
+            if (Status ok = replaces(node["replaces"], QStringLiteral("rate_limit.replaces"), rule); !ok)
+                return ok.error();
+            for (const QString& name : rule.replaces) {
+                if (!spec.name.isEmpty() && name == spec.name)
+                    return fail(node["replaces"], QStringLiteral("rate_limit.replaces"),
+                                QStringLiteral("a limit cannot replace itself ('%1')").arg(name));
+            }
+        }
         if (node["unlimited"]) {
             auto unlimited = boolean(node["unlimited"], QStringLiteral("rate_limit.unlimited"));
             if (!unlimited)
                 return unlimited.error();
             rule.unlimited = *unlimited;
         }
-        if (rule.unlimited)
-            return spec;
         const QString unit = node["unit"] ? text(node["unit"]) : QString();
+        if (rule.unlimited) {
+            if (unitFromName(unit))
+                return fail(node, QStringLiteral("rate_limit.unit"),
+                            QStringLiteral("an unlimited limit has no unit"));
+            return spec;
+        }
         const auto parsed = unitFromName(unit);
         if (!parsed)
             return fail(node, QStringLiteral("rate_limit.unit"),
@@ -139,6 +176,10 @@ struct Parser
                                       QLatin1String("fixed_window");
         if (!ownWindows && !ownAlgorithm && calendarUnit)
             fields.push_back({"calendar", QStringLiteral("true")}); // windows start at :00 UTC
+        // envoyproxy/ratelimit adds every hit to the window, refused or not: a cost above what
+        // is left still counts, and the next hits are refused until the window ends.
+        if (!ownAlgorithm)
+            fields.push_back({"count_denied", QStringLiteral("true")});
         if (rule.shadow)
             fields.push_back({"shadow", QStringLiteral("true")});
         if (extra) {
@@ -198,39 +239,44 @@ struct Parser
         if (key.isEmpty())
             return fail(node, QStringLiteral("key"), QStringLiteral("every descriptor needs a key"));
         rule.key = key.toUtf8();
-        QString value = node["value"] ? text(node["value"]) : QString();
-        if (value.endsWith(QLatin1Char('*'))) {
-            rule.prefixMatch = true;
-            value.chop(1);
-        }
-        rule.value = value.toUtf8();
-        const QByteArray segment = rule.key + (rule.prefixMatch  ? "_" + rule.value + "*"
-                                               : value.isEmpty() ? QByteArray()
-                                                                 : "_" + rule.value);
+        rule.value = (node["value"] ? text(node["value"]) : QString()).toUtf8();
+        rule.pattern.parts = rule.value.isEmpty() ? std::vector<QByteArray>{}
+                                                  : splitPattern(rule.value);
+        const QByteArray segment = rule.key + (rule.value.isEmpty() ? QByteArray() : "_" + rule.value);
         const QByteArray action = path + '.' + segment;
         rule.name = action;
         keys.push_back(rule.key);
-        for (const char* flag : {"shadow_mode", "detailed_metric"}) {
+        const std::pair<const char*, bool*> flags[] = {
+            {"shadow_mode", &rule.shadow},          {"quota_mode", &rule.quotaMode},
+            {"detailed_metric", &rule.detailedMetric}, {"value_to_metric", &rule.valueToMetric},
+            {"share_threshold", &rule.shareThreshold}};
+        for (const auto& [flag, field] : flags) {
             if (!node[flag])
                 continue;
             auto on = boolean(node[flag], QString::fromLatin1(flag));
             if (!on)
                 return on.error();
-            (std::string(flag) == "shadow_mode" ? rule.shadow : rule.detailedMetric) = *on;
+            *field = *on;
         }
-        if (const YAML::Node replaces = node["replaces"]) {
-            if (!replaces.IsSequence())
-                return fail(replaces, QStringLiteral("replaces"),
-                            QStringLiteral("must be a list of {name: ...}"));
-            for (const auto& entry : replaces) {
-                const QString name = entry.IsMap() && entry["name"]
-                                         ? text(entry["name"])
-                                         : QString();
-                if (name.isEmpty())
-                    return fail(entry, QStringLiteral("replaces"),
-                                QStringLiteral("each entry needs a name"));
-                rule.replaces.push_back(name);
-            }
+        if (rule.shareThreshold && !rule.wildcard())
+            return fail(node, QStringLiteral("share_threshold"),
+                        QStringLiteral("only a value with a wildcard (*) can share its threshold"));
+        if (rule.wildcard() && !(rule.pattern.parts.size() == 2 && rule.pattern.parts[1].isEmpty()))
+            note(node, QStringLiteral("%1: a wildcard inside the value matches as "
+                                      "envoyproxy/ratelimit's current releases do; older ones "
+                                      "took it literally").arg(QString::fromUtf8(action)));
+        if (const YAML::Node metadata = node["metadata"]) {
+            auto json = yamlToCompactJson(metadata);
+            if (!json || !metadata.IsMap())
+                return fail(metadata, QStringLiteral("metadata"),
+                            json ? QStringLiteral("must be a map") : json.error().message);
+            rule.metadata = *json;
+        }
+        if (const YAML::Node list = node["replaces"]) {
+            if (Status ok = replaces(list, QStringLiteral("replaces"), rule); !ok)
+                return ok.error();
+            note(list, QStringLiteral("replaces belongs inside rate_limit; envoyproxy/ratelimit "
+                                      "ignores it here, Tollgate reads it as if it were there"));
         }
         const YAML::Node extra = node["tollgate"];
         if (extra) {
@@ -271,10 +317,25 @@ struct Parser
                 auto parsed = parseRule(child, action, keys);
                 if (!parsed)
                     return parsed.error();
+                if (Status ok = unique(rule.children, *parsed, child); !ok)
+                    return ok.error();
                 rule.children.push_back(std::move(*parsed));
             }
         }
         return rule;
+    }
+
+    // envoyproxy/ratelimit refuses two descriptors of one level with the same key and value.
+    Status unique(const std::vector<DescriptorRule>& level, const DescriptorRule& rule,
+                  const YAML::Node& node) const
+    {
+        for (const DescriptorRule& other : level) {
+            if (other.key == rule.key && other.value == rule.value)
+                return fail(node, QStringLiteral("key"),
+                            QStringLiteral("a descriptor with the same key and value is already "
+                                           "configured at this level (%1)").arg(other.where));
+        }
+        return Unit{};
     }
 
     Status domain(const YAML::Node& root)
@@ -301,6 +362,8 @@ struct Parser
             auto parsed = parseRule(node, domain.domain, {});
             if (!parsed)
                 return parsed.error();
+            if (Status ok = unique(domain.rules, *parsed, node); !ok)
+                return ok.error();
             domain.rules.push_back(std::move(*parsed));
         }
         config->domains.push_back(std::move(domain));
@@ -317,19 +380,19 @@ void collectNames(const std::vector<DescriptorRule>& rules, std::set<QString>& n
     }
 }
 
-Status checkReplaces(const std::vector<DescriptorRule>& rules, const std::set<QString>& names)
+// A name no limit has is not an error (envoyproxy/ratelimit loads it too), but likely a typo.
+void noteUnknownReplaces(const std::vector<DescriptorRule>& rules, const std::set<QString>& names,
+                         std::vector<QString>& notes)
 {
     for (const DescriptorRule& rule : rules) {
         for (const QString& name : rule.replaces) {
             if (!names.count(name))
-                return Error{ErrorKind::InvalidInput,
-                             QStringLiteral("%1: replaces: no rate_limit of the domain is named "
-                                            "'%2'").arg(rule.where, name)};
+                notes.push_back(QStringLiteral("%1: replaces '%2': no rate_limit of the domain "
+                                               "has that name; it replaces nothing")
+                                    .arg(rule.where, name));
         }
-        if (Status ok = checkReplaces(rule.children, names); !ok)
-            return ok;
+        noteUnknownReplaces(rule.children, names, notes);
     }
-    return Unit{};
 }
 
 } // namespace
@@ -372,6 +435,28 @@ LimitUnit unitOfWindow(qint64 ms)
             return LimitUnit(i);
     }
     return LimitUnit::Unknown;
+}
+
+bool ValuePattern::matches(const QByteArray& value) const
+{
+    if (parts.size() < 2)
+        return parts.empty() || parts.front() == value;
+    qsizetype fixed = 0;
+    for (const QByteArray& part : parts)
+        fixed += part.size();
+    if (value.size() < fixed || !value.startsWith(parts.front()) || !value.endsWith(parts.back()))
+        return false;
+    // Each middle part at its first place after the one before: the leftmost match leaves the
+    // most room for the rest.
+    qsizetype from = parts.front().size();
+    const qsizetype end = value.size() - parts.back().size();
+    for (size_t i = 1; i + 1 < parts.size(); ++i) {
+        const qsizetype at = value.indexOf(parts[i], from);
+        if (at < 0 || at + parts[i].size() > end)
+            return false;
+        from = at + parts[i].size();
+    }
+    return true;
 }
 
 const DomainConfig* ServiceConfig::domain(const QByteArray& name) const
@@ -420,8 +505,7 @@ Result<ServiceConfig> parseServiceConfig(const std::vector<ConfigFile>& files)
     for (const DomainConfig& domain : config.domains) {
         std::set<QString> names;
         collectNames(domain.rules, names);
-        if (Status ok = checkReplaces(domain.rules, names); !ok)
-            return ok.error();
+        noteUnknownReplaces(domain.rules, names, config.notes);
     }
     config.digest = digest.result().toHex();
     return config;

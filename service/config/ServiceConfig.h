@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/Policy.h"
-#include "core/limits/PolicyText.h"
+#include "core/policies/Policy.h"
+#include "core/policies/PolicyText.h"
 #include "core/redis/Result.h"
 
 #include <QByteArray>
@@ -10,12 +10,15 @@
 #include <vector>
 
 // tollgated's configuration: envoyproxy/ratelimit's YAML as it is (domain, descriptors with
-// key/value, nested descriptors, rate_limit {unit, requests_per_unit, name, unlimited},
-// shadow_mode, replaces, detailed_metric), plus Tollgate's own `tollgate:` map on a descriptor.
+// key/value and wildcards, nested descriptors, rate_limit {unit, requests_per_unit, name,
+// unlimited, replaces}, shadow_mode, quota_mode, detailed_metric, value_to_metric,
+// share_threshold, metadata), plus Tollgate's own `tollgate:` map on a descriptor.
 // docs/service.md is the reference.
 namespace tollgate::service {
 
-/// Envoy's units, with Envoy's numbers (envoy.type.v3.RateLimitUnit).
+/// Envoy's units, with Envoy's numbers (RateLimitResponse.RateLimit.Unit). A request's own limit
+/// has envoy.type.v3.RateLimitUnit, which has no Week: Tollgate reads 7 there as Week
+/// (tollgate.type.v1.RateLimitUnit).
 enum class LimitUnit
 {
     Unknown = 0,
@@ -42,16 +45,29 @@ struct RateLimitSpec
     QString name; // rate_limit.name: what `replaces` refers to
 };
 
+/// A descriptor value with `*` anywhere: each `*` matches any run of bytes (none included).
+struct ValuePattern
+{
+    std::vector<QByteArray> parts; // the value split at each '*'; one part: no wildcard
+
+    bool isWildcard() const { return parts.size() > 1; }
+    bool matches(const QByteArray& value) const;
+};
+
 /// One node of a domain's descriptor tree.
 struct DescriptorRule
 {
     QByteArray key;
-    QByteArray value;        // empty: any value, each counted on its own
-    bool prefixMatch = false; // value "abc*": any value starting with "abc" (value holds "abc")
+    QByteArray value;     // as configured ("abc*", "/api/*/x"); empty: any value, each counted apart
+    ValuePattern pattern; // the value's wildcards, when it has any
     std::optional<RateLimitSpec> rateLimit;
     bool unlimited = false;
     bool shadow = false;
+    bool quotaMode = false;      // over limit alone never refuses the request (only all such do)
     bool detailedMetric = false;
+    bool valueToMetric = false;  // metrics name the request's value where the rule names none
+    bool shareThreshold = false; // every value the wildcard matches counts in one counter
+    QByteArray metadata;         // `metadata` as compact JSON; empty: none
     std::vector<QString> replaces; // names of limits this one stands in for
     QByteArray userKey;            // tollgate.user: the entry whose value is the subject
     QByteArray action;             // the Tollgate action counting this rule's hits (when it limits)
@@ -60,6 +76,7 @@ struct DescriptorRule
     QByteArray name; // "<domain>.<path>", as an action is named, also when it limits nothing
 
     bool limits() const { return !action.isEmpty(); }
+    bool wildcard() const { return pattern.isWildcard(); }
 };
 
 struct DomainConfig

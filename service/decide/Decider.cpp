@@ -1,7 +1,9 @@
 #include "service/decide/Decider.h"
 
 #include "service/decide/DescriptorMatch.h"
+#include "service/decide/DynamicMetadata.h"
 
+#include <QDateTime>
 #include <QMutexLocker>
 #include <atomic>
 #include <set>
@@ -10,15 +12,24 @@ namespace tollgate::service {
 
 namespace detail {
 
-// One hit to make for one descriptor.
+// One descriptor's limit to weigh: a hit to make, or a refusal known without Redis.
 struct Job
 {
+    enum class Kind
+    {
+        Hit,
+        Check,    // hits_addend 0: what the window holds, nothing counted
+        Zero,     // requests_per_unit 0: refused, nothing counted
+        Oversized // a cost above any limit: refused, nothing counted
+    };
     size_t index = 0;
+    Kind kind = Kind::Hit;
     Policy policy;
     QByteArray user;
     qint64 cost = 1;
-    bool peek = false;
     RateLimitSpec spec;
+    bool shadow = false;
+    const DescriptorRule* rule = nullptr; // the configured limit; null: the request's own
 };
 
 // A request's hits in flight; the last reply completes the decision.
@@ -31,6 +42,7 @@ struct Pending
     std::function<void(Result<Decision>)> done;
     QByteArray domain;
     std::function<void(const QByteArray&, const QByteArray&, const char*)> countDescriptor;
+    std::optional<DecisionRequest> request; // kept when the answer carries dynamic metadata
 };
 
 } // namespace detail
@@ -80,6 +92,30 @@ bool moreRestrictive(const HitResult& a, const HitResult& b)
     return a.remaining < b.remaining;
 }
 
+// envoyproxy/ratelimit's rule: over limit when any limit is that is not in quota_mode, or when
+// every quota_mode limit is.
+Code overallCode(const std::vector<DescriptorDecision>& statuses)
+{
+    int refused = 0, quotas = 0, quotasRefused = 0;
+    for (const DescriptorDecision& status : statuses) {
+        const bool over = status.code == Code::OverLimit;
+        if (status.quotaMode) {
+            ++quotas;
+            quotasRefused += over ? 1 : 0;
+        } else if (over) {
+            ++refused;
+        }
+    }
+    return refused > 0 || (quotas > 0 && quotas == quotasRefused) ? Code::OverLimit : Code::Ok;
+}
+
+// What envoyproxy/ratelimit answers for the time left: to the end of the unit since the epoch.
+qint64 untilUnitEnds(LimitUnit unit)
+{
+    const qint64 length = unitMs(unit);
+    return length > 0 ? length - QDateTime::currentMSecsSinceEpoch() % length : 0;
+}
+
 void finish(const std::shared_ptr<Pending>& pending)
 {
     if (pending->error) {
@@ -87,14 +123,15 @@ void finish(const std::shared_ptr<Pending>& pending)
         return;
     }
     Decision& decision = pending->decision;
+    decision.overall = overallCode(decision.statuses);
+    if (pending->request)
+        decision.dynamicMetadata = dynamicMetadata(*pending->request, decision.statuses);
     for (const DescriptorDecision& status : decision.statuses) {
         if (pending->countDescriptor && !status.metricName.isEmpty())
             pending->countDescriptor(pending->domain, status.metricName,
                                      status.code == Code::OverLimit           ? "over_limit"
                                      : status.hit && status.hit->wouldDeny() ? "shadow_over_limit"
                                                                               : "ok");
-        if (status.code == Code::OverLimit)
-            decision.overall = Code::OverLimit;
         if (status.hit &&
             (!decision.headline || moreRestrictive(*status.hit, *decision.headline))) {
             decision.headline = status.hit;
@@ -180,29 +217,31 @@ std::optional<Error> Decider::plan(const DecisionRequest& request, Pending& pend
 
     pending.decision.statuses.resize(request.descriptors.size());
     std::set<QString> replaced;
-    std::vector<const DescriptorRule*> rules(request.descriptors.size(), nullptr);
+    bool withMetadata = false;
     for (size_t i = 0; i < request.descriptors.size(); ++i) {
         const RequestDescriptor& descriptor = request.descriptors[i];
         DescriptorDecision& status = pending.decision.statuses[i];
-        const quint64 addend = descriptor.hitsAddend.value_or(
-            request.hitsAddend == 0 ? 1 : request.hitsAddend);
-        if (addend > quint64(Policy::kMaxLimit))
-            return invalid(QStringLiteral("hits_addend %1 is above the largest cost, %2")
-                               .arg(addend)
-                               .arg(Policy::kMaxLimit));
-        const DescriptorMatch match =
-            domain ? matchDescriptor(*domain, descriptor) : DescriptorMatch{};
+        if (!domain) { // an unknown domain limits nothing, not even with a limit of its own
+            status.unmatched = true;
+            if (unmatched)
+                unmatched(request.domain);
+            continue;
+        }
+        const quint64 addend =
+            descriptor.hitsAddend.value_or(std::max<quint64>(request.hitsAddend, 1));
+        const DescriptorMatch match = matchDescriptor(*domain, descriptor);
         const DescriptorRule* rule = match.rule;
-        rules[i] = rule;
         if (rule) {
-            status.metricName = rule->detailedMetric ? request.domain + '.' + match.path : rule->name;
+            status.metricName =
+                request.domain + '.' + (rule->detailedMetric ? match.path : match.metricPath);
             replaced.insert(rule->replaces.begin(), rule->replaces.end());
+            withMetadata = withMetadata || rule->quotaMode || !rule->metadata.isEmpty();
         }
         Job job;
         job.index = i;
         job.user = match.user;
-        job.cost = qint64(addend);
-        job.peek = addend == 0;
+        job.cost = qint64(std::min<quint64>(addend, quint64(Policy::kMaxLimit)));
+        job.kind = addend == 0 ? Job::Kind::Check : Job::Kind::Hit;
         if (descriptor.limit) {
             if (descriptor.limit->unit == LimitUnit::Unknown)
                 return invalid(QStringLiteral("descriptor %1: the limit's unit is unknown").arg(i));
@@ -214,48 +253,63 @@ std::optional<Error> Decider::plan(const DecisionRequest& request, Pending& pend
             }
             job.policy = requestPolicy(base, *descriptor.limit);
             job.spec = *descriptor.limit;
-            status.currentLimit = job.spec;
-            if (descriptor.limit->requestsPerUnit == 0) {
-                status.code = Code::OverLimit;
-                continue;
-            }
-            jobs.push_back(std::move(job));
-            continue;
-        }
-        if (!rule) {
+        } else if (!rule) {
             status.unmatched = true;
             if (unmatched)
                 unmatched(request.domain);
             continue;
-        }
-        if (rule->unlimited || !rule->limits())
+        } else if (rule->unlimited) {
+            status.limitRemaining = kUnlimitedRemaining;
             continue;
-        job.spec = *rule->rateLimit;
+        } else if (!rule->limits()) {
+            continue;
+        } else {
+            job.rule = rule;
+            job.spec = *rule->rateLimit;
+            job.shadow = rule->shadow;
+            const auto stored = policies->constFind(rule->action);
+            const Policy* configured = config->policy(rule->action);
+            if (stored == policies->cend() && !configured)
+                continue;
+            job.policy = stored != policies->cend() ? *stored : *configured;
+        }
         status.currentLimit = job.spec;
-        if (job.spec.requestsPerUnit == 0 && !rule->shadow) {
-            status.code = Code::OverLimit;
-            continue;
-        }
-        const auto stored = policies->constFind(rule->action);
-        const Policy* configured = config->policy(rule->action);
-        if (stored == policies->cend() && !configured)
-            continue;
-        job.policy = stored != policies->cend() ? *stored : *configured;
+        if (job.spec.requestsPerUnit == 0)
+            job.kind = Job::Kind::Zero;
+        else if (addend > quint64(Policy::kMaxLimit))
+            job.kind = Job::Kind::Oversized;
         jobs.push_back(std::move(job));
     }
-    // A limit named in another matched limit's `replaces` does not apply.
-    if (!replaced.empty()) {
-        jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
-                                  [&](const Job& job) {
-                                      const DescriptorRule* rule = rules[job.index];
-                                      const bool gone = rule && rule->rateLimit &&
-                                                        replaced.count(rule->rateLimit->name);
-                                      if (gone)
-                                          pending.decision.statuses[job.index].currentLimit.reset();
-                                      return gone;
-                                  }),
-                   jobs.end());
+    // A limit named in another matched limit's `replaces` does not apply (a 0 limit included).
+    jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                              [&](const Job& job) {
+                                  const bool gone = job.rule && !job.rule->rateLimit->name.isEmpty() &&
+                                                    replaced.count(job.rule->rateLimit->name);
+                                  if (gone)
+                                      pending.decision.statuses[job.index].currentLimit.reset();
+                                  return gone;
+                              }),
+               jobs.end());
+    for (Job& job : jobs) {
+        DescriptorDecision& status = pending.decision.statuses[job.index];
+        if (job.rule) {
+            status.quotaMode = job.rule->quotaMode;
+            status.metadata = job.rule->metadata;
+        }
+        if (job.kind == Job::Kind::Zero || job.kind == Job::Kind::Oversized) {
+            // Refused without Redis, as envoyproxy/ratelimit's count would refuse it.
+            status.code = job.shadow ? Code::Ok : Code::OverLimit;
+            status.durationUntilResetMs = untilUnitEnds(job.spec.unit);
+        }
     }
+    jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                              [](const Job& job) {
+                                  return job.kind == Job::Kind::Zero ||
+                                         job.kind == Job::Kind::Oversized;
+                              }),
+               jobs.end());
+    if (withMetadata)
+        pending.request = request;
     return std::nullopt;
 }
 
@@ -271,8 +325,9 @@ void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pendin
         status.action = job.policy.action;
         status.user = job.user;
         status.policy = std::move(job.policy);
+        const bool check = job.kind == Job::Kind::Check;
         // Only the index and the spec: the policy stays in the status, which outlives the call.
-        auto onHit = [pending, index = job.index, spec = job.spec](Result<HitResult> hit) {
+        auto onHit = [pending, index = job.index, spec = job.spec, check](Result<HitResult> hit) {
             {
                 QMutexLocker lock(&pending->mutex);
                 if (!hit) {
@@ -280,10 +335,21 @@ void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pendin
                         pending->error = hit.error();
                 } else {
                     DescriptorDecision& status = pending->decision.statuses[index];
-                    status.code = hit->allowed ? Code::Ok : Code::OverLimit;
-                    status.limitRemaining = hit->remaining;
+                    // A check is over when the window already holds more than the limit (a
+                    // window exactly full still passes a hit of 0, as envoyproxy/ratelimit's).
+                    const bool peeked = check && hit->countNow >= 0;
+                    const bool allowed =
+                        hit->shadow || (peeked ? hit->tier != Tier::Banned && hit->countNow <= hit->limit
+                                               : hit->allowed);
+                    status.code = allowed ? Code::Ok : Code::OverLimit;
+                    status.limitRemaining =
+                        !allowed ? 0
+                        : peeked ? std::max<qint64>(hit->limit - hit->countNow, 0)
+                                 : hit->remaining;
                     status.durationUntilResetMs =
                         hit->allowed ? hit->resetMs : std::max(hit->resetMs, hit->retryAfterMs);
+                    if (status.durationUntilResetMs <= 0)
+                        status.durationUntilResetMs = untilUnitEnds(spec.unit);
                     status.currentLimit = reported(spec, *status.policy, *hit);
                     if (hit->decidedBy != DecidedBy::Cache)
                         ++pending->decision.redisCalls;
@@ -293,7 +359,7 @@ void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pendin
             if (pending->left.fetch_sub(1) == 1)
                 finish(pending);
         };
-        if (job.peek)
+        if (check)
             m_limiter.peek(*status.policy, status.user, 0, nullptr, std::move(onHit));
         else
             m_limiter.hit(*status.policy, status.user, job.cost, nullptr, std::move(onHit));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Limiter.h"
+#include "core/limiter/Limiter.h"
 #include "service/decide/Decision.h"
 #include "service/decide/PolicyBook.h"
 
@@ -38,7 +38,8 @@ public:
     void setDescriptorCounter(std::function<void(const QByteArray& domain, const QByteArray& name,
                                                  const char* code)> count);
 
-    /// InvalidInput for an empty domain, no descriptors or a cost above Policy::kMaxLimit;
+    /// InvalidInput for an empty domain, no descriptors or a limit of unknown unit (a cost above
+    /// Policy::kMaxLimit is refused: OVER_LIMIT, never an error a proxy would let through);
     /// Redis' error when it could not answer and the failure policy reports.
     void decide(const DecisionRequest& request, std::function<void(Result<Decision>)> done) const;
 

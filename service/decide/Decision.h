@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/HitResult.h"
-#include "core/limits/Policy.h"
+#include "core/limiter/HitResult.h"
+#include "core/policies/Policy.h"
 #include "service/config/ServiceConfig.h"
 
 #include <QByteArray>
@@ -24,6 +24,9 @@ struct RequestDescriptor
     std::optional<RateLimitSpec> limit;  // the request's own limit for this descriptor
     std::optional<quint64> hitsAddend;   // instead of the request's; 0 = check, count nothing
 };
+
+/// The limit_remaining of an `unlimited` descriptor, as envoyproxy/ratelimit answers it.
+constexpr qint64 kUnlimitedRemaining = 4294967295;
 
 struct DecisionRequest
 {
@@ -50,6 +53,8 @@ struct DescriptorDecision
     std::optional<HitResult> hit; // what Tollgate answered, when a hit was made
     std::optional<Policy> policy; // the policy it was made with
     bool unmatched = false;
+    bool quotaMode = false; // its limit applied in quota_mode (the request's code weighs it so)
+    QByteArray metadata;    // the applied rule's `metadata` (compact JSON), empty: none
     /// The descriptor as metrics name it: the rule's name ("edge.remote_address"), or with the
     /// rule's detailed_metric the values too ("edge.remote_address_10.0.0.1"); empty: unmatched.
     QByteArray metricName;
@@ -63,6 +68,10 @@ struct Decision
     std::optional<HitResult> headline;
     std::optional<Policy> headlinePolicy;
     int redisCalls = 0; // hits that went to Redis (not answered from memory)
+    /// envoyproxy/ratelimit's response dynamic metadata (compact JSON: domain, descriptors,
+    /// hitsAddend, the passed descriptors' metadata), when a matched rule has quota_mode or
+    /// metadata; empty otherwise.
+    QByteArray dynamicMetadata;
 };
 
 } // namespace tollgate::service

@@ -1,6 +1,6 @@
 #include "service/decide/DescriptorMatch.h"
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 
 #include <QCryptographicHash>
 
@@ -10,21 +10,30 @@ namespace {
 
 const DescriptorRule* find(const std::vector<DescriptorRule>& level, const RequestEntry& entry)
 {
-    const DescriptorRule* prefix = nullptr;
+    const DescriptorRule* wildcard = nullptr;
     const DescriptorRule* anyValue = nullptr;
     for (const DescriptorRule& rule : level) {
         if (rule.key != entry.key)
             continue;
-        if (rule.prefixMatch) {
-            if (!prefix && entry.value.startsWith(rule.value))
-                prefix = &rule;
+        if (rule.wildcard()) {
+            if (!wildcard && rule.pattern.matches(entry.value))
+                wildcard = &rule;
         } else if (rule.value.isEmpty()) {
             anyValue = anyValue ? anyValue : &rule;
         } else if (rule.value == entry.value) {
             return &rule;
         }
     }
-    return prefix ? prefix : anyValue;
+    return wildcard ? wildcard : anyValue;
+}
+
+void appendSegment(QByteArray& path, const QByteArray& key, const QByteArray& value)
+{
+    if (!path.isEmpty())
+        path.append('.');
+    path.append(key);
+    if (!value.isEmpty())
+        path.append('_' + value);
 }
 
 void appendEscaped(QByteArray& out, const QByteArray& value)
@@ -72,15 +81,20 @@ DescriptorMatch matchDescriptor(const DomainConfig& domain, const RequestDescrip
         node = find(*level, entry);
         if (!node)
             return {};
-        if (node->prefixMatch || node->value.isEmpty()) {
+        // share_threshold: every value the pattern matches is one subject, the pattern.
+        const QByteArray& counted = node->shareThreshold ? node->value : entry.value;
+        if (node->wildcard() || node->value.isEmpty()) {
             if (anyVariable)
                 variable.append('|');
-            appendEscaped(variable, entry.value);
+            appendEscaped(variable, counted);
             anyVariable = true;
         }
         if (!match.path.isEmpty())
             match.path.append('.');
-        match.path.append(entry.key + '_' + entry.value);
+        match.path.append(entry.key + '_' + counted);
+        // value_to_metric names the request's value where the rule names none (or a pattern).
+        const bool requestValue = node->valueToMetric && !node->shareThreshold;
+        appendSegment(match.metricPath, entry.key, requestValue ? entry.value : node->value);
         level = &node->children;
     }
     match.rule = node;

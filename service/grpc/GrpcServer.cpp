@@ -18,6 +18,26 @@ const char kServiceName[] = "envoy.service.ratelimit.v3.RateLimitService";
 constexpr auto kIdleBeforeShutdown = std::chrono::milliseconds(100);
 } // namespace
 
+namespace {
+
+// How long a client's connection lives (docs/service.md, "Connections"): a proxy gone without a
+// word is noticed by keepalive PINGs, and every connection is closed gracefully after a while so
+// that proxies spread over instances added since (a graceful close lets calls in flight finish).
+void setConnectionLimits(grpc::ServerBuilder& builder)
+{
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60'000);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20'000);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    // Clients may PING every 10 s without calls (Envoy's connection_keepalive) before gRPC
+    // calls it abuse and closes the connection.
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 15 * 60'000);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, 30 * 60'000);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, 30'000);
+}
+
+} // namespace
+
 GrpcServer::GrpcServer() = default;
 
 GrpcServer::~GrpcServer()
@@ -31,6 +51,7 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), &port);
+    setConnectionLimits(builder);
     builder.RegisterService(service);
     m_health = std::make_unique<HealthService>(kServiceName);
     builder.RegisterService(m_health.get());

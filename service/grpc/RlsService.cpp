@@ -4,6 +4,7 @@
 #include "service/grpc/rls_wire.pb.h"
 #include "service/metrics/ServiceMetrics.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <grpcpp/support/byte_buffer.h>
 
 #include <chrono>
@@ -108,6 +109,9 @@ void toProto(const Decision& decision, rls::RateLimitResponse* response)
             reset->set_nanos(int(resetMs % 1000) * 1'000'000);
         }
     }
+    if (!decision.dynamicMetadata.isEmpty()) // built by the service: always valid JSON
+        (void)google::protobuf::util::JsonStringToMessage(str(decision.dynamicMetadata),
+                                                          response->mutable_dynamic_metadata());
     if (decision.headline && decision.headlinePolicy) {
         const RateLimitHeaders headers = rateLimitHeaders(*decision.headlinePolicy, *decision.headline);
         addHeader(response, "RateLimit-Policy", headers.policy);

@@ -119,7 +119,10 @@ Result<DecisionRequest> decisionRequestFromJson(const QByteArray& body)
 QByteArray decisionJson(const Decision& decision)
 {
     JsonWriter out;
-    out.beginObject().key("overall_code").value(codeName(decision.overall));
+    out.beginObject();
+    if (!decision.dynamicMetadata.isEmpty())
+        out.key("dynamic_metadata").json(decision.dynamicMetadata);
+    out.key("overall_code").value(codeName(decision.overall));
     out.key("statuses").beginArray();
     for (const DescriptorDecision& status : decision.statuses) {
         out.beginObject();

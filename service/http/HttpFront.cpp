@@ -1,7 +1,7 @@
 #include "service/http/HttpFront.h"
 
 #include "core/http/RateLimitHeaders.h"
-#include "core/limits/RefusalCache.h"
+#include "core/limiter/RefusalCache.h"
 #include "service/http/DecisionJson.h"
 #include "service/metrics/ServiceMetrics.h"
 
@@ -65,14 +65,17 @@ double since(Clock::time_point start)
 } // namespace
 
 HttpFront::HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
-                     std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, QObject* parent)
+                     std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, int maxConnections,
+                     QObject* parent)
     : QObject(parent), m_decider(std::move(decider)), m_policies(std::move(policies)),
       m_metrics(std::move(metrics)), m_hooks(std::move(hooks))
 {
     HttpServerOptions options;
     options.keepAlive = true;
     options.maxBody = kMaxBody;
-    options.idleTimeoutMs = 60'000;
+    options.idleTimeoutMs = kIdleTimeoutMs;
+    options.requestTimeoutMs = kRequestTimeoutMs;
+    options.maxConnections = maxConnections;
     m_server = new HttpServer(
         [this](const HttpRequest& request, HttpResponder responder) { serve(request, responder); },
         options, this);

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/http/HttpServer.h"
 #include "core/metrics/Exposition.h"
-#include "core/metrics/HttpServer.h"
 #include "service/decide/Decider.h"
 
 #include <QHostAddress>
@@ -36,9 +36,12 @@ public:
     };
 
     static constexpr qint64 kMaxBody = 2 << 20; // a request may carry a 1 MB descriptor value
+    static constexpr int kIdleTimeoutMs = 60'000;   // a kept-alive connection with no request
+    static constexpr int kRequestTimeoutMs = 10'000; // a request's head and body, once begun
 
     HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
-              std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, QObject* parent = nullptr);
+              std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, int maxConnections,
+              QObject* parent = nullptr);
     ~HttpFront() override;
 
     /// Io error naming the address when it cannot bind.

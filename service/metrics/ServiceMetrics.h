@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/RefusalCache.h"
+#include "core/limiter/RefusalCache.h"
 #include "core/metrics/Exposition.h"
 
 #include <QByteArray>

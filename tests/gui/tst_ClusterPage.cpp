@@ -4,7 +4,7 @@
 // killed node (the one the session was given) turns unreachable while the page keeps
 // answering; and a standalone server gets the standalone text and its one node.
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

@@ -1,6 +1,6 @@
 // Connection profiles, the connection dialog's validation and the demo's private server.
 
-#include "core/demo/DemoServer.h"
+#include "app/demo/DemoServer.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
 

@@ -2,8 +2,8 @@
 // Tollgate writes (bans, sliding logs, audit trails), the wrong-type flag for a key that
 // breaks the schema, and what right-click and double-click do on the Keys page.
 
-#include "core/limits/Limiter.h"
-#include "core/limits/Moderation.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Moderation.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

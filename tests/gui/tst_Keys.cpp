@@ -1,15 +1,15 @@
 // Keys page against a real redis-server: background scan with details, the keys-without-TTL
 // finder and its repair, and Delete… that names the keys and deletes nothing when declined.
 
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
-#include "ui/keys/KeyTemplate.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"
+#include "ui/keys/KeyTemplate.h"
 #include "ui/keys/NoTtlModel.h"
 #include "ui/keys/NoTtlPanel.h"
 

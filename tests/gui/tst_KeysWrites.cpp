@@ -3,9 +3,9 @@
 // anything else through delete.lua (global audit); repairs ask why and name the keys; a row
 // repaired once can be repaired again when its key loses the TTL again.
 #include "core/audit/AuditLog.h"
-#include "core/limits/Limiter.h"
-#include "core/limits/Moderation.h"
-#include "core/redis/Blocking.h"
+#include "core/client/Blocking.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Moderation.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

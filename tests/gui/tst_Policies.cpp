@@ -1,8 +1,8 @@
 // Policies page against a real redis-server: an edit in the page takes effect on the next hit
 // through the core, a concurrent save produces the conflict dialog, invalid input writes nothing.
 
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limiter/Limiter.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

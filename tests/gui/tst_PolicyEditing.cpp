@@ -3,7 +3,7 @@
 // takes several windows for every algorithm, as hit.lua and tollgatectl do.
 
 #include "core/audit/AuditLog.h"
-#include "core/limits/PolicyStore.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"

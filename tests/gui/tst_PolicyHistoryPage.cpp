@@ -2,7 +2,7 @@
 // comparison of any two, and "Restore this revision…", which asks why, writes a new revision
 // compare-and-set (a conflict is reported, nothing overwritten), and brings deleted policies back.
 
-#include "core/limits/PolicyStore.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"

@@ -6,9 +6,9 @@
 // help is wrapped, not cut; the Policies table never ends on a half row, with few policies
 // or with enough to scroll, at 1024x700 and 1280x800.
 
-#include "core/limits/Limiter.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Moderation.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"

@@ -2,7 +2,7 @@
 // their health, a stale one is greyed out, the table follows the registry on its own (every
 // 2 s), unreadable entries are named, and an empty registry shows how to start an instance.
 
-#include "core/services/ServiceRegistry.h"
+#include "core/registry/ServiceRegistry.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

@@ -1,8 +1,8 @@
 // The console's Session against a real redis-server: the events channel, keyspace
 // notifications used only when the server has them on, and ACL permission checks.
 
-#include "core/limits/Limiter.h"
-#include "core/redis/Blocking.h"
+#include "core/client/Blocking.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"

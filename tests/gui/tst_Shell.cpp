@@ -2,8 +2,8 @@
 // and the write-permission convention (ui/shell/WriteActions.h) for a read-only profile and
 // for an ACL user without write rights.
 
-#include "core/limits/Limiter.h"
-#include "core/redis/Blocking.h"
+#include "core/client/Blocking.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"

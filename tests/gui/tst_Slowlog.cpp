@@ -1,7 +1,7 @@
 // The Slowlog page against a real redis-server that logs every command: Tollgate's scripts
 // are named, the page writes nothing (no SLOWLOG RESET), and the filter keeps only scripts.
 
-#include "core/limits/Limiter.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"

@@ -2,8 +2,8 @@
 // Limiter, their TTL counts down on screen, filter and sort (off the GUI thread) work, bans
 // show, thousands of subjects stream in batch by batch with totals over all of them, and the
 // model passes QAbstractItemModelTester.
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limiter/Limiter.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/gui/SubjectsPageFixture.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"

@@ -3,8 +3,8 @@
 // (read once, joined in the model: a user's rows share one mark, rows without one have none);
 // the state filter narrows to them on the worker; an override set or removed elsewhere shows
 // after the event; the model passes QAbstractItemModelTester throughout.
-#include "core/limits/Limiter.h"
-#include "core/limits/Overrides.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Overrides.h"
 #include "tests/gui/SubjectsPageFixture.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/OverrideWatcher.h"

@@ -3,8 +3,8 @@
 // search box (type the id + Enter; Give more…; type the reason; Give more). Then the override
 // is in Redis as asked, the customer's next hit over the old limit is allowed, and the user
 // detail says an override decides.
-#include "core/limits/Limiter.h"
-#include "core/limits/Overrides.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Overrides.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"

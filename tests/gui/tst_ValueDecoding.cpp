@@ -3,8 +3,8 @@
 // time, a sliding log, a sliding-window hash, the statistics ring; and, for any key, a stream
 // one column per field and zset scores that are times to the millisecond.
 
-#include "core/limits/Limiter.h"
-#include "core/limits/PolicyStore.h"
+#include "core/limiter/Limiter.h"
+#include "core/policies/PolicyStore.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"

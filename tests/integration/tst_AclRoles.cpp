@@ -3,8 +3,8 @@
 // audit entries); what it may not do exits 3 with nothing written. Also the users of issue 6:
 // one with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
 
-#include "core/redis/Blocking.h"
-#include "core/services/ServiceRegistry.h"
+#include "core/client/Blocking.h"
+#include "core/registry/ServiceRegistry.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"

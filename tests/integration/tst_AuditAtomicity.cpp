@@ -3,7 +3,7 @@
 // itself. Here with real ACL users on a real server: allowed writes land with both entries,
 // refused ones leave the data exactly as it was.
 
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/CoreFixture.h"
 

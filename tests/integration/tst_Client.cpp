@@ -1,4 +1,4 @@
-// core/redis/Client against a real server: pipelining, binary safety, timeouts, AUTH with an
+// core/client/Client against a real server: pipelining, binary safety, timeouts, AUTH with an
 // ACL user, SELECT from the URL, unix sockets, and where and whether callbacks run.
 
 #include "core/redis/IoThreads.h"

@@ -4,8 +4,8 @@
 // the merged audit, the scripts loaded everywhere. And the problem Tollgate exists for, on the
 // cluster: the naive INCR + PEXPIRE client leaves counters without a TTL, hit.lua never does.
 
-#include "core/limits/Limiter.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"

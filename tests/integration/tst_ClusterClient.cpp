@@ -6,17 +6,17 @@
 // own pace, lives through a manual failover and a killed primary: every command gets its answer, none
 // hangs past its deadline, and writes resume on the new primary.
 
-#include "core/limits/Limiter.h"
-#include "core/limits/Repair.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/client/Scan.h"
+#include "core/keys/Repair.h"
+#include "core/limiter/Limiter.h"
 #include "core/redis/CommandBuilder.h"
-#include "core/redis/Scan.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/support/ClusterLoad.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
-#include "tests/support/TlsCertificates.h"
 #include "tests/support/TestEnv.h"
+#include "tests/support/TlsCertificates.h"
 
 #include <QtTest>
 #include <map>

@@ -1,11 +1,11 @@
-// The cluster key layout (core/limits/KeyLayout) against a real three-primary cluster, through
+// The cluster key layout (core/keys/KeyLayout) against a real three-primary cluster, through
 // ClusterRouter: each write script called with the keys the layout gives (the call's own stream
 // as the global mirror, the policies under "{:}") runs on one node, for users on every
 // primary, and writes its audit entry. A layout that spanned slots would be refused before
 // sending; the standalone layout is, as the control.
 
 #include "core/cluster/ClusterRouter.h"
-#include "core/limits/KeyLayout.h"
+#include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"

@@ -6,7 +6,7 @@
 #include "core/cluster/ClusterEvents.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/CommandKeys.h"
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"

@@ -6,9 +6,9 @@
 // ClusterLoad), where a TLS node dialled on the wrong port or without the seed's certificates
 // would only time out.
 
+#include "core/client/Scan.h"
 #include "core/cluster/ClusterScan.h"
-#include "core/limits/Limiter.h"
-#include "core/redis/Scan.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/ClusterLoad.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"

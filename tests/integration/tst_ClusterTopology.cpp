@@ -3,9 +3,9 @@
 // from CLUSTER SHARDS and from CLUSTER SLOTS agree, and the primary it names for a key is the
 // node that serves that key without a MOVED.
 
+#include "core/client/Client.h"
 #include "core/cluster/SlotMap.h"
-#include "core/limits/KeySchema.h"
-#include "core/redis/Client.h"
+#include "core/keys/KeySchema.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
 

@@ -1,9 +1,9 @@
 // `tollgate --demo --subjects N` seeds what it says: N subjects on the example actions, the
 // bans and overrides of DemoPopulation::shapeOf(N), each ban and override audited.
 
-#include "core/demo/DemoPopulation.h"
-#include "core/limits/Overrides.h"
-#include "core/limits/Subjects.h"
+#include "app/demo/DemoPopulation.h"
+#include "core/moderation/Overrides.h"
+#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

@@ -1,7 +1,7 @@
 // The demo's traffic follows the stored policies: an operator who edits, adds or deletes a
 // policy in the console sees the traffic change, instead of the start-up copy being hit forever.
 
-#include "core/demo/DemoTraffic.h"
+#include "app/demo/DemoTraffic.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

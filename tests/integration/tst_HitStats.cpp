@@ -1,8 +1,8 @@
-// core/limits/HitStats: the console's statistics off the hot path. The figures the dashboard
+// core/limiter/HitStats: the console's statistics off the hot path. The figures the dashboard
 // reads from <p>:stats:<action> equal the hits made; they are written at most once a second per
 // action and once more when the client closes; a flush that fails never fails a hit; and
 // stats.lua's added-up form checks its counts.
-#include "core/limits/HitStats.h"
+#include "core/limiter/HitStats.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/support/CoreFixture.h"
 

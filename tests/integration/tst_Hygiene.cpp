@@ -2,7 +2,7 @@
 // logs without TTL go away, repair covers every kind of key, and bad ids, prefixes or stored
 // policies cannot alias or poison anything.
 
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TestEnv.h"
 

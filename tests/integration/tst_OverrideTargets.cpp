@@ -1,5 +1,5 @@
 // The Limiter remembers where a user's hits go when their limit override has other window
-// lengths than the policy (core/limits/OverrideTargets.h): the first hit is redirected
+// lengths than the policy (core/limiter/OverrideTargets.h): the first hit is redirected
 // (TG_OVERRIDE, two EVALSHA), the next ones are sent with the override's windows at once (one).
 // Every change of the override is seen by the script on the very next hit, which costs one more
 // redirect and never decides with the wrong windows: a deleted or ended override falls back to
@@ -7,8 +7,8 @@
 // edited policy is not paired with the target of its old revision. On a cluster too
 // (OverrideTargetsOnCluster). The cache's bound: OverrideTargets alone.
 
-#include "core/limits/OverrideTargets.h"
-#include "core/limits/Overrides.h"
+#include "core/limiter/OverrideTargets.h"
+#include "core/moderation/Overrides.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

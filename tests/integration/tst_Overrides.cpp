@@ -6,9 +6,9 @@
 // falls back to the policy; set and delete are audited, indexed and all-or-nothing under ACLs;
 // odd ids work. The CLI's shapes and bad input: tst_OverridesCli.
 
-#include "core/limits/Overrides.h"
-#include "core/limits/Refunds.h"
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
+#include "core/moderation/Overrides.h"
+#include "core/moderation/Refunds.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

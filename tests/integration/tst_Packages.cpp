@@ -14,6 +14,7 @@
 #include <QCoreApplication>
 #include <QDirIterator>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 using namespace tollgate;
@@ -84,6 +85,8 @@ private Q_SLOTS:
     void unpackedCliHitsARealServer();
     void exampleBuildsAgainstUnpackedLibrary();
     void installIntoPrefix();
+    void installedLibraryHoldsNoDemo();
+    void installedApiIsTheFacade();
     void servicePackageHoldsItsFiles();
     void serviceUnitVerifies();
     void unpackedServiceChecksItsConfiguration();
@@ -237,6 +240,53 @@ void PackagesTest::installIntoPrefix()
                                          prefix, QStringLiteral("--component"), QStringLiteral("dev")}));
     const QString failure = buildExample(prefix, QStringLiteral("from-prefix"));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
+}
+
+void PackagesTest::installedLibraryHoldsNoDemo()
+{
+    // The demo (app/demo) and what the executables share (app/common) are theirs, not the
+    // library's: neither their code nor their headers are installed for other programs.
+    const QString prefix = m_tmp.filePath(QStringLiteral("prefix"));
+    QDirIterator libraries(prefix, {QStringLiteral("libtollgate_core.a")}, QDir::Files,
+                           QDirIterator::Subdirectories);
+    QVERIFY2(libraries.hasNext(), qPrintable(prefix + QStringLiteral(" holds no libtollgate_core.a")));
+    const Run symbols = run(QStringLiteral("nm"), {QStringLiteral("-C"), libraries.next()});
+    RUN_OK(symbols);
+    QVERIFY(symbols.out.contains("tollgate::Limiter::"));
+    for (const char* demo : {"tollgate::Demo", "tollgate::ClusterJoin", "tollgate::RawCommand",
+                             "tollgate::QuitOnSignal", "quitOnSignal"})
+        QVERIFY2(!symbols.out.contains(demo), demo);
+    QDirIterator headers(prefix + QStringLiteral("/include"), QDir::Dirs | QDir::NoDotAndDotDot,
+                         QDirIterator::Subdirectories);
+    while (headers.hasNext()) {
+        const QString folder = headers.next();
+        QVERIFY2(!folder.endsWith(QLatin1String("/demo")) && !folder.endsWith(QLatin1String("/common")),
+                 qPrintable(folder));
+    }
+}
+
+void PackagesTest::installedApiIsTheFacade()
+{
+    // <tollgate/...> is the API: every header of include/tollgate is installed there, and the
+    // examples include nothing else of the library's.
+    const QString prefix = m_tmp.filePath(QStringLiteral("prefix"));
+    const QStringList headers{QStringLiteral("*.h")};
+    const QStringList facade = QDir(sourcePath(QStringLiteral("include/tollgate"))).entryList(headers);
+    QVERIFY(facade.contains(QStringLiteral("tollgate.h")));
+    QCOMPARE(QDir(prefix + QStringLiteral("/include/tollgate")).entryList(headers), facade);
+    QDirIterator sources(sourcePath(QStringLiteral("examples")), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
+                         QDir::Files, QDirIterator::Subdirectories);
+    static const QRegularExpression ours(
+        QStringLiteral("^\\s*#\\s*include\\s*[<\"](core|app|ui|service)/"));
+    int examples = 0;
+    while (sources.hasNext()) {
+        QFile source(sources.next());
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        ++examples;
+        for (const QString& line : QString::fromUtf8(source.readAll()).split(QLatin1Char('\n')))
+            QVERIFY2(!ours.match(line).hasMatch(), qPrintable(source.fileName() + QStringLiteral(": ") + line));
+    }
+    QVERIFY(examples > 0);
 }
 
 QByteArray PackagesTest::debInfo(const QString& package, const QStringList& args) const

@@ -1,4 +1,4 @@
-// What every view shows of a subject (core/limits/Usage.h) from hit.lua's peek, at and past the
+// What every view shows of a subject (core/subjects/Usage.h) from hit.lua's peek, at and past the
 // limit, for every algorithm: an exempt user (counted, never denied) and a count_denied policy's
 // subject show the count their windows hold. A sliding log and a token bucket hold at most the
 // limit, so the hit a peek weighs there adds less than its cost (nothing, at the cap): the count
@@ -6,8 +6,8 @@
 // hit with the cost taken back out, which read one unit short. Also the demo's load test (exempt
 // from a 5 per second sliding log, sending twice that) shows its count with a reset time.
 
-#include "core/limits/Overrides.h"
-#include "core/limits/Usage.h"
+#include "core/moderation/Overrides.h"
+#include "core/subjects/Usage.h"
 #include "tests/support/AlgorithmRows.h"
 #include "tests/support/CoreFixture.h"
 

@@ -1,6 +1,6 @@
 // The policy index (<p>:policies) kept by policy_set.lua / policy_delete.lua, its repair, and
 // invalid stored policies reported as invalid: in core and through tollgatectl's exit codes.
-#include "core/limits/PolicyStore.h"
+#include "core/policies/PolicyStore.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QProcess>

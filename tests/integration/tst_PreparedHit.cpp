@@ -1,7 +1,7 @@
-// core/limits/PreparedHit and the Limiter's use of it: the prepared EVALSHA is byte for byte the
+// core/limiter/PreparedHit and the Limiter's use of it: the prepared EVALSHA is byte for byte the
 // documented hit.lua call (keys from KeySchema, ids escaped), a changed policy (new revision or
 // an edited copy) is prepared afresh, and bad input is refused before anything is sent.
-#include "core/limits/PreparedHit.h"
+#include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/CoreFixture.h"
 

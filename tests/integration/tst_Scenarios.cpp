@@ -1,7 +1,7 @@
 // The seed scenarios, end to end: a policy saved through PolicyStore, read back, and
 // enforced by Limiter (hit.lua) on a real redis-server.
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QTimeZone>

@@ -3,7 +3,7 @@
 // TLS, the primary they name is reached over TLS and its certificate checked, and a SENTINEL
 // FAILOVER is followed to the new primary, still over TLS.
 
-#include "core/limits/Limiter.h"
+#include "core/limiter/Limiter.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisSentinelGroup.h"
 #include "tests/support/TlsCertificates.h"

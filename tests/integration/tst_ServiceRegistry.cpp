@@ -1,11 +1,11 @@
-// The tollgated registry (service_announce.lua, core/services/ServiceRegistry) on a real server:
+// The tollgated registry (service_announce.lua, core/registry/ServiceRegistry) on a real server:
 // instances announced, listed and withdrawn; stale after 15 s, pruned after 10 minutes (old
 // scores written directly instead of waiting); both keys always with a TTL; bad arguments
 // refused with nothing written; broken entries named in `unreadable`. Registered a second time
 // on a three-primary cluster (tests/CMakeLists.txt), where both keys share the {:} slot.
 
+#include "core/registry/ServiceRegistry.h"
 #include "core/scripts/ScriptLibrary.h"
-#include "core/services/ServiceRegistry.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

@@ -2,7 +2,7 @@
 // health (ready, not ready, stale), the documented JSON document, an unreadable entry named on
 // stderr without failing, and the empty registry saying how to start an instance.
 
-#include "core/services/ServiceRegistry.h"
+#include "core/registry/ServiceRegistry.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 

@@ -6,8 +6,8 @@
 // key as it was; the statistics and the exposition count would-deny and would-ban; the CLI
 // switches a policy to shadow and back as ordinary, audited revisions.
 
-#include "core/limits/HitStats.h"
-#include "core/limits/PreparedHit.h"
+#include "core/limiter/HitStats.h"
+#include "core/limiter/PreparedHit.h"
 #include "core/metrics/Exposition.h"
 #include "core/metrics/ScrapeCollector.h"
 #include "core/scripts/ScriptRunner.h"

@@ -3,9 +3,9 @@
 // cluster, or a server that once was one), they are never listed as subjects, never reported
 // or touched by repair, and never make it fail.
 
-#include "core/limits/KeyLayout.h"
-#include "core/limits/Repair.h"
-#include "core/limits/Subjects.h"
+#include "core/keys/KeyLayout.h"
+#include "core/keys/Repair.h"
+#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
 
 using namespace tollgate;

@@ -76,7 +76,7 @@ void SlidingWindowBranchesTest::branchesAgree_data()
     row("within, without TTL", 0, 3, false, {}, "fast");
     row("window moved", 1, 3, true, {}, "fast");
     row("two windows passed", 3, 3, true, {}, "fast");
-    row("within, denied", 0, 9, true, {}, "slow");
+    row("within, denied", 0, 9, true, {}, "fast");
     row("within, PEXPIRE refused", 0, 3, true, "nopexpire", "slow:undo");
     row("within, HSET refused", 0, 3, true, "nohset", "slow");
     row("moved, PEXPIRE refused", 1, 3, true, "nopexpire", "slow");

@@ -3,7 +3,7 @@
 // tollgatectl and by the library, and after a failover the connection follows the sentinels to
 // the new primary through the same tunnel.
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 #include "core/ssh/SshTunnel.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisSentinelGroup.h"

@@ -3,7 +3,7 @@
 // Redis Cluster through one SSH session; the session ends with the last client; an sshd killed
 // while a command waits for its reply gives a clear error at once and nothing is written twice.
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 #include "core/ssh/SshTunnel.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"

@@ -1,10 +1,10 @@
 // The one core enumeration of "subjects with their usage" against a real redis-server:
 // streamed in SCAN order without a cap, deduplicated, one usage rule for raw reads and peeks,
 // bad keys named on their own row, users addressed without SCAN.
-#include "core/limits/Overrides.h"
-#include "core/limits/SubjectReader.h"
-#include "core/limits/Subjects.h"
-#include "core/limits/Usage.h"
+#include "core/moderation/Overrides.h"
+#include "core/subjects/SubjectReader.h"
+#include "core/subjects/Subjects.h"
+#include "core/subjects/Usage.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QElapsedTimer>

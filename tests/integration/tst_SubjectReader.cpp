@@ -2,8 +2,8 @@
 // redis-server: ids with any bytes read the keys hit.lua wrote (the raw figures equal the
 // peek's), bans and wrong key types land on their own row only, and a server that goes away
 // mid-read still answers every row, once.
-#include "core/limits/SubjectReader.h"
-#include "core/limits/Subjects.h"
+#include "core/subjects/SubjectReader.h"
+#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
 
 using namespace tollgate;

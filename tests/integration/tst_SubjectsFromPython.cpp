@@ -2,7 +2,7 @@
 // subject like any other: `tollgatectl subjects` lists it with its count, and core's Subjects,
 // the one implementation the console's Subjects page loads its rows from, reads it next to one
 // counted by the C++ library.
-#include "core/limits/Subjects.h"
+#include "core/subjects/Subjects.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TestEnv.h"

@@ -5,10 +5,10 @@
 // hit is answered and no key of Tollgate's is left without a TTL, where the naive INCR/EXPIRE
 // counter of the same run leaves some.
 
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
-#include "core/limits/RefusalCache.h"
-#include "core/limits/RefusalCacheFeed.h"
+#include "core/limiter/RefusalCache.h"
+#include "core/limiter/RefusalCacheFeed.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/NaiveCounterLoad.h"
 #include "tests/support/Twemproxy.h"

@@ -1,6 +1,6 @@
 #include "tests/support/RedisCluster.h"
 
-#include "core/demo/ClusterJoin.h"
+#include "app/demo/ClusterJoin.h"
 
 namespace tollgate::test {
 

@@ -1,6 +1,6 @@
 #include "tests/support/RedisServer.h"
 
-#include "core/demo/DemoServer.h"
+#include "app/demo/DemoServer.h"
 
 #include <QDeadlineTimer>
 #include <QDir>

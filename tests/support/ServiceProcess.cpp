@@ -146,6 +146,13 @@ QString rlsStubDir()
 
 PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int timeoutMs)
 {
+    return runWithStubs(sourcePath(QStringLiteral("tests/python/rls_client.py")), args, input,
+                        timeoutMs);
+}
+
+PythonRun runWithStubs(const QString& script, const QStringList& args, const QByteArray& input,
+                       int timeoutMs)
+{
     // Debian's grpcio and protobuf live in the system interpreter, not in a virtualenv's.
     QTemporaryDir& stubs = test::stubs();
     static bool generated = false;
@@ -178,7 +185,7 @@ PythonRun runRlsClient(const QStringList& args, const QByteArray& input, int tim
     env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
     python.setProcessEnvironment(env);
     python.start(QStringLiteral("/usr/bin/python3"),
-                 QStringList{sourcePath(QStringLiteral("tests/python/rls_client.py"))} + args);
+                 QStringList{script} + args);
     python.write(input);
     python.closeWriteChannel();
     if (!python.waitForFinished(timeoutMs)) {

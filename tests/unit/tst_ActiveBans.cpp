@@ -1,7 +1,7 @@
-// core/limits/BanCensus' ActiveBans: the dashboard's count of bans in force between census
+// core/subjects/BanCensus' ActiveBans: the dashboard's count of bans in force between census
 // passes. A ban counts until the millisecond it ends, a permanent one for ever; a ban named
 // again replaces its old end; a lifted one leaves at once, also after its end was passed.
-#include "core/limits/BanCensus.h"
+#include "core/subjects/BanCensus.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
-// core/limits/Usage's hitsPerMinute, the rate the Subjects page and the dashboard's near-limit
+// core/subjects/Usage's hitsPerMinute, the rate the Subjects page and the dashboard's near-limit
 // list show from a usage alone: a fixed window's count over the time since it began, a sliding
 // window's over its length, and "not known" (-1) where the usage cannot tell.
-#include "core/limits/Usage.h"
+#include "core/subjects/Usage.h"
 
 #include <QtTest>
 

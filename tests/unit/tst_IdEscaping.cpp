@@ -2,8 +2,8 @@
 // The Python client test in tests/integration/tst_SecondLanguage.cpp checks that another
 // language following lua/README.md lands on the same keys.
 
-#include "core/limits/IdText.h"
-#include "core/limits/KeySchema.h"
+#include "core/keys/IdText.h"
+#include "core/keys/KeySchema.h"
 
 #include <QSet>
 #include <QtTest>

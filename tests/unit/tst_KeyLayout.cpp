@@ -1,10 +1,10 @@
-// The key layout of a call by the server's mode (core/limits/KeyLayout): standalone keys as
+// The key layout of a call by the server's mode (core/keys/KeyLayout): standalone keys as
 // always; on a Redis Cluster one slot per script call, and the policy keys under "{:}", which
 // no escaped id can produce and which parse as policies, never as users. No server needed.
 
 #include "core/cluster/KeySlot.h"
-#include "core/limits/KeyLayout.h"
-#include "core/limits/PreparedHit.h"
+#include "core/keys/KeyLayout.h"
+#include "core/limiter/PreparedHit.h"
 
 #include <QtTest>
 

@@ -1,6 +1,7 @@
 // The Lua scripts are assembled from lua/'s sources at build time (cmake/LuaAssemble.cmake): the
 // assembler copies included text byte for byte and refuses what would make a script ambiguous;
 // the scripts core compiles in are the assembled ones, one per operation, with no include left.
+// Beside each it writes a line map, from a line of the script back to the source line it copies.
 
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/TestEnv.h"
@@ -27,6 +28,8 @@ private Q_SLOTS:
     void doubleIncludeIsRefused();
     void missingIncludeIsRefused();
     void malformedIncludeLineIsRefused();
+    void lineMapNamesEachRun();
+    void everyLineMapsToItsSource();
 
     void everyOperationIsAssembled();
     void coreCompilesInTheAssembledScripts();
@@ -37,6 +40,7 @@ private:
         int code = -1;
         QString errors; // cmake's message, whitespace simplified (it wraps long lines)
         QByteArray output;
+        QByteArray map; // <output>.map
     };
 
     void write(const QString& relative, const QByteArray& text);
@@ -77,6 +81,9 @@ LuaAssemblyTest::Run LuaAssemblyTest::assemble(const QString& operation)
     QFile file(output);
     if (file.open(QIODevice::ReadOnly))
         run.output = file.readAll();
+    QFile map(output + QStringLiteral(".map"));
+    if (map.open(QIODevice::ReadOnly))
+        run.map = map.readAll();
     return run;
 }
 
@@ -174,6 +181,63 @@ void LuaAssemblyTest::malformedIncludeLineIsRefused()
         QVERIFY2(run.code != 0, line.constData());
         QVERIFY2(run.errors.contains(QStringLiteral("is not an include line")),
                  qPrintable(run.errors));
+    }
+}
+
+void LuaAssemblyTest::lineMapNamesEachRun()
+{
+    // a1 b a2 middle c end: each run of lines copied from one file, with its line there (the
+    // include lines themselves are gone, so the including file's lines skip them).
+    write(QStringLiteral("includes/a.lua"), "a1\n--@include \"includes/b.lua\"\na2\n");
+    write(QStringLiteral("includes/b.lua"), "b");
+    write(QStringLiteral("includes/c.lua"), "c\n");
+    write(QStringLiteral("op.lua"),
+          "--@include \"includes/a.lua\"\nmiddle\n--@include \"includes/c.lua\"\nend\n");
+    const Run run = assemble(QStringLiteral("op.lua"));
+    QVERIFY2(run.code == 0, qPrintable(run.errors));
+    QList<QByteArray> runs = run.map.split('\n');
+    runs.removeIf([](const QByteArray& line) { return line.isEmpty() || line.startsWith('#'); });
+    QCOMPARE(runs, (QList<QByteArray>{"1 includes/a.lua 1", "2 includes/b.lua 1",
+                                      "3 includes/a.lua 3", "4 op.lua 2", "5 includes/c.lua 1",
+                                      "6 op.lua 4"}));
+}
+
+void LuaAssemblyTest::everyLineMapsToItsSource()
+{
+    // Every line of every assembled script, through its map, is the very text of the source
+    // line named.
+    const QDir built(luaScriptDir());
+    for (const QString& name : built.entryList({QStringLiteral("*.lua")}, QDir::Files)) {
+        QFile script(built.filePath(name)), map(built.filePath(name + QStringLiteral(".map")));
+        QVERIFY2(script.open(QIODevice::ReadOnly) && map.open(QIODevice::ReadOnly), qPrintable(name));
+        QList<QByteArray> lines = script.readAll().split('\n');
+        if (lines.last().isEmpty())
+            lines.removeLast();
+        QList<QList<QByteArray>> runs;
+        for (const QByteArray& run : map.readAll().split('\n'))
+            if (!run.isEmpty() && !run.startsWith('#'))
+                runs << run.split(' ');
+        QVERIFY2(!runs.isEmpty() && runs.first().value(0) == "1", qPrintable(name));
+        QHash<QByteArray, QList<QByteArray>> sources;
+        qsizetype at = 0;
+        for (qsizetype line = 1; line <= lines.size(); ++line) {
+            while (at + 1 < runs.size() && runs[at + 1].value(0).toLongLong() <= line)
+                ++at;
+            const QList<QByteArray>& run = runs[at];
+            QCOMPARE(run.size(), 3);
+            if (!sources.contains(run[1])) {
+                QFile source(sourcePath(QStringLiteral("lua/") + QString::fromUtf8(run[1])));
+                QVERIFY2(source.open(QIODevice::ReadOnly), run[1].constData());
+                sources[run[1]] = source.readAll().split('\n');
+            }
+            const qsizetype sourceLine = run[2].toLongLong() + line - run[0].toLongLong();
+            QVERIFY2(sources[run[1]].value(sourceLine - 1) == lines[line - 1],
+                     qPrintable(QStringLiteral("%1:%2 is not %3:%4")
+                                    .arg(name)
+                                    .arg(line)
+                                    .arg(QString::fromUtf8(run[1]))
+                                    .arg(sourceLine)));
+        }
     }
 }
 

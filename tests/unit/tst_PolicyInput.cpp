@@ -1,8 +1,8 @@
 // Pure-function contracts of the policy a user types: durations ("90s", "1h30m") both ways,
 // Policy::validate and the policy hash's fields. No server needed.
 
-#include "core/limits/Duration.h"
-#include "core/limits/Policy.h"
+#include "core/policies/Duration.h"
+#include "core/policies/Policy.h"
 
 #include <QTimeZone>
 #include <QtTest>

@@ -1,6 +1,6 @@
 // RefusalCache on its own: what it keeps, for which costs, how its answers count down, the
 // bound, and what forgets an entry.
-#include "core/limits/RefusalCache.h"
+#include "core/limiter/RefusalCache.h"
 
 #include <QtTest>
 
@@ -61,6 +61,7 @@ void RefusalCacheTest::keepsOnlyRefusalsWithAKnownEnd()
     cache.remember(policy(), "d", 1, refusal(0));
     Policy countsDenied = policy();
     countsDenied.countDenied = true;
+    countsDenied.algorithm = Algorithm::SlidingLog; // a fixed window's refusal holds anyway
     cache.remember(countsDenied, "e", 1, refusal(1000));
     QCOMPARE(cache.stats().entries, 0);
     for (const char* user : {"a", "b", "c", "d", "e"})

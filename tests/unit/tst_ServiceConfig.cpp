@@ -86,6 +86,7 @@ private Q_SLOTS:
     void errorsNameFileLineAndField_data();
     void errorsNameFileLineAndField();
     void matchingOrderAndSubjects();
+    void wildcardsAnywhere();
     void longSubjectsAreHashed();
 };
 
@@ -169,8 +170,18 @@ void ServiceConfigTest::errorsNameFileLineAndField_data()
                             << QStringLiteral("rl.yaml:3: key: every descriptor needs a key");
     QTest::newRow("twice") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1}\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 2}\n")
                            << QStringLiteral("rl.yaml:5: key: a descriptor with the same key and value");
-    QTest::newRow("replaces nothing") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1}\n    replaces: [{name: nope}]\n")
-                                      << QStringLiteral("rl.yaml:3: replaces: no rate_limit of the domain is named 'nope'");
+    QTest::newRow("replaces itself") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1, name: x, replaces: [{name: x}]}\n")
+                                     << QStringLiteral("rl.yaml:4: rate_limit.replaces: a limit cannot replace itself ('x')");
+    QTest::newRow("replaces without a name") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1, replaces: [{}]}\n")
+                                             << QStringLiteral("rl.yaml:4: rate_limit.replaces: each entry needs a name");
+    QTest::newRow("unlimited with a unit") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unlimited: true, unit: second}\n")
+                                           << QStringLiteral("rl.yaml:4: rate_limit.unit: an unlimited limit has no unit");
+    QTest::newRow("twice without limits") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    value: v\n  - key: a\n    value: v\n")
+                                          << QStringLiteral("rl.yaml:5: key: a descriptor with the same key and value");
+    QTest::newRow("share_threshold without a wildcard") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    value: v\n    share_threshold: true\n")
+                                                        << QStringLiteral("rl.yaml:3: share_threshold: only a value with a wildcard");
+    QTest::newRow("metadata not a map") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    metadata: [1]\n")
+                                        << QStringLiteral("rl.yaml:4: metadata: must be a map");
     QTest::newRow("user not on the path") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1}\n    tollgate: {user: b}\n")
                                           << QStringLiteral("rl.yaml:5: tollgate.user: 'b' is not a key of this descriptor's path");
     QTest::newRow("bad policy field") << QByteArray("domain: d\ndescriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1}\n    tollgate: {ban: forever-ish}\n")
@@ -224,6 +235,55 @@ descriptors:
     QCOMPARE(matchDescriptor(domain, descriptor({{"remote_address", "1.2.3.4"}, {"path", "a|b"}})).user,
              QByteArray("1.2.3.4|a\\|b")); // '|' escaped: no two value pairs share a subject
     QCOMPARE(matchDescriptor(domain, descriptor({{"path", ""}})).user, QByteArray("\"\""));
+}
+
+void ServiceConfigTest::wildcardsAnywhere()
+{
+    const auto config = parse(R"(
+domain: d
+descriptors:
+  - key: route
+    value: /api/*/action
+    rate_limit: {unit: minute, requests_per_unit: 1}
+  - key: route
+    value: foo*bar*baz
+    rate_limit: {unit: minute, requests_per_unit: 2}
+  - key: route
+    value: shared/*
+    share_threshold: true
+    value_to_metric: true
+    metadata: {team: search, limits: [1, "two", true]}
+    rate_limit: {unit: minute, requests_per_unit: 3}
+  - key: method
+    value_to_metric: true
+    rate_limit: {unit: minute, requests_per_unit: 4}
+)");
+    QVERIFY2(config, qPrintable(config ? QString() : config.error().message));
+    const DomainConfig& domain = *config->domain("d");
+    const auto limitOf = [&](const QByteArray& value) {
+        const DescriptorMatch m = matchDescriptor(domain, descriptor({{"route", value}}));
+        return m.rule && m.rule->rateLimit ? m.rule->rateLimit->requestsPerUnit : -1;
+    };
+    QCOMPARE(limitOf("/api/v1/action"), 1);
+    QCOMPARE(limitOf("/api//action"), 1);       // a * may match nothing
+    QCOMPARE(limitOf("/api/v1/other"), -1);     // the suffix must match
+    QCOMPARE(limitOf("/api/action"), -1);       // prefix and suffix may not overlap
+    QCOMPARE(limitOf("fooXbarYbaz"), 2);
+    QCOMPARE(limitOf("foobarbaz"), 2);
+    QCOMPARE(limitOf("foobazbar"), -1);         // the parts in order
+    QCOMPARE(limitOf("shared/a"), 3);
+    // share_threshold: the pattern is the subject, so every value shares one counter.
+    QCOMPARE(matchDescriptor(domain, descriptor({{"route", "shared/a"}})).user, QByteArray("shared/*"));
+    QCOMPARE(matchDescriptor(domain, descriptor({{"route", "/api/v1/action"}})).user, QByteArray("/api/v1/action"));
+    // value_to_metric: the request's value in the metric's name, unless the threshold is shared.
+    QCOMPARE(matchDescriptor(domain, descriptor({{"method", "GET"}})).metricPath, QByteArray("method_GET"));
+    QCOMPARE(matchDescriptor(domain, descriptor({{"route", "shared/a"}})).metricPath, QByteArray("route_shared/*"));
+    const DescriptorMatch shared = matchDescriptor(domain, descriptor({{"route", "shared/b"}}));
+    QCOMPARE(shared.rule->metadata, QByteArray(R"({"limits":[1,"two",true],"team":"search"})"));
+    // Noted by check-config: a * inside a value, which older releases took literally.
+    const QString notes = QStringList(config->notes.begin(), config->notes.end()).join(QLatin1Char('\n'));
+    QVERIFY2(notes.contains(QStringLiteral("rl.yaml:4: d.route_/api/*/action: a wildcard inside")), qPrintable(notes));
+    QVERIFY2(!notes.contains(QStringLiteral("route_shared/*: a wildcard")), qPrintable(notes));
 }
 
 void ServiceConfigTest::longSubjectsAreHashed()

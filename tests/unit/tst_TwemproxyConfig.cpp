@@ -1,7 +1,7 @@
 // The parts of the Twemproxy mode that need no proxy: nutcracker's YAML pools, the URL, and the
 // commands a Twemproxy client lets through (and how it rewrites a read-only script call).
 
-#include "core/redis/ConnectionOptions.h"
+#include "core/client/ConnectionOptions.h"
 #include "core/client/NutcrackerConfig.h"
 #include "core/client/TwemproxyCommands.h"
 

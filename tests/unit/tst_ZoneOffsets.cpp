@@ -1,7 +1,7 @@
-// The UTC-offset tables hit.lua gets for a policy's IANA zone (core/limits/ZoneOffsets.h),
+// The UTC-offset tables hit.lua gets for a policy's IANA zone (core/policies/ZoneOffsets.h),
 // checked against known DST changes; the script side is tests/integration/tst_LimiterEdges.cpp.
 
-#include "core/limits/ZoneOffsets.h"
+#include "core/policies/ZoneOffsets.h"
 
 #include <QDateTime>
 #include <QtTest>

@@ -113,7 +113,8 @@ void ClusterMonitor::sampleSentinel()
                 return;
             }
             auto shared = std::make_shared<SentinelTopology>(std::move(*topology));
-            std::vector<ClusterNode> nodes{nodeAt(shared->primary)};
+            std::vector<ClusterNode> nodes{
+                {{}, shared->primary.host, shared->primary.port, true, false}};
             for (const SentinelTopology::Replica& replica : shared->replicas)
                 nodes.push_back({{}, replica.address.host, replica.address.port, false, false});
             sampleNodeStats(m_nodes.get(), nodes, this, [this, shared](Result<ClusterStats> stats) {

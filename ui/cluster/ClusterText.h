@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 #include "ui/cluster/ClusterNodesModel.h"
 
 #include <QStringList>

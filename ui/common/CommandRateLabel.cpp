@@ -1,6 +1,6 @@
 #include "ui/common/CommandRateLabel.h"
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QLocale>
 

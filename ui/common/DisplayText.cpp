@@ -1,6 +1,6 @@
 #include "ui/common/DisplayText.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 
 #include <QDateTime>
 #include <QLocale>

@@ -1,6 +1,6 @@
 #include "ui/common/ExpiryChooser.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 
 #include <QButtonGroup>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #include "ui/common/OverrideText.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
 #include "ui/common/Session.h"
 
 #include "core/cluster/ClusterEvents.h"
-#include "core/limits/LimitEvent.h"
 #include "core/cluster/Topology.h"
-#include "core/limits/KeyLayout.h"
+#include "core/keys/KeyLayout.h"
+#include "core/moderation/LimitEvent.h"
 #include "core/scripts/PermissionCheck.h"
 
 #include <QDir>

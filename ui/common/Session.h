@@ -1,12 +1,12 @@
 #pragma once
 
 #include "core/audit/AuditLog.h"
-#include "core/limits/KeySchema.h"
-#include "core/limits/Limiter.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/Overrides.h"
-#include "core/limits/PolicyStore.h"
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
+#include "core/limiter/Limiter.h"
+#include "core/moderation/Moderation.h"
+#include "core/moderation/Overrides.h"
+#include "core/policies/PolicyStore.h"
 
 namespace tollgate {
 class ClusterEvents;

@@ -1,6 +1,6 @@
 #include "ui/connection/ConnectionProfile.h"
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,6 +1,6 @@
 #include "ui/connection/ServerText.h"
 
-#include "core/redis/Client.h"
+#include "core/client/Client.h"
 
 #include <QCoreApplication>
 

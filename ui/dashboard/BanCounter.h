@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/BanCensus.h"
 #include "core/redis/Error.h"
+#include "core/subjects/BanCensus.h"
 
 #include "ui/dashboard/PassLoop.h"
 

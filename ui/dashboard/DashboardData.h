@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/HitResult.h"
+#include "core/limiter/HitResult.h"
 
 #include <QByteArray>
 #include <QVector>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/Subject.h"
 #include "core/redis/Error.h"
+#include "core/subjects/Subject.h"
 #include "ui/dashboard/DashboardData.h"
 
 #include "ui/dashboard/PassLoop.h"

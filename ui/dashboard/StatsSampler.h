@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Policy.h"
+#include "core/policies/Policy.h"
 #include "core/redis/Error.h"
 #include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardData.h"

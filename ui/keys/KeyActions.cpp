@@ -1,6 +1,6 @@
 #include "ui/keys/KeyActions.h"
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/keys/ValueViewer.h"

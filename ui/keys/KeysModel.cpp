@@ -1,6 +1,6 @@
 #include "ui/keys/KeysModel.h"
 
-#include "core/limits/KeyTypes.h"
+#include "core/keys/KeyTypes.h"
 #include "core/redis/Context.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
+#include "core/keys/KeySchema.h"
 #include "ui/common/ByteBlocks.h"
 #include "ui/keys/KeyTemplate.h"
 

@@ -1,7 +1,7 @@
 #include "ui/keys/KeysPage.h"
 
-#include "core/limits/KeyDeletion.h"
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
+#include "core/keys/KeyDeletion.h"
 #include "ui/common/Ask.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ReasonPrompt.h"

@@ -1,6 +1,6 @@
 #include "ui/keys/NoTtlModel.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/keys/KeysModel.h"
 
 namespace tollgate::ui {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

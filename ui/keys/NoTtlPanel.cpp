@@ -1,6 +1,6 @@
 #include "ui/keys/NoTtlPanel.h"
 
-#include "core/limits/Repair.h"
+#include "core/keys/Repair.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"

@@ -1,6 +1,6 @@
 #include "ui/keys/StateDecoding.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

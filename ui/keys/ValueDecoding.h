@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limits/KeySchema.h"
-#include "core/limits/Policy.h"
+#include "core/keys/KeySchema.h"
+#include "core/policies/Policy.h"
 #include "core/redis/CommandBuilder.h"
 #include "core/redis/Reply.h"
 

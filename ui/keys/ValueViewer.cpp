@@ -1,6 +1,6 @@
 #include "ui/keys/ValueViewer.h"
 
-#include "core/limits/KeyTypes.h"
+#include "core/keys/KeyTypes.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"

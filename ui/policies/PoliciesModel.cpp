@@ -1,6 +1,6 @@
 #include "ui/policies/PoliciesModel.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 
 #include <QDateTime>
 

@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyDiff.h"
 
-#include "core/limits/FailurePolicy.h"
+#include "core/policies/FailurePolicy.h"
 
 #include <QCoreApplication>
 

@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyEditor.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/common/Ask.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"

@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyHistoryPanel.h"
 
-#include "core/limits/IdText.h"
+#include "core/keys/IdText.h"
 #include "ui/common/Ask.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"

@@ -1,7 +1,7 @@
 #include "ui/policies/PolicyPreview.h"
 
-#include "core/limits/Subjects.h"
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
+#include "core/subjects/Subjects.h"
 #include "ui/common/Session.h"
 
 #include <QMap>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Policy.h"
+#include "core/policies/Policy.h"
 
 #include <QObject>
 #include <atomic>

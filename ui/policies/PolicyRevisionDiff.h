@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/PolicyHistory.h"
+#include "core/policies/PolicyHistory.h"
 
 #include <QWidget>
 

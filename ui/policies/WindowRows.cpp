@@ -1,6 +1,6 @@
 #include "ui/policies/WindowRows.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/policies/CountSpinBox.h"
 
 #include <QHBoxLayout>

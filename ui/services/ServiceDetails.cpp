@@ -1,6 +1,6 @@
 #include "ui/services/ServiceDetails.h"
 
-#include "core/services/ServiceRegistry.h"
+#include "core/registry/ServiceRegistry.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

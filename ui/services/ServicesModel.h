@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/services/ServiceRegistry.h"
+#include "core/registry/ServiceRegistry.h"
 
 #include <QAbstractTableModel>
 

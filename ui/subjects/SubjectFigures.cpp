@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectFigures.h"
 
-#include "core/limits/Usage.h"
+#include "core/subjects/Usage.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

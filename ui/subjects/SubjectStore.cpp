@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectStore.h"
 
-#include "core/limits/Usage.h"
+#include "core/subjects/Usage.h"
 
 namespace tollgate::ui {
 

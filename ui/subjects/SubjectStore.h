@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Subject.h"
+#include "core/subjects/Subject.h"
 #include "ui/common/ByteBlocks.h"
 #include "ui/subjects/RowIndex.h"
 

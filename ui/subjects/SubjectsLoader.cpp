@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectsLoader.h"
 
-#include "core/limits/Subjects.h"
+#include "core/subjects/Subjects.h"
 
 namespace tollgate::ui {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Subject.h"
+#include "core/subjects/Subject.h"
 #include "ui/common/Session.h"
 
 #include <QObject>
@@ -13,7 +13,7 @@
 
 namespace tollgate::ui {
 
-/// Feeds the Subjects page from the core enumeration (core/limits/Subjects), gently:
+/// Feeds the Subjects page from the core enumeration (core/subjects/Subjects), gently:
 ///  - the first pass streams every subject at full speed (SCAN COUNT 1000, pipelined reads,
 ///    a few batches in flight), batch by batch;
 ///  - afterwards only: the visible rows (hit.lua peeks, every ~2 s), the subjects named by

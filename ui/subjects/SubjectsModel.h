@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Subject.h"
+#include "core/subjects/Subject.h"
 #include "ui/subjects/SubjectOrder.h"
 #include "ui/subjects/SubjectStore.h"
 

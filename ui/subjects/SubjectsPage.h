@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/PolicyStore.h"
+#include "core/policies/PolicyStore.h"
 #include "ui/common/Session.h"
 
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Moderation.h"
+#include "core/moderation/Moderation.h"
 #include "ui/common/Session.h"
 
 #include <QDialog>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limits/Overrides.h"
+#include "core/moderation/Overrides.h"
 #include "ui/common/Session.h"
 
 #include <QWidget>

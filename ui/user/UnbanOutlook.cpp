@@ -1,6 +1,6 @@
 #include "ui/user/UnbanOutlook.h"
 
-#include "core/limits/Duration.h"
+#include "core/policies/Duration.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

@@ -1,8 +1,8 @@
 #include "ui/user/UserActions.h"
 
-#include "core/limits/Duration.h"
-#include "core/limits/Usage.h"
-#include "core/redis/Scan.h"
+#include "core/client/Scan.h"
+#include "core/policies/Duration.h"
+#include "core/subjects/Usage.h"
 #include "ui/common/DisplayText.h"
 #include "ui/user/Guarded.h"
 

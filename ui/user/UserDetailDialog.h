@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/audit/AuditLog.h"
-#include "core/limits/HitResult.h"
-#include "core/limits/Moderation.h"
-#include "core/limits/Policy.h"
+#include "core/limiter/HitResult.h"
+#include "core/moderation/Moderation.h"
+#include "core/policies/Policy.h"
 #include "ui/common/Session.h"
 #include "ui/user/UserActions.h"
 

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "core/client/Client.h"
+#include "core/keys/KeySchema.h"
+
+#include <vector>
+
+namespace tollgate {
+
+struct BanRequest
+{
+    QByteArray user;
+    QByteArray action; // empty = every action of the user
+    QString actor;     // who: required
+    QString reason;    // why: required
+    qint64 durationMs = 0;
+    qint64 untilMs = 0; // absolute epoch ms; both 0 = permanent
+};
+
+struct BanInfo
+{
+    QByteArray user;
+    QByteArray action; // empty = every action
+    QString reason;
+    QString actor;
+    QString source; // manual | auto
+    qint64 createdMs = 0;
+    qint64 untilMs = 0; // 0 = permanent
+    qint64 ttlMs = -1;  // PTTL when read; -1 = none
+};
+
+/// Ban, unban and reset, each one script that also appends to the user's audit stream;
+/// each also lands in the global audit stream with the actor.
+class Moderation
+{
+public:
+    Moderation(Client* client, KeySchema schema);
+
+    void ban(const BanRequest& request, Context context, Callback<BanInfo> done) const;
+    /// Removes the action's ban, or with an empty action every ban of the user.
+    /// Delivers how many bans were removed.
+    void unban(const QByteArray& user, const QByteArray& action, const QString& actor,
+               const QString& reason, Context context, Callback<qint64> done) const;
+    /// Deletes the counters of one action (or of every action). Delivers the number deleted.
+    void reset(const QByteArray& user, const QByteArray& action, const QString& actor,
+               const QString& reason, Context context, Callback<qint64> done) const;
+    /// unban() and reset() for keys the caller already found (the key inspector's
+    /// selection): the same scripts, audit entries and events, for exactly these keys.
+    void unbanKeys(const QByteArray& user, const QByteArray& action, const QList<QByteArray>& keys,
+                   const QString& actor, const QString& reason, Context context,
+                   Callback<qint64> done) const;
+    void resetKeys(const QByteArray& user, const QByteArray& action, const QList<QByteArray>& keys,
+                   const QString& actor, const QString& reason, Context context,
+                   Callback<qint64> done) const;
+    /// Every ban of a user: SCAN MATCH of the user's own prefix, then HGETALL + PTTL of each.
+    void bans(const QByteArray& user, Context context, Callback<std::vector<BanInfo>> done) const;
+    /// The user-wide ban and the bans of these actions, addressed through the key schema (no
+    /// SCAN): HGETALL + PTTL of each ban key; missing ones are left out.
+    void bansOf(const QByteArray& user, const QList<QByteArray>& actions, Context context,
+                Callback<std::vector<BanInfo>> done) const;
+
+    /// Parses a ban hash (HGETALL pairs).
+    static BanInfo banFromFields(const QByteArray& user,
+                                 const QList<QPair<QByteArray, QByteArray>>& fields);
+
+private:
+    /// Keys of one user (SCAN with the user's pattern), parsed, filtered by `accept`.
+    void userKeys(const QByteArray& user, std::function<bool(const KeySchema::Parsed&)> accept,
+                  Callback<QList<QByteArray>> done) const;
+
+    /// HGETALL + PTTL of each of the user's ban keys, pipelined.
+    void readBans(const QByteArray& user, const QList<QByteArray>& keys, Context context,
+                  Callback<std::vector<BanInfo>> done) const;
+
+    Client* m_client;
+    KeySchema m_schema;
+};
+
+} // namespace tollgate

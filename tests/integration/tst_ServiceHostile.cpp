@@ -1,0 +1,195 @@
+// tollgated under clients that misbehave and a Redis that stops answering: half-sent HTTP
+// requests are closed, connections past the cap are refused, running out of file descriptors
+// neither spins nor leaves new clients hanging once descriptors are free, and with Redis frozen
+// every decision (requests sent behind others on one connection too) gets the failure policy's
+// answer. How fast is measured in bench/service/frozen_redis.py, not here.
+#include "tests/support/RedisServer.h"
+#include "tests/support/ServiceProcess.h"
+#include "tests/support/TestEnv.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTcpSocket>
+#include <QThread>
+#include <QtTest>
+#include <csignal>
+#include <unistd.h>
+
+using namespace tollgate::test;
+
+namespace {
+
+QByteArray decideRequest(const QByteArray& value)
+{
+    const QByteArray body = R"({"domain":"edge","descriptors":[{"entries":[{"key":"remote_address","value":")" +
+                            value + R"("}]}]})";
+    return "POST /v1/decide HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: " +
+           QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
+
+// Everything the server sends until it has sent `answers` complete answers (or `timeoutMs`).
+QList<QByteArray> readAnswers(QTcpSocket& socket, int answers, int timeoutMs)
+{
+    QByteArray buffer;
+    QList<QByteArray> bodies;
+    QElapsedTimer clock;
+    clock.start();
+    while (bodies.size() < answers && clock.elapsed() < timeoutMs) {
+        const qsizetype end = buffer.indexOf("\r\n\r\n");
+        if (end >= 0) {
+            const QByteArray head = buffer.left(end).toLower();
+            const qsizetype at = head.indexOf("content-length:");
+            const qsizetype length =
+                head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toLongLong();
+            if (buffer.size() >= end + 4 + length) {
+                bodies << buffer.left(end + 4 + length);
+                buffer.remove(0, end + 4 + length);
+                continue;
+            }
+        }
+        if (socket.waitForReadyRead(100))
+            buffer += socket.readAll();
+        else if (socket.state() != QAbstractSocket::ConnectedState)
+            break;
+    }
+    return bodies;
+}
+
+// CPU seconds the process has used (user + system), from /proc.
+double cpuSeconds(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray text = stat.readAll();
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    return (fields.value(11).toDouble() + fields.value(12).toDouble()) / double(sysconf(_SC_CLK_TCK));
+}
+
+} // namespace
+
+class ServiceHostileTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void halfSentRequestIsClosed();
+    void connectionsPastTheCapAreRefused();
+    void outOfDescriptorsNeitherSpinsNorHangs();
+    void frozenRedisGetsTheFailurePolicysAnswer();
+
+private:
+    QString config() const { return sourcePath(QStringLiteral("tests/data/service_edge.yaml")); }
+    RedisServer m_redis;
+};
+
+void ServiceHostileTest::initTestCase()
+{
+    QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
+}
+
+void ServiceHostileTest::halfSentRequestIsClosed()
+{
+    ServiceProcess service;
+    QVERIFY2(service.start(m_redis.url(), config()), qPrintable(service.errorString()));
+    QTcpSocket socket;
+    socket.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+    QVERIFY(socket.waitForConnected(5000));
+    socket.write("POST /v1/decide HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"domain\":");
+    QVERIFY(socket.waitForBytesWritten(5000));
+    // The request's deadline is 10 s (docs/service.md); the connection is closed then, with
+    // nothing answered.
+    QVERIFY(socket.state() == QAbstractSocket::UnconnectedState || socket.waitForDisconnected(20000));
+    QVERIFY(socket.readAll().isEmpty());
+}
+
+void ServiceHostileTest::connectionsPastTheCapAreRefused()
+{
+    ServiceProcess service;
+    QVERIFY2(service.start(m_redis.url(), config(), {QStringLiteral("--http-max-connections"), QStringLiteral("3")}),
+             qPrintable(service.errorString()));
+    std::vector<std::unique_ptr<QTcpSocket>> open;
+    for (int i = 0; i < 3; ++i) {
+        open.push_back(std::make_unique<QTcpSocket>());
+        open.back()->connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+        QVERIFY(open.back()->waitForConnected(5000));
+    }
+    QThread::msleep(200); // accepted by the server
+    QTcpSocket extra;
+    extra.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+    QVERIFY(extra.waitForConnected(5000));
+    const QList<QByteArray> refused = readAnswers(extra, 1, 5000);
+    QCOMPARE(refused.size(), 1);
+    QVERIFY2(refused[0].startsWith("HTTP/1.1 503"), refused[0].constData());
+    // The ones within the cap are served.
+    open[0]->write(decideRequest("10.1.0.1"));
+    const QList<QByteArray> served = readAnswers(*open[0], 1, 5000);
+    QCOMPARE(served.size(), 1);
+    QVERIFY2(served[0].startsWith("HTTP/1.1 200"), served[0].constData());
+}
+
+void ServiceHostileTest::outOfDescriptorsNeitherSpinsNorHangs()
+{
+    ServiceProcess service;
+    QVERIFY2(service.start(m_redis.url(), config()), qPrintable(service.errorString()));
+    // Few descriptors left: tollgated's own (Redis, gRPC, inotify...) and a few more.
+    const int fds = int(QDir(QStringLiteral("/proc/%1/fd").arg(service.pid())).count()) - 2;
+    QProcess prlimit;
+    prlimit.start(QStringLiteral("prlimit"), {QStringLiteral("--pid"), QString::number(service.pid()),
+                                              QStringLiteral("--nofile=%1:%1").arg(fds + 8)});
+    QVERIFY(prlimit.waitForFinished(10000));
+    QCOMPARE(prlimit.exitCode(), 0);
+    std::vector<std::unique_ptr<QTcpSocket>> flood;
+    for (int i = 0; i < 40; ++i) {
+        flood.push_back(std::make_unique<QTcpSocket>());
+        flood.back()->connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+        flood.back()->waitForConnected(2000); // the kernel completes it; the server cannot accept
+    }
+    QThread::msleep(500);
+    const double before = cpuSeconds(service.pid());
+    QThread::msleep(2000);
+    const double used = cpuSeconds(service.pid()) - before;
+    // A loop on accept4 = EMFILE takes the whole core (2 s of CPU in 2 s).
+    QVERIFY2(used < 0.5, qPrintable(QStringLiteral("%1 s of CPU in 2 s").arg(used)));
+    flood.clear(); // descriptors free again: a new client is served
+    QTcpSocket client;
+    client.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+    QVERIFY(client.waitForConnected(5000));
+    client.write(decideRequest("10.1.0.2"));
+    const QList<QByteArray> answers = readAnswers(client, 1, 15000);
+    QCOMPARE(answers.size(), 1);
+    QVERIFY2(answers[0].startsWith("HTTP/1.1 200"), answers[0].constData());
+}
+
+void ServiceHostileTest::frozenRedisGetsTheFailurePolicysAnswer()
+{
+    ServiceProcess service;
+    QVERIFY2(service.start(m_redis.url() + QStringLiteral("?timeout=100"), config(),
+                           {QStringLiteral("--on-error"), QStringLiteral("deny")}),
+             qPrintable(service.errorString()));
+    QVERIFY2(service.waitForLog("unchanged"), service.stderrText().constData());
+    QTcpSocket socket;
+    socket.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+    QVERIFY(socket.waitForConnected(5000));
+    ::kill(pid_t(m_redis.processId()), SIGSTOP);
+    // Two requests sent at once on one connection: each answered, in order, by the failure
+    // policy (deny: OVER_LIMIT), never with an error.
+    socket.write(decideRequest("10.2.0.1") + decideRequest("10.2.0.2"));
+    const QList<QByteArray> answers = readAnswers(socket, 2, 10000);
+    const PythonRun grpc = runRlsClient({service.grpcTarget(), QStringLiteral("decide")},
+                                        R"({"domain":"edge","descriptors":[{"entries":[{"key":"remote_address","value":"10.2.0.3"}]}]})"
+                                        "\n");
+    ::kill(pid_t(m_redis.processId()), SIGCONT);
+    QCOMPARE(answers.size(), 2);
+    for (const QByteArray& answer : answers) {
+        QVERIFY2(answer.startsWith("HTTP/1.1 200"), answer.constData());
+        QVERIFY2(answer.contains(R"("overall_code":"OVER_LIMIT")"), answer.constData());
+    }
+    QCOMPARE(grpc.lines.size(), 1);
+    QVERIFY2(grpc.lines[0].contains(R"("overall_code": "OVER_LIMIT")"), grpc.lines[0].constData());
+}
+
+QTEST_GUILESS_MAIN(ServiceHostileTest)
+#include "tst_ServiceHostile.moc"
