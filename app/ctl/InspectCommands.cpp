@@ -171,7 +171,7 @@ private:
                 // A cluster has no global stream users' changes reach: the view is merged from
                 // theirs.
                 client()->whenModeKnown(nullptr, [&, done] {
-                    if (client()->isCluster() && m_user.isEmpty())
+                    if (client()->keysInOneSlot() && m_user.isEmpty())
                         latestMergedAudit(client(), schema(), m_count, {}, nullptr, done);
                     else
                         log.latest(m_user, m_count, nullptr, done);

@@ -1,5 +1,7 @@
 #include "core/audit/AuditLog.h"
 
+#include <algorithm>
+
 namespace tollgate {
 
 AuditEntry AuditEntry::fromStreamEntry(const Reply& entry)
@@ -28,6 +30,15 @@ AuditEntry AuditEntry::fromStreamEntry(const Reply& entry)
             out.detail = QStringLiteral("count=") + QString::fromUtf8(value);
     }
     return out;
+}
+
+bool AuditEntry::newerThan(const AuditEntry& other) const
+{
+    auto order = [](const QByteArray& id) {
+        const qsizetype dash = id.indexOf('-');
+        return std::pair{id.left(dash).toLongLong(), dash < 0 ? 0 : id.mid(dash + 1).toLongLong()};
+    };
+    return order(id) > order(other.id);
 }
 
 AuditLog::AuditLog(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema))
@@ -73,6 +84,28 @@ void AuditLog::range(const QByteArray& user, Command command, Context context,
 void AuditLog::readEntries(Client* client, const Command& command, Context context,
                            Callback<std::vector<AuditEntry>> done)
 {
+    if (client->isTwemproxy()) {
+        const bool newestFirst = command.value(0) == "XREVRANGE";
+        const qsizetype count = command.value(command.size() - 1).toLongLong();
+        client->executeOnEveryPrimary(command, nullptr, [=](std::vector<Result<Reply>> replies) {
+            std::vector<AuditEntry> entries;
+            for (const Result<Reply>& reply : replies) {
+                if (!reply) {
+                    deliver(context, done, Result<std::vector<AuditEntry>>(reply.error()));
+                    return;
+                }
+                for (const Reply& element : reply->elements)
+                    entries.push_back(AuditEntry::fromStreamEntry(element));
+            }
+            std::sort(entries.begin(), entries.end(), [newestFirst](const AuditEntry& a, const AuditEntry& b) {
+                return newestFirst ? a.newerThan(b) : b.newerThan(a);
+            });
+            if (count > 0 && qsizetype(entries.size()) > count)
+                entries.resize(size_t(count));
+            deliver(context, done, Result<std::vector<AuditEntry>>(std::move(entries)));
+        });
+        return;
+    }
     client->execute(command, nullptr, [context, done](Result<Reply> reply) {
         if (!reply) {
             deliver(context, done, Result<std::vector<AuditEntry>>(reply.error()));

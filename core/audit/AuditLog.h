@@ -21,6 +21,8 @@ struct AuditEntry
     QString detail;
 
     static AuditEntry fromStreamEntry(const Reply& entry);
+    /// Stream ids in order: by time, then sequence.
+    bool newerThan(const AuditEntry& other) const;
 };
 
 /// Reads the audit streams. The write scripts (ban, unban, reset, policy_set, policy_delete and

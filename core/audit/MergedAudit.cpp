@@ -1,6 +1,7 @@
 #include "core/audit/MergedAudit.h"
 
 #include "core/client/Scan.h"
+#include "core/client/TwemproxyBackends.h"
 
 #include <QMutex>
 #include <algorithm>
@@ -9,16 +10,9 @@ namespace tollgate {
 
 namespace {
 
-// "<ms>-<seq>" as numbers: stream ids order by time, then sequence.
-std::pair<qint64, qint64> idOrder(const QByteArray& id)
-{
-    const qsizetype dash = id.indexOf('-');
-    return {id.left(dash).toLongLong(), dash < 0 ? 0 : id.mid(dash + 1).toLongLong()};
-}
-
 bool newerFirst(const AuditEntry& a, const AuditEntry& b)
 {
-    return idOrder(a.id) > idOrder(b.id);
+    return a.newerThan(b);
 }
 
 // The reads of one merge. A routing client may answer from several worker threads: locked.
@@ -30,7 +24,7 @@ struct Merge
     QByteArray afterId;           // only entries newer than this one; empty = all
     std::vector<AuditEntry> kept; // newest first, at most count
     int readsOut = 0;
-    bool scanDone = false;
+    int scansOut = 1; // one per server scanned: the backends of a Twemproxy pool
     std::optional<Error> error;
     Context context;
     Callback<std::vector<AuditEntry>> done;
@@ -57,7 +51,7 @@ struct Merge
     // Called with the mutex held.
     void finishIfDone()
     {
-        if (!scanDone || readsOut > 0 || !done)
+        if (scansOut > 0 || readsOut > 0 || !done)
             return;
         auto callback = std::exchange(done, nullptr);
         deliver(context, callback,
@@ -120,19 +114,35 @@ void latestMergedAudit(Client* client, const KeySchema& schema, int count,
     scan.pattern = schema.allAuditStreamsPattern();
     scan.type = QByteArrayLiteral("stream");
     scan.count = 1000;
-    scanKeys(
-        client, scan,
-        [client, merge](const QList<QByteArray>& keys) {
-            readBatch(client, merge, keys);
-            return true;
-        },
-        [merge](Result<qint64> scanned) {
-            QMutexLocker lock(&merge->mutex);
-            if (!scanned && !merge->error)
-                merge->error = scanned.error();
-            merge->scanDone = true;
-            merge->finishIfDone();
-        });
+    // Each server's streams are read where SCAN found them: a pool's backends one by one (the
+    // proxy forwards neither SCAN nor XREVRANGE), a cluster's nodes through its router.
+    std::vector<Client*> servers{client};
+    if (TwemproxyBackends* backends = client->twemproxyBackends()) {
+        if (backends->isEmpty()) {
+            deliver(context, merge->done,
+                    Result<std::vector<AuditEntry>>(
+                        TwemproxyBackends::missing(QStringLiteral("The audit log"))));
+            return;
+        }
+        servers.clear();
+        for (int i = 0; i < backends->size(); ++i)
+            servers.push_back(backends->at(i));
+        merge->scansOut = int(servers.size());
+    }
+    for (Client* server : servers)
+        scanKeys(
+            server, scan,
+            [server, merge](const QList<QByteArray>& keys) {
+                readBatch(server, merge, keys);
+                return true;
+            },
+            [merge](Result<qint64> scanned) {
+                QMutexLocker lock(&merge->mutex);
+                if (!scanned && !merge->error)
+                    merge->error = scanned.error();
+                --merge->scansOut;
+                merge->finishIfDone();
+            });
 }
 
 } // namespace tollgate

@@ -1,5 +1,7 @@
 #include "core/client/Client.h"
 
+#include "core/client/TwemproxyBackends.h"
+#include "core/client/TwemproxyCommands.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/redis/Connection.h"
 #include "core/redis/IoThreads.h"
@@ -19,6 +21,8 @@ Client::Client(ConnectionOptions options, QObject* parent)
 {
     qRegisterMetaType<tollgate::ConnectionState>();
     qRegisterMetaType<tollgate::Error>();
+    if (m_options.twemproxy.enabled)
+        m_options.clientName.clear(); // the proxy forwards no CLIENT SETNAME: no handshake but AUTH
     // Where the connection goes when its address alone cannot say: through the SSH tunnel
     // these options share, to the server the sentinels name. Made here, moved along.
     m_connection = new Connection(
@@ -26,6 +30,8 @@ Client::Client(ConnectionOptions options, QObject* parent)
     if (m_options.sentinel.enabled())
         m_connection->setLocator(new SentinelLocator(m_options, m_connection));
     m_connection->moveToThread(m_thread);
+    if (m_options.twemproxy.enabled)
+        m_backends = std::make_unique<TwemproxyBackends>(m_options);
 
     // The atomic state is updated on the worker thread so it is current for every caller;
     // the signal is re-emitted on this object's thread.
@@ -104,6 +110,8 @@ void Client::open()
                 probeMode();
         },
         Qt::QueuedConnection);
+    if (m_options.twemproxy.enabled)
+        probeHashTag();
 }
 
 Error Client::lastError() const
@@ -205,6 +213,14 @@ void Client::execute(EncodedCommand command, Context context, Callback<Reply> do
         deliver(context, done,
                 Result<Reply>(ErrorKind::InvalidInput, QStringLiteral("empty command")));
         return;
+    }
+    if (m_backends) {
+        Result<EncodedCommand> forwarded = twemproxyCommand(std::move(command));
+        if (!forwarded) {
+            deliver(context, done, Result<Reply>(forwarded.error()));
+            return;
+        }
+        command = std::move(*forwarded);
     }
     m_commands.fetch_add(1, std::memory_order_relaxed);
     // Already on the worker thread (a callback chaining its next command): no event to
@@ -328,6 +344,14 @@ void Client::executeBatch(std::vector<Command> commands, Context context,
             store(Error{ErrorKind::InvalidInput, QStringLiteral("empty command")});
             continue;
         }
+        if (m_backends) {
+            Result<EncodedCommand> forwarded = twemproxyCommand(std::move(command));
+            if (!forwarded) {
+                store(forwarded.error());
+                continue;
+            }
+            command = std::move(*forwarded);
+        }
         pending.push_back({std::move(command), std::move(store), caller, {}, nullptr});
     }
     if (pending.empty())
@@ -357,6 +381,13 @@ void Client::executePipeline(EncodedPipeline pipeline, Context context,
         replies->settleAll(Error{ErrorKind::Closed, QStringLiteral("client closed")});
         return;
     }
+    if (m_backends) // one refused command would close the proxy's connection under all of them
+        for (qsizetype i = 0; i < pipeline.count(); ++i)
+            if (const Status forwarded = twemproxyForwards(pipeline.command(i).bytes());
+                !forwarded) {
+                replies->settleAll(forwarded.error());
+                return;
+            }
     m_commands.fetch_add(quint64(pipeline.count()), std::memory_order_relaxed);
     Pending pending{EncodedCommand(), nullptr, callerOf(context), std::move(pipeline), replies};
     if (QThread::currentThread() == m_thread && canSendNow(pending.command)) {

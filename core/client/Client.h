@@ -18,6 +18,7 @@ namespace tollgate {
 
 class BatchReplies;
 class ClusterRouter;
+class TwemproxyBackends;
 class ReplyOrder;
 class Connection;
 
@@ -79,6 +80,23 @@ public:
     /// from open() until the server has answered (or the first attempt failed).
     bool isCluster() const { return m_cluster.load(); }
     bool isModeKnown() const { return !m_probing.load(); }
+    /// Through a Twemproxy pool (redis+twemproxy://): only what the proxy forwards is sent
+    /// (anything else fails with InvalidInput before it reaches the proxy, which would close
+    /// the connection), EVALSHA_RO goes as EVALSHA, and whole-server work goes to
+    /// twemproxyBackends().
+    bool isTwemproxy() const { return m_options.twemproxy.enabled; }
+    /// The pool's backends, one client each (empty when the URL names none); null unless
+    /// isTwemproxy().
+    TwemproxyBackends* twemproxyBackends() const { return m_backends.get(); }
+    /// Through Twemproxy: why the pool cannot keep a script's keys together (no hash_tag "{}",
+    /// found at open by asking which backend answers for keys of one tag), else empty.
+    QString twemproxyWarning() const;
+    /// Whether each script call must keep its keys under one hash tag (KeyLayout): on a Redis
+    /// Cluster, through Twemproxy (hash_tag "{}") and on a pool's backend.
+    bool keysInOneSlot() const
+    {
+        return isCluster() || m_options.twemproxy.enabled || m_options.twemproxy.backendOfPool;
+    }
     /// Runs `call` on context's thread (worker thread for a null context) once the mode is
     /// known: at once when it is, or when the client is not opened yet (its commands then go
     /// out as to a standalone server). For callers that build keys before sending.
@@ -155,6 +173,7 @@ private:
     void sendPipeline(Pending pending);  // sendNow() of a pipeline
     bool canSendNow(const EncodedCommand& command) const; // worker thread: no queueing needed
     void probeMode();                    // on the worker thread: HELLO, then setMode()
+    void probeHashTag();                 // Twemproxy: does the pool keep a tag together?
     void setMode(bool cluster);          // on the worker thread
     void noteNode(const QString& node);  // on the worker thread, when connected
 
@@ -167,12 +186,14 @@ private:
     std::atomic<bool> m_probing{false}; // HELLO in flight: commands wait in m_pending
     bool m_probeAgain = false;          // the first probe failed: ask again once connected
     ClusterRouter* m_router = nullptr;  // cluster mode only; lives on m_thread
+    std::unique_ptr<TwemproxyBackends> m_backends; // Twemproxy only
     std::shared_ptr<ReplyOrder> m_replyOrder; // cluster mode only: replies come from many nodes
     std::vector<std::pair<Context, std::function<void()>>> m_modeWaiters; // m_pendingMutex
     std::atomic<quint64> m_commands{0};
     mutable QMutex m_errorMutex;
     Error m_lastError;
     QString m_node; // m_errorMutex
+    QString m_twemproxyWarning; // m_errorMutex
     QMutex m_attachmentMutex;
     std::vector<std::pair<QByteArray, std::shared_ptr<ClientAttachment>>> m_attachments;
     QMutex m_pendingMutex;

@@ -2,6 +2,7 @@
 // Redis Cluster: a ClusterRouter on the worker thread, commands that ask every primary.
 #include "core/client/Client.h"
 
+#include "core/client/TwemproxyBackends.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/redis/Connection.h"
 #include "core/redis/ReplyOrder.h"
@@ -71,6 +72,30 @@ void Client::whenModeKnown(Context context, std::function<void()> call)
         context.post(std::move(call));
 }
 
+namespace {
+
+// A command the proxy does not forward (INFO, SLOWLOG GET, CONFIG GET), on each backend
+// directly: one reply per backend, in the pool's order, delivered together.
+void onEveryBackend(TwemproxyBackends* backends, const Command& command,
+                    std::function<void(std::vector<Result<Reply>>)> deliverAll)
+{
+    if (backends->isEmpty()) {
+        deliverAll({Result<Reply>(TwemproxyBackends::missing(QString::fromUtf8(command.value(0))))});
+        return;
+    }
+    auto replies = std::make_shared<std::vector<Result<Reply>>>(
+        size_t(backends->size()), Result<Reply>(ErrorKind::Closed, QString()));
+    auto remaining = std::make_shared<std::atomic<int>>(backends->size());
+    for (int i = 0; i < backends->size(); ++i)
+        backends->at(i)->execute(command, nullptr, [=](Result<Reply> reply) {
+            (*replies)[size_t(i)] = std::move(reply);
+            if (remaining->fetch_sub(1) == 1)
+                deliverAll(std::move(*replies));
+        });
+}
+
+} // namespace
+
 void Client::executeOnEveryPrimary(const Command& command, Context context,
                                    std::function<void(std::vector<Result<Reply>>)> done)
 {
@@ -80,6 +105,10 @@ void Client::executeOnEveryPrimary(const Command& command, Context context,
         else
             context.post([done, replies = std::move(replies)]() mutable { done(std::move(replies)); });
     };
+    if (m_backends) {
+        onEveryBackend(m_backends.get(), command, std::move(deliverAll));
+        return;
+    }
     // The mode first: it decides how many nodes answer.
     whenModeKnown(nullptr, [this, command, deliverAll] {
         if (!m_router || m_closing.load()) {

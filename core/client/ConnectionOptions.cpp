@@ -7,6 +7,10 @@
 
 namespace tollgate {
 
+// TwemproxyUrl.cpp
+Status parseTwemproxyBackends(const QString& list, std::vector<NodeAddress>* backends);
+Status finishTwemproxyOptions(ConnectionOptions& options);
+
 namespace {
 
 Result<std::chrono::milliseconds> parseMillis(const QString& text, const QString& what)
@@ -63,6 +67,14 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
             options.clientName = value;
         } else if (key == QLatin1String("cluster")) {
             options.followCluster = value != QLatin1String("0") && value != QLatin1String("false");
+        } else if (key == QLatin1String("backends")) {
+            if (const Status parsed = parseTwemproxyBackends(value, &options.twemproxy.backends);
+                !parsed)
+                return parsed.error();
+        } else if (key == QLatin1String("config")) {
+            options.twemproxy.configFile = value;
+        } else if (key == QLatin1String("pool")) {
+            options.twemproxy.pool = value;
         } else if (key == QLatin1String("db")) {
             auto db = parseDatabase(value);
             if (!db)
@@ -169,8 +181,10 @@ Result<ConnectionOptions> ConnectionOptions::parseUrl(const QString& text)
         options.socketPath = url.path(QUrl::FullyDecoded);
         if (options.socketPath.isEmpty())
             return Error{ErrorKind::InvalidInput, QStringLiteral("unix:// URL without a path")};
-    } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
+    } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss") ||
+               scheme == QLatin1String("redis+twemproxy")) {
         options.tls.enabled = scheme == QLatin1String("rediss");
+        options.twemproxy.enabled = scheme == QLatin1String("redis+twemproxy");
         if (url.host().isEmpty())
             return Error{ErrorKind::InvalidInput, QStringLiteral("URL without a host: ") + text};
         options.host = url.host();
@@ -190,13 +204,15 @@ Result<ConnectionOptions> ConnectionOptions::parseUrl(const QString& text)
     } else {
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("unsupported scheme '") + scheme +
-                         QStringLiteral("' (use redis://, rediss://, unix:// or "
-                                        "redis+sentinel://)")};
+                         QStringLiteral("' (use redis://, rediss://, unix://, "
+                                        "redis+sentinel:// or redis+twemproxy://)")};
     }
 
     const Status applied = applyQuery(options, QUrlQuery(url));
     if (!applied)
         return applied.error();
+    if (const Status pool = finishTwemproxyOptions(options); !pool)
+        return pool.error();
     return options;
 }
 
@@ -210,7 +226,9 @@ QString ConnectionOptions::toUrl(bool withPassword) const
         if (database != 0)
             query.addQueryItem(QStringLiteral("db"), QString::number(database));
     } else {
-        url.setScheme(tls.enabled ? QStringLiteral("rediss") : QStringLiteral("redis"));
+        url.setScheme(twemproxy.enabled ? QStringLiteral("redis+twemproxy")
+                      : tls.enabled     ? QStringLiteral("rediss")
+                                        : QStringLiteral("redis"));
         url.setHost(host);
         url.setPort(port);
         url.setPath(QLatin1Char('/') + QString::number(database));
@@ -227,7 +245,16 @@ QString ConnectionOptions::toUrl(bool withPassword) const
                 query.addQueryItem(QStringLiteral("verify"), QStringLiteral("0"));
         }
     }
-    if (!followCluster)
+    if (twemproxy.enabled && !twemproxy.configFile.isEmpty()) {
+        query.addQueryItem(QStringLiteral("config"), twemproxy.configFile);
+        query.addQueryItem(QStringLiteral("pool"), twemproxy.pool);
+    } else if (twemproxy.enabled && !twemproxy.backends.empty()) {
+        QStringList backends;
+        for (const NodeAddress& backend : twemproxy.backends)
+            backends << backend.text();
+        query.addQueryItem(QStringLiteral("backends"), backends.join(QLatin1Char(',')));
+    }
+    if (!followCluster && !twemproxy.enabled)
         query.addQueryItem(QStringLiteral("cluster"), QStringLiteral("0"));
     if (sentinel.enabled())
         return sentinelUrl(*this, query, withPassword);

@@ -2,6 +2,7 @@
 
 #include "core/redis/Result.h"
 #include "core/redis/ServerOptions.h"
+#include "core/client/TwemproxyOptions.h"
 #include "core/sentinel/SentinelOptions.h"
 #include "core/ssh/SshOptions.h"
 
@@ -15,6 +16,8 @@ namespace tollgate {
 ///   unix:///path/to/redis.sock[?db=N]
 ///   redis+sentinel://[user:password@]host:port[,host:port...]/<master-name>[/db]
 ///     [?sentinel_user=NAME&sentinel_password=SECRET&replica=1]   (rediss+sentinel:// for TLS)
+///   redis+twemproxy://[:password@]host:port[?backends=HOST:PORT,...]
+///     [?config=<nutcracker.yml>&pool=NAME]   (a Twemproxy pool; its backends optional)
 /// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
 /// name=CLIENTNAME, cluster=0 (never treat the server as a Redis Cluster node).
 struct ConnectionOptions : ServerOptions
@@ -29,6 +32,9 @@ struct ConnectionOptions : ServerOptions
     /// Through an SSH server (core/ssh): host and port are then as that server sees them, and
     /// every connection made from these options (a cluster's nodes too) shares one SSH session.
     SshOptions ssh;
+    /// A Twemproxy (nutcracker) pool: no handshake commands, only what the proxy forwards,
+    /// whole-server work on the backends (core/client/TwemproxyBackends).
+    TwemproxyOptions twemproxy;
 
     /// Error messages quote the URL with its password replaced by "***".
     static Result<ConnectionOptions> fromUrl(const QString& url);

@@ -1,5 +1,6 @@
 #include "core/client/Scan.h"
 
+#include "core/client/TwemproxyBackends.h"
 #include "core/cluster/ClusterScan.h"
 
 #include <QThread>
@@ -117,9 +118,54 @@ Result<ScanPage> scanPage(const Result<Reply>& reply)
     return page;
 }
 
+namespace {
+
+// Through Twemproxy (which forwards no SCAN) each backend is scanned directly, one after the
+// other, with what is left of maxKeys; a batch handler's "stop" ends the whole scan.
+void scanBackends(TwemproxyBackends* backends, int index, const ScanOptions& options,
+                  int batchesOut, std::shared_ptr<std::atomic<bool>> stopped, qint64 seenBefore,
+                  PacedBatchHandler onBatch, Callback<qint64> done)
+{
+    if (index == backends->size() || stopped->load() ||
+        (options.maxKeys > 0 && seenBefore >= options.maxKeys)) {
+        done(seenBefore);
+        return;
+    }
+    ScanOptions mine = options;
+    if (options.maxKeys > 0)
+        mine.maxKeys = options.maxKeys - seenBefore;
+    scanKeysPaced(
+        backends->at(index), mine, batchesOut,
+        [onBatch, stopped](const QList<QByteArray>& keys, ScanRelease release) {
+            const bool more = onBatch(keys, std::move(release));
+            if (!more)
+                stopped->store(true);
+            return more;
+        },
+        [=](Result<qint64> seen) {
+            if (!seen) {
+                done(seen);
+                return;
+            }
+            scanBackends(backends, index + 1, options, batchesOut, stopped, seenBefore + *seen,
+                         onBatch, done);
+        });
+}
+
+} // namespace
+
 void scanKeysPaced(Client* client, const ScanOptions& options, int batchesOut,
                    PacedBatchHandler onBatch, Callback<qint64> done)
 {
+    if (TwemproxyBackends* backends = client->twemproxyBackends()) {
+        if (backends->isEmpty())
+            done(TwemproxyBackends::missing(QStringLiteral("Enumerating keys (SCAN)")));
+        else
+            scanBackends(backends, 0, options, batchesOut,
+                         std::make_shared<std::atomic<bool>>(false), 0, std::move(onBatch),
+                         std::move(done));
+        return;
+    }
     if (!client->isModeKnown()) { // SCAN's reach depends on it
         client->whenModeKnown(nullptr, [=] {
             scanKeysPaced(client, options, batchesOut, onBatch, done);

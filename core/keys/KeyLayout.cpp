@@ -9,11 +9,11 @@ void KeyLayout::of(Client* client, const KeySchema& schema,
                    std::function<void(const KeyLayout&)> call)
 {
     if (client->isModeKnown()) {
-        call(KeyLayout(schema, client->isCluster()));
+        call(KeyLayout(schema, client->keysInOneSlot()));
         return;
     }
     client->whenModeKnown(nullptr, [client, schema, call = std::move(call)] {
-        call(KeyLayout(schema, client->isCluster()));
+        call(KeyLayout(schema, client->keysInOneSlot()));
     });
 }
 

@@ -1,6 +1,7 @@
 #include "core/keys/Repair.h"
 
 #include "core/client/Scan.h"
+#include "core/client/TwemproxyBackends.h"
 #include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -201,9 +202,79 @@ void scanAndCheck(const std::shared_ptr<RepairRun>& run, const KeyLayout& layout
 
 Repair::Repair(Client* client, KeySchema schema) : m_client(client), m_schema(std::move(schema)) {}
 
+namespace {
+
+// runOnBackends(): one backend after the other, each as a server of its own.
+struct BackendsRun
+{
+    TwemproxyBackends* backends;
+    KeySchema schema;
+    RepairOptions options;
+    Repair::ProgressFn progress;
+    Context context;
+    Callback<RepairReport> done;
+    RepairReport merged; // the reports summed
+};
+
+void repairBackend(const std::shared_ptr<BackendsRun>& run, int index)
+{
+    if (index == run->backends->size() || run->merged.cancelled) {
+        deliver(run->context, run->done, Result<RepairReport>(std::move(run->merged)));
+        return;
+    }
+    const RepairProgress before = run->merged.totals;
+    Repair::ProgressFn progressHere = [run, before](const RepairProgress& here) {
+        if (!run->progress)
+            return true;
+        RepairProgress sum = before;
+        sum.scanned += here.scanned;
+        sum.found += here.found;
+        sum.fixed += here.fixed;
+        return run->progress(sum);
+    };
+    Repair(run->backends->at(index), run->schema)
+        .run(run->options, progressHere, nullptr, [run, index](Result<RepairReport> report) {
+            if (!report) {
+                deliver(run->context, run->done, std::move(report));
+                return;
+            }
+            RepairReport& merged = run->merged;
+            for (RepairItem& item : report->items)
+                if (qint64(merged.items.size()) < run->options.maxItems)
+                    merged.items.push_back(std::move(item));
+            merged.totals.scanned += report->totals.scanned;
+            merged.totals.found += report->totals.found;
+            merged.totals.fixed += report->totals.fixed;
+            merged.skipped += report->skipped;
+            merged.cancelled = report->cancelled;
+            repairBackend(run, index + 1);
+        });
+}
+
+} // namespace
+
+void Repair::runOnBackends(TwemproxyBackends* backends, const KeySchema& schema,
+                           const RepairOptions& options, ProgressFn progress, Context context,
+                           Callback<RepairReport> done)
+{
+    if (backends->isEmpty()) {
+        deliver(context, done,
+                Result<RepairReport>(TwemproxyBackends::missing(QStringLiteral("Repair"))));
+        return;
+    }
+    repairBackend(std::make_shared<BackendsRun>(BackendsRun{backends, schema, options,
+                                                            std::move(progress), context,
+                                                            std::move(done), {}}),
+                  0);
+}
+
 void Repair::run(const RepairOptions& options, ProgressFn progress, Context context,
                  Callback<RepairReport> done) const
 {
+    if (TwemproxyBackends* backends = m_client->twemproxyBackends()) {
+        runOnBackends(backends, m_schema, options, std::move(progress), context, std::move(done));
+        return;
+    }
     auto run = startJob<RepairRun>(m_client, m_schema, options, std::move(progress), context,
                                    std::move(done));
     if (!run)

@@ -9,6 +9,8 @@
 
 namespace tollgate {
 
+class TwemproxyBackends;
+
 /// A key of ours that has no TTL but needs one (repair.lua said "would_fix" or "fixed").
 struct RepairItem
 {
@@ -76,6 +78,11 @@ public:
     static constexpr int kMaxNamedKeys = 20;
 
 private:
+    // run() through a Twemproxy pool: on each backend directly, the reports summed.
+    static void runOnBackends(TwemproxyBackends* backends, const KeySchema& schema,
+                              const RepairOptions& options, ProgressFn progress, Context context,
+                              Callback<RepairReport> done);
+
     Client* m_client;
     KeySchema m_schema;
 };

@@ -235,7 +235,7 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
             return;
         }
     }
-    auto prepared = this->prepared(policy, m_client->isCluster());
+    auto prepared = this->prepared(policy, m_client->keysInOneSlot());
     // A user last redirected to their override's windows: sent there at once.
     std::shared_ptr<const PreparedHit> base;
     if (prepared) {

@@ -3,42 +3,75 @@
 #include "core/client/Client.h"
 #include "core/limiter/RefusalCache.h"
 
+#include <algorithm>
+
 namespace tollgate {
 
 RefusalCacheFeed::RefusalCacheFeed(ConnectionOptions options, KeySchema schema,
                                    std::shared_ptr<RefusalCache> cache, QObject* parent)
     : QObject(parent), m_schema(std::move(schema)), m_cache(std::move(cache))
 {
-    options.clientName += QStringLiteral("-events");
-    m_client = std::make_unique<Client>(options);
-    m_cache->setActive(false); // until subscribed
-    connect(m_client.get(), &Client::stateChanged, this, [this](ConnectionState state) {
-        if (state != ConnectionState::Connected) {
-            m_subscribed = false;
-            m_cache->setActive(false); // what happens meanwhile is not heard
-            return;
+    std::vector<ConnectionOptions> servers{options};
+    if (options.twemproxy.enabled) {
+        // The proxy forwards no SUBSCRIBE: each backend directly. Without them the cache
+        // stays off (nothing would say when a refusal is lifted).
+        servers.clear();
+        for (const NodeAddress& backend : options.twemproxy.backends) {
+            ConnectionOptions direct = options;
+            direct.twemproxy = {};
+            direct.twemproxy.backendOfPool = true;
+            direct.clientName = QStringLiteral("tollgate");
+            direct.host = backend.host;
+            direct.port = backend.port;
+            servers.push_back(direct);
         }
-        m_client->execute({QByteArrayLiteral("SUBSCRIBE"), m_schema.eventsChannel()}, this,
-                          [this](const Result<Reply>& reply) {
-                              if (!reply)
-                                  return;
-                              m_cache->clear();
-                              m_cache->setActive(true);
-                              m_subscribed = true;
-                              Q_EMIT subscribed();
-                          });
-    });
-    connect(m_client.get(), &Client::messageReceived, this,
-            [this](const QByteArray& channel, const QByteArray& payload) {
-                onMessage(channel, payload);
-            });
+    }
+    m_cache->setActive(false); // until subscribed
+    for (ConnectionOptions& server : servers) {
+        server.clientName += QStringLiteral("-events");
+        m_clients.push_back(std::make_unique<Client>(server));
+        Client* client = m_clients.back().get();
+        connect(client, &Client::stateChanged, this,
+                [this, client](ConnectionState state) { onState(client, state); });
+        connect(client, &Client::messageReceived, this,
+                [this](const QByteArray& channel, const QByteArray& payload) {
+                    onMessage(channel, payload);
+                });
+    }
+}
+
+void RefusalCacheFeed::onState(Client* client, ConnectionState state)
+{
+    if (state != ConnectionState::Connected) {
+        m_subscribedClients.erase(
+            std::remove(m_subscribedClients.begin(), m_subscribedClients.end(), client),
+            m_subscribedClients.end());
+        m_subscribed = false;
+        m_cache->setActive(false); // what happens meanwhile is not heard
+        return;
+    }
+    client->execute({QByteArrayLiteral("SUBSCRIBE"), m_schema.eventsChannel()}, this,
+                    [this, client](const Result<Reply>& reply) {
+                        if (!reply)
+                            return;
+                        if (std::find(m_subscribedClients.begin(), m_subscribedClients.end(),
+                                      client) == m_subscribedClients.end())
+                            m_subscribedClients.push_back(client);
+                        if (m_subscribedClients.size() < m_clients.size())
+                            return;
+                        m_cache->clear();
+                        m_cache->setActive(true);
+                        m_subscribed = true;
+                        Q_EMIT subscribed();
+                    });
 }
 
 RefusalCacheFeed::~RefusalCacheFeed() = default;
 
 void RefusalCacheFeed::start()
 {
-    m_client->open();
+    for (const auto& client : m_clients)
+        client->open();
 }
 
 void RefusalCacheFeed::onMessage(const QByteArray& channel, const QByteArray& payload)

@@ -6,10 +6,12 @@
 
 #include <QObject>
 #include <memory>
+#include <vector>
 
 namespace tollgate {
 
 class Client;
+enum class ConnectionState;
 class RefusalCache;
 
 /// Keeps a RefusalCache true to Redis: subscribes the events channel on a connection of its
@@ -38,9 +40,14 @@ Q_SIGNALS:
 private:
     void onMessage(const QByteArray& channel, const QByteArray& payload);
 
+    void onState(Client* client, ConnectionState state);
+
     KeySchema m_schema;
     std::shared_ptr<RefusalCache> m_cache;
-    std::unique_ptr<Client> m_client;
+    // One server's connection, or through a Twemproxy pool one per backend: a script publishes
+    // on the backend it runs on, so each must be heard. The cache is active while all are.
+    std::vector<std::unique_ptr<Client>> m_clients;
+    std::vector<Client*> m_subscribedClients;
     bool m_subscribed = false;
 };
 

@@ -1,5 +1,6 @@
 #include "core/scripts/ScriptRunner.h"
 
+#include "core/client/TwemproxyCommands.h"
 #include "core/scripts/ScriptLibrary.h"
 
 namespace tollgate {
@@ -56,6 +57,21 @@ void runReadOnlyScript(Client* client, const QString& name, const Command& keys,
 void reloadAndRetry(Client* client, const ScriptInfo& script, EncodedCommand command,
                     Context context, Callback<Reply> done)
 {
+    if (client->isTwemproxy()) {
+        // The same call by EVAL with the script's text: the backend the key hashes to runs
+        // it and caches it under the same SHA1, so the next EVALSHA there finds it.
+        std::optional<Command> args = decodeCommand(command.bytes());
+        if (!args || args->size() < 3) {
+            deliver(context, done,
+                    Result<Reply>(ErrorKind::InvalidInput, QStringLiteral("not a script call")));
+            return;
+        }
+        (*args)[0] = QByteArrayLiteral("EVAL");
+        (*args)[1] = script.source;
+        client->execute(*args, nullptr,
+                        [=](Result<Reply> evaluated) { deliver(context, done, std::move(evaluated)); });
+        return;
+    }
     client->execute({QByteArrayLiteral("SCRIPT"), QByteArrayLiteral("LOAD"), script.source},
                     nullptr, [=](Result<Reply> loaded) {
                         if (!loaded) {

@@ -273,7 +273,7 @@ void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode, 
     run->pending = 2; // the batch (with its ban round) and the sending loop below
     std::vector<size_t> peeks;
     // On a cluster one command may only touch one slot: one user's two ban keys.
-    const size_t banGroup = m_client->isCluster() ? 1 : kBanGroup;
+    const size_t banGroup = m_client->keysInOneSlot() ? 1 : kBanGroup;
     // The whole batch is written straight into one buffer: no command, key or callback of
     // its own per read (a million subjects are three million reads).
     PipelineBuilder pipeline(qsizetype(keys.size()) * 160);

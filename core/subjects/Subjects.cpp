@@ -399,8 +399,8 @@ void Subjects::stream(const SubjectsOptions& options, BatchHandler onBatch,
         if (onPolicies)
             onPolicies(*listing);
         run->policies = std::make_shared<const PolicyCatalog>(PolicyCatalog::from(*listing));
-        if (run->client->isCluster())
-            scanCluster(run);
+        if (run->client->isCluster() || run->client->isTwemproxy())
+            scanCluster(run); // every node's or backend's SCAN (scanKeysPaced)
         else
             scanNext(run);
     });

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/redis/Result.h"
+#include "core/redis/ServerOptions.h"
+
+#include <QByteArray>
+#include <QString>
+#include <vector>
+
+namespace tollgate {
+
+/// One pool of a nutcracker (Twemproxy) YAML file: what Tollgate needs of it.
+struct NutcrackerPool
+{
+    QString name;
+    QString listen;  // "host:port" as written
+    QString hashTag; // "" when the pool has none
+    bool redis = false;
+    std::vector<NodeAddress> servers;
+};
+
+/// Reads pool `pool` from nutcracker's configuration format: a pool name at the start of a line
+/// and its indented "key: value" lines, servers as "- host:port:weight [name]". Only that
+/// subset of YAML (what nutcracker itself documents); InvalidInput naming the line otherwise,
+/// NotFound for a missing pool.
+Result<NutcrackerPool> parseNutcrackerPool(const QByteArray& yaml, const QString& pool);
+/// The same from a file; Io when it cannot be read.
+Result<NutcrackerPool> readNutcrackerPool(const QString& path, const QString& pool);
+
+} // namespace tollgate
