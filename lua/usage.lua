@@ -58,7 +58,7 @@ local HEAD = 8                     -- ARGV per bucket before its pairs
 local CALENDAR = { [MINUTE] = true, [HOUR] = true, [DAY] = true, [WEEK] = true }
 
 -- ms left of a ban hash (-1 = permanent), nil when none is in force.
-local function ban_left(key)
+local function ban_ms_left(key)
   local at = redis.call('PEXPIRETIME', key)
   if at == -2 then return nil end
   if at >= 0 then return at > now_ms and at - now_ms or nil end
@@ -67,7 +67,7 @@ local function ban_left(key)
   if until_ms > now_ms then return until_ms - now_ms end
 end
 
-local function longer(a, b)
+local function longest_wait(a, b)
   if a == nil or b == nil then return a or b end
   return (a == -1 or b == -1) and -1 or max(a, b)
 end
@@ -124,7 +124,7 @@ local reply = {}
 for _, b in ipairs(buckets) do
   local banned
   if redis.call('EXISTS', b.ban_key, b.action_ban_key) > 0 then
-    banned = longer(ban_left(b.ban_key), ban_left(b.action_ban_key))
+    banned = longest_wait(ban_ms_left(b.ban_key), ban_ms_left(b.action_ban_key))
   end
   -- The override, read as hit.lua reads it (hit/override.lua).
   local applied, spec = '', nil
