@@ -140,9 +140,9 @@ Status Daemon::start()
         m_rls = std::make_unique<RlsService>(m_decider, m_metrics);
         m_grpc = std::make_unique<GrpcServer>();
         m_rlqs = std::make_unique<RlqsService>(m_client.get(), m_schema, m_decider, m_policies);
-        m_grpc->addService(m_rlqs.get(), [this](std::unique_ptr<grpc::ServerCompletionQueue> queue) {
-            m_rlqs->serveOn(std::move(queue));
-        });
+        m_grpc->addService({m_rlqs.get(),
+                            [this](grpc::ServerCompletionQueue* queue) { m_rlqs->serveOn(queue); },
+                            [this] { m_rlqs->stop(); }, [this] { return m_rlqs->idle(); }});
         connect(m_feed.get(), &RefusalCacheFeed::eventReceived, this,
                 [this](const LimitEvent& event) { m_rlqs->onEvent(event); });
         // Half the cores by default: the other half is for the Redis I/O, the kernel's network

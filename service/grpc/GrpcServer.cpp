@@ -1,11 +1,13 @@
 #include "service/grpc/GrpcServer.h"
 
 #include "service/grpc/HealthService.h"
+#include "service/grpc/QueueTag.h"
 #include "service/grpc/RlsService.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <pthread.h>
 
@@ -53,11 +55,8 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
     builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), &port);
     setConnectionLimits(builder);
     builder.RegisterService(service);
-    std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> extraQueues;
-    for (const auto& extra : m_extra) {
-        builder.RegisterService(extra.first);
-        extraQueues.push_back(builder.AddCompletionQueue());
-    }
+    for (const QueueService& extra : m_extra)
+        builder.RegisterService(extra.service);
     m_health = std::make_unique<HealthService>(kServiceName);
     builder.RegisterService(m_health.get());
     for (int i = 0; i < std::max(threads, 1); ++i)
@@ -72,8 +71,8 @@ Status GrpcServer::start(const QString& address, RlsService* service, int thread
                          .arg(address)};
     }
     m_port = quint16(port);
-    for (size_t i = 0; i < m_extra.size(); ++i)
-        m_extra[i].second(std::move(extraQueues[i]));
+    for (const QueueService& extra : m_extra)
+        extra.serveOn(m_queues.front().get());
     m_service = service;
     for (const auto& queue : m_queues) {
         m_service->serveOn(queue.get());
@@ -94,12 +93,14 @@ void GrpcServer::poll(grpc::ServerCompletionQueue* queue)
         const auto deadline = std::chrono::system_clock::now() + kIdleBeforeShutdown;
         switch (queue->AsyncNext(&tag, &ok, deadline)) {
         case grpc::CompletionQueue::GOT_EVENT:
-            RlsService::proceed(tag, ok);
+            static_cast<QueueTag*>(tag)->proceed(ok);
             break;
         case grpc::CompletionQueue::TIMEOUT:
             // Only now can nothing more be queued here: the server takes no call and no call
             // is waiting for its answer.
-            if (m_stopping.load() && m_service->callsDeciding() == 0)
+            if (m_stopping.load() && m_service->callsDeciding() == 0 &&
+                std::all_of(m_extra.begin(), m_extra.end(),
+                            [](const QueueService& extra) { return extra.idle(); }))
                 queue->Shutdown();
             break;
         case grpc::CompletionQueue::SHUTDOWN:
@@ -119,6 +120,8 @@ void GrpcServer::stop(int graceMs)
     if (!m_server)
         return;
     m_health->shutdown();
+    for (const QueueService& extra : m_extra)
+        extra.stop();
     m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(graceMs));
     m_stopping.store(true);
     for (std::thread& thread : m_threads)

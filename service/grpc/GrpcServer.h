@@ -21,7 +21,8 @@ class RlsService;
 
 /// The gRPC server: the rate limit service, grpc.health.v1.Health (gRPC's own, its status set
 /// by setServing; service/grpc/HealthService) and server reflection (so grpcurl can list and call it). Plain-text HTTP/2.
-/// The rate limit calls are served by threads of its own, one completion queue each.
+/// The rate limit calls are served by threads of its own, one completion queue each; no other
+/// thread waits on a queue of the server.
 class GrpcServer
 {
 public:
@@ -31,13 +32,17 @@ public:
     /// Listens on "host:port" (port 0: any free one) and starts `threads` threads (at least
     /// one); Io error when it cannot bind.
     Status start(const QString& address, RlsService* service, int threads);
-    /// Another asynchronous service on the same port (before start), e.g. service/rlqs's: it
-    /// gets a completion queue of its own once the server runs, and serves it itself.
-    using QueueTaker = std::function<void(std::unique_ptr<grpc::ServerCompletionQueue>)>;
-    void addService(grpc::Service* service, QueueTaker takeQueue)
+    /// Another asynchronous service on the same port (service/rlqs's), served on the first
+    /// queue by its thread: its tags are QueueTags (service/grpc/QueueTag.h says why no queue
+    /// and thread of its own).
+    struct QueueService
     {
-        m_extra.push_back({service, std::move(takeQueue)});
-    }
+        grpc::Service* service = nullptr;
+        std::function<void(grpc::ServerCompletionQueue*)> serveOn; // once the server runs
+        std::function<void()> stop; // before the server shuts down: nothing started from elsewhere
+        std::function<bool()> idle; // none of its operations left on the queue
+    };
+    void addService(QueueService service) { m_extra.push_back(std::move(service)); } // before start
     quint16 port() const { return m_port; }
     int threads() const { return int(m_threads.size()); }
     /// SERVING / NOT_SERVING for "" and for envoy.service.ratelimit.v3.RateLimitService.
@@ -52,7 +57,7 @@ private:
     std::unique_ptr<HealthService> m_health;
     std::unique_ptr<grpc::Server> m_server;
     RlsService* m_service = nullptr;
-    std::vector<std::pair<grpc::Service*, QueueTaker>> m_extra;
+    std::vector<QueueService> m_extra;
     std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> m_queues;
     std::vector<std::thread> m_threads;
     std::atomic<bool> m_stopping{false};

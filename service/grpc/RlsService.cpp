@@ -1,13 +1,12 @@
 #include "service/grpc/RlsService.h"
 
 #include "core/http/RateLimitHeaders.h"
+#include "service/grpc/AnswerBox.h"
+#include "service/grpc/RlsCall.h"
 #include "service/grpc/rls_wire.pb.h"
 #include "service/metrics/ServiceMetrics.h"
 
 #include <google/protobuf/util/json_util.h>
-#include <grpcpp/support/byte_buffer.h>
-
-#include <chrono>
 
 namespace tollgate::service {
 
@@ -45,19 +44,6 @@ void addHeader(rls::RateLimitResponse* response, const char* key, const QByteArr
     auto* header = response->add_response_headers_to_add();
     header->set_key(key);
     header->set_value(str(value));
-}
-
-grpc::StatusCode statusOf(const Error& error)
-{
-    switch (error.kind) {
-    case ErrorKind::InvalidInput:
-        return grpc::StatusCode::INVALID_ARGUMENT;
-    case ErrorKind::NoPerm:
-        return grpc::StatusCode::PERMISSION_DENIED;
-    default:
-        break;
-    }
-    return grpc::StatusCode::UNAVAILABLE;
 }
 
 } // namespace
@@ -121,116 +107,20 @@ void toProto(const Decision& decision, rls::RateLimitResponse* response)
     }
 }
 
-// One ShouldRateLimit call: asked for, then decided, then finished; the tag of its queue's
-// events is the call itself.
-class RlsCall
-{
-public:
-    RlsCall(RlsService* service, grpc::ServerCompletionQueue* queue)
-        : m_service(service), m_queue(queue), m_writer(&m_context)
-    {
-        m_service->RequestShouldRateLimit(&m_context, &m_request, &m_writer, m_queue, m_queue,
-                                          this);
-    }
-
-    void proceed(bool ok)
-    {
-        if (m_finishing || !ok) { // finished, or the server shuts down before a call came
-            delete this;
-            return;
-        }
-        new RlsCall(m_service, m_queue); // the next call on this queue
-        m_start = Clock::now();
-        m_finishing = true;
-        m_service->m_deciding.fetch_add(1);
-        decide();
-    }
-
-private:
-    using Clock = std::chrono::steady_clock;
-
-    double seconds() const
-    {
-        return std::chrono::duration<double>(Clock::now() - m_start).count();
-    }
-
-    void finish(const grpc::ByteBuffer& answer, const grpc::Status& status)
-    {
-        RlsService* service = m_service; // `this` may be gone once Finish is queued
-        if (status.ok())
-            m_writer.Finish(answer, status, this);
-        else
-            m_writer.FinishWithError(status, this);
-        service->m_deciding.fetch_sub(1);
-    }
-
-    void decide()
-    {
-        std::vector<grpc::Slice> slices;
-        std::string bytes;
-        if (m_request.Dump(&slices).ok()) {
-            for (const grpc::Slice& slice : slices)
-                bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-        }
-        const std::shared_ptr<ServiceMetrics>& metrics = m_service->m_metrics;
-        std::optional<DecisionRequest> plain = decisionRequestFromWire(bytes);
-        if (!plain) {
-            metrics->recordDecision({}, "error", "grpc", seconds(), 0);
-            finish({}, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                    "the request is not an envoy.service.ratelimit.v3.RateLimitRequest"));
-            return;
-        }
-        m_domain = plain->domain;
-        m_service->m_decider->decide(*plain, [this](Result<Decision> decision) {
-            answer(std::move(decision));
-        });
-    }
-
-    void answer(Result<Decision> decision)
-    {
-        const std::shared_ptr<ServiceMetrics>& metrics = m_service->m_metrics;
-        if (!decision) {
-            metrics->recordDecision(m_domain, "error", "grpc", seconds(), 0);
-            finish({}, grpc::Status(statusOf(decision.error()),
-                                    decision.error().message.toStdString()));
-            return;
-        }
-        rls::RateLimitResponse answer;
-        toProto(*decision, &answer);
-        const std::string out = answer.SerializeAsString();
-        grpc::Slice slice(out);
-        metrics->recordDecision(m_domain,
-                                decision->overall == Code::OverLimit ? "over_limit" : "ok", "grpc",
-                                seconds(), decision->redisCalls);
-        finish(grpc::ByteBuffer(&slice, 1), grpc::Status::OK);
-    }
-
-    RlsService* m_service;
-    grpc::ServerCompletionQueue* m_queue;
-    grpc::ServerContext m_context;
-    grpc::ByteBuffer m_request;
-    grpc::ServerAsyncResponseWriter<grpc::ByteBuffer> m_writer;
-    QByteArray m_domain;
-    Clock::time_point m_start;
-    bool m_finishing = false;
-};
-
 RlsService::RlsService(std::shared_ptr<const Decider> decider,
                        std::shared_ptr<ServiceMetrics> metrics)
     : m_decider(std::move(decider)), m_metrics(std::move(metrics))
 {
 }
 
+RlsService::~RlsService() = default;
+
 void RlsService::serveOn(grpc::ServerCompletionQueue* queue)
 {
+    AnswerBox* box = m_boxes.emplace_back(std::make_unique<AnswerBox>(queue)).get();
     // Several asked for at once: a burst of new calls does not wait for one to be re-asked.
     for (int i = 0; i < 16; ++i)
-        new RlsCall(this, queue);
-}
-
-void RlsService::proceed(void* tag, bool ok)
-{
-    static_cast<RlsCall*>(tag)->proceed(ok);
+        new RlsCall(this, queue, box);
 }
 
 } // namespace tollgate::service

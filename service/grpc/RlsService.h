@@ -12,12 +12,13 @@ class ServerCompletionQueue;
 
 namespace tollgate::service {
 
+class AnswerBox;
 class ServiceMetrics;
 
 /// envoy.service.ratelimit.v3.RateLimitService on gRPC's asynchronous API: GrpcServer's threads
-/// each poll a completion queue of their own and decide the calls it delivers with the Decider;
-/// the call is finished from the thread that got the last Redis reply (or at once, when nothing
-/// needs Redis), so no call waits behind another thread or a Qt event loop. The request arrives
+/// each poll a completion queue of their own and decide the calls it delivers with the Decider
+/// (service/grpc/RlsCall); the answer is made on the thread that got the last Redis reply and
+/// finished on the queue's thread (at once, when nothing needs Redis). The request arrives
 /// as bytes and is read as service/grpc/rls_wire.proto (values that are not UTF-8 are decided
 /// too); reflection still describes Envoy's own messages.
 class RlsService final
@@ -26,10 +27,10 @@ class RlsService final
 {
 public:
     RlsService(std::shared_ptr<const Decider> decider, std::shared_ptr<ServiceMetrics> metrics);
+    ~RlsService() override;
 
-    /// Asks `queue` for calls; its thread then hands every tag it gets to proceed().
+    /// Asks `queue` for calls (its thread then hands every tag it gets, a QueueTag, on).
     void serveOn(grpc::ServerCompletionQueue* queue);
-    static void proceed(void* tag, bool ok);
 
     /// Calls accepted and not yet finished; a queue may shut down only once this is 0 (a
     /// Finish on a queue that is shut down is fatal in gRPC).
@@ -41,6 +42,7 @@ private:
     std::shared_ptr<const Decider> m_decider;
     std::shared_ptr<ServiceMetrics> m_metrics;
     std::atomic<int> m_deciding{0};
+    std::vector<std::unique_ptr<AnswerBox>> m_boxes; // one per queue
 };
 
 /// The wire forms: a request's bytes (nullopt when they are no RateLimitRequest), an answer.

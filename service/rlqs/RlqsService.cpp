@@ -90,20 +90,20 @@ RlqsService::RlqsService(Client* client, KeySchema schema, std::shared_ptr<const
 
 RlqsService::~RlqsService()
 {
+    stop();
+    std::lock_guard lock(m_guard->mutex); // script replies from now on reach nothing
+    m_guard->service = nullptr;
+}
+
+void RlqsService::stop()
+{
     {
         std::lock_guard lock(m_mutex);
-        m_stopping = true;
+        m_stopping = true; // deliver() starts no write from now on
     }
     m_wake.notify_all();
-    m_thread.join();
-    {
-        std::lock_guard lock(m_guard->mutex); // script replies from now on reach nothing
-        m_guard->service = nullptr;
-    }
-    if (m_queue) { // the server has stopped (every stream cancelled): drain what is left
-        m_queue->Shutdown();
-        m_streamThread.join();
-    }
+    if (m_thread.joinable())
+        m_thread.join();
 }
 
 Callback<std::vector<UsageState>> RlqsService::assigner(std::vector<QByteArray> keys, quint64 onlyStream)
@@ -115,17 +115,9 @@ Callback<std::vector<UsageState>> RlqsService::assigner(std::vector<QByteArray> 
     };
 }
 
-void RlqsService::serveOn(std::unique_ptr<grpc::ServerCompletionQueue> queue)
+void RlqsService::serveOn(grpc::ServerCompletionQueue* queue)
 {
-    m_queue = std::move(queue);
-    new RlqsStream(this, m_queue.get()); // each accepted stream asks for the next
-    m_streamThread = std::thread([queue = m_queue.get()] {
-        pthread_setname_np(pthread_self(), "rlqs-streams");
-        void* tag = nullptr;
-        bool ok = false;
-        while (queue->Next(&tag, &ok))
-            RlqsStream::proceed(tag, ok);
-    });
+    new RlqsStream(this, queue); // each accepted stream asks for the next
 }
 
 quint64 RlqsService::attach(RlqsStream* stream)

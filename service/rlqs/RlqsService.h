@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <atomic>
 #include <thread>
 
 namespace tollgate {
@@ -32,12 +33,10 @@ namespace rlqs = envoy::service::rate_limit_quota::v3;
 /// push new assignments to every stream subscribed, within the tick below; a bucket without
 /// requests for its domain's abandon_after is abandoned.
 ///
-/// Streams are served on gRPC's asynchronous API by a completion queue and a thread of their
-/// own ("rlqs-streams"), not by the decision threads' queues: a stream lives as long as its
-/// proxy and is written to whenever an assignment is pushed, at most every few seconds, so it
-/// needs no share of the pollers that answer RLS calls, and a busy RLS load does not delay a
-/// push. Pushes, window ends and idle buckets are handled by another thread ("rlqs") that wakes
-/// every 100 ms.
+/// Streams are served on gRPC's asynchronous API, on the first queue of the gRPC server and by
+/// its thread (GrpcServer::addService): a stream is written to whenever an assignment is
+/// pushed, from whichever thread pushes it. Pushes, window ends and idle buckets are handled by
+/// a thread of its own ("rlqs") that wakes every 100 ms.
 class RlqsService final : public rlqs::RateLimitQuotaService::AsyncService
 {
 public:
@@ -45,9 +44,12 @@ public:
                 std::shared_ptr<PolicyBook> policies);
     ~RlqsService() override;
 
-    /// Serves the streams on `queue` (the server's, made for this service before it started)
-    /// with a thread of its own until the service is destroyed, after the server has stopped.
-    void serveOn(std::unique_ptr<grpc::ServerCompletionQueue> queue);
+    /// Serves the streams on `queue` (the server's, polled by its thread) from now on.
+    void serveOn(grpc::ServerCompletionQueue* queue);
+    /// Pushes nothing more (before the server shuts down, then the queue).
+    void stop();
+    /// No stream left with an operation on the queue (each is gone once the server cancels it).
+    bool idle() const { return m_streamsAlive.load() == 0; }
 
     /// An event of the events channel (any thread): buckets of its subject are pushed again.
     void onEvent(const LimitEvent& event);
@@ -119,8 +121,7 @@ private:
     std::shared_ptr<Guard> m_guard;
     std::condition_variable m_wake;
     std::thread m_thread;
-    std::unique_ptr<grpc::ServerCompletionQueue> m_queue;
-    std::thread m_streamThread;
+    std::atomic<int> m_streamsAlive{0}; // RlqsStream objects, the one awaiting a proxy included
 };
 
 } // namespace tollgate::service

@@ -5,13 +5,8 @@ namespace tollgate::service {
 RlqsStream::RlqsStream(RlqsService* service, grpc::ServerCompletionQueue* queue)
     : m_service(service), m_queue(queue), m_stream(&m_context)
 {
+    m_service->m_streamsAlive.fetch_add(1);
     m_service->RequestStreamRateLimitQuotas(&m_context, &m_stream, m_queue, m_queue, &m_accept);
-}
-
-void RlqsStream::proceed(void* tag, bool ok)
-{
-    const Tag* t = static_cast<Tag*>(tag);
-    t->stream->done(t->op, ok);
 }
 
 void RlqsStream::start(const Next& next)
@@ -118,6 +113,7 @@ void RlqsStream::done(Op op, bool ok)
     if (gone) {
         if (m_id != 0)
             m_service->detach(m_id); // no send() after this
+        m_service->m_streamsAlive.fetch_sub(1);
         delete this;
         return;
     }

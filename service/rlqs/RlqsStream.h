@@ -1,5 +1,6 @@
 #pragma once
 
+#include "service/grpc/QueueTag.h"
 #include "service/rlqs/RlqsService.h"
 
 #include <grpcpp/grpcpp.h>
@@ -10,7 +11,7 @@ namespace tollgate::service {
 /// then one read at a time (each report handed to the service) and one write at a time (the
 /// responses send() queues, from whichever thread). It finishes once the proxy has stopped
 /// sending and every queued response is written, and is deleted when its last operation has
-/// come back. The queue's thread calls proceed() with the tag of each operation.
+/// come back. The queue's thread hands each operation's tag (a QueueTag) on.
 class RlqsStream
 {
 public:
@@ -21,8 +22,10 @@ public:
         Write,
         Finish
     };
-    struct Tag
+    struct Tag final : QueueTag
     {
+        Tag(RlqsStream* stream, Op op) : stream(stream), op(op) {}
+        void proceed(bool ok) override { stream->done(op, ok); }
         RlqsStream* stream;
         Op op;
     };
@@ -30,7 +33,6 @@ public:
     RlqsStream(RlqsService* service, grpc::ServerCompletionQueue* queue);
     /// Queues a response; false once the stream is finishing (it is dropped).
     void send(rlqs::RateLimitQuotaResponse response);
-    static void proceed(void* tag, bool ok);
 
 private:
     void done(Op op, bool ok);
