@@ -1,42 +1,43 @@
 // A subject counted by the Python client (clients/python, over the same assembled scripts) is a
-// subject like any other: `tollgatectl subjects` lists it with its count, and core's Subjects,
-// the one implementation the console's Subjects page loads its rows from, reads it next to one
-// counted by the C++ library.
-#include "core/subjects/Subjects.h"
+// subject like any other: `tollgatectl subjects` lists it with its count, and the console's
+// Subjects page shows its row next to one counted by the C++ library.
+#include "tests/gui/SubjectsPageFixture.h"
 #include "tests/support/CliRunner.h"
-#include "tests/support/CoreFixture.h"
 #include "tests/support/TestEnv.h"
 
 #include <QDir>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace tollgate;
 using namespace tollgate::test;
+using namespace tollgate::ui;
 
-class SubjectsFromPythonTest : public QObject
+class tst_SubjectsFromPython : public SubjectsPageFixture
 {
     Q_OBJECT
 
 private Q_SLOTS:
     void initTestCase();
-    void pythonSubjectIsListedLikeAnyOther();
+    void cleanupTestCase();
+    void pythonSubjectIsListedAndShown();
 
 private:
     // The package as a wheel would install it: its sources with the build's scripts in lua/.
     bool installPackage(QString* why);
     QByteArray hitFromPython(const QByteArray& user, int times, QString* why);
 
-    CoreFixture m_core;
     QTemporaryDir m_site;
-    Policy m_comment = makePolicy("comment", 10, 60'000);
 };
 
-bool SubjectsFromPythonTest::installPackage(QString* why)
+bool tst_SubjectsFromPython::installPackage(QString* why)
 {
     const QString target = m_site.filePath(QStringLiteral("tollgate"));
     QProcess copy;
-    copy.start(QStringLiteral("cp"), {QStringLiteral("-r"), sourcePath(QStringLiteral("clients/python/src/tollgate")), target});
+    copy.start(QStringLiteral("cp"),
+               {QStringLiteral("-r"), sourcePath(QStringLiteral("clients/python/src/tollgate")), target});
     if (!copy.waitForFinished(30'000) || copy.exitCode() != 0) {
         *why = QString::fromUtf8(copy.readAllStandardError());
         return false;
@@ -54,7 +55,7 @@ bool SubjectsFromPythonTest::installPackage(QString* why)
     return true;
 }
 
-QByteArray SubjectsFromPythonTest::hitFromPython(const QByteArray& user, int times, QString* why)
+QByteArray tst_SubjectsFromPython::hitFromPython(const QByteArray& user, int times, QString* why)
 {
     // Debian's interpreter, which has redis-py (scripts/setup.sh).
     QProcess python;
@@ -70,7 +71,7 @@ QByteArray SubjectsFromPythonTest::hitFromPython(const QByteArray& user, int tim
                                  "    decision = limiter.hit('comment', sys.argv[1])\n"
                                  "print(decision.count, decision.remaining)\n"
                                  "limiter.close()\n")
-                      .arg(m_core.server().port())
+                      .arg(m_redis.port())
                       .arg(times),
                   QString::fromUtf8(user)});
     if (!python.waitForFinished(60'000) || python.exitCode() != 0) {
@@ -80,25 +81,31 @@ QByteArray SubjectsFromPythonTest::hitFromPython(const QByteArray& user, int tim
     return python.readAllStandardOutput().trimmed();
 }
 
-void SubjectsFromPythonTest::initTestCase()
+void tst_SubjectsFromPython::initTestCase()
 {
-    TOLLGATE_REQUIRE(m_core, start());
-    auto saved = m_core.save(m_comment);
-    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
-    m_comment.revision = *saved;
+    startServer(QStringLiteral("tester"));
+    Policy comment;
+    comment.action = "comment";
+    comment.windows = {{10, 60'000}};
+    savePolicy(comment);
     QString why;
     QVERIFY2(installPackage(&why), qPrintable(why));
 }
 
-void SubjectsFromPythonTest::pythonSubjectIsListedLikeAnyOther()
+void tst_SubjectsFromPython::cleanupTestCase()
+{
+    stopFixture();
+}
+
+void tst_SubjectsFromPython::pythonSubjectIsListedAndShown()
 {
     QString why;
     QCOMPARE(hitFromPython("from-python", 3, &why), QByteArray("3 7"));
     QVERIFY2(why.isEmpty(), qPrintable(why));
-    for (int i = 0; i < 2; ++i)
-        QVERIFY(m_core.hit(m_comment, "from-cpp"));
+    hit("from-cpp", "comment", 2);
 
-    const CliRun listed = runCli(tollgatectlPath(), m_core.server().url(), {QStringLiteral("subjects"), QStringLiteral("--json")});
+    const CliRun listed =
+        runCli(tollgatectlPath(), m_redis.url(), {QStringLiteral("subjects"), QStringLiteral("--json")});
     QVERIFY2(listed.code == 0, qPrintable(listed.describe()));
     const QJsonArray rows = listed.lines(); // sorted by user
     QCOMPARE(rows.size(), 2);
@@ -109,24 +116,16 @@ void SubjectsFromPythonTest::pythonSubjectIsListedLikeAnyOther()
     QCOMPARE(python.value(QStringLiteral("remaining")).toInt(), 7);
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("count")).toInt(), 2);
 
-    // What the Subjects page loads: the same rows, the same usage.
-    SubjectsOptions options;
-    options.mayRepeat = true; // as the page asks
-    auto list = await<SubjectList>([&](QObject* context, Callback<SubjectList> done) {
-        Subjects(m_core.client(), m_core.schema()).list(options, context, std::move(done));
-    });
-    QVERIFY2(list, list ? "" : qPrintable(list.error().toString()));
-    QCOMPARE(list->subjects.size(), size_t(2));
-    const Subject& fromPython = list->subjects.at(1);
-    QCOMPARE(fromPython.user, QByteArray("from-python"));
-    QVERIFY(fromPython.hasPolicy && fromPython.stateKnown);
-    QCOMPARE(fromPython.state.count, qint64(3));
-    QCOMPARE(fromPython.state.limit, qint64(10));
-    QCOMPARE(fromPython.state.remaining, qint64(7));
-    QVERIFY2(fromPython.state.resetMs > 50'000 && fromPython.state.resetMs <= 60'000,
-             qPrintable(QString::number(fromPython.state.resetMs)));
-    QCOMPARE(list->subjects.at(0).state.count, qint64(2));
+    // The console's Subjects page: the Python client's row beside the C++ library's.
+    showPage(1280, 800);
+    QTRY_VERIFY_WITH_TIMEOUT(viewRow("from-python", "comment") >= 0 && viewRow("from-cpp", "comment") >= 0,
+                             10'000);
+    QCOMPARE(m_page->model()->rowCount(), 2);
+    QCOMPARE(cell("from-python", "comment", SubjectsModel::User).toString(), QStringLiteral("from-python"));
+    QCOMPARE(cell("from-python", "comment", SubjectsModel::Count).toString(), QStringLiteral("3 / 10"));
+    QCOMPARE(cell("from-python", "comment", SubjectsModel::Remaining).toLongLong(), 7);
+    QCOMPARE(cell("from-cpp", "comment", SubjectsModel::Count).toString(), QStringLiteral("2 / 10"));
 }
 
-QTEST_GUILESS_MAIN(SubjectsFromPythonTest)
+QTEST_MAIN(tst_SubjectsFromPython)
 #include "tst_SubjectsFromPython.moc"
