@@ -4,7 +4,7 @@ call. A policy that can never ban, warn, count a denial or need local time goes 
 short form (3 fixed keys, no ids): 11 fewer keys and arguments the server parses per hit."""
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .errors import InvalidArgument
 from .keys import ALGORITHM_CODES, Layout, escape
@@ -30,7 +30,8 @@ class PreparedHit:
 
     __slots__ = ("policy", "layout", "for_override", "short", "_suffixes", "_hit_mode",
                  "_head", "_tail", "_global_audit", "_audited", "_sha", "_resp_tail", "_resp_heads",
-                 "_packable", "_key_template", "_key_lengths", "_resp_modes", "_resp_cost", "_resp_rules")
+                 "_packable", "_key_template", "_key_lengths", "_resp_modes", "_resp_cost", "_resp_rules",
+                 "_joinable", "_joins")
 
     def __init__(self, policy: Policy, layout: Layout, windows: Optional[Sequence[Window]] = None,
                  sha: str = "") -> None:
@@ -88,24 +89,55 @@ class PreparedHit:
         p = policy
         self._resp_rules = b"".join(map(bulk, (b"1" if p.count_denied else b"0", b"%d" % p.warn,
                                                b"%d" % p.ban_ms, b"midnight" if p.ban_until_midnight else b"")))
+        # The full form names the raw id and the zone's offsets too: joined only when neither
+        # differs from what the pieces hold (an id that needs no escaping, offsets "0").
+        self._joinable = self.short or not p.needs_local_time
+        self._joins: Dict[int, Optional[List[bytes]]] = {}
 
     def packed(self, peek: bool, user: bytes, cost: int) -> Optional[bytes]:
         """The whole EVALSHA[_RO] in RESP, everything constant encoded once (redis-py's own
         packing of each argument was the largest part of a client's time per hit); None on a
-        cluster."""
+        cluster. The common call is the id joined into pieces kept per id length."""
         if not self._packable:
             return None
         escaped = escape(user)
-        n = len(escaped)
+        if cost == self.policy.cost and self._joinable and (self.short or escaped is user):
+            slot = len(escaped) * 2 + peek
+            pieces = self._joins.get(slot)
+            if pieces is None and slot not in self._joins:
+                pieces = self._pieces(len(escaped), peek)
+            if pieces is not None:
+                return escaped.join(pieces)
+        return self._encode(peek, user, escaped, cost)
+
+    def _encode(self, peek: bool, user: bytes, escaped: bytes, cost: int,
+                id_length: Optional[int] = None) -> bytes:
+        """`id_length`: the length written for the id (a marker stands in for ids of it)."""
+        n = len(escaped) if id_length is None else id_length
         values: List[object] = []
         for length in self._key_lengths:
             values += (length + n, escaped)
         parts = [self._resp_heads[peek], self._key_template % tuple(values), self._resp_modes[peek],
                  self._resp_cost if cost == self.policy.cost else bulk(b"%d" % cost)]
         if self._audited:
-            parts += (self._resp_rules, bulk(self.policy.offsets().encode()), bulk(user))
+            raw_length = len(user) if id_length is None else id_length
+            parts += (self._resp_rules, bulk(self.policy.offsets().encode()),
+                      b"$%d\r\n%s\r\n" % (raw_length, user))
         parts.append(self._resp_tail)
         return b"".join(parts)
+
+    def _pieces(self, length: int, peek: bool) -> Optional[List[bytes]]:
+        """The command at the policy's cost for ids of `length` bytes, cut where the id goes
+        (None when the marker is found elsewhere too: an action holding it)."""
+        marker = b"\x00tollgate-id\x00"
+        pieces: Optional[List[bytes]] = \
+            self._encode(peek, marker, marker, self.policy.cost, length).split(marker)
+        if len(pieces) != len(self._key_lengths) + self._audited + 1:
+            pieces = None
+        if len(self._joins) >= 256:
+            self._joins.clear()
+        self._joins[length * 2 + peek] = pieces
+        return pieces
 
     def command(self, peek: bool, user: bytes, cost: int) -> Command:
         base = self.layout.prefix + b":{" + escape(user)

@@ -24,7 +24,20 @@ class Eval(NamedTuple):
     keys: Sequence[bytes]
     args: Sequence[Any]
     readonly: bool = False
-    packed: Optional[bytes] = None  # the same EVALSHA already in RESP (hits), else built here
+
+
+class Hit(NamedTuple):
+    """hit.lua's EVALSHA already in RESP (not on a cluster, which may redirect it); its KEYS and
+    ARGV are built only when it has to go again as EVAL."""
+    script: scripts.Script
+    packed: bytes
+    call: PreparedHit
+    peek: bool
+    user: bytes
+    cost: int
+
+    def unpacked(self) -> Eval:
+        return Eval(self.script, *self.call.command(self.peek, self.user, self.cost), self.peek)
 
 
 class Call(NamedTuple):
@@ -69,7 +82,7 @@ class Core:
         self.policy_max_age = policy_max_age
         self.scripts = scripts.packaged()
         self.hit_script = self.scripts["hit"]
-        self._policies: Dict[str, Tuple[float, Policy, PreparedHit]] = {}
+        self._policies: Dict[str, Tuple[float, Policy, PreparedHit]] = {}  # (until, ...)
         # Policies dropped from the cache, still the best answer while Redis cannot give one.
         self._last_known: Dict[str, Tuple[Policy, PreparedHit]] = {}
         self._inline: Dict[Policy, PreparedHit] = {}
@@ -105,12 +118,12 @@ class Core:
         with self._lock:
             self._last_known[action] = (policy, prepared)
             if generation == self._generation:  # no change was announced while we read
-                self._policies[action] = (time.monotonic(), policy, prepared)
+                self._policies[action] = (time.monotonic() + self.policy_max_age, policy, prepared)
         return policy, prepared
 
     def cached(self, action: str) -> Optional[Tuple[Policy, PreparedHit]]:
         entry = self._policies.get(action)
-        if entry is None or time.monotonic() - entry[0] > self.policy_max_age:
+        if entry is None or time.monotonic() >= entry[0]:
             return None
         return entry[1], entry[2]
 
@@ -138,32 +151,40 @@ class Core:
     def decide(self, action: str, user: Id, cost: Optional[int], peek: bool,
                on_error: Optional[str], inline: Optional[Policy]) -> Op:
         raw = check_id(user, "user id")
-        mode = check_mode(on_error) or self.on_error
-        entry = self.cached(action) if inline is None else None
-        try:
-            policy, prepared = entry or (yield from self.policy_for(action, inline))
-        except Unavailable as error:  # no policy to decide by: only allow and deny can answer
-            if mode not in ("allow", "deny"):
-                raise
-            return Decision(mode == "allow", "ok" if mode == "allow" else "deny", 0, 0, 0, 0, 0,
-                            action=action, source=FAILURE_POLICY, error=str(error))
-        units = check_cost(cost, policy)
-        target_key = (policy.action, raw)
-        sent = self._targets.get(target_key, prepared)
-        if sent.policy.revision != policy.revision:
-            sent = prepared
+        if on_error is not None:
+            check_mode(on_error)
+        # The common hit, its policy cached and fresh, reads it here without a generator of its own.
+        entry = self._policies.get(action) if inline is None else None
+        if entry is not None and time.monotonic() < entry[0]:
+            policy, prepared = entry[1], entry[2]
+        else:
+            try:
+                policy, prepared = yield from self.policy_for(action, inline)
+            except Unavailable as error:  # no policy to decide by: only allow and deny can answer
+                mode = on_error or self.on_error
+                if mode not in ("allow", "deny"):
+                    raise
+                return Decision(mode == "allow", "ok" if mode == "allow" else "deny", 0, 0, 0, 0, 0,
+                                action=action, source=FAILURE_POLICY, error=str(error))
+        units = policy.cost if cost is None else check_cost(cost, policy)
+        sent = prepared
+        if self._targets:
+            sent = self._targets.get((policy.action, raw), prepared)
+            if sent.policy.revision != policy.revision:
+                sent = prepared
         redirects = 0
         while True:
-            keys, args = sent.command(peek, raw, units)
+            packed = sent.packed(peek, raw, units)
             try:
-                reply = yield Eval(self.hit_script, keys, args, peek, sent.packed(peek, raw, units))
+                reply = yield (Eval(self.hit_script, *sent.command(peek, raw, units), peek) if packed is None
+                               else Hit(self.hit_script, packed, sent, peek, raw, units))
             except Redirect as redirect:
-                sent = self._redirect(prepared, target_key, redirect, redirects)
+                sent = self._redirect(prepared, (policy.action, raw), redirect, redirects)
                 redirects += 1
                 continue
             except Unavailable as error:
-                return answer_without_redis(mode or policy_mode(policy), self.insurance, policy,
-                                            raw, units, not peek, error)
+                return answer_without_redis(on_error or self.on_error or policy_mode(policy), self.insurance,
+                                            policy, raw, units, not peek, error)
             decision = decision_from_reply(reply, policy.action, policy.message, policy.windows)
             if self.stats is not None and not peek:
                 self.stats.record(decision, units, policy.has_ban)
@@ -235,4 +256,4 @@ def require_actor_and_reason(actor: str, reason: str, reason_required: bool = Tr
         raise InvalidArgument("reason is longer than 2000 characters")
 
 
-__all__ = ["Core", "Eval", "Call", "Scan", "Op", "flat_pairs", "parse_event", "Adjustment"]
+__all__ = ["Core", "Eval", "Hit", "Call", "Scan", "Op", "flat_pairs", "parse_event", "Adjustment"]

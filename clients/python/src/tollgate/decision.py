@@ -62,25 +62,25 @@ class Decision:
         return ratelimit_headers(self, partition_key)
 
 
+_TIER_NAMES = {**{t: t for t in TIERS}, **{t.encode(): t for t in TIERS}}
+
+
 def decision_from_reply(reply: Sequence[Any], action: str, message: Optional[str],
                         windows: Sequence[Any]) -> Decision:
     if not isinstance(reply, (list, tuple)) or len(reply) < 7:
         raise ServerError(f"malformed reply from hit.lua: {reply!r:.200}")
-    tier = _text(reply[1])
-    if tier not in TIERS:
-        raise ServerError(f"malformed reply from hit.lua: tier {tier!r}")
+    tier = _TIER_NAMES.get(reply[1]) if isinstance(reply[1], (str, bytes)) else None
+    if tier is None:
+        raise ServerError(f"malformed reply from hit.lua: tier {_text(reply[1])!r}")
     allowed = int(reply[0]) == 1
     n = len(reply)
+    # Every field by position: keywords cost a dataclass' __init__ three times as much.
     return Decision(
         allowed, tier, int(reply[2]), int(reply[3]), int(reply[4]), int(reply[5]), int(reply[6]),
-        action=action,
-        message=None if allowed else message,
-        override=_text(reply[7]) if n >= 9 else "",
-        shadow=int(reply[8]) if n >= 9 else 0,
-        count_now=int(reply[9]) if n >= 11 else None,
-        reset_now_ms=int(reply[10]) if n >= 11 else None,
-        windows=windows,
-    )
+        action, None if allowed else message, REDIS,
+        _text(reply[7]) if n >= 9 else "", int(reply[8]) if n >= 9 else 0,
+        int(reply[9]) if n >= 11 else None, int(reply[10]) if n >= 11 else None,
+        None, windows)
 
 
 @dataclass(frozen=True)

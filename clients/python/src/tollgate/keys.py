@@ -58,7 +58,9 @@ def escape(raw: bytes) -> bytes:
 
 
 def check_id(value: Id, what: str) -> bytes:
-    raw = as_bytes(value)
+    raw = value.encode("utf-8") if type(value) is str else as_bytes(value)
+    if 0 < len(raw) <= MAX_ID_BYTES:
+        return raw
     if not raw:
         raise InvalidArgument(f"{what} must not be empty")
     if len(raw) > MAX_ID_BYTES:

@@ -68,12 +68,14 @@ class Limiter:
             timeout: Optional[float] = None, policy: Optional[Policy] = None) -> Decision:
         """Counts a hit of `cost` units (None: the policy's); a shadow policy's hit is counted
         and never denied."""
-        return self._decide(action, user, cost, False, on_error, timeout, policy)
+        return self._run(self.core.decide(action, user, cost, False, on_error, self._policy(action, policy)),
+                         self.core.timeout if timeout is None else timeout)
 
     def peek(self, action: str, user: Id, cost: Optional[int] = None, *, on_error: Optional[str] = None,
              timeout: Optional[float] = None, policy: Optional[Policy] = None) -> Decision:
         """What a hit of `cost` would get, counting nothing (EVALSHA_RO: a read-only user may)."""
-        return self._decide(action, user, cost, True, on_error, timeout, policy)
+        return self._run(self.core.decide(action, user, cost, True, on_error, self._policy(action, policy)),
+                         self.core.timeout if timeout is None else timeout)
 
     def refund(self, action: str, user: Id, cost: Optional[int] = None, *,
                timeout: Optional[float] = None, policy: Optional[Policy] = None) -> Adjustment:
@@ -178,11 +180,6 @@ class Limiter:
             if self._watch is None:
                 self._watch = PolicyWatch(self.redis, self.core)
                 self._watch.start()
-
-    def _decide(self, action: str, user: Id, cost: Optional[int], peek: bool,
-                on_error: Optional[str], timeout: Optional[float], policy: Optional[Policy]) -> Decision:
-        op = self.core.decide(action, user, cost, peek, on_error, self._policy(action, policy))
-        return self._run(op, timeout if timeout is not None else self.core.timeout)
 
     def _run(self, op: Any, timeout: Optional[float]) -> Any:
         if not self._contract_checked:

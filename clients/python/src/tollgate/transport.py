@@ -6,6 +6,7 @@ which loads the script again in the same round trip (a flush, a failover, a prox
 EVAL but not SCRIPT LOAD), never with a wait."""
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any, Optional, Sequence
 
@@ -13,8 +14,9 @@ import redis
 from redis import exceptions as rx
 
 from . import errors
-from .core import Call, Eval, Op, Scan
+from .core import Call, Eval, Hit, Op, Scan
 from .deadline import watchdog
+from .direct import Lender, read_reply
 
 try:
     from redis.cluster import RedisCluster
@@ -31,6 +33,10 @@ def classify(error: Exception) -> errors.TollgateError:
     return errors.from_reply(str(error))
 
 
+def _read_response(conn: Any) -> Any:
+    return conn.read_response()
+
+
 def is_cluster(client: Any) -> bool:
     return RedisCluster is not None and isinstance(client, RedisCluster)
 
@@ -39,6 +45,8 @@ class SyncTransport:
     def __init__(self, client: Any) -> None:
         self.client = client
         self.cluster = is_cluster(client)
+        pool = None if self.cluster else getattr(client, "connection_pool", None)
+        self._lender = Lender(pool) if Lender.suits(pool) else None
 
     def run(self, op: Op, timeout: Optional[float]) -> Any:
         """Drives an operation to its end; each request gets the time left of `timeout`."""
@@ -57,23 +65,33 @@ class SyncTransport:
             return done.value
 
     def execute(self, request: Any, deadline: Optional[float], timeout: Optional[float]) -> Any:
-        if type(request) is Eval:
-            head = (b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha,
-                    len(request.keys))
-            key = request.keys[0] if request.keys else None
+        if type(request) is Hit:
+            if self.cluster:  # a cluster may redirect: the command by its parts
+                return self.evaluate(request.unpacked(), deadline, timeout)
             try:
-                packed = None if self.cluster else request.packed  # a cluster may redirect
-                return self.command(packed or (*head, *request.keys, *request.args), key,
-                                    deadline, timeout)
+                return self.command(request.packed, None, deadline, timeout)
             except errors.NoScript:
-                again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
-                         len(request.keys), *request.keys, *request.args)
-                return self.command(again, key, deadline, timeout)
+                return self.evaluate(request.unpacked(), deadline, timeout, by_sha=False)
+        if type(request) is Eval:
+            return self.evaluate(request, deadline, timeout)
         if type(request) is Call:
             return self.command(request.args, request.key, deadline, timeout)
         if type(request) is Scan:
             return self.scan(request)
         raise TypeError(f"unknown request {request!r}")
+
+    def evaluate(self, request: Eval, deadline: Optional[float], timeout: Optional[float],
+                 by_sha: bool = True) -> Any:
+        key = request.keys[0] if request.keys else None
+        if by_sha:
+            try:
+                return self.command((b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha,
+                                     len(request.keys), *request.keys, *request.args), key, deadline, timeout)
+            except errors.NoScript:
+                pass
+        again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
+                 len(request.keys), *request.keys, *request.args)
+        return self.command(again, key, deadline, timeout)
 
     def _node_client(self, key: Optional[bytes]) -> Any:
         if not self.cluster:
@@ -85,37 +103,45 @@ class SyncTransport:
                 timeout: Optional[float]) -> Any:
         client = self._node_client(key)
         pool = client.connection_pool
+        # A hit already in RESP on a plain pool: the direct round trip (direct.py).
+        direct = self._lender is not None and isinstance(args, bytes)
         try:
-            conn = pool.get_connection("EVALSHA" if isinstance(args, bytes) else args[0])
+            conn = self._lender.take() if direct else None
+            if conn is None:
+                direct = False
+                conn = pool.get_connection("EVALSHA" if isinstance(args, bytes) else args[0])
         except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
             raise errors.unavailable(error) from None
+        read = read_reply if direct else _read_response
         try:
-            if isinstance(args, bytes):
+            if direct:
+                conn._sock.sendall(args)
+            elif isinstance(args, bytes):
                 conn.send_packed_command([args])
             else:
                 conn.send_command(*args)
             if deadline is None:
-                return conn.read_response()
+                return read(conn)
             if deadline <= time.monotonic():
                 conn.disconnect()
                 raise errors.unavailable(None, timeout)
-            read = watchdog.watch(conn._sock, deadline)
+            watched = watchdog.watch(conn._sock, deadline)
             try:
-                response = conn.read_response()
+                response = read(conn)
             except (rx.ConnectionError, rx.TimeoutError, OSError):
-                if watchdog.done(read):  # the watchdog ended the read: the deadline passed
+                if watchdog.done(watched):  # the watchdog ended the read: the deadline passed
                     raise errors.unavailable(None, timeout) from None
                 raise
             except BaseException:  # an error reply: the connection goes back to the pool
-                if watchdog.done(read):
+                if watchdog.done(watched):
                     conn.disconnect()
                 raise
-            if watchdog.done(read):  # ended just as the reply came: the reply stands
+            if watchdog.done(watched):  # ended just as the reply came: the reply stands
                 conn.disconnect()
             return response
         except errors.TollgateError:
             raise
-        except rx.TimeoutError:
+        except (rx.TimeoutError, socket.timeout):
             conn.disconnect()  # its reply may still come: never read it as another's
             raise errors.unavailable(None, timeout) from None
         except (rx.MovedError, rx.AskError, rx.TryAgainError) as moved:
@@ -124,11 +150,14 @@ class SyncTransport:
             return self._through_cluster(args)
         except rx.ResponseError as error:
             raise classify(error) from None
-        except (rx.ConnectionError, rx.TimeoutError, OSError) as error:
+        except (rx.ConnectionError, rx.TimeoutError, OSError, rx.InvalidResponse) as error:
             conn.disconnect()
             raise errors.unavailable(error) from None
         finally:
-            pool.release(conn)
+            if direct:
+                self._lender.give_back(conn)
+            else:
+                pool.release(conn)
 
     def _through_cluster(self, args: Sequence[Any]) -> Any:
         """A slot moved: redis-py's own cluster client follows it and refreshes its slot map."""

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 from redis import exceptions as rx
 
 from .. import errors
-from ..core import Call, Eval, Op, Scan
+from ..core import Call, Eval, Hit, Op, Scan
 from ..transport import classify
 
 try:
@@ -58,22 +58,33 @@ class AsyncTransport:
             return done.value
 
     async def execute(self, request: Any, deadline: Optional[float], timeout: Optional[float]) -> Any:
-        if type(request) is Eval:
-            key = request.keys[0] if request.keys else None
-            head = (b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha, len(request.keys))
+        if type(request) is Hit:
+            if self.cluster:  # a cluster may redirect: the command by its parts
+                return await self.evaluate(request.unpacked(), deadline, timeout)
             try:
-                packed = None if self.cluster else request.packed  # a cluster may redirect
-                return await self.command(packed or (*head, *request.keys, *request.args), key,
-                                    deadline, timeout)
+                return await self.command(request.packed, None, deadline, timeout)
             except errors.NoScript:
-                again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
-                         len(request.keys), *request.keys, *request.args)
-                return await self.command(again, key, deadline, timeout)
+                return await self.evaluate(request.unpacked(), deadline, timeout, by_sha=False)
+        if type(request) is Eval:
+            return await self.evaluate(request, deadline, timeout)
         if type(request) is Call:
             return await self.command(request.args, request.key, deadline, timeout)
         if type(request) is Scan:
             return await self.scan(request)
         raise TypeError(f"unknown request {request!r}")
+
+    async def evaluate(self, request: Eval, deadline: Optional[float], timeout: Optional[float],
+                       by_sha: bool = True) -> Any:
+        key = request.keys[0] if request.keys else None
+        if by_sha:
+            try:
+                return await self.command((b"EVALSHA_RO" if request.readonly else b"EVALSHA", request.script.sha,
+                                           len(request.keys), *request.keys, *request.args), key, deadline, timeout)
+            except errors.NoScript:
+                pass
+        again = (b"EVAL_RO" if request.readonly else b"EVAL", request.script.source,
+                 len(request.keys), *request.keys, *request.args)
+        return await self.command(again, key, deadline, timeout)
 
     async def command(self, args: Sequence[Any], key: Optional[bytes], deadline: Optional[float],
                       timeout: Optional[float]) -> Any:
