@@ -23,6 +23,23 @@ const MAX_OVERRIDE_TARGETS = 4096;
 const sharedInsurance = new InsuranceLimiter();
 const NO_OPTIONS = Object.freeze({});
 const REPLY_AS_TEXT = Object.freeze({ replyEncoding: 'utf8' });
+const NO_ARGUMENTS = Object.freeze([]);
+
+/**
+ * A hit as an ioredis Command whose RESP is already written (PreparedHit.hitText): ioredis
+ * neither copies nor stringifies its arguments nor builds its text. Its `args` stay empty (what
+ * ioredis' debug log and tracing would show); it is never sent to a Cluster.
+ */
+class HitCommand extends Command {
+  constructor(name, text) {
+    super(name, NO_ARGUMENTS, REPLY_AS_TEXT);
+    this.text = text;
+  }
+
+  toWritable() {
+    return this.text;
+  }
+}
 
 /** Settles with `promise`, or rejects with UnavailableError after `ms`: a call never hangs. */
 function withDeadline(promise, ms) {
@@ -180,10 +197,16 @@ class Limiter extends EventEmitter {
     const attempt = (prepared, redirects, evalSource) => {
       const left = deadline - Date.now();
       if (left <= 0) return Promise.reject(new UnavailableError('Redis did not answer before the deadline'));
-      const args = prepared.hitArguments(peek, user, escaped, units);
-      args[0] = evalSource ? script.source : script.sha;
       const name = evalSource ? (peek ? 'eval_ro' : 'eval') : (peek ? 'evalsha_ro' : 'evalsha');
-      const command = new Command(name, args, REPLY_AS_TEXT);
+      const text = evalSource ? null : prepared.hitText(peek, user, escaped, units, script.sha);
+      let command;
+      if (text !== null) {
+        command = new HitCommand(name, text);
+      } else {
+        const args = prepared.hitArguments(peek, user, escaped, units);
+        args[0] = evalSource ? script.source : script.sha;
+        command = new Command(name, args, REPLY_AS_TEXT);
+      }
       const slot = this.deadlines.add(command, deadline, left);
       this.batchWrites();
       this.redis.sendCommand(command);

@@ -5,6 +5,8 @@ const assert = require('node:assert/strict');
 const { escapeId, policyFromFields, rateLimitHeaders, InsuranceLimiter, BadPolicyError, ContractError } = require('..');
 const { Decision } = require('../lib/decision');
 const { KeySchema } = require('../lib/keys');
+const { PreparedHit } = require('../lib/prepared');
+const { Command } = require('ioredis');
 
 test('ids are escaped as lua/README.md says', () => {
   assert.equal(escapeId('alice'), 'alice');
@@ -18,6 +20,32 @@ test('ids are escaped as lua/README.md says', () => {
   assert.equal(escapeId(Buffer.from('Zoë')), 'Zoë');
   assert.equal(escapeId(Buffer.from([0xc0, 0x80])), '%C0%80'); // an overlong form is no UTF-8
   assert.equal(escapeId(Buffer.from([0xed, 0xa0, 0x80])), '%ED%A0%80'); // nor is a surrogate
+});
+
+test("a hit's RESP written once per policy is what ioredis writes for the same arguments", () => {
+  const sha = 'c9524e73bba2163987de0f41ae5fb2cd6327af9e';
+  const policies = [
+    { windows: '60000:10' },
+    { windows: '60000:10,3600000:100', ban_ms: '1000', warn: '3', count_denied: '1' },
+    { windows: '86400000:5', ban_until_midnight: '1', tz: 'Europe/Berlin', algorithm: 'sliding_log', shadow: '1' },
+  ];
+  for (const fields of policies) {
+    const prepared = new PreparedHit(policyFromFields('a:b%é', fields), new KeySchema('tg', false));
+    for (const user of ['alice', 'Zoë:1 {*}', 'x%41', '\ufeff']) {
+      for (const peek of [false, true]) {
+        for (const units of [undefined, '7']) {
+          const args = prepared.hitArguments(peek, user, escapeId(user), units);
+          args[0] = sha;
+          const ioredis = new Command(peek ? 'evalsha_ro' : 'evalsha', args).toWritable();
+          assert.equal(prepared.hitText(peek, user, escapeId(user), units, sha), ioredis);
+        }
+      }
+    }
+  }
+  const cluster = new PreparedHit(policyFromFields('like', policies[0]), new KeySchema('tg', true));
+  assert.equal(cluster.hitText(false, 'alice', 'alice', undefined, sha), null); // a Cluster routes by the arguments
+  const byBytes = new PreparedHit(policyFromFields('like', policies[0]), new KeySchema('tg', false));
+  assert.equal(byBytes.hitText(false, Buffer.from([0xff]), '%FF', undefined, sha), null);
 });
 
 test('the prefix keeps the rule of lua/README.md', () => {
