@@ -135,6 +135,8 @@ private:
     /// The deadline timer fires at `dueMs` (on m_clock), unless it is set to fire sooner.
     void armDeadline(qint64 dueMs);
     void checkHeartbeat();
+    /// Nothing read for this long while replies are owed: the connection is dead.
+    qint64 silenceLimitMs() const;
     bool handlePush(const Reply& reply);
     void failWaiting(const Error& error);
     void hold(EncodedCommand command, Done done); // maxInFlight reached: wait, or Busy
