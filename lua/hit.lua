@@ -87,9 +87,9 @@ Contract: 3 (lua/README.md, "Contract version"): called with no keys and the one
 -- the window that writes nothing (count_denied off, no automatic ban); it reads what its reply
 -- needs, writes nothing and answers through hit/refusal.lua. Whatever is unusual or in doubt (an
 -- escaped id, a non-canonical number, the overrides hash, a wrong type or shape, a TTL of 0 or
--- none, a ban whose window must be cut to it, a refused ACL check) gives up (`break` out of
--- its `repeat ... until true`), having written nothing, and the general path decides exactly as
--- it always did. Each reads or writes the state before asking its TTL (the general path asks
+-- none, a refused ACL check) gives up (`break` out of its `repeat ... until true`; a ban whose
+-- window must be cut to it, in hit/refusal.lua), having written nothing, and the general path
+-- decides exactly as it always did. Each reads or writes the state before asking its TTL (the general path asks
 -- first): tst_HitDifferential tells the two apart by that order. The lines run in the script's
 -- own body, not in functions of their own: every closure made, and every upvalue it takes, costs
 -- every call; so do strings made and numbers passed to Redis (spelled with %.17g, ~0.2 µs each:

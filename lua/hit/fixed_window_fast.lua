@@ -2,20 +2,15 @@
     -- no TIME. INCRBY takes exactly the counters the general path counts the same way (a
     -- canonical integer; not "007", "-0", a float, a wrong type: those it refuses, nothing
     -- written, and the general path decides); it stands in for the general path's SET, so SET is
-    -- the command asked about. A refusal reads the counter and its TTL (under a ban: TIME and the
-    -- counter's PEXPIRETIME, as the general path takes it against the clock), writes nothing and
-    -- answers.
+    -- the command asked about. A refusal reads the counter and its TTL (under a timed ban the
+    -- counter's PEXPIRETIME against the ban's clock, as the general path takes it), writes nothing
+    -- and answers.
     repeat
       local stored = redis.pcall('GET', key)
       if not stored then                                -- a new window
-        if bans or cost > limit then                    -- banned, or a cost that never fits
-          if bans then
-            local t = redis.call('TIME')
-            now_us = t[1] * 1000000 + t[2]
-            now_ms = floor(now_us / 1000)
-            r_retry = banned_at(now_ms, key)
-            if not r_retry then break end
-            refused = 'banned'
+        if banned or cost > limit then                  -- banned, or a cost that never fits
+          if banned then
+            refused, r_retry, r_ttl = 'banned', ban_left, -2
           elseif quiet then
             refused, r_retry = 'deny', -1
           end
@@ -31,28 +26,21 @@
       local before = tonumber(stored)                   -- (nil for another type's error reply)
       if not before or before < 0 then break end
       local ttl, at
-      if bans then
-        local t = redis.call('TIME')
-        now_us = t[1] * 1000000 + t[2]
-        now_ms = floor(now_us / 1000)
+      if now_ms then                                    -- (a timed ban: against its clock)
         at = redis.call('PEXPIRETIME', key)
         ttl = at < 0 and at or max(at - now_ms, 0)
       else
         ttl = redis.call('PTTL', key)
       end
       if ttl == 0 then break end                        -- it expires within this millisecond
-      if bans or before + cost > limit then
+      if banned or before + cost > limit then
         -- (a denial that counts or bans: the general path) the counter as the general path reads
         -- it (digits), and with its TTL (else it repairs it)
-        if not (bans or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end
+        if not (banned or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end
         r_count, r_reset = before, ttl
-        if bans then
-          local left, ends = banned_at(now_ms, key)
-          -- the window ends with the ban (PEXPIREAT LT): unless it does already, a write
-          if not left or (left > 0 and at > ends and mode ~= 'peek') then break end
-          if left > 0 and left < ttl then r_reset = left end
-          refused, r_retry = 'banned', left
-        elseif quiet then
+        if banned then
+          refused, r_retry, r_ttl = 'banned', ban_left, ttl
+        else
           refused, r_retry = 'deny', cost > limit and -1 or ttl
         end
         break

@@ -3,13 +3,16 @@
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
   -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
   -- mode: hit, shadow or peek (only a refusal takes a fast path in the last two); quiet: a denial
-  -- writes nothing (count_denied off, no automatic ban); bans: both bans' PEXPIRETIME (-1
-  -- permanent, -2 none) when one is there, with banned_at(now_ms, key) their ms left and end.
-  local plain, cost, warn, limit, window, key, cost_s, limit_s = false
+  -- writes nothing (count_denied off, no automatic ban); banned: a ban is in force, ban_left its
+  -- ms left (-1 never) and ban_ends the later end of a timed one (0 none), both against the
+  -- clock read here when a ban is timed.
   -- refused, r_count, r_reset, r_retry: a refusal's tier and numbers, for hit/refusal.lua (a
-  -- sliding window's retry from sw_state, { W, cur, prev, elapsed }).
-  local mode, quiet, bans, banned_at = ARGV[1], true, nil, nil
-  local refused, r_count, r_reset, r_retry, sw_state
+  -- sliding window's retry from sw_W, sw_cur, sw_prev, sw_elapsed: locals, as a table costs more;
+  -- under a ban r_ttl, the state key's TTL against the clock, -2 none).
+  -- (the locals left nil follow each other: one instruction clears them all)
+  local mode, quiet = ARGV[1], true
+  local plain, cost, warn, limit, window, key, cost_s, limit_s, banned, ban_left, ban_ends
+  local refused, r_count, r_reset, r_retry, r_ttl, sw_W, sw_cur, sw_prev, sw_elapsed
   repeat
     local A, K = ARGV, KEYS
     local user_ban, action_ban, overrides = K[1], K[2], K[3]
@@ -83,28 +86,25 @@
         or (action_at == -1 and redis.pcall('HGET', action_ban, 'until_ms') ~= '0') then
         break
       end
-      bans = { user_at, action_at }
-      -- as bans.lua's ban_left and longer: ms left (-1 never) and the later end of a timed ban,
-      -- nil when none is in force (one ending within this millisecond is over). A timed ban cuts
+      -- As bans.lua's ban_left, once: ms left (-1 never) and the later end of a timed ban; none in
+      -- force (one ending within this millisecond is over): the general path. A timed ban cuts
       -- the window `key` to its end (PEXPIREAT ... LT): the general path asks the ACL about that
-      -- write even when it changes nothing, so this asks too (refused: nil, and the general path
-      -- answers TG_NOPERM; the time is no part of the ACL's decision).
-      function banned_at(now, key)
-        local left, ends = nil, 0
-        for i = 1, 2 do
-          local at = bans[i]
-          if at == -1 then
-            left = -1
-          elseif at > now then
-            if left ~= -1 then left = max(left or 0, at - now) end
-            ends = max(ends, at)
-          end
-        end
-        if left and left > 0 and mode ~= 'peek' and not redis.acl_check_cmd('PEXPIREAT', key, '0', 'LT') then
-          return nil
-        end
-        return left, ends
+      -- write even when it changes nothing, so this asks too (refused: the general path answers
+      -- TG_NOPERM; the time is no part of the ACL's decision).
+      ban_left, ban_ends = -1, 0
+      if user_at > 0 or action_at > 0 then
+        local t = redis.call('TIME')
+        now_us = t[1] * 1000000 + t[2]
+        now_ms = floor(now_us / 1000)
+        local at = user_at > action_at and user_at or action_at
+        if at > now_ms then ban_ends = at end
       end
+      if user_at ~= -1 and action_at ~= -1 then
+        if ban_ends == 0 then break end
+        ban_left = ban_ends - now_ms
+        if mode ~= 'peek' and not redis.acl_check_cmd('PEXPIREAT', key, '0', 'LT') then break end
+      end
+      banned = true
     end
     plain = true
   until true

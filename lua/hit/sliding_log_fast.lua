@@ -5,15 +5,16 @@
       -- back) goes the general way, so the newest member's score is not read (~6k instructions).
       -- A refusal writes nothing and reads that score (its reset) and, when the window denies, the
       -- score of the member the retry waits for: the one holding the total that must leave the
-      -- window (totals are unique: one ZMSCORE finds both; when no member holds that total exactly,
-      -- the general path searches). Under a ban the log's PEXPIRETIME, against the clock, stands
-      -- in for its PTTL.
-      local t = redis.call('TIME')
-      now_us = t[1] * 1000000 + t[2]
-      now_ms = floor(now_us / 1000)
+      -- window (totals are unique: one ZMSCORE finds both, one ZSCORE when that is the newest;
+      -- when no member holds that total exactly, the general path searches). Under a ban the
+      -- log's PEXPIRETIME, against the clock, stands in for its PTTL.
+      if not now_us then                                -- (a timed ban read it already)
+        local t = redis.call('TIME')
+        now_us = t[1] * 1000000 + t[2]
+        now_ms = floor(now_us / 1000)
+      end
       local window_us = window * 1000
       local format = string.format
-      local at = format('%d', now_us)
       local count, newest_total, trim, stale, ttl = 0, 0, nil, false, -2
       local newest = redis.pcall('ZRANGE', key, '-1', '-1')
       if newest.err then break end
@@ -21,7 +22,7 @@
       if exists then
         -- (members of the old "<us>-<seq>" format or of no format: the general path)
         if not exists:find('^%d+$') then break end
-        if bans then                                    -- (against the clock, as the ban's)
+        if banned then                                  -- (against the clock, as the ban's)
           local expires = redis.call('PEXPIRETIME', key)
           ttl = expires < 0 and expires or max(expires - now_ms, 0)
         else
@@ -51,35 +52,43 @@
         end
       end
       local after = count + cost
-      if bans or after > limit then
+      if banned or after > limit then
         -- (a denial that counts or bans, or a log without TTL: the general path)
-        if not (bans or quiet) or ttl == -1 then break end
+        if not (banned or quiet) or ttl == -1 then break end
         -- as the general path's plan of a hit not counted: the log as it is; the member a denial
-        -- waits for only when the cost can fit at all
-        local waits = not bans and quiet and cost <= limit
-        local scores = exists and redis.call('ZMSCORE', key, exists, waits and format('%016d', newest_total + cost - limit) or exists)
-        local newest_us = scores and tonumber(scores[1])
+        -- waits for only when the cost can fit at all: the newest itself when the cost is the
+        -- limit and it is spelled as this script writes members (then one ZSCORE: each score
+        -- Redis spells costs it ~5k instructions)
+        local waits = not banned and cost <= limit
+        local newest_s, waits_s
+        if exists then
+          if waits and (cost < limit or #exists ~= 16) then
+            local scores = redis.call('ZMSCORE', key, exists, format('%016d', newest_total + cost - limit))
+            newest_s, waits_s = scores[1], scores[2]
+          else
+            newest_s = redis.call('ZSCORE', key, exists)
+            waits_s = newest_s
+          end
+        end
+        local newest_us = newest_s and tonumber(newest_s)
         r_count, r_reset = count, 0
         if newest_us and newest_us > now_us - window_us then
           r_reset = max(ceil((newest_us + window_us - now_us) / 1000), 1)
         end
-        if bans then
-          local left, ends = banned_at(now_ms, key)
-          -- the log ends with the ban (PEXPIREAT LT): unless it does already, a write
-          if not left or (left > 0 and ttl > 0 and mode ~= 'peek' and now_ms + ttl > ends) then break end
-          if left > 0 and left < r_reset then r_reset = left end
-          refused, r_retry = 'banned', left
-        elseif quiet then
+        if banned then
+          refused, r_retry, r_ttl = 'banned', ban_left, ttl
+        else
           r_retry = -1                                  -- (a cost over the limit never fits)
           if waits then
-            if not scores[2] then break end
-            r_retry = max(ceil((scores[2] + window_us - now_us) / 1000), 1)
+            if not waits_s then break end
+            r_retry = max(ceil((waits_s + window_us - now_us) / 1000), 1)
           end
           refused = 'deny'
         end
         break
       end
       if mode ~= 'hit' then break end
+      local at = format('%d', now_us)
       if exists and redis.pcall('ZCOUNT', key, at, '+inf') ~= 0 then break end   -- (one scored now too: rare)
       if warn > 0 and count <= warn and after > warn then break end   -- crossing the warn level: an audit entry
       local member = format('%016d', newest_total + cost)

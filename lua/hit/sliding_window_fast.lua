@@ -6,9 +6,11 @@
       -- writes nothing; it asks the TTL of a hash without counts too (one without a TTL is
       -- repaired by the general path), and a ban the hash's PEXPIRETIME.
       local W = window + 0
-      local t = redis.call('TIME')
-      now_us = t[1] * 1000000 + t[2]
-      now_ms = floor(now_us / 1000)
+      if not now_us then                                -- (a timed ban read it already)
+        local t = redis.call('TIME')
+        now_us = t[1] * 1000000 + t[2]
+        now_ms = floor(now_us / 1000)
+      end
       local ws = floor(now_ms / W) * W
       local h = redis.pcall('HMGET', key, 'start', 'cur', 'prev')
       if h.err then break end
@@ -19,7 +21,7 @@
         local fields = start_s and cur_s and prev_s and #start_s < 16 and #cur_s < 16 and #prev_s < 16
           and start_s .. ',' .. cur_s .. ',' .. (prev_s == '0' and '1' or prev_s)
         if not fields or not fields:find('^[1-9]%d*,[1-9]%d*,[1-9]%d*$') then break end
-        if bans then                                    -- (against the clock, as the ban's)
+        if banned then                                  -- (against the clock, as the ban's)
           local at = redis.call('PEXPIRETIME', key)
           held_ttl = at < 0 and at or max(at - now_ms, 0)
         else
@@ -37,21 +39,18 @@
       local weighed = prev * (W - elapsed)            -- floor(prev * (W - elapsed) / W)
       weighed = weighed < 2 ^ 53 and floor(weighed / W) or mul_div(prev, W - elapsed, W)
       local before = weighed + cur
-      if bans or before + cost > limit then
-        if not (bans or quiet) then break end           -- (a denial that counts or bans)
+      if banned or before + cost > limit then
+        if not (banned or quiet) then break end         -- (a denial that counts or bans)
         if not held then held_ttl = redis.call('PTTL', key) end
         if held_ttl == -1 or held_ttl == 0 then break end         -- (the general path gives it its TTL)
         -- as the general path's plan of a hit not counted: the hash as it is
         r_count, r_reset = before, cur > 0 and 2 * W - elapsed or prev > 0 and W - elapsed or 0
-        if bans then
-          local left, ends = banned_at(now_ms, key)
-          -- the hash ends with the ban (PEXPIREAT LT): unless it does already, a write
-          if not left or (left > 0 and held_ttl > 0 and mode ~= 'peek' and now_ms + held_ttl > ends) then break end
-          if left > 0 and left < r_reset then r_reset = left end
-          refused, r_retry = 'banned', left
-        elseif quiet then
+        if banned then
+          refused, r_retry, r_ttl = 'banned', ban_left, held_ttl
+        else
           -- (a cost over the limit never fits; else hit/sw_retry.lua reckons it from these)
-          refused, r_retry, sw_state = 'deny', cost > limit and -1 or nil, { W, cur, prev, elapsed }
+          refused, r_retry = 'deny', cost > limit and -1 or nil
+          sw_W, sw_cur, sw_prev, sw_elapsed = W, cur, prev, elapsed
         end
         break
       end

@@ -4,9 +4,11 @@
       -- is repaired by the general path); under a ban, PEXPIRETIME against the clock instead.
       local window_us = window * 1000
       if limit > window_us then break end
-      local t = redis.call('TIME')
-      now_us = t[1] * 1000000 + t[2]                    -- (digits: arithmetic reads them)
-      now_ms = floor(now_us / 1000)
+      if not now_us then                                -- (a timed ban read it already)
+        local t = redis.call('TIME')
+        now_us = t[1] * 1000000 + t[2]                  -- (digits: arithmetic reads them)
+        now_ms = floor(now_us / 1000)
+      end
       local us, num, before, ttl = now_us, 0, 0, nil    -- an empty bucket
       local stored = redis.pcall('GET', key)
       if stored then
@@ -25,7 +27,7 @@
         local tat = us_s + 0
         -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
         if tat > now_us or (tat == now_us and n > 0) then
-          if bans then                                  -- (against the clock, as the ban's)
+          if banned then                                -- (against the clock, as the ban's)
             local at = redis.call('PEXPIRETIME', key)
             ttl = at < 0 and at or max(at - now_ms, 0)
           else
@@ -46,8 +48,8 @@
       local next_num, next_us = num + inc_r, us + inc_q
       if next_num >= limit then next_us, next_num = next_us + 1, next_num - limit end   -- (num + inc_r < 2 * limit)
       local ahead = next_us - now_us
-      if bans or ahead > window_us or (ahead == window_us and next_num > 0) then
-        if not (bans or quiet) then break end           -- (a denial that counts or bans)
+      if banned or ahead > window_us or (ahead == window_us and next_num > 0) then
+        if not (banned or quiet) then break end         -- (a denial that counts or bans)
         if not ttl then
           ttl = -2
           if stored then
@@ -58,13 +60,9 @@
         if ttl == -1 or ttl == 0 then break end         -- (the general path gives it its TTL)
         -- as the general path's plan of a hit not counted: the bucket as it is
         r_count, r_reset = before, ceil((us - now_us + (num > 0 and 1 or 0)) / 1000)
-        if bans then
-          local left, ends = banned_at(now_ms, key)
-          -- the bucket ends with the ban (PEXPIREAT LT): unless it does already, a write
-          if not left or (left > 0 and ttl > 0 and mode ~= 'peek' and now_ms + ttl > ends) then break end
-          if left > 0 and left < r_reset then r_reset = left end
-          refused, r_retry = 'banned', left
-        elseif quiet then
+        if banned then
+          refused, r_retry, r_ttl = 'banned', ban_left, ttl
+        else
           refused, r_retry = 'deny', cost > limit and -1
             or max(ceil((ahead + (next_num > 0 and 1 or 0) - window_us) / 1000), 1)
         end
