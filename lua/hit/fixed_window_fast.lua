@@ -4,7 +4,8 @@
     -- written, and the general path decides); it stands in for the general path's SET, so SET is
     -- the command asked about. A refusal reads the counter and its TTL (under a timed ban the
     -- counter's PEXPIRETIME against the ban's clock, as the general path takes it), writes nothing
-    -- and answers.
+    -- and answers; a denial that counts (count_denied, no automatic ban) counts as an allowed hit
+    -- does and answers deny.
     repeat
       local stored = redis.pcall('GET', key)
       if not stored then                                -- a new window
@@ -34,16 +35,22 @@
       end
       if ttl == 0 then break end                        -- it expires within this millisecond
       if banned or before + cost > limit then
-        -- (a denial that counts or bans: the general path) the counter as the general path reads
-        -- it (digits), and with its TTL (else it repairs it)
-        if not (banned or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end
-        r_count, r_reset = before, ttl
-        if banned then
-          refused, r_retry, r_ttl = 'banned', ban_left, ttl
-        else
-          refused, r_retry = 'deny', cost > limit and -1 or ttl
+        if banned or not tally or #stored > 15 then
+          -- (a denial that bans: the general path) the counter as the general path reads it
+          -- (digits), and with its TTL (else it repairs it)
+          if not (banned or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end
+          r_count, r_reset = before, ttl
+          if banned then
+            refused, r_retry, r_ttl = 'banned', ban_left, ttl
+          else
+            refused, r_retry = 'deny', cost > limit and -1 or ttl
+          end
+          break
         end
-        break
+        -- a denial that counts (tally): an allowed hit's write, below; its count stays exact, far
+        -- below the 2^50 the general path saturates at (and one crossing the warn level, which
+        -- only an allowed hit reports, goes the general way all the same)
+        over = true
       end
       if mode ~= 'hit' or (warn > 0 and before <= warn and before + cost > warn)
         or not redis.acl_check_cmd('SET', key, cost_s, 'KEEPTTL')
@@ -56,5 +63,6 @@
         redis.call('PEXPIRE', key, window)
         ttl = window + 0
       end
+      if over then return { 0, 'deny', count, limit, 0, ttl, cost > limit and -1 or ttl } end
       return { 1, (warn > 0 and count > warn) and 'warn' or 'ok', count, limit, limit - count, ttl, 0 }
     until true

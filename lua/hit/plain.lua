@@ -3,7 +3,8 @@
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
   -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
   -- mode: hit, shadow or peek (only a refusal takes a fast path in the last two); quiet: a denial
-  -- writes nothing (count_denied off, no automatic ban); banned: a ban is in force, ban_left its
+  -- writes nothing (count_denied off, no automatic ban); tally: a hit's denial counts and bans
+  -- nobody (count_denied on, no automatic ban, mode hit), over: it is one; banned: a ban is in force, ban_left its
   -- ms left (-1 never) and ban_ends the later end of a timed one (0 none), both against the
   -- clock read here when a ban is timed.
   -- refused, r_count, r_reset, r_retry: a refusal's tier and numbers, for hit/refusal.lua (a
@@ -11,7 +12,7 @@
   -- under a ban r_ttl, the state key's TTL against the clock, -2 none).
   -- (the locals left nil follow each other: one instruction clears them all)
   local mode, quiet = ARGV[1], true
-  local plain, cost, warn, limit, window, key, cost_s, limit_s, banned, ban_left, ban_ends
+  local plain, cost, warn, limit, window, key, cost_s, limit_s, tally, over, banned, ban_left, ban_ends
   local refused, r_count, r_reset, r_retry, r_ttl, sw_W, sw_cur, sw_prev, sw_elapsed
   repeat
     local A, K = ARGV, KEYS
@@ -52,6 +53,7 @@
       end
       cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
       quiet = denied == '0' and b == '0' and ban_until == ''
+      tally = denied == '1' and b == '0' and ban_until == '' and mode == 'hit'
       local user, action = A[9], A[10]
       local user_len, action_len = #user, #action
       -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
