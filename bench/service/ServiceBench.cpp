@@ -35,11 +35,13 @@ descriptors:
 
 QString ServiceRun::cpuText() const
 {
-    return QStringLiteral("CPU per decision: client %1 us, %2 %3 us, redis-server %4 us")
+    return QStringLiteral(
+               "CPU per decision: client %1 us, %2 %3 us, redis-server %4 us (in scripts %5 us)")
         .arg(clientUs, 0, 'f', 1)
         .arg(QLatin1String(server))
         .arg(serverUs, 0, 'f', 1)
-        .arg(redisUs, 0, 'f', 1);
+        .arg(redisUs, 0, 'f', 1)
+        .arg(scriptUs, 0, 'f', 1);
 }
 
 ServiceBench::ServiceBench(ServiceSettings settings, DemoServer& redis, Client& admin,
@@ -65,13 +67,19 @@ bool ServiceBench::startDaemon(const QStringList& extraArgs)
 ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load,
                                  TollgatedProcess& daemon)
 {
+    const auto scriptUsec = [this] {
+        const ServerFigures figures = serverFigures(m_admin);
+        return figures.evalshaCalls * figures.evalshaUsecPerCall;
+    };
     const double server = daemon.cpuSeconds(), redis = serverCpuSeconds(m_admin);
+    const double scripts = scriptUsec();
     ServiceRun run;
     run.load = load();
     const double decisions = double(std::max<qint64>(1, run.load.hits));
     run.clientUs = run.load.cpuSeconds * 1e6 / decisions;
     run.serverUs = (daemon.cpuSeconds() - server) * 1e6 / decisions;
     run.redisUs = (serverCpuSeconds(m_admin) - redis) * 1e6 / decisions;
+    run.scriptUs = (scriptUsec() - scripts) / decisions;
     if (run.load.firstError) {
         std::fprintf(stderr, "bench_service: %lld errors, the first: %s\n",
                      static_cast<long long>(run.load.errors),

@@ -43,6 +43,7 @@ struct ServiceRun
 {
     HitLoadFigures load;
     double clientUs = 0, serverUs = 0, redisUs = 0;
+    double scriptUs = 0; // Redis µs in EVALSHA per decision (INFO commandstats): the scripts' own work
     const char* server = "tollgated"; // whose CPU serverUs is
 
     double rate() const { return load.opsPerSecond(); }
