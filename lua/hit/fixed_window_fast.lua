@@ -5,7 +5,7 @@
     -- the command asked about. A refusal reads the counter and its TTL (under a timed ban the
     -- counter's PEXPIRETIME against the ban's clock, as the general path takes it), writes nothing
     -- and answers; a denial that counts (count_denied, no automatic ban) counts as an allowed hit
-    -- does and answers deny.
+    -- does and answers deny. A calendar window counts only in a counter that has its TTL.
     repeat
       local stored = redis.pcall('GET', key)
       if not stored then                                -- a new window
@@ -19,7 +19,7 @@
           break
         end
         -- SET is the general path's own write: checked by running it (refused, it writes nothing)
-        if mode ~= 'hit' or (warn > 0 and cost > warn) or redis.pcall('SET', key, cost_s, 'PX', window).err then
+        if mode ~= 'hit' or (warn > 0 and cost > warn) or on_calendar or redis.pcall('SET', key, cost_s, 'PX', window).err then
           break
         end
         return { 1, 'ok', cost, limit, limit - cost, window + 0, 0 }
@@ -54,7 +54,7 @@
       end
       if mode ~= 'hit' or (warn > 0 and before <= warn and before + cost > warn)
         or not redis.acl_check_cmd('SET', key, cost_s, 'KEEPTTL')
-        or (ttl == -1 and not redis.acl_check_cmd('PEXPIRE', key, window)) then
+        or (ttl == -1 and (on_calendar or not redis.acl_check_cmd('PEXPIRE', key, window))) then
         break
       end
       local count = redis.pcall('INCRBY', key, cost_s)

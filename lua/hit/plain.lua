@@ -12,7 +12,7 @@
   -- under a ban r_ttl, the state key's TTL against the clock, -2 none).
   -- (the locals left nil follow each other: one instruction clears them all)
   local mode, quiet = ARGV[1], true
-  local plain, cost, warn, limit, window, key, cost_s, limit_s, tally, over, banned, ban_left, ban_ends
+  local plain, cost, warn, limit, window, key, cost_s, limit_s, on_calendar, tally, over, banned, ban_left, ban_ends
   local refused, r_count, r_reset, r_retry, r_ttl, sw_W, sw_cur, sw_prev, sw_elapsed
   repeat
     local A, K = ARGV, KEYS
@@ -40,12 +40,19 @@
       if limit > (alg == 'sliding_log' and MAX_LOG or MAX_COUNT) then break end
     else
       -- The full form: the ids as they are, the keys built from them.
-      if #K ~= 6 or #A ~= 14 or (mode ~= 'hit' and mode ~= 'shadow' and mode ~= 'peek') or A[8] ~= '0'
-        or A[12] ~= 'first_hit' then
+      if #K ~= 6 or #A ~= 14 or (mode ~= 'hit' and mode ~= 'shadow' and mode ~= 'peek') or A[8] ~= '0' then
         break
       end
       local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
       window, cost_s, limit_s = A[14], c, l
+      -- calendar: a fixed window of a minute, hour, day or week in UTC (offsets "0"), which the
+      -- fast path counts only in a counter that has its TTL: a new one, or one that lost its TTL,
+      -- ends at a boundary the general path works out
+      on_calendar = A[12] == 'calendar'
+      if (not on_calendar and A[12] ~= 'first_hit') or (on_calendar and (alg ~= 'fixed_window'
+        or (window ~= '60000' and window ~= '3600000' and window ~= '86400000' and window ~= '604800000'))) then
+        break
+      end
       if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
         or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
         or not (window .. c .. w .. b .. l):find('^[1-9]%d*$') then
