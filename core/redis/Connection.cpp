@@ -427,6 +427,7 @@ void Connection::onReadyRead()
         }
         InFlight request = std::move(m_inFlight.front());
         m_inFlight.pop_front();
+        m_checkedFront -= m_checkedFront > 0 ? 1 : 0;
         noteBusy();
         // The deadline timer stops itself once nothing is in flight (checkDeadlines).
         releaseHeld(); // a slot is free: in the same write as what the callbacks chain
@@ -495,6 +496,7 @@ void Connection::dropConnection(const Error& error)
     }
     auto inFlight = std::move(m_inFlight);
     m_inFlight.clear();
+    m_checkedFront = 0;
     noteBusy();
     for (InFlight& request : inFlight)
         request.fail(error); // nothing for those that already failed with Timeout

@@ -157,6 +157,10 @@ private:
     bool m_countedBusy = false;
     bool m_flushPosted = false;
     std::deque<InFlight> m_inFlight;
+    // The first m_inFlight entries with nothing left to check (failed at their deadline, or
+    // without one): a server silent under load leaves thousands, which checkDeadlines() then
+    // need not walk each time it runs.
+    size_t m_checkedFront = 0;
     // Submitted while the first connect is in progress, or beyond maxInFlight: sent in order
     // as the connection comes up and as replies free slots.
     std::deque<Waiting> m_waiting;

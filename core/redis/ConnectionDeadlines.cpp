@@ -32,7 +32,9 @@ void Connection::checkDeadlines()
     // A command past its deadline fails alone; its slot stays so the reply, when it comes,
     // still lines up (a long script must not cost every other caller the connection).
     std::vector<InFlight> expired;
-    for (InFlight& request : m_inFlight) {
+    size_t checked = std::min(m_checkedFront, m_inFlight.size());
+    for (; checked < m_inFlight.size(); ++checked) {
+        InFlight& request = m_inFlight[checked];
         if (request.deadlineMs == 0 || !request.waits())
             continue; // a subscription, or already failed
         if (now <= request.deadlineMs)
@@ -40,6 +42,7 @@ void Connection::checkDeadlines()
         expired.push_back({std::exchange(request.done, nullptr), 0,
                            std::exchange(request.batch, nullptr), request.index});
     }
+    m_checkedFront = checked;
     const Error late{ErrorKind::Timeout, QStringLiteral("no reply from %1 within %2 ms")
                                              .arg(endpoint())
                                              .arg(m_options.commandTimeout.count())};
@@ -49,7 +52,8 @@ void Connection::checkDeadlines()
     if (!m_inFlight.empty()) {
         // Next: the first command still waiting, or the silence check below.
         qint64 due = m_lastReadMs + silence + 1;
-        for (const InFlight& request : m_inFlight) {
+        for (size_t i = std::min(m_checkedFront, m_inFlight.size()); i < m_inFlight.size(); ++i) {
+            const InFlight& request = m_inFlight[i];
             if (request.deadlineMs != 0 && request.waits()) {
                 due = std::min(due, request.deadlineMs + 1);
                 break;
