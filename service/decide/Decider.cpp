@@ -1,11 +1,11 @@
 #include "service/decide/Decider.h"
 
+#include "service/decide/DecisionDeadlines.h"
 #include "service/decide/DescriptorMatch.h"
 #include "service/decide/DynamicMetadata.h"
 
 #include <QDateTime>
 #include <QMutexLocker>
-#include <atomic>
 #include <set>
 
 namespace tollgate::service {
@@ -32,13 +32,26 @@ struct Job
     const DescriptorRule* rule = nullptr; // the configured limit; null: the request's own
 };
 
-// A request's hits in flight; the last reply completes the decision.
-struct Pending
+// A hit sent for one descriptor, until its answer is in.
+struct Sent
 {
-    QMutex mutex;
+    size_t index = 0;
+    RateLimitSpec spec;
+    qint64 cost = 1;
+    bool check = false;
+    bool answered = false;
+};
+
+// A request's hits in flight; the last reply completes the decision, or its deadline does
+// (DecisionDeadlines) with the failure policy's answer for those still out.
+struct Pending : Watched
+{
+    QMutex mutex; // the decision, the hits sent and `settled`
     Decision decision;
     std::optional<Error> error;
-    std::atomic<size_t> left{0};
+    std::vector<Sent> sent;
+    size_t left = 0;
+    bool settled = false; // answered: what comes later changes nothing
     std::function<void(Result<Decision>)> done;
     QByteArray domain;
     std::function<void(const QByteArray&, const QByteArray&, const char*)> countDescriptor;
@@ -51,6 +64,7 @@ namespace {
 
 using detail::Job;
 using detail::Pending;
+using detail::Sent;
 
 bool isCalendarUnit(LimitUnit unit)
 {
@@ -116,6 +130,54 @@ qint64 untilUnitEnds(LimitUnit unit)
     return length > 0 ? length - QDateTime::currentMSecsSinceEpoch() % length : 0;
 }
 
+// One hit's answer into its descriptor's status (under the pending's mutex).
+void settle(Pending& pending, const Sent& sent, Result<HitResult> hit)
+{
+    if (!hit) {
+        if (!pending.error)
+            pending.error = hit.error();
+        return;
+    }
+    DescriptorDecision& status = pending.decision.statuses[sent.index];
+    // A check is over when the window already holds more than the limit (a window exactly full
+    // still passes a hit of 0, as envoyproxy/ratelimit's).
+    const bool peeked = sent.check && hit->countNow >= 0;
+    const bool allowed = hit->shadow || (peeked ? hit->tier != Tier::Banned && hit->countNow <= hit->limit
+                                                : hit->allowed);
+    status.code = allowed ? Code::Ok : Code::OverLimit;
+    status.limitRemaining = !allowed ? 0
+                            : peeked ? std::max<qint64>(hit->limit - hit->countNow, 0)
+                                     : hit->remaining;
+    status.durationUntilResetMs = hit->allowed ? hit->resetMs : std::max(hit->resetMs, hit->retryAfterMs);
+    if (status.durationUntilResetMs <= 0)
+        status.durationUntilResetMs = untilUnitEnds(sent.spec.unit);
+    status.currentLimit = reported(sent.spec, *status.policy, *hit);
+    if (hit->decidedBy != DecidedBy::Cache)
+        ++pending.decision.redisCalls;
+    status.hit = std::move(*hit);
+}
+
+// The failure policy's answer for a hit still out at its decision's deadline, as the Limiter
+// gives it when the command's own deadline passes, except that the insurance limiter only
+// evaluates it here: that answer is still to come, and counts it.
+Result<HitResult> lateAnswer(FailureMode mode, const Policy& policy, const QByteArray& user,
+                             const Sent& sent)
+{
+    const Error late{ErrorKind::Timeout,
+                     QStringLiteral("no answer from Redis by the decision's deadline")};
+    InsuranceLimiter* insurance =
+        mode == FailureMode::Insurance ? InsuranceLimiter::shared().get() : nullptr;
+    const bool counts = !sent.check && mode != FailureMode::Insurance;
+    Result<HitResult> hit =
+        Limiter::answerWithoutRedis(mode, insurance, policy, user, sent.cost, counts, late);
+    if (hit && !sent.check && !counts && policy.shadow) { // as a counted shadow hit is answered
+        hit->shadow = true;
+        hit->allowed = true;
+        hit->message.clear();
+    }
+    return hit;
+}
+
 void finish(const std::shared_ptr<Pending>& pending)
 {
     if (pending->error) {
@@ -139,6 +201,48 @@ void finish(const std::shared_ptr<Pending>& pending)
         }
     }
     pending->done(std::move(decision));
+}
+
+// A hit's answer; the last one finishes the decision, unless its deadline came first.
+void hitAnswered(const std::shared_ptr<Pending>& pending, size_t k, Result<HitResult> hit,
+                 DecisionDeadlines* deadlines)
+{
+    {
+        QMutexLocker lock(&pending->mutex);
+        Sent& sent = pending->sent[k];
+        if (pending->settled || sent.answered)
+            return;
+        sent.answered = true;
+        settle(*pending, sent, std::move(hit));
+        if (--pending->left > 0)
+            return;
+        pending->settled = true;
+    }
+    if (deadlines)
+        deadlines->forget(*pending);
+    finish(pending);
+}
+
+// The decision's deadline: every hit still out gets the failure policy's answer now.
+void expire(const std::shared_ptr<Pending>& pending, std::optional<FailureMode> onError)
+{
+    {
+        QMutexLocker lock(&pending->mutex);
+        if (pending->settled)
+            return;
+        pending->settled = true;
+        pending->decision.atDeadline = true;
+        for (Sent& sent : pending->sent) {
+            if (sent.answered)
+                continue;
+            sent.answered = true;
+            const DescriptorDecision& status = pending->decision.statuses[sent.index];
+            settle(*pending, sent,
+                   lateAnswer(onError.value_or(status.policy->onError), *status.policy,
+                              status.user, sent));
+        }
+    }
+    finish(pending);
 }
 
 Error invalid(const QString& message)
@@ -166,6 +270,14 @@ std::shared_ptr<const ServiceConfig> Decider::config() const
     return m_config;
 }
 
+void Decider::setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError)
+{
+    m_deadlines = std::make_shared<DecisionDeadlines>(
+        timeout, [onError](const std::shared_ptr<Watched>& item) {
+            expire(std::static_pointer_cast<Pending>(item), onError);
+        });
+}
+
 void Decider::setUnmatchedCounter(std::function<void(const QByteArray& domain)> count)
 {
     QMutexLocker lock(&m_mutex);
@@ -190,6 +302,7 @@ void Decider::decide(const DecisionRequest& request,
         done(invalid(QStringLiteral("the request has no descriptors")));
         return;
     }
+    const Watched::Clock::time_point started = Watched::Clock::now();
     auto pending = std::make_shared<Pending>();
     pending->domain = request.domain;
     pending->done = std::move(done);
@@ -198,7 +311,7 @@ void Decider::decide(const DecisionRequest& request,
         pending->done(std::move(*bad));
         return;
     }
-    send(std::move(jobs), pending);
+    send(std::move(jobs), pending, started);
 }
 
 std::optional<Error> Decider::plan(const DecisionRequest& request, Pending& pending,
@@ -313,57 +426,39 @@ std::optional<Error> Decider::plan(const DecisionRequest& request, Pending& pend
     return std::nullopt;
 }
 
-void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pending) const
+void Decider::send(std::vector<Job> jobs, const std::shared_ptr<Pending>& pending,
+                   Watched::Clock::time_point started) const
 {
     if (jobs.empty()) {
         finish(pending);
         return;
     }
     pending->left = jobs.size();
-    for (Job& job : jobs) {
+    pending->sent.reserve(jobs.size());
+    for (Job& job : jobs) { // every status made before the first hit can answer
         DescriptorDecision& status = pending->decision.statuses[job.index];
         status.action = job.policy.action;
         status.user = job.user;
         status.policy = std::move(job.policy);
-        const bool check = job.kind == Job::Kind::Check;
-        // Only the index and the spec: the policy stays in the status, which outlives the call.
-        auto onHit = [pending, index = job.index, spec = job.spec, check](Result<HitResult> hit) {
-            {
-                QMutexLocker lock(&pending->mutex);
-                if (!hit) {
-                    if (!pending->error)
-                        pending->error = hit.error();
-                } else {
-                    DescriptorDecision& status = pending->decision.statuses[index];
-                    // A check is over when the window already holds more than the limit (a
-                    // window exactly full still passes a hit of 0, as envoyproxy/ratelimit's).
-                    const bool peeked = check && hit->countNow >= 0;
-                    const bool allowed =
-                        hit->shadow || (peeked ? hit->tier != Tier::Banned && hit->countNow <= hit->limit
-                                               : hit->allowed);
-                    status.code = allowed ? Code::Ok : Code::OverLimit;
-                    status.limitRemaining =
-                        !allowed ? 0
-                        : peeked ? std::max<qint64>(hit->limit - hit->countNow, 0)
-                                 : hit->remaining;
-                    status.durationUntilResetMs =
-                        hit->allowed ? hit->resetMs : std::max(hit->resetMs, hit->retryAfterMs);
-                    if (status.durationUntilResetMs <= 0)
-                        status.durationUntilResetMs = untilUnitEnds(spec.unit);
-                    status.currentLimit = reported(spec, *status.policy, *hit);
-                    if (hit->decidedBy != DecidedBy::Cache)
-                        ++pending->decision.redisCalls;
-                    status.hit = std::move(*hit);
-                }
-            }
-            if (pending->left.fetch_sub(1) == 1)
-                finish(pending);
+        pending->sent.push_back({job.index, job.spec, job.cost, job.kind == Job::Kind::Check});
+    }
+    const std::shared_ptr<DecisionDeadlines> deadlines = m_deadlines;
+    for (size_t k = 0; k < pending->sent.size(); ++k) {
+        // The policy stays in the status, which outlives the call.
+        const Sent& sent = pending->sent[k];
+        const DescriptorDecision& status = pending->decision.statuses[sent.index];
+        auto onHit = [pending, k, deadlines](Result<HitResult> hit) {
+            hitAnswered(pending, k, std::move(hit), deadlines.get());
         };
-        if (check)
+        if (sent.check)
             m_limiter.peek(*status.policy, status.user, 0, nullptr, std::move(onHit));
         else
-            m_limiter.hit(*status.policy, status.user, job.cost, nullptr, std::move(onHit));
+            m_limiter.hit(*status.policy, status.user, sent.cost, nullptr, std::move(onHit));
     }
+    // Watched only now, so that its deadline never finishes it while hits are still being sent.
+    QMutexLocker lock(&pending->mutex);
+    if (deadlines && !pending->settled)
+        deadlines->watch(pending, started);
 }
 
 } // namespace tollgate::service

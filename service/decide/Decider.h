@@ -4,10 +4,13 @@
 #include "service/decide/Decision.h"
 #include "service/decide/PolicyBook.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
 namespace tollgate::service {
+
+class DecisionDeadlines;
 
 namespace detail {
 struct Job;
@@ -18,7 +21,8 @@ struct Pending;
 /// (docs/service.md): each matched limit is one hit.lua call (or a refusal from memory), all
 /// sent at once; the request is over limit when any descriptor is; a shadow policy's hit is
 /// always OK. Unmatched descriptors, unknown domains and `unlimited` rules are OK without
-/// Redis. `done` runs once, on the thread of the last reply (never the caller's loop).
+/// Redis. `done` runs once, on the thread of the last reply or of the deadline (never the
+/// caller's loop).
 class Decider
 {
 public:
@@ -31,6 +35,11 @@ public:
             std::shared_ptr<PolicyBook> policies);
 
     void setConfig(std::shared_ptr<const ServiceConfig> config);
+    /// Before serving: a decision still waiting on Redis `timeout` after it came (the Redis
+    /// URL's) gets the failure policy's answer for what is still out (`onError`, else each
+    /// policy's own), from a thread of its own (DecisionDeadlines), whatever the connection
+    /// and the other threads are doing. None by default (each command's own deadline only).
+    void setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError);
     std::shared_ptr<const ServiceConfig> config() const;
     void setUnmatchedCounter(std::function<void(const QByteArray& domain)> count);
     /// Called once per matched descriptor answered: its DescriptorDecision::metricName and
@@ -50,11 +59,13 @@ private:
     /// the request is refused as invalid.
     std::optional<Error> plan(const DecisionRequest& request, detail::Pending& pending,
                               std::vector<detail::Job>& jobs) const;
-    /// Sends them all at once; the last reply (or none) finishes the decision.
-    void send(std::vector<detail::Job> jobs, const std::shared_ptr<detail::Pending>& pending) const;
+    /// Sends them all at once; the last reply (or none), or the deadline, finishes the decision.
+    void send(std::vector<detail::Job> jobs, const std::shared_ptr<detail::Pending>& pending,
+              std::chrono::steady_clock::time_point started) const;
 
     Limiter m_limiter;
     std::shared_ptr<PolicyBook> m_policies;
+    std::shared_ptr<DecisionDeadlines> m_deadlines; // null: none
     mutable QMutex m_mutex; // guards the two below (swapped by a reload)
     std::shared_ptr<const ServiceConfig> m_config;
     std::function<void(const QByteArray&)> m_unmatched;

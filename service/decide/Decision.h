@@ -68,6 +68,9 @@ struct Decision
     std::optional<HitResult> headline;
     std::optional<Policy> headlinePolicy;
     int redisCalls = 0; // hits that went to Redis (not answered from memory)
+    /// Finished by its deadline (Decider::setDeadline): the failure policy answered what Redis
+    /// had not by then.
+    bool atDeadline = false;
     /// envoyproxy/ratelimit's response dynamic metadata (compact JSON: domain, descriptors,
     /// hitsAddend, the passed descriptors' metadata), when a matched rule has quota_mode or
     /// metadata; empty otherwise.

@@ -31,8 +31,8 @@ private:
     grpc::ServerCompletionQueue* m_queue;
     grpc::Alarm m_alarm;
     std::mutex m_mutex;
-    std::vector<RlsCall*> m_posted; // under m_mutex
-    bool m_armed = false;           // under m_mutex: the alarm is set
+    std::vector<RlsCall*> m_posted;    // under m_mutex
+    bool m_armed = false;              // under m_mutex: the alarm is set
     std::vector<RlsCall*> m_finishing; // the queue's thread's own
 };
 

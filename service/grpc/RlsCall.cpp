@@ -70,15 +70,15 @@ void RlsCall::decide()
     std::optional<DecisionRequest> plain = decisionRequestFromWire(bytes);
     if (!plain) {
         m_service->m_metrics->recordDecision({}, "error", "grpc", seconds(), 0);
-        m_status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                "the request is not an envoy.service.ratelimit.v3.RateLimitRequest");
+        m_status =
+            grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                         "the request is not an envoy.service.ratelimit.v3.RateLimitRequest");
         finish();
         return;
     }
     m_domain = plain->domain;
-    m_service->m_decider->decide(*plain, [this](Result<Decision> decision) {
-        answer(std::move(decision));
-    });
+    m_service->m_decider->decide(
+        *plain, [this](Result<Decision> decision) { answer(std::move(decision)); });
     // Answered meanwhile (from memory, or without Redis): finished here, no hand-back.
     if (m_stage.exchange(Stage::Returned) == Stage::Answered)
         finish();
@@ -100,16 +100,20 @@ void RlsCall::answer(Result<Decision> decision)
                                 decision->overall == Code::OverLimit ? "over_limit" : "ok", "grpc",
                                 seconds(), decision->redisCalls);
     }
-    answered();
+    answered(decision && decision->atDeadline);
 }
 
-void RlsCall::answered()
+void RlsCall::answered(bool atDeadline)
 {
     // Still inside decide() on the queue's thread: decide() finishes it when the decider
-    // returns. Later, from the thread of the last reply: the queue's thread finishes it.
+    // returns. Later, from the thread of the last reply: the queue's thread finishes it; at the
+    // deadline, this thread does, so that it waits for no other (gRPC takes it from any).
     if (m_stage.exchange(Stage::Answered) == Stage::Deciding)
         return;
-    m_box->post(this);
+    if (atDeadline)
+        finish();
+    else
+        m_box->post(this);
 }
 
 } // namespace tollgate::service

@@ -40,7 +40,7 @@ private:
     void decide();
     /// Any thread: makes the answer, then finishes it (on the queue's thread).
     void answer(Result<Decision> decision);
-    void answered();
+    void answered(bool atDeadline);
 
     RlsService* m_service;
     grpc::ServerCompletionQueue* m_queue;

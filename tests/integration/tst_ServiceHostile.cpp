@@ -2,7 +2,8 @@
 // requests are closed, connections past the cap are refused, running out of file descriptors
 // neither spins nor leaves new clients hanging once descriptors are free, and with Redis frozen
 // every decision (requests sent behind others on one connection too) gets the failure policy's
-// answer. How fast is measured in bench/service/frozen_redis.py, not here.
+// answer, the insurance limiter's counting each hit once. How fast is measured in bench_service
+// (bench/service/FrozenRedis.cpp), not here.
 #include "tests/support/RedisServer.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void connectionsPastTheCapAreRefused();
     void outOfDescriptorsNeitherSpinsNorHangs();
     void frozenRedisGetsTheFailurePolicysAnswer();
+    void frozenRedisInsuranceCountsEachHitOnce();
 
 private:
     QString config() const { return sourcePath(QStringLiteral("tests/data/service_edge.yaml")); }
@@ -189,6 +191,32 @@ void ServiceHostileTest::frozenRedisGetsTheFailurePolicysAnswer()
     }
     QCOMPARE(grpc.lines.size(), 1);
     QVERIFY2(grpc.lines[0].contains(R"("overall_code": "OVER_LIMIT")"), grpc.lines[0].constData());
+}
+
+void ServiceHostileTest::frozenRedisInsuranceCountsEachHitOnce()
+{
+    // Each decision is answered at its deadline by the insurance limiter, which then counts the
+    // hit once (when the command's own deadline passes), not once more: 3 a minute lets the
+    // first three through and refuses the fourth.
+    ServiceProcess service;
+    QVERIFY2(service.start(m_redis.url() + QStringLiteral("?timeout=100"), config(),
+                           {QStringLiteral("--on-error"), QStringLiteral("insurance")}),
+             qPrintable(service.errorString()));
+    QVERIFY2(service.waitForLog("policies:"), service.stderrText().constData());
+    QTcpSocket socket;
+    socket.connectToHost(QStringLiteral("127.0.0.1"), service.httpPort());
+    QVERIFY(socket.waitForConnected(5000));
+    ::kill(pid_t(m_redis.processId()), SIGSTOP);
+    QList<QByteArray> answers;
+    for (int i = 0; i < 4; ++i) {
+        socket.write(decideRequest("10.3.0.1"));
+        answers += readAnswers(socket, 1, 10000);
+    }
+    ::kill(pid_t(m_redis.processId()), SIGCONT);
+    QCOMPARE(answers.size(), 4);
+    for (int i = 0; i < 4; ++i)
+        QVERIFY2(answers[i].contains(i < 3 ? R"("overall_code":"OK")" : R"("overall_code":"OVER_LIMIT")"),
+                 answers[i].constData());
 }
 
 QTEST_GUILESS_MAIN(ServiceHostileTest)
