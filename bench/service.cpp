@@ -1,24 +1,29 @@
 // bench_service: tollgated, the rate limit service, against one private redis-server
-// (app/demo/DemoServer), started from the built binary (bench/service/TollgatedProcess):
+// (app/demo/DemoServer), started from the built binary (bench/service/TollgatedProcess), beside
+// the gRPC floor (bench/service/GrpcFloor: a server of tollgated's shape that answers every
+// call OK and decides nothing; the goals are against it, measured in the same run):
 //   grpc      decisions/s through Envoy's ShouldRateLimit (bench/service/GrpcLoad: channels x
 //             requests in flight, one descriptor remote_address=<user> under a limit nothing
-//             reaches), beside `tollgatectl bench hit` at the same concurrency on the same
-//             server (the library's hits/s), in alternating rounds, the best of each; then the
-//             same load on the gRPC floor (bench/service/GrpcFloor), a server that decides
-//             nothing;
-//   latency   an open loop at half the best gRPC rate: p50 / p99 / p99.9 from when each
-//             request was due;
-//   http      POST /v1/decide on keep-alive connections (bench/service/HttpLoad);
+//             reaches) and the same load on the floor, in rounds of alternating order, each
+//             round with `tollgatectl bench hit` at the same concurrency (the library's hits/s);
+//   latency   an open loop at half the best gRPC rate on tollgated, then on the floor: p50 /
+//             p99 / p99.9 from when each request was due;
 //   refusals  90 % of the requests from 10 subjects over their limit (100 a minute), 10 % from
-//             many others, with the refusal cache and with tollgated restarted --cache-size 0:
-//             decisions/s and Redis round trips per decision (tollgated's /metrics);
+//             many others, with the refusal cache, the same requests on the floor, then with
+//             tollgated restarted --cache-size 0: decisions/s and Redis round trips per
+//             decision (EVALSHA calls of the server);
 //   memory    tollgated's VmRSS before and after 1,000,000 distinct refusals are cached (their
-//             windows filled in Redis beforehand, each subject asked once).
-// Each run prints the CPU it cost each process (client, tollgated, redis-server) per decision.
+//             windows filled in Redis beforehand, each subject asked once);
+//   http      POST /v1/decide on keep-alive connections (bench/service/HttpLoad), and the CPU
+//             of each of tollgated's threads meanwhile;
+//   frozen    Redis stopped (SIGSTOP) under four loads, tollgated --on-error allow at each
+//             URL timeout (bench/service/FrozenRedis): how long each answer takes.
+// Each run prints the CPU it cost each process (client, tollgated or the floor, redis-server)
+// and the server's context switches, per decision.
 //
 //   bench_service [--seconds 10] [--rounds 2] [--channels 8] [--in-flight 16] [--users 1000]
-//                 [--only grpc,latency,http,refusals,memory] [--fill 1000000] [--quick]
-//                 [--grpc-threads N]
+//                 [--only grpc,latency,refusals,memory,http,frozen] [--fill 1000000] [--quick]
+//                 [--grpc-threads N] [--frozen-timeouts 20,50]
 //
 // Prints figures and whether each goal is met; asserts nothing.
 #include "app/demo/DemoServer.h"
@@ -61,8 +66,12 @@ int main(int argc, char** argv)
         {QStringLiteral("fill-cache-size"),
          QStringLiteral("tollgated's --cache-size for the memory run."), QStringLiteral("bytes"),
          s.fillCacheSize},
-        {QStringLiteral("only"), QStringLiteral("Parts to run: grpc,latency,http,refusals,memory."),
-         QStringLiteral("parts"), QStringLiteral("grpc,latency,http,refusals,memory")},
+        {QStringLiteral("only"),
+         QStringLiteral("Parts to run: grpc,latency,refusals,memory,http,frozen."),
+         QStringLiteral("parts"), QStringLiteral("grpc,latency,refusals,memory,http,frozen")},
+        {QStringLiteral("frozen-timeouts"),
+         QStringLiteral("The Redis URL's timeout (ms) of each frozen round."), QStringLiteral("ms,..."),
+         QStringLiteral("20,50")},
         {QStringLiteral("quick"),
          QStringLiteral("A smoke run: 2 s runs, 1 round, 100,000 refusals.")},
     });
@@ -86,6 +95,10 @@ int main(int argc, char** argv)
     s.fill = value("fill", 100'000);
     s.fillCacheSize = parser.value(QStringLiteral("fill-cache-size"));
     s.parts = parser.value(QStringLiteral("only")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    s.frozenTimeouts.clear();
+    for (const QString& ms :
+         parser.value(QStringLiteral("frozen-timeouts")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        s.frozenTimeouts.push_back(std::max(1, ms.toInt()));
 
     DemoServer redis;
     if (Status started = redis.start(); !started) {

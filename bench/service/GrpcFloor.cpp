@@ -91,7 +91,7 @@ int serveGrpcFloor()
         });
     }
     // The lines bench/service/TollgatedProcess reads from a tollgated.
-    std::fprintf(stderr, "serving: gRPC port %d, HTTP port 0\ntollgated: ready\n"
+    std::fprintf(stderr, "serving: gRPC port %d, HTTP port 0\n"
                          "tollgated: policies: none (the gRPC floor)\n", port);
     std::fflush(stderr);
     int signal = 0;

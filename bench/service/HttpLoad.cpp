@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -22,8 +23,7 @@ struct Connection
 {
     std::unique_ptr<Descriptor> socket;
     QByteArray in;
-    Clock::time_point sent;
-    bool busy = false;
+    std::deque<Clock::time_point> sent; // of the requests not answered yet, in order
 };
 
 class Runner
@@ -93,19 +93,23 @@ private:
     void send(size_t i)
     {
         Connection& connection = m_connections[i];
-        const QByteArray body = m_body(m_sequence++);
-        const QByteArray request = "POST " + m_options.path +
-                                   " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                                   "application/json\r\nContent-Length: " +
-                                   QByteArray::number(body.size()) + "\r\n\r\n" + body;
-        connection.sent = Clock::now();
-        // A request of a few hundred bytes into an empty socket buffer: the send does not wait.
-        if (!sendAll(connection.socket->fd, request)) {
+        QByteArray requests;
+        for (int k = 0; k < std::max(1, m_options.pipeline); ++k) {
+            const QByteArray body = m_body(m_sequence++);
+            requests += "POST " + m_options.path +
+                        " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                        "application/json\r\nContent-Length: " +
+                        QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        }
+        const Clock::time_point now = Clock::now();
+        // Requests of a few hundred bytes into an empty socket buffer: the send does not wait.
+        if (!sendAll(connection.socket->fd, requests)) {
             fail(systemError("send"));
             return;
         }
-        connection.busy = true;
-        ++m_busy;
+        for (int k = 0; k < std::max(1, m_options.pipeline); ++k)
+            connection.sent.push_back(now);
+        m_busy += std::max(1, m_options.pipeline);
     }
 
     void readable(size_t i)
@@ -124,31 +128,31 @@ private:
             closed = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
             break;
         }
-        while (connection.busy) {
+        while (!connection.sent.empty()) {
             const std::optional<HttpResponse> response = takeHttpResponse(connection.in);
             if (!response)
                 break;
-            connection.busy = false;
+            const Clock::time_point sent = connection.sent.front();
+            connection.sent.pop_front();
             --m_busy;
             m_lastAnswer = Clock::now();
             if (response->status == 200) {
                 ++m_figures.hits;
                 m_figures.latenciesMs.push_back(
-                    std::chrono::duration<double, std::milli>(m_lastAnswer - connection.sent)
-                        .count());
+                    std::chrono::duration<double, std::milli>(m_lastAnswer - sent).count());
             } else {
                 fail(QStringLiteral("HTTP status %1").arg(response->status));
             }
             closed = closed || response->closes;
-            if (!closed && m_lastAnswer < m_end)
+            if (!closed && connection.sent.empty() && m_lastAnswer < m_end)
                 send(i);
         }
         if (!closed)
             return;
-        if (connection.busy) { // the answer never came
+        if (!connection.sent.empty()) { // the answers never came
             fail(QStringLiteral("the server closed a connection with a request outstanding"));
-            connection.busy = false;
-            --m_busy;
+            m_busy -= qint64(connection.sent.size());
+            connection.sent.clear();
         }
         connection.socket.reset(); // closing it takes it out of the epoll set
         if (Clock::now() < m_end && open(i))

@@ -9,7 +9,7 @@
 
 // bench_service's HTTP load generator: keep-alive HTTP/1.1 connections on raw sockets and one
 // epoll set, each connection with one request outstanding (HTTP/1.1 answers in order, and
-// clients do not pipeline), all on the calling thread.
+// clients rarely pipeline) or a few sent at once, all on the calling thread.
 namespace tollgate::bench {
 
 struct HttpLoadOptions
@@ -18,6 +18,7 @@ struct HttpLoadOptions
     int connections = 128;
     std::chrono::milliseconds duration{5000};
     QByteArray path = "/v1/decide";
+    int pipeline = 1; // requests written at once on a connection; the next ones when all are answered
 };
 
 /// One HTTP/1.1 response with a Content-Length (what QHttpServer sends).

@@ -35,13 +35,14 @@ descriptors:
 
 QString ServiceRun::cpuText() const
 {
-    return QStringLiteral(
-               "CPU per decision: client %1 us, %2 %3 us, redis-server %4 us (in scripts %5 us)")
+    return QStringLiteral("CPU per decision: client %1 us, %2 %3 us, redis-server %4 us (in "
+                          "scripts %5 us); %6 context switches")
         .arg(clientUs, 0, 'f', 1)
         .arg(QLatin1String(server))
         .arg(serverUs, 0, 'f', 1)
         .arg(redisUs, 0, 'f', 1)
-        .arg(scriptUs, 0, 'f', 1);
+        .arg(scriptUs, 0, 'f', 1)
+        .arg(switches, 0, 'f', 2);
 }
 
 ServiceBench::ServiceBench(ServiceSettings settings, DemoServer& redis, Client& admin,
@@ -52,14 +53,28 @@ ServiceBench::ServiceBench(ServiceSettings settings, DemoServer& redis, Client& 
         m_users.push_back("bench-" + QByteArray::number(i));
 }
 
-bool ServiceBench::startDaemon(const QStringList& extraArgs)
+bool ServiceBench::startDaemon(const QStringList& extraArgs, const QString& urlQuery)
 {
     QStringList args = extraArgs;
     if (m_s.grpcThreads > 0)
         args << QStringLiteral("--grpc-threads") << QString::number(m_s.grpcThreads);
-    if (m_daemon.start(m_config, m_redis.url(), args))
+    if (m_daemon.start(m_config, m_redis.url() + urlQuery, args))
         return true;
     std::fprintf(stderr, "bench_service: %s\n", qPrintable(m_daemon.errorString()));
+    m_failed = true;
+    return false;
+}
+
+bool ServiceBench::startFloor()
+{
+    if (m_floorServer.pid() > 0 && m_floorServer.endText().isEmpty())
+        return true;
+    m_floorServer.setProgram(QCoreApplication::applicationFilePath(),
+                             {QStringLiteral("--serve-floor")});
+    if (m_floorServer.start(m_config, m_redis.url()))
+        return true;
+    std::fprintf(stderr, "bench_service: the gRPC floor: %s\n",
+                 qPrintable(m_floorServer.errorString()));
     m_failed = true;
     return false;
 }
@@ -73,6 +88,7 @@ ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load,
     };
     const double server = daemon.cpuSeconds(), redis = serverCpuSeconds(m_admin);
     const double scripts = scriptUsec();
+    const qint64 switches = contextSwitches(daemon.pid());
     ServiceRun run;
     run.load = load();
     const double decisions = double(std::max<qint64>(1, run.load.hits));
@@ -80,6 +96,7 @@ ServiceRun ServiceBench::measure(const std::function<HitLoadFigures()>& load,
     run.serverUs = (daemon.cpuSeconds() - server) * 1e6 / decisions;
     run.redisUs = (serverCpuSeconds(m_admin) - redis) * 1e6 / decisions;
     run.scriptUs = (scriptUsec() - scripts) / decisions;
+    run.switches = double(contextSwitches(daemon.pid()) - switches) / decisions;
     if (run.load.firstError) {
         std::fprintf(stderr, "bench_service: %lld errors, the first: %s\n",
                      static_cast<long long>(run.load.errors),
@@ -170,14 +187,12 @@ int ServiceBench::run()
               "flight, %d s a run\n",
               qPrintable(TollgatedProcess::binaryPath()), int(m_redis.port()), m_s.channels,
               m_s.inFlight, m_s.seconds);
-    if (!startDaemon())
+    if (!startDaemon() || !startFloor())
         return 3;
     if (wants("grpc") || wants("latency"))
         partGrpc();
     if (wants("latency") && !m_failed)
         partLatency();
-    if (wants("grpc") && !m_failed)
-        partFloor();
     if (wants("refusals") && !m_failed)
         partRefusals();
     if (wants("memory") && !m_failed)
@@ -187,6 +202,9 @@ int ServiceBench::run()
         if (startDaemon())
             partHttp();
     }
+    m_floorServer.stop();
+    if (wants("frozen") && !m_failed)
+        partFrozen();
     m_daemon.stop();
     printTable();
     return m_failed ? 3 : 0;

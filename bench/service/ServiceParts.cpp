@@ -1,8 +1,9 @@
-// The five parts of bench_service and its table (bench/service.cpp says what each measures).
+// Five parts of bench_service (bench/service.cpp says what each measures).
 #include "app/demo/DemoServer.h"
 #include "bench/hit/ServerFigures.h"
 #include "bench/service/HttpLoad.h"
 #include "bench/service/ServiceBench.h"
+#include "bench/support/ProcessFigures.h"
 #include "core/client/Blocking.h"
 #include "core/client/Client.h"
 #include "core/keys/KeySchema.h"
@@ -33,11 +34,6 @@ void printLibraryRun(const ServiceRun& run)
               p.size() > 1 ? p[1] : 0.0, run.clientUs);
 }
 
-const char* verdict(bool met)
-{
-    return met ? "met" : "**not met**";
-}
-
 } // namespace
 
 void ServiceBench::partGrpc()
@@ -45,48 +41,37 @@ void ServiceBench::partGrpc()
     const bool compare = wants("grpc");
     const int rounds = compare ? m_s.rounds : 1;
     printLine("\ngRPC ShouldRateLimit, one descriptor remote_address=<one of %lld users>, "
-              "nothing refused; beside tollgatectl bench hit (%d connections x %d in flight), "
-              "alternating:\n",
+              "nothing refused, %d channels x %d in flight; beside the gRPC floor "
+              "(bench/service/GrpcFloor: every call answered OK, nothing decided) and "
+              "tollgatectl bench hit, in alternating order:\n",
               static_cast<long long>(m_s.users), m_s.channels, m_s.inFlight);
     for (int round = 0; round < rounds && !m_failed; ++round) {
-        for (const bool grpcTurn : {round % 2 == 0, round % 2 == 1}) {
-            if (grpcTurn) {
-                const ServiceRun run = grpc(benchUsers());
-                printRun("gRPC (tollgated)", run);
-                if (run.rate() > m_grpcBest.rate())
-                    m_grpcBest = run;
+        ServiceRun ours, floor;
+        for (const bool first : {true, false}) {
+            if (first == (round % 2 == 0)) {
+                ours = grpc(benchUsers());
+                printRun("gRPC (tollgated)", ours);
             } else if (compare) {
-                const ServiceRun run = libraryHits();
-                printLibraryRun(run);
-                if (run.rate() > m_libraryBest.rate())
-                    m_libraryBest = run;
+                floor = grpcAt(m_floorServer, benchUsers(), 0, 0, 0);
+                floor.server = "the floor";
+                printRun("gRPC floor", floor);
             }
         }
+        if (ours.rate() > m_grpcBest.rate())
+            m_grpcBest = ours;
+        if (!compare)
+            continue;
+        if (floor.rate() > m_floor.rate())
+            m_floor = floor;
+        if (floor.rate() > 0) {
+            m_floorRatios.push_back(ours.rate() / floor.rate());
+            printLine("  %-34s %.2f\n", "tollgated / the floor", m_floorRatios.back());
+        }
+        const ServiceRun library = libraryHits();
+        printLibraryRun(library);
+        if (library.rate() > m_libraryBest.rate())
+            m_libraryBest = library;
     }
-}
-
-void ServiceBench::partFloor()
-{
-    printLine("\nthe same load on the gRPC floor (bench/service/GrpcFloor: every call answered OK, "
-              "nothing decided):\n");
-    TollgatedProcess floor;
-    floor.setProgram(QCoreApplication::applicationFilePath(), {QStringLiteral("--serve-floor")});
-    if (!floor.start(m_config, m_redis.url())) {
-        std::fprintf(stderr, "bench_service: the gRPC floor: %s\n", qPrintable(floor.errorString()));
-        m_failed = true;
-        return;
-    }
-    m_floor = grpcAt(floor, benchUsers(), 0, 0, 0);
-    m_floor.server = "the floor";
-    printRun("gRPC floor", m_floor);
-    if (m_pacedTarget <= 0)
-        return;
-    m_floorPaced = grpcAt(floor, benchUsers(), m_pacedTarget, 0, 0);
-    m_floorPaced.server = "the floor";
-    printRun(qPrintable(QStringLiteral("gRPC floor paced at %1/s").arg(m_pacedTarget, 0, 'f', 0)),
-             m_floorPaced);
-    printLine("  %-34s p99.9 %.2f ms, max %.2f ms\n", "", m_floorPaced.load.percentileMs(0.999),
-              m_floorPaced.load.percentileMs(1.0));
 }
 
 void ServiceBench::partLatency()
@@ -94,12 +79,18 @@ void ServiceBench::partLatency()
     m_pacedTarget = m_grpcBest.rate() / 2;
     if (m_pacedTarget <= 0)
         return;
-    printLine("\nopen loop at half the best gRPC rate: %.0f requests/s for %d s\n", m_pacedTarget,
-              m_s.seconds);
+    printLine("\nopen loop at half the best gRPC rate: %.0f requests/s for %d s, tollgated then "
+              "the floor\n",
+              m_pacedTarget, m_s.seconds);
     m_paced = grpc(benchUsers(), m_pacedTarget);
     printRun("paced gRPC", m_paced);
     printLine("  %-34s p99.9 %.2f ms, max %.2f ms\n", "", m_paced.load.percentileMs(0.999),
               m_paced.load.percentileMs(1.0));
+    m_floorPaced = grpcAt(m_floorServer, benchUsers(), m_pacedTarget, 0, 0);
+    m_floorPaced.server = "the floor";
+    printRun("the gRPC floor, paced", m_floorPaced);
+    printLine("  %-34s p99.9 %.2f ms, max %.2f ms\n", "", m_floorPaced.load.percentileMs(0.999),
+              m_floorPaced.load.percentileMs(1.0));
 }
 
 void ServiceBench::partHttp()
@@ -115,9 +106,22 @@ void ServiceBench::partHttp()
     };
     printLine("\nHTTP POST /v1/decide, %d keep-alive connections, one request each in flight:\n",
               options.connections);
+    const std::map<QByteArray, double> before = cpuSecondsByThread(m_daemon.pid());
     m_http = measure([&] { return runHttpLoad(options, body); });
     m_httpFailed = m_failed; // the part runs only when nothing failed before
+    for (const auto& [thread, seconds] : cpuSecondsByThread(m_daemon.pid())) {
+        const auto was = before.find(thread);
+        const double used = seconds - (was == before.end() ? 0 : was->second);
+        if (used > 0)
+            m_httpThreads[thread] = used;
+    }
     printRun("HTTP /v1/decide", m_http);
+    QStringList threads;
+    for (const auto& [thread, seconds] : m_httpThreads)
+        threads << QStringLiteral("%1 %2 %").arg(QString::fromUtf8(thread))
+                       .arg(100 * seconds / std::max(m_http.load.seconds, 1e-9), 0, 'f', 0);
+    printLine("  %-34s tollgated's threads (%% of a core): %s\n", "",
+              qPrintable(threads.join(QStringLiteral(", "))));
 }
 
 void ServiceBench::partRefusals()
@@ -143,6 +147,11 @@ void ServiceBench::partRefusals()
         printLine("  %-34s %.1f %% refused; Redis round trips (EVALSHA) per decision %.3f\n", "",
                   run.load.hits > 0 ? 100.0 * double(run.load.denied) / double(run.load.hits) : 0.0,
                   trips);
+        if (!cache)
+            continue;
+        m_floorMix = grpcAt(m_floorServer, abuseMix(), 0, 0, 0); // the same requests, right after
+        m_floorMix.server = "the floor";
+        printRun("the gRPC floor, same requests", m_floorMix);
     }
 }
 
@@ -203,75 +212,6 @@ void ServiceBench::partMemory()
               m_fillSeconds, static_cast<long long>(run.load.hits), static_cast<long long>(batch),
               double(run.load.denied), m_entries, m_cacheBytes,
               static_cast<long long>(m_rssBeforeKb), static_cast<long long>(m_rssAfterKb));
-}
-
-void ServiceBench::printTable() const
-{
-    printLine("\n| figure | goal | measured | |\n|---|---|---|---|\n");
-    if (m_grpcBest.rate() > 0 && m_libraryBest.rate() > 0) {
-        const double ratio = m_grpcBest.rate() / m_libraryBest.rate();
-        printLine("| gRPC decisions/s, %d channels x %d in flight | | %.0f (p99 %.2f ms) | |\n",
-                  m_s.channels, m_s.inFlight, m_grpcBest.rate(),
-                  m_grpcBest.load.percentileMs(0.99));
-        printLine("| `tollgatectl bench hit`, %d x %d, same server | | %.0f hits/s | |\n",
-                  m_s.channels, m_s.inFlight, m_libraryBest.rate());
-        printLine("| gRPC / library | >= 0.7 | %.2f | %s |\n", ratio, verdict(ratio >= 0.7));
-    }
-    if (m_floor.rate() > 0 && m_libraryBest.rate() > 0) {
-        printLine("| gRPC floor (answers OK, decides nothing), same load | | %.0f decisions/s, %.2f "
-                  "of the library (server %.1f us, client %.1f us a call) | |\n",
-                  m_floor.rate(), m_floor.rate() / m_libraryBest.rate(), m_floor.serverUs,
-                  m_floor.clientUs);
-        printLine("| tollgated / the floor: decisions/s; CPU a decision | | %.2f; %.1f us over the "
-                  "floor's | |\n",
-                  m_grpcBest.rate() / m_floor.rate(), m_grpcBest.serverUs - m_floor.serverUs);
-    }
-    if (m_paced.load.hits > 0) {
-        const double p99 = m_paced.load.percentileMs(0.99);
-        printLine("| open loop at %.0f/s (half the max): p50 / p99 / p99.9 | p99 < 2 ms | %.2f / "
-                  "%.2f / %.2f ms | %s |\n",
-                  m_pacedTarget, m_paced.load.percentileMs(0.5), p99,
-                  m_paced.load.percentileMs(0.999), verdict(p99 < 2));
-    }
-    if (m_floorPaced.load.hits > 0)
-        printLine("| the gRPC floor at the same rate: p50 / p99 / p99.9 | | %.2f / %.2f / %.2f ms "
-                  "| |\n",
-                  m_floorPaced.load.percentileMs(0.5), m_floorPaced.load.percentileMs(0.99),
-                  m_floorPaced.load.percentileMs(0.999));
-    if (m_cached.rate() > 0 && m_uncached.rate() > 0) {
-        const double ratio = m_cached.rate() / m_uncached.rate();
-        printLine("| %d %% refused subjects: decisions/s, cache on / --cache-size 0 | | %.0f / "
-                  "%.0f | |\n",
-                  m_s.abuserShare, m_cached.rate(), m_uncached.rate());
-        printLine("| cache on / off | >= 5x | %.2fx | %s |\n", ratio, verdict(ratio >= 5));
-        printLine("| Redis round trips (EVALSHA) per decision, cache on (off) | <= 0.15 | %.3f "
-                  "(%.3f) | %s |\n",
-                  m_tripsCached, m_tripsUncached,
-                  verdict(m_tripsCached >= 0 && m_tripsCached <= 0.15));
-    }
-    if (m_http.load.hits > 0)
-        printLine("| HTTP POST /v1/decide, %d keep-alive connections | | %.0f decisions/s, p50 "
-                  "%.2f ms, p99 %.2f ms%s | |\n",
-                  m_s.httpConnections, m_http.rate(), m_http.load.percentileMs(0.5),
-                  m_http.load.percentileMs(0.99),
-                  m_httpFailed ? "; **tollgated stopped during the run**" : "");
-    if (m_rssAfterKb > 0) {
-        const double grown = double(m_rssAfterKb - m_rssBeforeKb) * 1024;
-        printLine("| VmRSS of tollgated before / after %lld refusals | | %.0f / %.0f MB (+%.0f MB, "
-                  "%.0f bytes a refusal) | |\n",
-                  static_cast<long long>(m_s.fill), double(m_rssBeforeKb) / 1024,
-                  double(m_rssAfterKb) / 1024, grown / 1048576, grown / double(m_s.fill));
-    }
-    if (m_rssAfterKb > 0 && m_entries > 0) {
-        const double grown = double(m_rssAfterKb - m_rssBeforeKb) * 1024;
-        printLine("| tollgated_refusal_cache_entries after %lld refusals | %lld | %.0f | %s |\n",
-                  static_cast<long long>(m_s.fill), static_cast<long long>(m_s.fill), m_entries,
-                  verdict(m_entries >= double(m_s.fill)));
-        printLine("| bytes per cached refusal: RSS / the cache's own count | | %.0f / %.0f | |\n",
-                  grown / m_entries, m_cacheBytes / m_entries);
-        printLine("| refusals the default 64MB holds (by its count) | | %.0f | |\n",
-                  double(64LL << 20) / (m_cacheBytes / m_entries));
-    }
 }
 
 } // namespace tollgate::bench

@@ -60,9 +60,9 @@ bool TollgatedProcess::start(const QString& configPath, const QString& redisUrl,
     while (!deadline.hasExpired() && m_process->state() == QProcess::Running) {
         const QString text = QString::fromUtf8(log());
         const auto match = serving.match(text);
-        // "ready": Redis answered; "policies:": the plan is made and its writes are on their way.
-        if (match.hasMatch() && text.contains(QLatin1String("tollgated: ready")) &&
-            text.contains(QLatin1String("tollgated: policies:"))) {
+        // "policies:": Redis answered the listing, the plan is made and its writes are on their
+        // way ("ready" is not written when a failure policy makes it ready from the start).
+        if (match.hasMatch() && text.contains(QLatin1String("tollgated: policies:"))) {
             m_grpcPort = quint16(match.captured(1).toUInt());
             m_httpPort = quint16(match.captured(2).toUInt());
             QThread::msleep(500); // the writes and the re-read of the stored policies

@@ -49,15 +49,16 @@ inline double cpuSeconds(int who)
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-// CPU seconds each thread of this process has used, added up by thread name (GUI thread,
-// redis-io-N, the pool): where the client's share of loading goes.
-inline std::map<QByteArray, double> cpuSecondsByThread()
+// CPU seconds each thread of a process (0: this one) has used, added up by thread name (GUI
+// thread, redis-io-N, the pool): where its share of a load goes.
+inline std::map<QByteArray, double> cpuSecondsByThread(qint64 pid = 0)
 {
     std::map<QByteArray, double> byName;
     const double tick = double(sysconf(_SC_CLK_TCK));
-    for (const QString& tid :
-         QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile stat(QStringLiteral("/proc/self/task/%1/stat").arg(tid));
+    const QString tasks = pid > 0 ? QStringLiteral("/proc/%1/task").arg(pid)
+                                  : QStringLiteral("/proc/self/task");
+    for (const QString& tid : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(tasks + QStringLiteral("/%1/stat").arg(tid));
         if (!stat.open(QIODevice::ReadOnly))
             continue;
         const QByteArray line = stat.readAll();
@@ -73,6 +74,24 @@ inline std::map<QByteArray, double> cpuSecondsByThread()
             byName[name] += (fields[11].toDouble() + fields[12].toDouble()) / tick;
     }
     return byName;
+}
+
+// Context switches of every thread of process `pid` so far, voluntary (it waited) and not
+// (it was preempted): each is a wake-up, which costs a virtual machine far more than a call.
+inline qint64 contextSwitches(qint64 pid)
+{
+    qint64 switches = 0;
+    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
+    for (const QString& tid : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile status(tasks + QStringLiteral("/%1/status").arg(tid));
+        if (!status.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray& line : status.readAll().split('\n'))
+            if (line.startsWith("voluntary_ctxt_switches:") ||
+                line.startsWith("nonvoluntary_ctxt_switches:"))
+                switches += line.mid(line.indexOf(':') + 1).trimmed().toLongLong();
+    }
+    return switches;
 }
 
 // Commands the server ran per second (INFO commandstats, scripts' inner commands included),
