@@ -5,7 +5,9 @@
 
 #include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
+#include "core/keys/PatternRepair.h"
 #include "core/keys/Repair.h"
+#include "core/policies/Duration.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 #include "core/scripts/ScriptSource.h"
@@ -55,11 +57,56 @@ public:
             QStringLiteral(
                 "Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
             QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
+        parser.addOptions({
+            QCommandLineOption(QStringLiteral("dry-run"),
+                               QStringLiteral("List what would change, change nothing (the default).")),
+            QCommandLineOption(QStringLiteral("pattern"),
+                               QStringLiteral("Another client's keys (a SCAN glob, e.g. 'likes:*') "
+                                              "instead of Tollgate's own; needs --ttl."),
+                               QStringLiteral("glob")),
+            QCommandLineOption(QStringLiteral("ttl"),
+                               QStringLiteral("With --pattern: the TTL a key without one gets (90s, 1h, 7d)."),
+                               QStringLiteral("duration")),
+            QCommandLineOption(QStringLiteral("rate"),
+                               QStringLiteral("With --pattern: keys examined per second at most "
+                                              "(default 1000; 0: no cap)."),
+                               QStringLiteral("n")),
+        });
     }
 
 private:
+    Status check() override
+    {
+        if (isSet("dry-run") && isSet("fix"))
+            return invalidInput(QStringLiteral("--dry-run and --fix exclude each other"));
+        if (!isSet("pattern")) {
+            if (isSet("ttl") || isSet("rate"))
+                return invalidInput(QStringLiteral("--ttl and --rate go with --pattern"));
+            return Unit{};
+        }
+        m_pattern.pattern = value("pattern").toUtf8();
+        if (!isSet("ttl"))
+            return invalidInput(QStringLiteral("--pattern needs --ttl: the TTL to give its keys"));
+        auto ttl = parseDuration(value("ttl"));
+        if (!ttl)
+            return invalidInput(QStringLiteral("--ttl: ") + ttl.error().message);
+        m_pattern.ttlMs = *ttl;
+        auto rate = integerOption(parser, QStringLiteral("rate"), 1000);
+        if (!rate)
+            return rate.error();
+        m_pattern.rate = *rate;
+        m_pattern.fix = isSet("fix");
+        m_pattern.actor = cli().actor;
+        m_pattern.reason = value("reason");
+        if (Status valid = PatternRepair::validate(m_pattern, schema()); !valid)
+            return invalidInput(valid.error().message);
+        return Unit{};
+    }
+
     Result<int> execute() override
     {
+        if (isSet("pattern"))
+            return executePattern();
         RepairOptions options;
         options.fix = isSet("fix");
         options.actor = cli().actor;
@@ -67,31 +114,12 @@ private:
         const bool showProgress = !json() && isatty(STDERR_FILENO);
         // No cap: the text lines stream out as each batch is checked (constant memory), the JSON
         // document holds every item; the report keeps what the audit entry of a fix names.
-        if (json()) {
-            options.maxItems = std::numeric_limits<qint64>::max();
-        } else {
-            options.maxItems = Repair::kMaxNamedKeys;
-            options.onFound = [showProgress](std::vector<RepairItem>& found) {
-                if (showProgress)
-                    std::fputs("\r\033[K", stderr);
-                for (const RepairItem& item : found)
-                    printLine(QStringLiteral("%1  %2  ttl %3")
-                                  .arg(item.status, text(item.key), humanMs(item.ttlMs)));
-            };
-        }
+        options.maxItems = json() ? std::numeric_limits<qint64>::max() : Repair::kMaxNamedKeys;
+        if (!json())
+            options.onFound = linePrinter(showProgress);
         const Repair repair(client(), schema());
         auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
-            repair.run(
-                options,
-                [showProgress](const RepairProgress& p) {
-                    if (showProgress)
-                        std::fprintf(stderr, "\rscanned %lld  without TTL %lld  fixed %lld",
-                                     static_cast<long long>(p.scanned),
-                                     static_cast<long long>(p.found),
-                                     static_cast<long long>(p.fixed));
-                    return true;
-                },
-                nullptr, done);
+            repair.run(options, progressPrinter(showProgress), nullptr, done);
         });
         if (showProgress)
             std::fputs("\r\033[K", stderr);
@@ -112,6 +140,66 @@ private:
         return ExitOk;
     }
 
+    // --pattern: another client's keys, on every server that holds some, paced.
+    Result<int> executePattern()
+    {
+        const bool showProgress = !json() && isatty(STDERR_FILENO);
+        PatternRepairOptions& options = m_pattern;
+        options.maxItems = json() ? std::numeric_limits<qint64>::max() : 0;
+        if (!json())
+            options.onFound = linePrinter(showProgress);
+        const PatternRepair repair(client(), schema());
+        auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
+            repair.run(options, progressPrinter(showProgress), nullptr, done);
+        });
+        if (showProgress)
+            std::fputs("\r\033[K", stderr);
+        if (!report)
+            return report.error();
+        if (json()) {
+            QJsonObject object = reportJson(*report, options.fix);
+            object.insert(QStringLiteral("pattern"), text(options.pattern));
+            object.insert(QStringLiteral("ttl_ms"), options.ttlMs);
+            printJson(object);
+        } else {
+            printLine(QStringLiteral("scanned %1 keys matching %2: %3 without a TTL, %4 fixed, %5 "
+                                     "skipped (Tollgate's own, or no audit stream in their slot)%6")
+                          .arg(report->totals.scanned)
+                          .arg(text(options.pattern))
+                          .arg(report->totals.found)
+                          .arg(report->totals.fixed)
+                          .arg(report->skipped)
+                          .arg(!options.fix && report->totals.found > 0
+                                   ? QStringLiteral(" (run with --fix to give them ttl %1)")
+                                         .arg(humanMs(options.ttlMs))
+                                   : QString()));
+        }
+        return ExitOk;
+    }
+
+    // Text output: one line per key found, as its batch is checked.
+    static std::function<void(std::vector<RepairItem>&)> linePrinter(bool showProgress)
+    {
+        return [showProgress](std::vector<RepairItem>& found) {
+            if (showProgress)
+                std::fputs("\r\033[K", stderr);
+            for (const RepairItem& item : found)
+                printLine(QStringLiteral("%1  %2  ttl %3")
+                              .arg(item.status, text(item.key), humanMs(item.ttlMs)));
+        };
+    }
+
+    static Repair::ProgressFn progressPrinter(bool showProgress)
+    {
+        return [showProgress](const RepairProgress& p) {
+            if (showProgress)
+                std::fprintf(stderr, "\rscanned %lld  without TTL %lld  fixed %lld",
+                             static_cast<long long>(p.scanned), static_cast<long long>(p.found),
+                             static_cast<long long>(p.fixed));
+            return true;
+        };
+    }
+
     static QJsonObject reportJson(const RepairReport& report, bool fix)
     {
         QJsonArray items;
@@ -130,6 +218,8 @@ private:
             {QStringLiteral("skipped"), report.skipped},
             {QStringLiteral("items"), items}};
     }
+
+    PatternRepairOptions m_pattern;
 };
 
 class AuditCommand final : public Command

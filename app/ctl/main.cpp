@@ -37,6 +37,8 @@ Commands:
   subjects [--action A] [--user-prefix P] [--max N] [--banned] [--near]
                                         users x actions with their usage and bans (streamed)
   repair [--fix]                        keys of ours without a TTL (dry run unless --fix)
+  repair --pattern GLOB --ttl D [--rate N] [--dry-run | --fix --reason R]
+                                        another client's keys without a TTL get one
   audit [--user U] [--count N]          newest audit entries
   scripts                               the Lua scripts, their SHA1 and whether loaded
   scripts --source hit:812              the source line of a script's line (or Redis's user_script:812)

@@ -1,5 +1,6 @@
 // Keys page against a real redis-server: background scan with details, the keys-without-TTL
-// finder and its repair, and Delete… that names the keys and deletes nothing when declined.
+// finder and its repair (Tollgate's keys, and another client's by a pattern), and Delete… that
+// names the keys and deletes nothing when declined.
 
 #include "core/keys/Repair.h"
 #include "tests/gui/AnswerReasonPrompt.h"
@@ -17,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QtTest>
 
@@ -37,6 +39,7 @@ private Q_SLOTS:
     void scanShowsKeysWithDetails();
     void findsAndRepairsKeysWithoutTtl();
     void noTtlFinderIsUncapped();
+    void findsAndRepairsAnotherClientsKeysByPattern();
     void deleteAsksAndDeclinedDeletesNothing();
     void readOnlyProfileDisablesWrites();
     void templateParsesForeignKeys();
@@ -225,6 +228,55 @@ void KeysTest::noTtlFinderIsUncapped()
     QVERIFY(page->findChild<QLabel*>(QStringLiteral("repairStatusLabel"))
                 ->text()
                 .contains(QStringLiteral("2500 without TTL")));
+}
+
+void KeysTest::findsAndRepairsAnotherClientsKeysByPattern()
+{
+    // The two-command counter's keys: INCR answered, EXPIRE lost.
+    for (const char* key : {"likes:{u1}:count", "likes:{u2}:count", "comments:{u1}:count"})
+        m_redis.command({"SET", key, "3"});
+    m_redis.command({"SET", "likes:{u3}:count", "1", "PX", "60000"});
+    KeysPage* page = openPage();
+    NoTtlPanel* panel = page->noTtlPanel();
+    QSignalSpy finished(panel, &NoTtlPanel::finished);
+    auto* pattern = page->findChild<QLineEdit*>(QStringLiteral("repairPatternEdit"));
+    auto* ttl = page->findChild<QLineEdit*>(QStringLiteral("repairPatternTtlEdit"));
+    auto* find = page->findChild<QPushButton*>(QStringLiteral("findPatternButton"));
+    auto* give = page->findChild<QPushButton*>(QStringLiteral("repairPatternButton"));
+    QVERIFY(pattern && ttl && find && give);
+    QVERIFY(page->findChild<QSpinBox*>(QStringLiteral("repairPatternRateSpin"))->value() > 0);
+    QVERIFY(!find->isEnabled()); // no pattern yet
+
+    // Tollgate's own keys are refused here, with the reason in the status line.
+    pattern->setText(QStringLiteral("tg:*"));
+    find->click();
+    QCOMPARE(finished.size(), 0);
+    QVERIFY(page->findChild<QLabel*>(QStringLiteral("repairStatusLabel"))->text().contains(QStringLiteral("own")));
+
+    pattern->setText(QStringLiteral("likes:*"));
+    ttl->setText(QStringLiteral("2h"));
+    find->click();
+    QTRY_COMPARE(finished.size(), 1);
+    NoTtlModel* model = panel->model();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(pttl("likes:{u1}:count"), qint64(-1)); // a dry run changes nothing
+    QVERIFY(!page->findChild<QPushButton*>(QStringLiteral("repairAllButton"))->isEnabled());
+
+    QVERIFY(give->isEnabled());
+    QCOMPARE(give->property("tollgateWrite").toInt(), int(Session::Write::RepairKey));
+    give->click();
+    QVERIFY(answerReasonPrompt(page, QStringLiteral("old like counter")).contains(QStringLiteral("likes:*")));
+    QTRY_COMPARE(finished.size(), 2);
+    for (const QByteArray key : {QByteArray("likes:{u1}:count"), QByteArray("likes:{u2}:count")}) {
+        QVERIFY2(pttl(key) > 7'000'000 && pttl(key) <= 7'200'000, key.constData());
+        const int row = model->item(0).key == key ? 0 : 1;
+        QCOMPARE(model->item(row).status, QStringLiteral("fixed"));
+    }
+    QCOMPARE(pttl("comments:{u1}:count"), qint64(-1));
+    QVERIFY(pttl("likes:{u3}:count") <= 60000);
+    // Audited in the global stream, in the script that set the TTLs.
+    const QByteArray audit = m_redis.command({"XREVRANGE", "tg:audit", "+", "-", "COUNT", "1"});
+    QVERIFY2(audit.contains("old like counter") && audit.contains("pattern likes:*"), audit.constData());
 }
 
 void KeysTest::deleteAsksAndDeclinedDeletesNothing()

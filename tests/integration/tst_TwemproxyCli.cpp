@@ -1,14 +1,17 @@
 // tollgatectl through a real nutcracker, as the operator of a Twemproxy pool uses it: policy set,
 // hit, peek, ban, unban, audit and subjects through the proxy; repair across the backends of
-// counters an ejection or another client left without a TTL; what needs a whole server refused
+// counters an ejection or another client left without a TTL, Tollgate's own and, by a pattern,
+// the naive INCR/EXPIRE counter's (dry run, fix, audit entry); what needs a whole server refused
 // with a message when the URL names no backends.
 
 #include "tests/support/CliRunner.h"
+#include "tests/support/NaiveCounterLoad.h"
 #include "tests/support/Twemproxy.h"
 
 #include <QtTest>
 
 using tollgate::test::CliRun;
+using tollgate::test::NaiveCounterLoad;
 using tollgate::test::Twemproxy;
 
 class TwemproxyCliTest : public QObject
@@ -19,6 +22,7 @@ private Q_SLOTS:
     void initTestCase();
     void operatorSessionThroughTheProxy();
     void repairAcrossBackends();
+    void patternRepairOfTheNaiveCountersKeys();
     void withoutBackendsWholeServerWorkIsRefused();
 
 private:
@@ -103,6 +107,65 @@ void TwemproxyCliTest::repairAcrossBackends()
     QVERIFY2(fixed.code == 0, qPrintable(fixed.describe()));
     QCOMPARE(m_pool.keysWithoutTtl("tg:{stray*"), qint64(0));
     QCOMPARE(m_pool.keysWithoutTtl("tg:*"), qint64(m_pool.keysWithoutTtl("tg:{:}*")));
+}
+
+void TwemproxyCliTest::patternRepairOfTheNaiveCountersKeys()
+{
+    // The two-command counter through the pool while a backend is ejected and comes back: it
+    // leaves keys without a TTL (integration.TwemproxyPool shows it does).
+    NaiveCounterLoad naive(m_pool.host(), m_pool.port(), "likes:");
+    naive.start();
+    qint64 lost = 0;
+    for (int round = 0; round < 4 && lost == 0; ++round) {
+        QTest::qWait(1000);
+        QVERIFY(m_pool.pause(0));
+        QTest::qWait(2500);
+        QVERIFY(m_pool.resume(0));
+        QTest::qWait(1500);
+        lost = m_pool.keysWithoutTtl(naive.pattern());
+    }
+    naive.stop();
+    lost = m_pool.keysWithoutTtl(naive.pattern());
+    QVERIFY2(lost > 0, "the naive counter left no key without a TTL: nothing to repair");
+
+    // The dry run lists them, on whichever backend they are, and changes nothing.
+    CliRun dry = ctl({"--json", "repair", "--pattern", "likes:*", "--ttl", "1h", "--dry-run"});
+    QVERIFY2(dry.code == 0, qPrintable(dry.describe()));
+    QCOMPARE(dry.object().value(QStringLiteral("found")).toInteger(), lost);
+    QCOMPARE(dry.object().value(QStringLiteral("items")).toArray().size(), lost);
+    QCOMPARE(dry.object().value(QStringLiteral("mode")).toString(), QStringLiteral("dry"));
+    QCOMPARE(m_pool.keysWithoutTtl(naive.pattern()), lost);
+
+    CliRun fixed = ctl({"--json", "repair", "--pattern", "likes:*", "--ttl", "1h", "--rate", "500",
+                        "--fix", "--reason", "counters left by the INCR/EXPIRE client"});
+    QVERIFY2(fixed.code == 0, qPrintable(fixed.describe()));
+    QCOMPARE(fixed.object().value(QStringLiteral("fixed")).toInteger(), lost);
+    QCOMPARE(m_pool.keysWithoutTtl(naive.pattern()), qint64(0));
+
+    CliRun audit = ctl({"--json", "audit", "--count", "100"});
+    QVERIFY2(audit.code == 0, qPrintable(audit.describe()));
+    qint64 audited = 0;
+    for (const QJsonValue& entry : audit.array()) {
+        const QJsonObject object = entry.toObject();
+        if (object.value(QStringLiteral("event")).toString() != QLatin1String("repair") ||
+            !object.value(QStringLiteral("detail")).toString().startsWith(QStringLiteral("pattern likes:*")))
+            continue;
+        QCOMPARE(object.value(QStringLiteral("reason")).toString(),
+                 QStringLiteral("counters left by the INCR/EXPIRE client"));
+        const QString detail = object.value(QStringLiteral("detail")).toString();
+        audited += detail.section(QStringLiteral("fixed="), 1).section(QLatin1Char(':'), 0, 0).toLongLong();
+    }
+    QCOMPARE(audited, lost);
+
+    // Bad input says what is wrong before anything is sent.
+    for (const std::initializer_list<QByteArray>& bad :
+         {std::initializer_list<QByteArray>{"repair", "--pattern", "likes:*"},
+          std::initializer_list<QByteArray>{"repair", "--pattern", "tg:*", "--ttl", "1h"},
+          std::initializer_list<QByteArray>{"repair", "--pattern", "likes:*", "--ttl", "1h", "--rate", "-1"},
+          std::initializer_list<QByteArray>{"repair", "--pattern", "likes:*", "--ttl", "1h", "--dry-run", "--fix"}}) {
+        const CliRun run = ctl(bad);
+        QVERIFY2(run.code == 2 && !run.err.isEmpty(), qPrintable(run.describe()));
+    }
 }
 
 void TwemproxyCliTest::withoutBackendsWholeServerWorkIsRefused()

@@ -1,6 +1,7 @@
 #include "ui/keys/NoTtlPanel.h"
 
 #include "core/keys/Repair.h"
+#include "core/policies/Duration.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
@@ -10,8 +11,10 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <chrono>
@@ -69,9 +72,39 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     bar->addWidget(m_cancel);
     bar->addWidget(m_progress, 1);
     bar->addStretch(0);
+
+    // Another client's keys (the two-command counter's): a pattern, a TTL, a cap per second.
+    m_pattern = new QLineEdit(this);
+    m_pattern->setObjectName(QStringLiteral("repairPatternEdit"));
+    m_pattern->setPlaceholderText(tr("another client's keys, e.g. likes:*"));
+    m_patternTtl = new QLineEdit(QStringLiteral("1h"), this);
+    m_patternTtl->setObjectName(QStringLiteral("repairPatternTtlEdit"));
+    m_patternTtl->setMaximumWidth(m_patternTtl->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 16);
+    m_patternRate = new QSpinBox(this);
+    m_patternRate->setObjectName(QStringLiteral("repairPatternRateSpin"));
+    m_patternRate->setRange(0, 1'000'000);
+    m_patternRate->setValue(1000);
+    m_patternRate->setSuffix(tr(" keys/s"));
+    m_patternRate->setSpecialValueText(tr("no cap"));
+    m_findPattern = new QPushButton(tr("Find by pattern"), this);
+    m_findPattern->setObjectName(QStringLiteral("findPatternButton"));
+    m_repairPattern = new QPushButton(tr("Give TTL…"), this);
+    m_repairPattern->setObjectName(QStringLiteral("repairPatternButton"));
+    m_repairPattern->setProperty("tollgateWrite", static_cast<int>(Session::Write::RepairKey));
+    auto* patternBar = new QHBoxLayout;
+    patternBar->addWidget(new QLabel(tr("Pattern:"), this));
+    patternBar->addWidget(m_pattern, 1);
+    patternBar->addWidget(new QLabel(tr("TTL:"), this));
+    patternBar->addWidget(m_patternTtl);
+    patternBar->addWidget(new QLabel(tr("at most"), this));
+    patternBar->addWidget(m_patternRate);
+    patternBar->addWidget(m_findPattern);
+    patternBar->addWidget(m_repairPattern);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
+    layout->addLayout(patternBar);
     layout->addWidget(m_status);
     layout->addWidget(m_table, 1);
 
@@ -79,6 +112,9 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     connect(m_repairSelected, &QPushButton::clicked, this, &NoTtlPanel::repairSelected);
     connect(m_repairAll, &QPushButton::clicked, this, &NoTtlPanel::repairAll);
     connect(m_cancel, &QPushButton::clicked, this, &NoTtlPanel::cancel);
+    connect(m_findPattern, &QPushButton::clicked, this, &NoTtlPanel::findByPattern);
+    connect(m_repairPattern, &QPushButton::clicked, this, &NoTtlPanel::repairByPattern);
+    connect(m_pattern, &QLineEdit::textChanged, this, &NoTtlPanel::updateButtons);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &NoTtlPanel::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, &NoTtlPanel::updateButtons);
@@ -126,25 +162,65 @@ void NoTtlPanel::find()
         runRepair(false, {});
 }
 
-// Finding is a dry run of the same pass that "Repair all" makes with fix on.
-void NoTtlPanel::runRepair(bool fix, const QString& reason)
+void NoTtlPanel::findByPattern()
 {
-    auto job =
-        begin(fix ? tr("Repairing every key without TTL…") : tr("Scanning for keys without TTL…"),
-              fix ? m_model->rowCount() : 0);
-    if (!fix)
+    if (!m_job && patternOptions())
+        runRepair(false, {}, true);
+}
+
+void NoTtlPanel::repairByPattern()
+{
+    const auto options = patternOptions();
+    if (m_job || !options || !m_session->canWrite(Session::Write::RepairKey))
+        return;
+    ReasonPrompt::ask(this, tr("Give keys a TTL"),
+                      tr("Scan for keys matching %1 and give each that has no TTL a TTL of %2?")
+                          .arg(QString::fromUtf8(options->pattern), formatDuration(options->ttlMs)),
+                      tr("Give TTL"), [this](const QString& reason) {
+                          if (!m_job)
+                              runRepair(true, reason, true);
+                      });
+}
+
+std::optional<PatternRepairOptions> NoTtlPanel::patternOptions()
+{
+    PatternRepairOptions options;
+    options.pattern = m_pattern->text().trimmed().toUtf8();
+    options.rate = m_patternRate->value();
+    options.reason = QStringLiteral("-"); // checked for what is typed here; asked for later
+    auto ttl = parseDuration(m_patternTtl->text().trimmed());
+    Status valid = ttl ? Status(Unit{}) : Status(ttl.error());
+    if (ttl) {
+        options.ttlMs = *ttl;
+        valid = PatternRepair::validate(options, m_session->schema());
+    }
+    if (!valid) {
+        m_status->setText(tr("Pattern repair: %1").arg(valid.error().message));
+        return std::nullopt;
+    }
+    options.reason.clear();
+    return options;
+}
+
+// Finding is a dry run of the same pass that "Repair all" (or, by pattern, "Give TTL…") makes
+// with fix on.
+void NoTtlPanel::runRepair(bool fix, const QString& reason, bool byPattern)
+{
+    std::optional<PatternRepairOptions> pattern;
+    if (byPattern && !(pattern = patternOptions()))
+        return;
+    auto job = begin(fix ? (byPattern ? tr("Giving a TTL to keys matching %1…")
+                                            .arg(QString::fromUtf8(pattern->pattern))
+                                      : tr("Repairing every key without TTL…"))
+                         : tr("Scanning for keys without TTL…"),
+                     fix && !byPattern ? m_model->rowCount() : 0);
+    if (!fix || byPattern != m_showsPattern)
         m_model->clear();
-    RepairOptions options;
-    options.fix = fix;
-    options.actor = m_session->actor();
-    options.reason = reason;
-    options.scanCount = 1000; // the whole keyspace, uncapped; the pause bounds the load
-    options.pause = std::chrono::milliseconds(5);
+    m_showsPattern = byPattern;
     const Context self(this); // progress and items arrive on the client's worker thread
     // Every key found streams into the table as its batch is checked; the report keeps only
     // the few its audit entry names.
-    options.maxItems = Repair::kMaxNamedKeys;
-    options.onFound = [this, self, job](std::vector<RepairItem>& found) {
+    auto onFound = [this, self, job](std::vector<RepairItem>& found) {
         self.post([this, job, items = std::move(found)] {
             if (m_job != job)
                 return;
@@ -154,19 +230,33 @@ void NoTtlPanel::runRepair(bool fix, const QString& reason)
             m_model->mergeItems(items);
         });
     };
-    Repair(m_session->client(), m_session->schema())
-        .run(
-            options,
-            [this, self, job, fix](const RepairProgress& progress) {
-                if (job->cancelled)
-                    return false;
-                self.post([this, job, fix, progress] { showProgress(job, fix, progress); });
-                return true;
-            },
-            this,
-            [this, job, fix](Result<RepairReport> report) {
-                finishRepair(job, fix, std::move(report));
-            });
+    auto progress = [this, self, job, fix](const RepairProgress& progress) {
+        if (job->cancelled)
+            return false;
+        self.post([this, job, fix, progress] { showProgress(job, fix, progress); });
+        return true;
+    };
+    auto done = [this, job, fix](Result<RepairReport> report) {
+        finishRepair(job, fix, std::move(report));
+    };
+    if (pattern) {
+        pattern->fix = fix;
+        pattern->actor = m_session->actor();
+        pattern->reason = reason;
+        pattern->maxItems = Repair::kMaxNamedKeys;
+        pattern->onFound = onFound;
+        PatternRepair(m_session->client(), m_session->schema()).run(*pattern, progress, this, done);
+        return;
+    }
+    RepairOptions options;
+    options.fix = fix;
+    options.actor = m_session->actor();
+    options.reason = reason;
+    options.scanCount = 1000; // the whole keyspace, uncapped; the pause bounds the load
+    options.pause = std::chrono::milliseconds(5);
+    options.maxItems = Repair::kMaxNamedKeys;
+    options.onFound = onFound;
+    Repair(m_session->client(), m_session->schema()).run(options, progress, this, done);
 }
 
 void NoTtlPanel::showProgress(const std::shared_ptr<Job>& job, bool fix,
@@ -295,11 +385,16 @@ void NoTtlPanel::updateButtons()
     const bool busy = m_job != nullptr;
     const QString blocked = m_session->writeBlockedReason(Session::Write::RepairKey);
     m_find->setEnabled(!busy);
+    m_findPattern->setEnabled(!busy && !m_pattern->text().trimmed().isEmpty());
     m_cancel->setEnabled(busy);
-    m_repairSelected->setEnabled(!busy && blocked.isEmpty() &&
+    // Another client's keys are not repair.lua's to judge: they get their TTL by pattern.
+    m_repairSelected->setEnabled(!busy && blocked.isEmpty() && !m_showsPattern &&
                                  m_table->selectionModel()->hasSelection());
-    m_repairAll->setEnabled(!busy && blocked.isEmpty() && m_model->rowCount() > 0);
-    for (QPushButton* button : {m_repairSelected, m_repairAll})
+    m_repairAll->setEnabled(!busy && blocked.isEmpty() && !m_showsPattern &&
+                            m_model->rowCount() > 0);
+    m_repairPattern->setEnabled(!busy && blocked.isEmpty() &&
+                                !m_pattern->text().trimmed().isEmpty());
+    for (QPushButton* button : {m_repairSelected, m_repairAll, m_repairPattern})
         button->setToolTip(blocked);
 }
 

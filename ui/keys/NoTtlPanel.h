@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/keys/PatternRepair.h"
 #include "core/keys/Repair.h"
 
 #include <QWidget>
@@ -7,8 +8,10 @@
 #include <memory>
 
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 
 namespace tollgate::ui {
@@ -18,7 +21,9 @@ class Session;
 
 /// "Keys without TTL": a dry run of core Repair (SCAN + repair.lua) lists the keys of ours
 /// that would never expire; Repair selected / Repair all give them their TTL, with a progress
-/// bar, a count of what was fixed, and Cancel.
+/// bar, a count of what was fixed, and Cancel. Below, the same for another client's keys
+/// (core PatternRepair): a pattern, the TTL to give and a cap in keys a second; Find by pattern
+/// lists them, Give TTL… asks why and fixes them.
 class NoTtlPanel : public QWidget
 {
     Q_OBJECT
@@ -33,6 +38,10 @@ public:
     /// Ask for a reason (naming the keys), then fix: every write says why.
     void repairSelected();
     void repairAll();
+    /// Another client's keys matching the pattern field: list them (dry run), or ask for a
+    /// reason and give them the TTL field's TTL.
+    void findByPattern();
+    void repairByPattern();
     /// Fixes exactly these keys (core Repair::fixKeys), audited with `reason`.
     void fixKeys(const QList<QByteArray>& keys, const QString& reason);
     void cancel();
@@ -51,7 +60,9 @@ private:
 
     std::shared_ptr<Job> begin(const QString& status, int maximum);
     void end(const QString& status);
-    void runRepair(bool fix, const QString& reason);
+    void runRepair(bool fix, const QString& reason, bool byPattern = false);
+    // The pattern fields as options; the error is shown in the status line.
+    std::optional<PatternRepairOptions> patternOptions();
     void showProgress(const std::shared_ptr<Job>& job, bool fix, const RepairProgress& progress);
     void finishRepair(const std::shared_ptr<Job>& job, bool fix, Result<RepairReport> report);
     void updateButtons();
@@ -63,6 +74,12 @@ private:
     QPushButton* m_repairSelected;
     QPushButton* m_repairAll;
     QPushButton* m_cancel;
+    QLineEdit* m_pattern;
+    QLineEdit* m_patternTtl;
+    QSpinBox* m_patternRate;
+    QPushButton* m_findPattern;
+    QPushButton* m_repairPattern;
+    bool m_showsPattern = false; // the table holds another client's keys: fixed by pattern only
     QProgressBar* m_progress;
     QLabel* m_status;
     std::shared_ptr<Job> m_job;
