@@ -13,6 +13,7 @@ final class Decision
 {
     public const SOURCE_REDIS = 'redis';
     public const SOURCE_FAILURE_POLICY = 'failure_policy';
+    private const TIERS = ['ok' => true, 'warn' => true, 'deny' => true, 'banned' => true];
 
     public function __construct(
         public readonly bool $allowed,
@@ -46,7 +47,7 @@ final class Decision
     /** @param list<mixed> $reply hit.lua's 7, 9 or 11 elements */
     public static function fromReply(array $reply, Policy $policy): self
     {
-        if (count($reply) < 7 || !in_array($reply[1], ['ok', 'warn', 'deny', 'banned'], true)) {
+        if (!isset($reply[6]) || !is_string($reply[1]) || !isset(self::TIERS[$reply[1]])) {
             throw new Exception\TollgateException('malformed reply from hit.lua: ' . substr(json_encode($reply) ?: '?', 0, 200));
         }
         $allowed = (int) $reply[0] === 1;

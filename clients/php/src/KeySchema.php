@@ -18,6 +18,9 @@ final class KeySchema
     /** ASCII bytes that stay raw; every other byte below 0x80 is written %XX. */
     private const PLAIN = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@+=!~,;#&$()\'/<>|^`"';
 
+    /** An id of PLAIN bytes only, which escape() gives back as it is. */
+    private const ALL_PLAIN = '~\A[A-Za-z0-9\-_.@+=!\~,;#&$()\'/<>|^`"]*\z~';
+
     public readonly string $prefix;
     /** "<p>:" or, on a cluster, "<p>:{:}:": where the policies, their index and audit live. */
     private string $policyBase;
@@ -57,6 +60,11 @@ final class KeySchema
     /** Plain ASCII and well-formed UTF-8 stay; every other byte becomes %XX (upper case). */
     public static function escape(string $id): string
     {
+        // The common id first, by PCRE's compiled matcher: strspn() compares each byte with
+        // every byte of its mask, a tenth of a hit's own work.
+        if (preg_match(self::ALL_PLAIN, $id) === 1) {
+            return $id;
+        }
         $length = strlen($id);
         $plain = strspn($id, self::PLAIN);
         if ($plain === $length) {

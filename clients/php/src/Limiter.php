@@ -125,8 +125,12 @@ final class Limiter
 
     private function decide(bool $peek, string $action, string $user, ?int $cost, array $call): Decision
     {
-        KeySchema::checkId($user, 'user id');
-        self::checkCost($cost);
+        if ($user === '' || strlen($user) > KeySchema::MAX_ID_BYTES) {
+            KeySchema::checkId($user, 'user id'); // what every hit pays is checked here, inline
+        }
+        if ($cost !== null) {
+            self::checkCost($cost);
+        }
         $callMode = $call === [] ? null : FailurePolicy::checkMode($call['onError'] ?? null);
         $this->redis->setDeadline(isset($call['timeout']) ? (float) $call['timeout'] : $this->timeout);
         try {

@@ -22,6 +22,10 @@ final class PreparedHit
     private array $rules;
     /** @var list<string> ARGV[10..12] of the full form */
     private array $ids;
+    /** @var list<string> what follows "<p>:{<user>}" in each key of the short form, in KEYS order */
+    private array $shortSuffixes;
+    /** @var list<string|int> the short form's ARGV after the mode: algorithm, cost, pairs */
+    private array $shortTail;
 
     public function __construct(public readonly Policy $policy, private KeySchema $schema, public readonly bool $forOverride = false)
     {
@@ -39,6 +43,8 @@ final class PreparedHit
         $this->short = !$p->countDenied && $p->warn === 0 && $p->banMs === 0 && !$p->banUntilMidnight && !$p->calendar;
         $this->rules = [$p->countDenied ? '1' : '0', $p->warn, $p->banMs, $p->banUntilMidnight ? 'midnight' : ''];
         $this->ids = [$p->action, $schema->eventsChannel(), $p->calendar ? 'calendar' : 'first_hit'];
+        $this->shortSuffixes = [':ban', $this->actionBanSuffix, ':overrides', ...$this->stateSuffixes];
+        $this->shortTail = [$p->algorithm, $p->cost, ...$this->pairs];
     }
 
     /**
@@ -48,6 +54,17 @@ final class PreparedHit
     public function call(string $mode, string $user, ?int $cost): array
     {
         $base = $this->schema->userBase($user);
+        if ($this->short) { // every hit of most policies: its parts made once
+            $keys = [];
+            foreach ($this->shortSuffixes as $suffix) {
+                $keys[] = $base . $suffix;
+            }
+            $args = [$mode, ...$this->shortTail];
+            if ($cost !== null) {
+                $args[2] = $cost;
+            }
+            return [$keys, $args];
+        }
         $keys = [$base . ':ban', $base . $this->actionBanSuffix, $base . ':overrides'];
         if (!$this->short) {
             $audit = $base . ':audit';
@@ -58,9 +75,6 @@ final class PreparedHit
             $keys[] = $base . $suffix;
         }
         $cost ??= $this->policy->cost;
-        if ($this->short) {
-            return [$keys, [$mode, $this->policy->algorithm, $cost, ...$this->pairs]];
-        }
         return [$keys, [$mode, $this->policy->algorithm, $cost, ...$this->rules, $this->policy->offsets(), $user, ...$this->ids, ...$this->pairs]];
     }
 
