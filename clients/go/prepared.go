@@ -1,6 +1,9 @@
 package tollgate
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // prepared is hit.lua's call for one policy with everything the policy fixes built once: the
 // key suffixes, the mode, the rules and the limit/window pairs; a hit adds the user's keys, the
@@ -89,15 +92,16 @@ func (pr *prepared) command(keys keySchema, peek bool, user string, cost int64, 
 	for _, suffix := range suffixes {
 		size += base + len(suffix)
 	}
-	buf := make([]byte, 0, size)
+	var buf strings.Builder // one allocation, no copy to make it a string
+	buf.Grow(size)
 	for _, suffix := range suffixes {
-		buf = append(buf, keys.prefix...)
-		buf = append(buf, ":{"...)
-		buf = append(buf, esc...)
-		buf = append(buf, '}')
-		buf = append(buf, suffix...)
+		buf.WriteString(keys.prefix)
+		buf.WriteString(":{")
+		buf.WriteString(esc)
+		buf.WriteByte('}')
+		buf.WriteString(suffix)
 	}
-	all := string(buf)
+	all := buf.String()
 	at := 0
 	for i, suffix := range suffixes {
 		end := at + base + len(suffix)
