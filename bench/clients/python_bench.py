@@ -3,16 +3,21 @@
 (FixedWindowRateLimiter and MovingWindowRateLimiter over its Redis storage), in one run on one
 private redis-server: the same threads for each, 1,000 random users, every hit allowed.
 
-    /usr/bin/python3 bench/clients/python_bench.py [--seconds 6] [--threads 4] [--slice 0.25]
+    /usr/bin/python3 bench/clients/python_bench.py [--rounds 15] [--slice 1] [--turn 0.1] [--threads 4]
 
-The contenders take turns in slices of `--slice` seconds until each has run `--seconds`, so a
-change in the machine's speed slows them alike. For each: decisions/s, the client's CPU per
-decision (the process' CPU time over the decisions, all threads), and the Redis server's µs per
-decision (INFO commandstats: the usec of EVALSHA/EVAL, the one command each sends per hit).
-First, the client's own work per decision without any I/O (a canned reply).
+After a warm-up (every user hit once by each, then a second each unmeasured), each round gives
+every contender `--slice` seconds in turns of `--turn` seconds (A B C D E A B C D E ..., the
+order turning from round to round), so the contenders of a round share the same moments of a
+machine whose speed moves; a ratio is taken within each round and the median of the rounds'
+ratios is printed with their range. For each contender: decisions/s, the client's CPU per
+decision (the process' CPU time over the decisions, all threads) and the Redis server's µs per
+decision in scripts (INFO commandstats: the usec of EVALSHA/EVAL, the one command each sends per
+hit) and in all (INFO cpu: reading, parsing and answering commands too), each the median over
+the rounds. First, the client's own work per decision without any I/O (a canned reply).
 """
 import argparse
 import random
+import statistics
 import subprocess
 import sys
 import threading
@@ -36,6 +41,9 @@ from tollgate.conformance.servers import RedisServer  # noqa: E402
 
 USERS = [f"user-{n}" for n in range(1000)]
 KEEP = []  # limits' strategies hold their storage by a weak reference only
+TOLLGATE, BARE = "tollgate fixed_window", "bare EVALSHA (hit.lua)"
+LIMITS_FIXED, SLIDING, LIMITS_MOVING = "limits FixedWindow", "tollgate sliding_log", "limits MovingWindow"
+RATIOS = ((TOLLGATE, BARE, 0.9), (TOLLGATE, LIMITS_FIXED, 1.1), (SLIDING, LIMITS_MOVING, 1.1))
 
 
 def own_work_us(limiter):
@@ -59,7 +67,7 @@ def own_work_us(limiter):
 
 
 def contenders(client, port):
-    limiter = tollgate.Limiter(client, prefix="bench", record_stats=False)
+    limiter = tollgate.Limiter(client, prefix="bench")
     limiter.put_policy("fw", {"algorithm": "fixed_window", "windows": "60000:1000000000"}, actor="bench")
     limiter.put_policy("sl", {"algorithm": "sliding_log", "windows": "60000:100000"}, actor="bench")
     hit = limiter.core.hit_script
@@ -73,11 +81,11 @@ def contenders(client, port):
     fixed, moving = FixedWindowRateLimiter(storage), MovingWindowRateLimiter(storage)
     per_minute, moving_item = RateLimitItemPerMinute(1000000000), RateLimitItemPerMinute(100000)
     return limiter, {
-        "tollgate fixed_window": lambda u: limiter.hit("fw", u),
-        "bare EVALSHA (hit.lua)": lambda u: client.evalsha(hit.sha, 4, *bare_keys[u], *bare_args),
-        "limits FixedWindow": lambda u: fixed.hit(per_minute, "fw", u),
-        "tollgate sliding_log": lambda u: limiter.hit("sl", u),
-        "limits MovingWindow": lambda u: moving.hit(moving_item, "mw", u),
+        TOLLGATE: lambda u: limiter.hit("fw", u),
+        BARE: lambda u: client.evalsha(hit.sha, 4, *bare_keys[u], *bare_args),
+        LIMITS_FIXED: lambda u: fixed.hit(per_minute, "fw", u),
+        SLIDING: lambda u: limiter.hit("sl", u),
+        LIMITS_MOVING: lambda u: moving.hit(moving_item, "mw", u),
     }
 
 
@@ -107,41 +115,72 @@ def server_usec(client):
     return sum(stats.get(f"cmdstat_{c}", {}).get("usec", 0) for c in ("evalsha", "eval", "evalsha_ro"))
 
 
+def server_cpu_us(client):
+    """The server process' CPU so far: reading, parsing and answering commands too."""
+    cpu = client.info("cpu")
+    return (cpu["used_cpu_sys"] + cpu["used_cpu_user"]) * 1e6
+
+
+def play(client, threads, seconds, decide, tally):
+    """One turn, added to `tally`: [decisions, wall s, client CPU s, script µs, server CPU µs]."""
+    client.config_resetstat()
+    server_cpu = server_cpu_us(client)
+    cpu, wall = time.process_time(), time.perf_counter()
+    made = run_slice(threads, seconds, decide)
+    tally[1] += time.perf_counter() - wall
+    tally[2] += time.process_time() - cpu
+    tally[0] += made
+    tally[3] += server_usec(client)
+    tally[4] += server_cpu_us(client) - server_cpu
+
+
+def figures(tally):
+    """decisions/s, client CPU µs, script µs and server CPU µs per decision."""
+    made, wall, cpu, usec, server_cpu = tally
+    return made / wall, cpu / made * 1e6, usec / made, server_cpu / made
+
+
+def spread(values, digits=2):
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=6)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--slice", type=float, default=1)
+    parser.add_argument("--turn", type=float, default=0.1)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--slice", type=float, default=0.25)
     options = parser.parse_args()
     with RedisServer() as server:
         client = redis.Redis(port=server.port, max_connections=64)
         limiter, table = contenders(client, server.port)
         own = own_work_us(limiter)
-        totals = {name: [0, 0.0, 0.0, 0] for name in table}  # decisions, wall, cpu, server usec
-        for turn in range(max(1, round(options.seconds / options.slice))):
-            names = list(table) if turn % 2 == 0 else list(table)[::-1]
-            for name in names:
-                client.config_resetstat()
-                cpu, wall = time.process_time(), time.perf_counter()
-                made = run_slice(options.threads, options.slice, table[name])
-                t = totals[name]
-                t[0] += made
-                t[1] += time.perf_counter() - wall
-                t[2] += time.process_time() - cpu
-                t[3] += server_usec(client)
-    print(f"{options.threads} threads, {options.seconds:g} s each in slices of {options.slice:g} s, "
+        names = list(table)
+        for name in names:  # warm-up: every key made, every connection open, nothing measured
+            for user in USERS:
+                table[name](user)
+            run_slice(options.threads, 1, table[name])
+        rounds = []
+        for round_ in range(options.rounds):
+            order = names[round_ % len(names):] + names[:round_ % len(names)]
+            tallies = {name: [0, 0.0, 0.0, 0, 0.0] for name in names}
+            for _ in range(max(1, round(options.slice / options.turn))):
+                for name in order:
+                    play(client, options.threads, options.turn, table[name], tallies[name])
+            rounds.append({name: figures(tally) for name, tally in tallies.items()})
+    print(f"{options.threads} threads, {options.rounds} rounds of {options.slice:g} s each in turns of "
+          f"{options.turn:g} s, "
           f"redis-py {redis.__version__}, limits 2.8, Python {sys.version.split()[0]}")
     print(f"tollgate's own work per decision, no I/O: {own:.1f} µs")
-    print(f"{'':24} {'decisions/s':>12} {'client CPU µs':>14} {'server µs':>10}")
-    rate = {}
-    for name, (made, wall, cpu, usec) in totals.items():
-        rate[name] = made / wall
-        print(f"{name:24} {rate[name]:12,.0f} {cpu / made * 1e6:14.1f} {usec / made:10.2f}")
-    print(f"tollgate / bare EVALSHA: {rate['tollgate fixed_window'] / rate['bare EVALSHA (hit.lua)']:.2f}")
-    print(f"tollgate fixed_window / limits FixedWindow: "
-          f"{rate['tollgate fixed_window'] / rate['limits FixedWindow']:.2f}")
-    print(f"tollgate sliding_log / limits MovingWindow: "
-          f"{rate['tollgate sliding_log'] / rate['limits MovingWindow']:.2f}")
+    print("medians over the rounds (the range in parentheses):")
+    print(f"{'':24} {'decisions/s':>12} {'client CPU µs':>14} {'script µs':>10} {'server CPU µs':>14}")
+    for name in names:
+        rate, cpu, usec, server_cpu = (statistics.median(r[name][i] for r in rounds) for i in range(4))
+        print(f"{name:24} {rate:12,.0f} {cpu:14.1f} {usec:10.2f} {server_cpu:14.1f}")
+    print("(per decision: script µs from INFO commandstats, server CPU from INFO cpu)")
+    for mine, theirs, goal in RATIOS:
+        ratios = [r[mine][0] / r[theirs][0] for r in rounds]
+        print(f"{mine} / {theirs}: {spread(ratios)} (goal >= {goal})")
 
 
 if __name__ == "__main__":

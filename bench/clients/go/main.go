@@ -1,10 +1,12 @@
 // The Go client's own cost per decision, beside a bare EVALSHA loop of the same script: both
 // through the same redigo pool, the same goroutines, the same random users, against one private
-// redis-server, every hit allowed. Short rounds alternate the two and the totals are compared,
-// so a machine whose speed drifts during the run slows both alike. The client's CPU is the
-// process' (getrusage); the server runs apart.
+// redis-server, every hit allowed. After a warm-up, each round gives each of the two `-slice`
+// seconds in turns of `-turn` seconds (A B A B ..., the first of a round alternating), so both
+// share the same moments of a machine whose speed moves; the ratio is taken within each round
+// and the median of the rounds printed with their range. The client's CPU is the process'
+// (getrusage); the server runs apart.
 //
-//	go run . [-goroutines 8] [-seconds 1] [-rounds 10] [-users 1000]
+//	go run . [-goroutines 8] [-slice 1] [-turn 0.1] [-rounds 15] [-users 1000]
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -49,8 +52,9 @@ func (r result) rates() result {
 
 func main() {
 	goroutines := flag.Int("goroutines", 8, "concurrent callers, one connection each")
-	seconds := flag.Float64("seconds", 1, "length of one round")
-	rounds := flag.Int("rounds", 10, "rounds of each, alternating; the totals are compared")
+	slice := flag.Float64("slice", 1, "seconds of each a round")
+	turn := flag.Float64("turn", 0.1, "seconds of one turn")
+	rounds := flag.Int("rounds", 15, "rounds; the median of their ratios is printed")
 	users := flag.Int("users", 1000, "random users")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -107,23 +111,62 @@ func main() {
 
 	ownWork, allocs := withoutIO(ids)
 
-	duration := time.Duration(*seconds * float64(time.Second))
-	var total [2]result
+	runs := []func(redis.Conn, int) error{bare, client}
+	turnLength := time.Duration(*turn * float64(time.Second))
+	for i, run := range runs { // warm-up: connections open, code and caches warm
+		measure(pool, *goroutines, *users, time.Second, run, i == 0)
+	}
+	turns := int(*slice / *turn + 0.5)
+	if turns < 1 {
+		turns = 1
+	}
+	var perRound [2][]result
 	for round := 0; round < *rounds; round++ {
-		for i, run := range []func(redis.Conn, int) error{bare, client} {
-			total[i].add(measure(pool, *goroutines, *users, duration, run, i == 0))
+		var total [2]result
+		for t := 0; t < turns; t++ {
+			for k := range runs {
+				i := (k + round) % 2
+				total[i].add(measure(pool, *goroutines, *users, turnLength, runs[i], i == 0))
+			}
+		}
+		for i := range runs {
+			perRound[i] = append(perRound[i], total[i].rates())
 		}
 	}
-	best := [2]result{total[0].rates(), total[1].rates()}
-	fmt.Printf("Go client against a bare EVALSHA loop of hit.lua: %d goroutines, %d users, %d alternating rounds of %g s each\n\n",
-		*goroutines, *users, *rounds, *seconds)
-	fmt.Println("| path | decisions/s | client CPU µs/decision | ratio |")
-	fmt.Println("|---|---:|---:|---:|")
-	fmt.Printf("| bare EVALSHA (redigo, keys built beforehand) | %.0f | %.1f | 1.00x |\n", best[0].perSecond, best[0].cpuUsPerHit)
-	fmt.Printf("| tollgate `Limiter.Hit` (redigo adapter) | %.0f | %.1f | %.2fx |\n", best[1].perSecond, best[1].cpuUsPerHit,
-		best[1].perSecond/best[0].perSecond)
-	fmt.Printf("\nwhat the client adds: %.1f µs of CPU per decision\n", best[1].cpuUsPerHit-best[0].cpuUsPerHit)
+	var ratios, bareRate, clientRate, bareCPU, clientCPU, added []float64
+	for r := range perRound[0] {
+		b, c := perRound[0][r], perRound[1][r]
+		ratios = append(ratios, c.perSecond/b.perSecond)
+		bareRate, clientRate = append(bareRate, b.perSecond), append(clientRate, c.perSecond)
+		bareCPU, clientCPU = append(bareCPU, b.cpuUsPerHit), append(clientCPU, c.cpuUsPerHit)
+		added = append(added, c.cpuUsPerHit-b.cpuUsPerHit)
+	}
+	fmt.Printf("Go client against a bare EVALSHA loop of hit.lua: %d goroutines, %d users, %d rounds of %g s each in turns of %g s; medians over the rounds (range)\n\n",
+		*goroutines, *users, *rounds, *slice, *turn)
+	fmt.Println("| path | decisions/s | client CPU µs/decision |")
+	fmt.Println("|---|---:|---:|")
+	fmt.Printf("| bare EVALSHA (redigo, keys built beforehand) | %.0f | %s |\n", median(bareRate), spread(bareCPU, 1))
+	fmt.Printf("| tollgate `Limiter.Hit` (redigo adapter) | %.0f | %s |\n", median(clientRate), spread(clientCPU, 1))
+	fmt.Printf("\ndecisions/s, Limiter.Hit / bare loop: %s (goal >= 0.9)\n", spread(ratios, 2))
+	fmt.Printf("what the client adds: %s µs of CPU per decision\n", spread(added, 1))
 	fmt.Printf("the client's own work without I/O: %.2f µs of CPU per decision, %.0f allocations\n", ownWork, allocs)
+}
+
+func median(values []float64) float64 {
+	sorted := append([]float64(nil), values...)
+	sort.Float64s(sorted)
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// spread is "median (min-max)".
+func spread(values []float64, digits int) string {
+	sorted := append([]float64(nil), values...)
+	sort.Float64s(sorted)
+	return fmt.Sprintf("%.*f (%.*f-%.*f)", digits, median(values), digits, sorted[0], digits, sorted[len(sorted)-1])
 }
 
 // cannedClient answers every call with an allowed hit at once.
