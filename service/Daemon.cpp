@@ -179,8 +179,12 @@ Status Daemon::start()
                 done(renderMetrics(snapshot, format));
             });
         };
+        // A thread per core: HTTP decisions are read, matched and written on them, so one
+        // saturated thread is not the endpoint's limit.
+        const int httpThreads = m_options.httpThreads > 0 ? m_options.httpThreads
+                                                          : std::max(QThread::idealThreadCount(), 1);
         m_http = std::make_unique<HttpFront>(m_decider, m_policies, m_metrics, hooks,
-                                             m_options.httpMaxConnections);
+                                             m_options.httpMaxConnections, httpThreads);
         if (Status ok = m_http->listen(address->first, address->second); !ok)
             return ok;
     }

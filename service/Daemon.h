@@ -37,6 +37,7 @@ struct DaemonOptions
     QString grpcListen = QStringLiteral("127.0.0.1:8081"); // empty: no gRPC
     QString httpListen = QStringLiteral("127.0.0.1:8080"); // empty: no HTTP
     int grpcThreads = 0;                                   // 0: half the cores (at least 1)
+    int httpThreads = 0;                                   // 0: one per core
     qint64 cacheBytes = 64LL << 20;                        // 0: no refusal cache
     std::optional<FailureMode> onError;                    // else each policy's own
     QString actor;                                         // who applies the configuration

@@ -125,6 +125,9 @@ int main(int argc, char** argv)
     const QCommandLineOption grpcThreads(QStringLiteral("grpc-threads"),
                                          QStringLiteral("Threads serving gRPC calls (default: half the cores, at least one)."),
                                          QStringLiteral("n"), QStringLiteral("0"));
+    const QCommandLineOption httpThreads(QStringLiteral("http-threads"),
+                                         QStringLiteral("Threads serving HTTP connections (default: one per core)."),
+                                         QStringLiteral("n"), QStringLiteral("0"));
     const QCommandLineOption cache(QStringLiteral("cache-size"),
                                    QStringLiteral("Memory for refusals answered without Redis, e.g. 64MB "
                                                   "(default); 0 turns the cache off."),
@@ -143,8 +146,8 @@ int main(int argc, char** argv)
         QStringLiteral("http-max-connections"),
         QStringLiteral("HTTP connections open at once; more are answered 503 (default 4096, 0: no cap)."),
         QStringLiteral("n"), QStringLiteral("4096"));
-    parser.addOptions({config, url, prefix, grpc, http, grpcThreads, cache, onError, actor, noAnnounce,
-                       httpMaxConnections});
+    parser.addOptions({config, url, prefix, grpc, http, grpcThreads, httpThreads, cache, onError, actor,
+                       noAnnounce, httpMaxConnections});
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -179,6 +182,9 @@ int main(int argc, char** argv)
     options.grpcThreads = parser.value(grpcThreads).toInt(&threadsOk);
     if (!threadsOk || options.grpcThreads < 0 || options.grpcThreads > 256)
         return usage(QStringLiteral("--grpc-threads: '%1' is not 0 (one per core) to 256").arg(parser.value(grpcThreads)));
+    options.httpThreads = parser.value(httpThreads).toInt(&threadsOk);
+    if (!threadsOk || options.httpThreads < 0 || options.httpThreads > 256)
+        return usage(QStringLiteral("--http-threads: '%1' is not 0 (one per core) to 256").arg(parser.value(httpThreads)));
     const auto bytes = bytesOf(parser.value(cache));
     if (!bytes)
         return usage(QStringLiteral("--cache-size: '%1' is not a size (64MB, 512KB, 0)").arg(parser.value(cache)));

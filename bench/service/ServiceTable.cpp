@@ -82,10 +82,13 @@ void ServiceBench::printTable() const
     }
     if (m_http.load.hits > 0) {
         QStringList threads;
-        int busy = 0; // threads with a tenth of a core or more
+        double lanes = 0; // CPU seconds of the HTTP threads
+        for (const auto& [thread, seconds] : m_httpThreads)
+            lanes += thread.startsWith("http") ? seconds : 0;
+        int busy = 0; // HTTP threads that did a quarter of their work or more
         for (const auto& [thread, seconds] : m_httpThreads) {
             const double share = seconds / std::max(m_http.load.seconds, 1e-9);
-            busy += thread.startsWith("http") && share >= 0.1 ? 1 : 0;
+            busy += thread.startsWith("http") && seconds >= lanes / 4 ? 1 : 0;
             threads << QStringLiteral("%1 %2 %")
                            .arg(QString::fromUtf8(thread))
                            .arg(100 * share, 0, 'f', 0);
@@ -95,7 +98,8 @@ void ServiceBench::printTable() const
                   m_s.httpConnections, m_http.rate(), m_http.load.percentileMs(0.5),
                   m_http.load.percentileMs(0.99), m_http.serverUs,
                   m_httpFailed ? "; **tollgated stopped during the run**" : "");
-        printLine("| HTTP threads deciding (a tenth of a core or more) | > 1 | %d: %s | %s |\n",
+        printLine("| HTTP threads deciding (each a quarter of their CPU or more); tollgated's "
+                  "threads, %% of a core | > 1 | %d; %s | %s |\n",
                   busy, qPrintable(threads.join(QStringLiteral(", "))), verdict(busy > 1));
     }
     if (m_rssAfterKb > 0) {

@@ -1,9 +1,14 @@
 #include "core/http/HttpServer.h"
 
+#include "core/http/HttpLane.h"
+#include "core/redis/IoThreads.h"
+
 #include <QSocketNotifier>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QThread>
 #include <QTimer>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -89,8 +94,9 @@ class HttpConnection : public QObject
 {
 public:
     HttpConnection(QTcpSocket* socket, const HttpServer::Handler* handler,
-                   HttpServerOptions options)
-        : QObject(socket), m_socket(socket), m_handler(handler), m_options(options)
+                   HttpServerOptions options, std::shared_ptr<HttpLane> lane)
+        : QObject(socket), m_socket(socket), m_handler(handler), m_options(options),
+          m_lane(std::move(lane))
     {
         // One timer: the idle deadline while nothing is buffered, the request's own (shorter)
         // once its first byte is in, stopped while answers are owed.
@@ -144,7 +150,7 @@ private:
     void refuse(int status, const QByteArray& text)
     {
         m_stopped = true; // nothing after a request that cannot be read is read
-        HttpResponder(m_socket, this, false, ++m_requests).send(status, kText, text);
+        HttpResponder(m_socket, this, false, ++m_requests, m_lane).send(status, kText, text);
     }
 
     quint64 owed() const { return m_requests - m_written; }
@@ -209,13 +215,14 @@ private:
                                (head->http11 || connection == "keep-alive");
         m_stopped = !keepAlive; // the last request of this connection
         m_timingRequest = false; // the next one's time starts with its first byte
-        (*m_handler)(head->request, HttpResponder(m_socket, this, keepAlive, ++m_requests));
+        (*m_handler)(head->request, HttpResponder(m_socket, this, keepAlive, ++m_requests, m_lane));
         return true;
     }
 
     QTcpSocket* m_socket;
     const HttpServer::Handler* m_handler;
     HttpServerOptions m_options;
+    std::shared_ptr<HttpLane> m_lane; // the thread it lives on
     QByteArray m_buffer;
     QTimer m_deadline;
     bool m_timingRequest = false; // m_deadline runs for a request begun, not for idleness
@@ -228,14 +235,21 @@ private:
 };
 
 HttpResponder::HttpResponder(QTcpSocket* socket, HttpConnection* connection, bool keepAlive,
-                             quint64 request)
-    : m_socket(socket), m_connection(connection), m_keepAlive(keepAlive), m_request(request)
+                             quint64 request, std::shared_ptr<HttpLane> lane)
+    : m_socket(socket), m_connection(connection), m_keepAlive(keepAlive), m_request(request),
+      m_lane(std::move(lane))
 {
 }
 
 void HttpResponder::send(int status, const QByteArray& contentType, const QByteArray& body,
                          const HttpHeaders& headers) const
 {
+    if (QThread::currentThread() != m_lane->thread) { // written where the connection lives
+        m_lane->post([answer = *this, status, contentType, body, headers] {
+            answer.send(status, contentType, body, headers);
+        });
+        return;
+    }
     if (!m_socket || !m_connection || !m_connection->awaits(m_request))
         return;
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reason(status) + "\r\n";
@@ -255,6 +269,7 @@ HttpServer::HttpServer(Handler handler, QObject* parent)
 HttpServer::HttpServer(Handler handler, HttpServerOptions options, QObject* parent)
     : QObject(parent), m_handler(std::move(handler)), m_options(options)
 {
+    startLanes();
 }
 
 HttpServer::~HttpServer()
@@ -262,6 +277,43 @@ HttpServer::~HttpServer()
     delete m_notifier; // before its descriptor is closed
     if (m_listening >= 0)
         ::close(m_listening);
+    for (const std::shared_ptr<HttpLane>& lane : m_lanes) {
+        QMutexLocker lock(&lane->mutex);
+        lane->target = nullptr; // answers still on their way are dropped
+    }
+    for (const std::unique_ptr<QThread>& thread : m_threads) {
+        thread->quit();
+        thread->wait();
+    }
+    // Every connection now, while the counts their ends update are still here.
+    qDeleteAll(m_laneObjects);
+    qDeleteAll(findChildren<QTcpSocket*>(Qt::FindDirectChildrenOnly));
+}
+
+void HttpServer::startLanes()
+{
+    if (m_options.threads <= 0) {
+        auto own = std::make_shared<HttpLane>();
+        own->thread = thread();
+        own->target = this;
+        m_lanes.push_back(std::move(own));
+        return;
+    }
+    for (int i = 0; i < m_options.threads; ++i) {
+        auto thread = std::make_unique<QThread>();
+        thread->setObjectName(QStringLiteral("http-%1").arg(i));
+        if (QAbstractEventDispatcher* dispatcher = IoThreads::newDispatcher())
+            thread->setEventDispatcher(dispatcher); // the I/O threads' loop; the thread owns it
+        auto* object = new QObject;
+        object->moveToThread(thread.get());
+        auto lane = std::make_shared<HttpLane>();
+        lane->thread = thread.get();
+        lane->target = object;
+        thread->start();
+        m_lanes.push_back(std::move(lane));
+        m_laneObjects.push_back(object);
+        m_threads.push_back(std::move(thread));
+    }
 }
 
 Status HttpServer::listen(const QHostAddress& address, quint16 port)
@@ -309,20 +361,41 @@ void HttpServer::accept()
             return;
         }
         m_acceptBackoffMs = 0;
-        auto* socket = new QTcpSocket(this);
-        if (!socket->setSocketDescriptor(fd)) {
-            ::close(fd);
-            delete socket;
-            continue;
-        }
-        connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-        ++m_open;
-        connect(socket, &QObject::destroyed, this, [this] { --m_open; });
-        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1); // answers are small
-        auto* connection = new HttpConnection(socket, &m_handler, m_options);
-        if (m_options.maxConnections > 0 && m_open > m_options.maxConnections)
-            connection->refuseAll(503, "too many connections open; try again\n");
+        const int open = ++m_open;
+        const bool refuse = m_options.maxConnections > 0 && open > m_options.maxConnections;
+        // The lane with the fewest connections open takes it.
+        const std::shared_ptr<HttpLane> lane = *std::min_element(
+            m_lanes.begin(), m_lanes.end(), [](const auto& a, const auto& b) {
+                return a->connections.load() < b->connections.load();
+            });
+        ++lane->connections;
+        if (lane->thread == QThread::currentThread())
+            adopt(fd, refuse, lane);
+        else
+            lane->post([this, fd, refuse, lane] { adopt(fd, refuse, lane); });
     }
+}
+
+void HttpServer::adopt(int fd, bool refuse, const std::shared_ptr<HttpLane>& lane)
+{
+    auto* socket = new QTcpSocket(lane->target);
+    if (!socket->setSocketDescriptor(fd)) {
+        ::close(fd);
+        delete socket;
+        --m_open;
+        --lane->connections;
+        return;
+    }
+    connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+    // On the socket's thread, as it goes (the server deletes the last ones itself).
+    connect(socket, &QObject::destroyed, [this, lane] {
+        --m_open;
+        --lane->connections;
+    });
+    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1); // answers are small
+    auto* connection = new HttpConnection(socket, &m_handler, m_options, lane);
+    if (refuse)
+        connection->refuseAll(503, "too many connections open; try again\n");
 }
 
 void HttpServer::pauseAccepting()

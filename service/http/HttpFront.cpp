@@ -7,7 +7,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QPointer>
+#include <QThread>
 #include <chrono>
 
 namespace tollgate::service {
@@ -66,7 +66,7 @@ double since(Clock::time_point start)
 
 HttpFront::HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
                      std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, int maxConnections,
-                     QObject* parent)
+                     int threads, QObject* parent)
     : QObject(parent), m_decider(std::move(decider)), m_policies(std::move(policies)),
       m_metrics(std::move(metrics)), m_hooks(std::move(hooks))
 {
@@ -76,33 +76,43 @@ HttpFront::HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<Pol
     options.idleTimeoutMs = kIdleTimeoutMs;
     options.requestTimeoutMs = kRequestTimeoutMs;
     options.maxConnections = maxConnections;
+    options.threads = threads;
     m_server = new HttpServer(
         [this](const HttpRequest& request, HttpResponder responder) { serve(request, responder); },
         options, this);
 }
 
-HttpFront::~HttpFront() = default;
+HttpFront::~HttpFront()
+{
+    delete m_server; // its threads stop first: none calls serve() on what is being destroyed
+}
 
 Status HttpFront::listen(const QHostAddress& address, quint16 port)
 {
     return m_server->listen(address, port);
 }
 
-void HttpFront::onOwnThread(std::function<void()> write)
-{
-    QMetaObject::invokeMethod(this, std::move(write), Qt::QueuedConnection);
-}
-
 void HttpFront::serve(const HttpRequest& request, const HttpResponder& responder)
 {
     const QByteArray& path = request.path;
     const bool post = request.method == "POST";
-    const bool get = request.method == "GET";
     if (path == "/v1/decide" && post)
-        decide(request, responder);
+        decide(request, responder); // on the connection's thread: decisions share nothing
     else if (path == "/v1/hit" && post)
         hit(request, responder);
-    else if (path == "/metrics" && get)
+    else if (QThread::currentThread() != thread()) // the daemon's state is read on its thread
+        QMetaObject::invokeMethod(
+            this, [this, request, responder] { serveOthers(request, responder); },
+            Qt::QueuedConnection);
+    else
+        serveOthers(request, responder);
+}
+
+void HttpFront::serveOthers(const HttpRequest& request, const HttpResponder& responder)
+{
+    const QByteArray& path = request.path;
+    const bool get = request.method == "GET";
+    if (path == "/metrics" && get)
         metrics(request, responder);
     else if (path == "/healthz" && get)
         responder.send(200, kText, "ok\n");
@@ -131,29 +141,22 @@ void HttpFront::decide(const HttpRequest& request, const HttpResponder& responde
         return;
     }
     const QByteArray domain = parsed->domain;
-    QPointer<HttpFront> self(this);
-    m_decider->decide(*parsed, [self, responder, start, domain,
+    // Answered on the thread of the last Redis reply; the responder writes it on the
+    // connection's.
+    m_decider->decide(*parsed, [responder, start, domain,
                                 metrics = m_metrics](Result<Decision> decision) {
         if (!decision) {
             metrics->recordDecision(domain, "error", "http", since(start), 0);
-        } else {
-            const bool over = decision->overall == Code::OverLimit;
-            metrics->recordDecision(domain, over ? "over_limit" : "ok", "http", since(start),
-                                    decision->redisCalls);
-        }
-        if (!self)
+            sendError(responder, decision.error());
             return;
-        self->onOwnThread([responder, decision = std::move(decision)] {
-            if (!decision) {
-                sendError(responder, decision.error());
-                return;
-            }
-            HttpHeaders headers;
-            if (decision->headline && decision->headlinePolicy)
-                headers = rateLimitFields(*decision->headlinePolicy, *decision->headline,
-                                          decision->overall == Code::OverLimit);
-            responder.send(200, kJson, decisionJson(*decision), headers);
-        });
+        }
+        const bool over = decision->overall == Code::OverLimit;
+        metrics->recordDecision(domain, over ? "over_limit" : "ok", "http", since(start),
+                                decision->redisCalls);
+        HttpHeaders headers;
+        if (decision->headline && decision->headlinePolicy)
+            headers = rateLimitFields(*decision->headlinePolicy, *decision->headline, over);
+        responder.send(200, kJson, decisionJson(*decision), headers);
     });
 }
 
@@ -183,23 +186,18 @@ void HttpFront::hit(const HttpRequest& request, const HttpResponder& responder)
                                                             .arg(QString::fromUtf8(action.left(200)))});
         return;
     }
-    QPointer<HttpFront> self(this);
     m_decider->limiter().hit(
         *policy, user, qint64(cost), nullptr,
-        [self, responder, start, policy = *policy, metrics = m_metrics](Result<HitResult> hit) {
+        [responder, start, policy = *policy, metrics = m_metrics](Result<HitResult> hit) {
             const char* code = !hit ? "error" : hit->allowed ? "ok" : "over_limit";
             metrics->recordDecision("_hit", code, "http", since(start),
                                     hit && hit->decidedBy != DecidedBy::Cache ? 1 : 0);
-            if (!self)
+            if (!hit) {
+                sendError(responder, hit.error());
                 return;
-            self->onOwnThread([responder, policy, hit = std::move(hit)] {
-                if (!hit) {
-                    sendError(responder, hit.error());
-                    return;
-                }
-                responder.send(hit->allowed ? 200 : 429, kJson, hitJson(*hit),
-                               rateLimitFields(policy, *hit, !hit->allowed));
-            });
+            }
+            responder.send(hit->allowed ? 200 : 429, kJson, hitJson(*hit),
+                           rateLimitFields(policy, *hit, !hit->allowed));
         });
 }
 

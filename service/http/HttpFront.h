@@ -21,8 +21,9 @@ class ServiceMetrics;
 ///   GET  /healthz    200 while the process serves
 ///   GET  /readyz     200 while Redis answers or the failure policy decides, else 503
 ///   GET  /metrics    the service's families, then the exporter's
-/// Lives on the thread that runs it (the main one); decisions are made on the I/O threads and
-/// their answers written back here.
+/// Connections are served on `threads` threads of the server's own (decisions and hits are
+/// read and sent there, answered on the I/O threads and written back there); the other paths
+/// run on the thread that runs this object (the main one), where the daemon's state is.
 class HttpFront : public QObject
 {
     Q_OBJECT
@@ -41,7 +42,7 @@ public:
 
     HttpFront(std::shared_ptr<const Decider> decider, std::shared_ptr<PolicyBook> policies,
               std::shared_ptr<ServiceMetrics> metrics, Hooks hooks, int maxConnections,
-              QObject* parent = nullptr);
+              int threads, QObject* parent = nullptr);
     ~HttpFront() override;
 
     /// Io error naming the address when it cannot bind.
@@ -49,12 +50,11 @@ public:
     quint16 port() const { return m_server->port(); }
 
 private:
-    void serve(const HttpRequest& request, const HttpResponder& responder);
+    void serve(const HttpRequest& request, const HttpResponder& responder); // any thread
+    void serveOthers(const HttpRequest& request, const HttpResponder& responder); // this one's
     void decide(const HttpRequest& request, const HttpResponder& responder);
     void hit(const HttpRequest& request, const HttpResponder& responder);
     void metrics(const HttpRequest& request, const HttpResponder& responder);
-    /// Runs `write` on this object's thread, unless it is gone by then.
-    void onOwnThread(std::function<void()> write);
 
     std::shared_ptr<const Decider> m_decider;
     std::shared_ptr<PolicyBook> m_policies;

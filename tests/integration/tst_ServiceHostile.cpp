@@ -4,12 +4,12 @@
 // every decision (requests sent behind others on one connection too) gets the failure policy's
 // answer, the insurance limiter's counting each hit once. How fast is measured in bench_service
 // (bench/service/FrozenRedis.cpp), not here.
+#include "tests/support/RawHttp.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTcpSocket>
 #include <QThread>
@@ -20,42 +20,6 @@
 using namespace tollgate::test;
 
 namespace {
-
-QByteArray decideRequest(const QByteArray& value)
-{
-    const QByteArray body = R"({"domain":"edge","descriptors":[{"entries":[{"key":"remote_address","value":")" +
-                            value + R"("}]}]})";
-    return "POST /v1/decide HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: " +
-           QByteArray::number(body.size()) + "\r\n\r\n" + body;
-}
-
-// Everything the server sends until it has sent `answers` complete answers (or `timeoutMs`).
-QList<QByteArray> readAnswers(QTcpSocket& socket, int answers, int timeoutMs)
-{
-    QByteArray buffer;
-    QList<QByteArray> bodies;
-    QElapsedTimer clock;
-    clock.start();
-    while (bodies.size() < answers && clock.elapsed() < timeoutMs) {
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end >= 0) {
-            const QByteArray head = buffer.left(end).toLower();
-            const qsizetype at = head.indexOf("content-length:");
-            const qsizetype length =
-                head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toLongLong();
-            if (buffer.size() >= end + 4 + length) {
-                bodies << buffer.left(end + 4 + length);
-                buffer.remove(0, end + 4 + length);
-                continue;
-            }
-        }
-        if (socket.waitForReadyRead(100))
-            buffer += socket.readAll();
-        else if (socket.state() != QAbstractSocket::ConnectedState)
-            break;
-    }
-    return bodies;
-}
 
 // CPU seconds the process has used (user + system), from /proc.
 double cpuSeconds(qint64 pid)

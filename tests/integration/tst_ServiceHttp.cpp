@@ -1,13 +1,16 @@
 // tollgated's HTTP endpoint through curl, against a real redis-server: /v1/decide answers as
 // gRPC does, /v1/hit answers hit.lua's reply with the RateLimit header fields, the health and
-// readiness checks, /metrics (the service's families and the exporter's), and bad bodies.
+// readiness checks, /metrics (the service's families and the exporter's), bad bodies, and
+// connections served on several threads at once.
 #include "tests/support/CoreFixture.h"
+#include "tests/support/RawHttp.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTcpSocket>
 #include <QtTest>
 
 using namespace tollgate;
@@ -24,6 +27,7 @@ private Q_SLOTS:
     void healthAndReadiness();
     void metricsHoldBothFamilies();
     void badBodiesAreRefusedClearly();
+    void connectionsOnSeveralThreadsAnswerInOrder();
 
 private:
     CoreFixture m_core;
@@ -33,7 +37,9 @@ private:
 void ServiceHttpTest::initTestCase()
 {
     TOLLGATE_REQUIRE(m_core, start());
-    QVERIFY2(m_service.start(m_core.server().url(), sourcePath(QStringLiteral("tests/data/service_edge.yaml"))),
+    // Three HTTP threads, whatever the machine: connections are spread over them.
+    QVERIFY2(m_service.start(m_core.server().url(), sourcePath(QStringLiteral("tests/data/service_edge.yaml")),
+                             {QStringLiteral("--http-threads"), QStringLiteral("3")}),
              qPrintable(m_service.errorString()));
     QVERIFY2(m_service.waitForLog("unchanged"), m_service.stderrText().constData());
 }
@@ -158,6 +164,31 @@ void ServiceHttpTest::badBodiesAreRefusedClearly()
     QCOMPARE(badHit.status, 400);
     // Nothing of that stopped the service.
     QCOMPARE(m_service.curl("GET", "/healthz").status, 200);
+}
+
+void ServiceHttpTest::connectionsOnSeveralThreadsAnswerInOrder()
+{
+    // Six connections (two on each thread), each sending four decisions for a subject of its
+    // own at once (3 a minute): each gets OK, OK, OK, then OVER_LIMIT, in that order.
+    std::vector<std::unique_ptr<QTcpSocket>> sockets;
+    for (int c = 0; c < 6; ++c) {
+        sockets.push_back(std::make_unique<QTcpSocket>());
+        sockets.back()->connectToHost(QStringLiteral("127.0.0.1"), m_service.httpPort());
+        QVERIFY(sockets.back()->waitForConnected(5000));
+    }
+    for (int c = 0; c < 6; ++c) {
+        const QByteArray request = decideRequest("198.51.100." + QByteArray::number(c));
+        sockets[size_t(c)]->write(request + request + request + request);
+    }
+    for (int c = 0; c < 6; ++c) {
+        const QList<QByteArray> answers = readAnswers(*sockets[size_t(c)], 4, 10000);
+        QCOMPARE(answers.size(), 4);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY2(answers[i].contains(i < 3 ? R"("overall_code":"OK")" : R"("overall_code":"OVER_LIMIT")"),
+                     answers[i].constData());
+    }
+    // The paths that read the daemon's state answer from any connection too.
+    QCOMPARE(m_service.curl("GET", "/readyz").status, 200);
 }
 
 QTEST_GUILESS_MAIN(ServiceHttpTest)
