@@ -267,7 +267,7 @@ void KeysTest::findsAndRepairsAnotherClientsKeysByPattern()
     give->click();
     QVERIFY(answerReasonPrompt(page, QStringLiteral("old like counter")).contains(QStringLiteral("likes:*")));
     QTRY_COMPARE(finished.size(), 2);
-    for (const QByteArray key : {QByteArray("likes:{u1}:count"), QByteArray("likes:{u2}:count")}) {
+    for (const QByteArray& key : {QByteArray("likes:{u1}:count"), QByteArray("likes:{u2}:count")}) {
         QVERIFY2(pttl(key) > 7'000'000 && pttl(key) <= 7'200'000, key.constData());
         const int row = model->item(0).key == key ? 0 : 1;
         QCOMPARE(model->item(row).status, QStringLiteral("fixed"));
