@@ -22,8 +22,12 @@
 # one user hammering: allowed (as above), denied by its window (limit 1, already used; nothing
 # counted), banned (an action ban in force for 2 h, the window younger) and a shadow hit that
 # would be denied (mode shadow, limit 1 already used), each with its ratio to allowed.
+# --counted calls the full form with count_denied 1 (denied hits count, as tollgated's translated
+# limits do), --calendar with align calendar (the fixed window's 1 h window from :00): the short
+# form carries neither, so a short: script runs as the full form then.
 #
-#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [--refused] [[short:|fcall:]script.lua ...]
+#   bench/bench_hit_lua.sh [--runs 3] [--port 7493] [--fifo | --callgrind 2000] [--refused]
+#                          [--counted] [--calendar] [[short:|fcall:]script.lua ...]
 #   (default: the assembled build/lua/hit.lua in both forms; lua/README.md says how to build it)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +36,8 @@ port=7493
 fifo=0
 callgrind=0
 refused=0
+counted=0
+align=first_hit
 scripts=()
 while (($#)); do
     case "$1" in
@@ -40,6 +46,8 @@ while (($#)); do
     --fifo) fifo=1; shift ;;
     --callgrind) callgrind="$2"; shift 2 ;;
     --refused) refused=1; shift ;;
+    --counted) counted=1; shift ;;
+    --calendar) align=calendar; shift ;;
     *) scripts+=("$1"); shift ;;
     esac
 done
@@ -94,8 +102,8 @@ one() {
     local overrides=()
     (("${8:-3}" < 3)) || overrides=('tg:{u}:overrides')
     local call=($((5 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" 'tg:{u}:audit' 'tg:audit'
-        "tg:{u}:a:$3:$5" "$mode" "$2" 1 0 0 0 '' 0 u a '' first_hit "$limit" "$5")
-    [[ "$7" == full ]] || call=($((3 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" "tg:{u}:a:$3:$5"
+        "tg:{u}:a:$3:$5" "$mode" "$2" 1 "$counted" 0 0 '' 0 u a '' "$align" "$limit" "$5")
+    [[ "$7" == full || $counted == 1 || $align == calendar ]] || call=($((3 + ${#overrides[@]})) 'tg:{u}:ban' 'tg:{u}:a:ban' "${overrides[@]}" "tg:{u}:a:$3:$5"
         "$mode" "$2" 1 "$limit" "$5")
     local command=evalsha
     [[ "$7" != fcall ]] || command=fcall
@@ -125,6 +133,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR
 
 specs=("fixed_window fw 1000000000 3600000 200000" "token_bucket tb 1000000000 3600000 200000"
     "sliding_window sw 1000000000 3600000 200000" "sliding_log sl 100000 3600000 100000")
+[[ $align != calendar ]] || specs=("${specs[0]}")           # (calendar windows are the fixed window's)
 
 if ((refused)); then
     unit="$( ((callgrind == 0)) && echo usec_per_call || echo instructions per call)"

@@ -35,7 +35,7 @@
       end
       if ttl == 0 then break end                        -- it expires within this millisecond
       if banned or before + cost > limit then
-        if banned or not tally or #stored > 15 then
+        if banned or tally ~= '1' or not noban or mode ~= 'hit' or #stored > 15 then
           -- (a denial that bans: the general path) the counter as the general path reads it
           -- (digits), and with its TTL (else it repairs it)
           if not (banned or quiet) or ttl == -1 or #stored > 15 or not stored:find('^%d+$') then break end

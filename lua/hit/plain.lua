@@ -3,8 +3,8 @@
   -- whatever they hold (cost and warn 9 digits, limit 10, window_ms 10 and no leading 0, as it
   -- names the key, ban_ms 12): only cost, limit and a warn other than "0" are read.
   -- mode: hit, shadow or peek (only a refusal takes a fast path in the last two); quiet: a denial
-  -- writes nothing (count_denied off, no automatic ban); tally: a hit's denial counts and bans
-  -- nobody (count_denied on, no automatic ban, mode hit), over: it is one; banned: a ban is in force, ban_left its
+  -- writes nothing (count_denied off, no automatic ban); noban: no automatic ban; tally:
+  -- count_denied ("1" on); over: a denial that counts; banned: a ban is in force, ban_left its
   -- ms left (-1 never) and ban_ends the later end of a timed one (0 none), both against the
   -- clock read here when a ban is timed.
   -- refused, r_count, r_reset, r_retry: a refusal's tier and numbers, for hit/refusal.lua (a
@@ -12,7 +12,7 @@
   -- under a ban r_ttl, the state key's TTL against the clock, -2 none).
   -- (the locals left nil follow each other: one instruction clears them all)
   local mode, quiet = ARGV[1], true
-  local plain, cost, warn, limit, window, key, cost_s, limit_s, on_calendar, tally, over, banned, ban_left, ban_ends
+  local plain, cost, warn, limit, window, key, cost_s, limit_s, on_calendar, tally, noban, over, banned, ban_left, ban_ends
   local refused, r_count, r_reset, r_retry, r_ttl, sw_W, sw_cur, sw_prev, sw_elapsed
   repeat
     local A, K = ARGV, KEYS
@@ -48,10 +48,12 @@
       -- calendar: a fixed window of a minute, hour, day or week in UTC (offsets "0"), which the
       -- fast path counts only in a counter that has its TTL: a new one, or one that lost its TTL,
       -- ends at a boundary the general path works out
-      on_calendar = A[12] == 'calendar'
-      if (not on_calendar and A[12] ~= 'first_hit') or (on_calendar and (alg ~= 'fixed_window'
-        or (window ~= '60000' and window ~= '3600000' and window ~= '86400000' and window ~= '604800000'))) then
-        break
+      if A[12] ~= 'first_hit' then
+        if A[12] ~= 'calendar' or alg ~= 'fixed_window'
+          or (window ~= '60000' and window ~= '3600000' and window ~= '86400000' and window ~= '604800000') then
+          break
+        end
+        on_calendar = true
       end
       if #c < 1 or #c > 9 or #w < 1 or #w > 9 or #b < 1 or #b > 12 or #l < 1 or #l > 10 or #window < 1 or #window > 10
         or (denied ~= '0' and denied ~= '1') or (ban_until ~= '' and ban_until ~= 'midnight')
@@ -59,8 +61,8 @@
         break
       end
       cost, limit, warn = c + 0, l + 0, w == '0' and 0 or w + 0     -- (arithmetic reads them faster than tonumber)
-      quiet = denied == '0' and b == '0' and ban_until == ''
-      tally = denied == '1' and b == '0' and ban_until == '' and mode == 'hit'
+      noban = b == '0' and ban_until == ''
+      quiet, tally = noban and denied == '0', denied
       local user, action = A[9], A[10]
       local user_len, action_len = #user, #action
       -- (ids made of unescaped bytes only: NOT_PLAIN's set, anchored, is one pass over them)
