@@ -5,7 +5,7 @@
     -- the command asked about. A refusal reads the counter and its TTL (under a timed ban the
     -- counter's PEXPIRETIME against the ban's clock, as the general path takes it), writes nothing
     -- and answers; a denial that counts (count_denied, no automatic ban) counts as an allowed hit
-    -- does and answers deny. A calendar window counts only in a counter that has its TTL.
+    -- does and answers deny. A calendar window's counter that lost its TTL goes the general way.
     repeat
       local stored = redis.pcall('GET', key)
       if not stored then                                -- a new window
@@ -18,11 +18,23 @@
           r_count, r_reset = 0, 0
           break
         end
-        -- SET is the general path's own write: checked by running it (refused, it writes nothing)
-        if mode ~= 'hit' or (warn > 0 and cost > warn) or on_calendar or redis.pcall('SET', key, cost_s, 'PX', window).err then
-          break
+        if mode ~= 'hit' or (warn > 0 and cost > warn) then break end
+        -- A calendar window ends at the next UTC boundary after now (weeks from Monday), as the
+        -- general path's local_boundary works it out for offsets "0", and expires at it (PXAT).
+        local length, px, at = window + 0, 'PX', window
+        if on_calendar then
+          if not now_ms then
+            local t = redis.call('TIME')
+            now_us = t[1] * 1000000 + t[2]
+            now_ms = floor(now_us / 1000)
+          end
+          local d = floor(now_ms / DAY)
+          at = length + (length == WEEK and (d - (d + 3) % 7) * DAY or floor(now_ms / length) * length)
+          px, length = 'PXAT', at - now_ms
         end
-        return { 1, 'ok', cost, limit, limit - cost, window + 0, 0 }
+        -- SET is the general path's own write: checked by running it (refused, it writes nothing)
+        if redis.pcall('SET', key, cost_s, px, at).err then break end
+        return { 1, 'ok', cost, limit, limit - cost, length, 0 }
       end
       local before = tonumber(stored)                   -- (nil for another type's error reply)
       if not before or before < 0 then break end

@@ -45,9 +45,7 @@
       end
       local c, w, b, l, denied, ban_until = A[3], A[5], A[6], A[13], A[4], A[7]
       window, cost_s, limit_s = A[14], c, l
-      -- calendar: a fixed window of a minute, hour, day or week in UTC (offsets "0"), which the
-      -- fast path counts only in a counter that has its TTL: a new one, or one that lost its TTL,
-      -- ends at a boundary the general path works out
+      -- calendar: a fixed window of a minute, hour, day or week in UTC (offsets "0")
       if A[12] ~= 'first_hit' then
         if A[12] ~= 'calendar' or alg ~= 'fixed_window'
           or (window ~= '60000' and window ~= '3600000' and window ~= '86400000' and window ~= '604800000') then
