@@ -58,15 +58,17 @@ public:
                 "Why, for the audit entry of --fix (default: \"tollgatectl repair --fix\")."),
             QStringLiteral("text"), QStringLiteral("tollgatectl repair --fix")));
         parser.addOptions({
-            QCommandLineOption(QStringLiteral("dry-run"),
-                               QStringLiteral("List what would change, change nothing (the default).")),
+            QCommandLineOption(
+                QStringLiteral("dry-run"),
+                QStringLiteral("List what would change, change nothing (the default).")),
             QCommandLineOption(QStringLiteral("pattern"),
                                QStringLiteral("Another client's keys (a SCAN glob, e.g. 'likes:*') "
                                               "instead of Tollgate's own; needs --ttl."),
                                QStringLiteral("glob")),
-            QCommandLineOption(QStringLiteral("ttl"),
-                               QStringLiteral("With --pattern: the TTL a key without one gets (90s, 1h, 7d)."),
-                               QStringLiteral("duration")),
+            QCommandLineOption(
+                QStringLiteral("ttl"),
+                QStringLiteral("With --pattern: the TTL a key without one gets (90s, 1h, 7d)."),
+                QStringLiteral("duration")),
             QCommandLineOption(QStringLiteral("rate"),
                                QStringLiteral("With --pattern: keys examined per second at most "
                                               "(default 1000; 0: no cap)."),
@@ -111,18 +113,8 @@ private:
         options.fix = isSet("fix");
         options.actor = cli().actor;
         options.reason = value("reason");
-        const bool showProgress = !json() && isatty(STDERR_FILENO);
-        // No cap: the text lines stream out as each batch is checked (constant memory), the JSON
-        // document holds every item; the report keeps what the audit entry of a fix names.
-        options.maxItems = json() ? std::numeric_limits<qint64>::max() : Repair::kMaxNamedKeys;
-        if (!json())
-            options.onFound = linePrinter(showProgress);
-        const Repair repair(client(), schema());
-        auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
-            repair.run(options, progressPrinter(showProgress), nullptr, done);
-        });
-        if (showProgress)
-            std::fputs("\r\033[K", stderr);
+        // The report keeps what the audit entry of a fix names.
+        auto report = runRepair(Repair(client(), schema()), options, Repair::kMaxNamedKeys);
         if (!report)
             return report.error();
         if (json())
@@ -140,20 +132,29 @@ private:
         return ExitOk;
     }
 
-    // --pattern: another client's keys, on every server that holds some, paced.
-    Result<int> executePattern()
+    // Runs a repair with a progress line on a terminal. No cap on what is found: the text lines
+    // stream out as each batch is checked (constant memory; the report keeps `textItems`), the
+    // JSON document holds every item.
+    template <typename Repairer, typename Options>
+    Result<RepairReport> runRepair(const Repairer& repair, Options& options, qint64 textItems)
     {
         const bool showProgress = !json() && isatty(STDERR_FILENO);
-        PatternRepairOptions& options = m_pattern;
-        options.maxItems = json() ? std::numeric_limits<qint64>::max() : 0;
+        options.maxItems = json() ? std::numeric_limits<qint64>::max() : textItems;
         if (!json())
             options.onFound = linePrinter(showProgress);
-        const PatternRepair repair(client(), schema());
         auto report = waitFor<RepairReport>([&](Callback<RepairReport> done) {
             repair.run(options, progressPrinter(showProgress), nullptr, done);
         });
         if (showProgress)
             std::fputs("\r\033[K", stderr);
+        return report;
+    }
+
+    // --pattern: another client's keys, on every server that holds some, paced.
+    Result<int> executePattern()
+    {
+        PatternRepairOptions& options = m_pattern;
+        auto report = runRepair(PatternRepair(client(), schema()), options, 0);
         if (!report)
             return report.error();
         if (json()) {

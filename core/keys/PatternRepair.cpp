@@ -4,6 +4,7 @@
 #include "core/client/TwemproxyBackends.h"
 #include "core/cluster/KeySlot.h"
 #include "core/keys/KeyLayout.h"
+#include "core/scripts/ScriptRunner.h"
 
 #include <QElapsedTimer>
 #include <QMap>
@@ -13,52 +14,13 @@ namespace tollgate {
 
 namespace {
 
-// KEYS[1] the audit stream (on the keys' server or in their slot), KEYS[2..n] the candidates.
-// ARGV: ttl_ms, actor, reason, pattern, the stream's MAXLEN, the stream's TTL in ms ("0": none).
-// Reads first, then the audit entry (a stream of the wrong type fails the call before any
-// write), then the fixes: a key that got a TTL since SCAN is left alone. Reply: one
-// { key, status, ttl_ms } per candidate, status "fixed", "ok" (has a TTL) or "missing".
-const QByteArray kFixScript = QByteArrayLiteral(R"lua(
-local ttl, fixed, rows, named = ARGV[1], {}, {}, {}
-for i = 2, #KEYS do
-  local pttl = redis.call('PTTL', KEYS[i])
-  local status = pttl == -1 and 'fixed' or (pttl == -2 and 'missing' or 'ok')
-  if status == 'fixed' then
-    fixed[#fixed + 1] = KEYS[i]
-    if #named < 20 then named[#named + 1] = KEYS[i] end
-    pttl = tonumber(ttl)
-  end
-  rows[#rows + 1] = { KEYS[i], status, pttl }
-end
-if #fixed == 0 then return rows end
-local detail = 'pattern ' .. ARGV[4] .. ', ttl ' .. ttl .. ' ms: fixed=' .. #fixed .. ': ' ..
-  table.concat(named, ', ')
-if #fixed > #named then detail = detail .. ' and ' .. (#fixed - #named) .. ' more' end
-local writes = { { 'XADD', KEYS[1], 'MAXLEN', '~', ARGV[5], '*', 'event', 'repair', 'user', '',
-  'action', '', 'actor', ARGV[2], 'reason', ARGV[3], 'until_ms', '0', 'detail', detail } }
-if ARGV[6] ~= '0' then writes[#writes + 1] = { 'PEXPIRE', KEYS[1], ARGV[6] } end
-for _, key in ipairs(fixed) do writes[#writes + 1] = { 'PEXPIRE', key, ttl } end
-for _, cmd in ipairs(writes) do
-  if not redis.acl_check_cmd(unpack(cmd)) then
-    return redis.error_reply('TG_NOPERM this user may not run ' .. cmd[1] .. ' on ' .. cmd[2] ..
-      '; nothing was written')
-  end
-end
-for _, cmd in ipairs(writes) do redis.call(unpack(cmd)) end
-return rows
-)lua");
-
-constexpr qint64 kMaxTtlMs = 10LL * 365 * 24 * 3600 * 1000;
-constexpr qint64 kUserAuditLen = 1000;              // as lua/includes/audit.lua keeps them
-constexpr qint64 kGlobalAuditLen = 100000;          // lua/includes/constants.lua
-constexpr qint64 kUserAuditTtlMs = 7776000000;      // 90 days after the last entry
+constexpr qint64 kMaxTtlMs = 10LL * 365 * 24 * 3600 * 1000; // repair_pattern.lua's MAX_TTL_MS
 
 // An audit stream where a fix of the key can write its entry in the same script.
 struct AuditStream
 {
-    QByteArray key; // empty: none (the key is skipped)
-    qint64 maxLen = kGlobalAuditLen;
-    qint64 ttlMs = 0;
+    QByteArray key;    // empty: none (the key is skipped)
+    bool user = false; // a user's stream, else the global (or policy) one
 };
 
 AuditStream streamFor(const QByteArray& key, Client* server, const KeySchema& schema)
@@ -70,7 +32,7 @@ AuditStream streamFor(const QByteArray& key, Client* server, const KeySchema& sc
     const QByteArray tag = hashTagOf(key);
     const std::optional<QByteArray> user = KeySchema::unescape(tag);
     if (user && !user->isEmpty() && KeySchema::escape(*user) == tag)
-        return {schema.userAuditKey(*user), kUserAuditLen, kUserAuditTtlMs};
+        return {schema.userAuditKey(*user), true};
     const QByteArray shared = schema.policyAuditKey(true);
     if (keySlot(shared) == keySlot(key))
         return {shared};
@@ -187,21 +149,20 @@ void checkDry(const std::shared_ptr<PatternRun>& run, Client* server, qint64 exa
     std::vector<Command> reads;
     for (const QByteArray& key : keys)
         reads.push_back({QByteArrayLiteral("PTTL"), key});
-    server->executeBatch(std::move(reads), nullptr,
-                         [=](std::vector<Result<Reply>> replies) {
-                             std::vector<RepairItem> found;
-                             std::optional<Error> error;
-                             for (size_t i = 0; i < replies.size(); ++i) {
-                                 if (!replies[i]) {
-                                     error = replies[i].error();
-                                     continue;
-                                 }
-                                 if (replies[i]->toInteger().value_or(0) == -1)
-                                     found.push_back(itemOf(run->schema, keys[qsizetype(i)],
-                                                            "would_fix", run->options.ttlMs));
-                             }
-                             batchDone(run, server, examined, std::move(found), error, release);
-                         });
+    server->executeBatch(std::move(reads), nullptr, [=](std::vector<Result<Reply>> replies) {
+        std::vector<RepairItem> found;
+        std::optional<Error> error;
+        for (size_t i = 0; i < replies.size(); ++i) {
+            if (!replies[i]) {
+                error = replies[i].error();
+                continue;
+            }
+            if (replies[i]->toInteger().value_or(0) == -1)
+                found.push_back(
+                    itemOf(run->schema, keys[qsizetype(i)], "would_fix", run->options.ttlMs));
+        }
+        batchDone(run, server, examined, std::move(found), error, release);
+    });
 }
 
 void checkFix(const std::shared_ptr<PatternRun>& run, Client* server, qint64 examined,
@@ -220,24 +181,27 @@ void checkFix(const std::shared_ptr<PatternRun>& run, Client* server, qint64 exa
     const PatternRepairOptions& o = run->options;
     for (auto it = groups.cbegin(); it != groups.cend(); ++it) {
         const AuditStream& stream = streams[it.key()];
-        Command eval{QByteArrayLiteral("EVAL"), kFixScript,
-                     QByteArray::number(it.value().size() + 1), stream.key};
-        eval << it.value();
-        eval << QByteArray::number(o.ttlMs) << o.actor.toUtf8() << o.reason.toUtf8() << o.pattern
-             << QByteArray::number(stream.maxLen) << QByteArray::number(stream.ttlMs);
-        server->execute(eval, nullptr, [=](Result<Reply> reply) {
-            QMutexLocker lock(&calls->mutex);
-            if (!reply && !calls->error)
-                calls->error = reply.error();
-            for (const Reply& row : reply ? reply->elements : std::vector<Reply>{})
-                if (row.elements.size() == 3 && row.elements[1].toBytes() == "fixed")
-                    calls->found.push_back(itemOf(run->schema, row.elements[0].toBytes(), "fixed",
-                                                  row.elements[2].toInteger().value_or(0)));
-            if (--calls->out > 0)
-                return;
-            lock.unlock();
-            batchDone(run, server, examined, std::move(calls->found), calls->error, release);
-        });
+        Command keys{stream.key};
+        keys << it.value();
+        const Command args{QByteArray::number(o.ttlMs), o.actor.toUtf8(), o.reason.toUtf8(),
+                           o.pattern,
+                           stream.user ? QByteArrayLiteral("user") : QByteArrayLiteral("global")};
+        runScript(server, QStringLiteral("repair_pattern"), keys, args, nullptr,
+                  [=](Result<Reply> reply) {
+                      QMutexLocker lock(&calls->mutex);
+                      if (!reply && !calls->error)
+                          calls->error = reply.error();
+                      for (const Reply& row : reply ? reply->elements : std::vector<Reply>{})
+                          if (row.elements.size() == 3 && row.elements[1].toBytes() == "fixed")
+                              calls->found.push_back(
+                                  itemOf(run->schema, row.elements[0].toBytes(), "fixed",
+                                         row.elements[2].toInteger().value_or(0)));
+                      if (--calls->out > 0)
+                          return;
+                      lock.unlock();
+                      batchDone(run, server, examined, std::move(calls->found), calls->error,
+                                release);
+                  });
     }
 }
 
@@ -310,7 +274,8 @@ PatternRepair::PatternRepair(Client* client, KeySchema schema)
 Status PatternRepair::validate(const PatternRepairOptions& options, const KeySchema& schema)
 {
     if (options.pattern.isEmpty())
-        return Error{ErrorKind::InvalidInput, QStringLiteral("a pattern is required (e.g. likes:*)")};
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("a pattern is required (e.g. likes:*)")};
     if (options.pattern.startsWith(QByteArray(schema.prefix() + ':')))
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("keys under the prefix %1: are Tollgate's own: repair without "
@@ -323,7 +288,8 @@ Status PatternRepair::validate(const PatternRepairOptions& options, const KeySch
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("the rate is keys per second: 0 (no cap) or more")};
     if (options.fix && options.reason.trimmed().isEmpty())
-        return Error{ErrorKind::InvalidInput, QStringLiteral("a reason is required to repair keys")};
+        return Error{ErrorKind::InvalidInput,
+                     QStringLiteral("a reason is required to repair keys")};
     return Unit{};
 }
 
