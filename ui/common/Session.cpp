@@ -5,9 +5,11 @@
 #include "core/keys/KeyLayout.h"
 #include "core/moderation/LimitEvent.h"
 #include "core/scripts/PermissionCheck.h"
+#include "ui/common/ResponsivenessWatch.h"
 
 #include <QDir>
 #include <QHash>
+#include <QLocale>
 #include <QSysInfo>
 
 namespace tollgate::ui {
@@ -61,7 +63,8 @@ QList<QPair<Session::Write, Command>> probes(const KeyLayout& layout)
          << qMakePair(W::EditPolicy, Command{"HSET", policy, "windows", "probe"})
          << qMakePair(W::EditPolicy, Command{"DEL", policy})
          << qMakePair(W::EditPolicy, Command{"SADD", layout.policyIndexKey(), "*"})
-         << qMakePair(W::EditPolicy, Command{"XADD", layout.policyHistoryKey("probe"), "*", "f", "v"})
+         << qMakePair(W::EditPolicy,
+                      Command{"XADD", layout.policyHistoryKey("probe"), "*", "f", "v"})
          << qMakePair(W::DeleteKey, Command{"DEL", state})
          << qMakePair(W::DeleteKey, Command{"DEL", ban})
          << qMakePair(W::RepairKey, Command{"PEXPIRE", state, "1"})
@@ -90,11 +93,20 @@ Session::Session(Settings settings, QObject* parent)
     ConnectionOptions events = m_settings.connection;
     events.clientName += QStringLiteral("-events");
     m_events = std::make_unique<Client>(events);
+    m_watch = new ResponsivenessWatch(m_client.get(), m_settings.responseDeadline, this);
+    connect(m_watch, &ResponsivenessWatch::responsivenessChanged, this, [this](bool responsive) {
+        Q_EMIT responsivenessChanged(responsive);
+        // A check that timed out during the stall is asked again rather than left blocking.
+        if (responsive && !m_permissionsUnknown.isEmpty() && m_connected)
+            checkPermissions();
+        Q_EMIT permissionsChanged(); // writes off while stalled, back on when it answers
+    });
 
     connect(m_client.get(), &Client::stateChanged, this,
             [this](ConnectionState state, const Error& error) {
                 const bool lost = m_connected && state != ConnectionState::Connected;
                 m_connected = state == ConnectionState::Connected;
+                m_watch->setConnected(m_connected);
                 // Guard the writes before anyone hears "connected"; the check re-enables them.
                 if (m_connected)
                     checkPermissions(); // emits permissionsChanged again when the server answered
@@ -193,12 +205,30 @@ void Session::followClusterKeyspace(const QByteArray& pattern)
     });
 }
 
+bool Session::isResponsive() const
+{
+    return m_watch->isResponsive();
+}
+
+QDateTime Session::unresponsiveSince() const
+{
+    return m_watch->unresponsiveSince();
+}
+
+QString Session::notRespondingText() const
+{
+    return tr("Redis not responding since %1")
+        .arg(QLocale().toString(unresponsiveSince().time(), QStringLiteral("HH:mm:ss")));
+}
+
 QString Session::writeBlockedReason(Write write) const
 {
     if (m_settings.readOnly)
         return tr("The profile \"%1\" is read-only").arg(m_settings.profileName);
     if (state() != ConnectionState::Connected)
         return tr("Not connected to Redis");
+    if (!isResponsive())
+        return notRespondingText();
     if (!m_permissionsUnknown.isEmpty())
         return m_permissionsUnknown;
     return m_denied.value(write);

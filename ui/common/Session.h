@@ -11,13 +11,17 @@
 namespace tollgate {
 class ClusterEvents;
 class KeyLayout;
-}
+} // namespace tollgate
 
+#include <QDateTime>
 #include <QObject>
 #include <QSet>
+#include <chrono>
 #include <memory>
 
 namespace tollgate::ui {
+
+class ResponsivenessWatch;
 
 /// What the console is connected to, shared by every page: the Redis client, the key schema,
 /// the core services, who the operator is, and what they may write.
@@ -45,9 +49,13 @@ public:
     {
         ConnectionOptions connection;
         QByteArray prefix = QByteArrayLiteral("tg");
-        QString actor;          // recorded in the audit trail; defaults to the OS user
-        bool readOnly = false;  // profile setting: disables every write
+        QString actor;         // recorded in the audit trail; defaults to the OS user
+        bool readOnly = false; // profile setting: disables every write
         QString profileName;
+        // How long Redis may leave a probe unanswered before the console says it is not
+        // responding (ResponsivenessWatch); kept under the command timeout so the console
+        // says so before the pages' own commands fail.
+        std::chrono::milliseconds responseDeadline{2000};
     };
 
     explicit Session(Settings settings, QObject* parent = nullptr);
@@ -80,6 +88,16 @@ public:
     /// a read-only script): the reason, and every write is blocked with it.
     QString permissionsUnknownReason() const { return m_permissionsUnknown; }
 
+    /// False while a connected Redis leaves commands unanswered past the response deadline (a
+    /// paused or swamped server: the connection stays open). Writes are blocked meanwhile, with
+    /// notRespondingText() as the reason; pages mark what they show as stale.
+    bool isResponsive() const;
+    /// When the unanswered command was sent; null while responsive.
+    QDateTime unresponsiveSince() const;
+    /// "Redis not responding since hh:mm:ss", the one wording the banner, the pages and the
+    /// write buttons' tooltips share.
+    QString notRespondingText() const;
+
     /// True when the server publishes keyspace notifications for our keys (its
     /// notify-keyspace-events setting; the console never turns it on by itself).
     bool hasKeyspaceNotifications() const { return m_keyspaceNotifications; }
@@ -88,6 +106,9 @@ Q_SIGNALS:
     void stateChanged(tollgate::ConnectionState state, const tollgate::Error& error);
     /// After connecting: the ACL user's rights were (re)checked.
     void permissionsChanged();
+    /// Redis stopped answering within the response deadline, or answered again. Followed by
+    /// permissionsChanged, so pages that guard writes re-evaluate without listening here.
+    void responsivenessChanged(bool responsive);
     /// A message on <prefix>:events (policy changed, ban, unban, reset ...).
     void eventReceived(const QByteArray& event, const QByteArray& user, const QByteArray& action);
     /// A key under the prefix changed (keyspace notification), when the server has them on.
@@ -100,17 +121,17 @@ private:
     QString aclUser() const; // the ACL user's name, "default" when none is given
     void subscribeKeyspace();
     void followClusterKeyspace(const QByteArray& pattern);
-    void onMessage(const QByteArray& channel, const QByteArray& payload,
-                   const QByteArray& pattern);
+    void onMessage(const QByteArray& channel, const QByteArray& payload, const QByteArray& pattern);
 
     Settings m_settings;
     KeySchema m_schema;
     std::unique_ptr<Client> m_client;
     std::unique_ptr<Client> m_events; // pub/sub needs a connection of its own
+    ResponsivenessWatch* m_watch;     // probes m_client
     // On a cluster: keyspace notifications are node-local, so every primary is followed.
     std::unique_ptr<ClusterEvents> m_clusterKeyspace;
-    QHash<Write, QString> m_denied;   // write -> reason (from can.lua)
-    QString m_permissionsUnknown;     // why the check found no answer; blocks every write
+    QHash<Write, QString> m_denied; // write -> reason (from can.lua)
+    QString m_permissionsUnknown;   // why the check found no answer; blocks every write
     bool m_keyspaceNotifications = false;
     bool m_connected = false; // as last reported by stateChanged
 };

@@ -27,13 +27,18 @@ ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent)
 void ConnectionBanner::setSession(Session* session)
 {
     disconnect(m_connection);
+    disconnect(m_responsiveness);
     m_session = session;
     m_wasConnected = false;
     if (!session) {
         setLook(Look::Idle, tr("Not connected"));
         return;
     }
-    m_connection = connect(session, &Session::stateChanged, this, &ConnectionBanner::onStateChanged);
+    m_connection =
+        connect(session, &Session::stateChanged, this, &ConnectionBanner::onStateChanged);
+    m_responsiveness = connect(session, &Session::responsivenessChanged, this, [this] {
+        onStateChanged(m_session->state(), m_session->client()->lastError());
+    });
     onStateChanged(session->state(), session->client()->lastError());
 }
 
@@ -59,6 +64,13 @@ void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
         break;
     case ConnectionState::Connected: {
         m_wasConnected = true;
+        if (!m_session->isResponsive()) {
+            setLook(Look::NotResponding,
+                    tr("%1 (%2): the figures shown are from before, writes are off until it "
+                       "answers")
+                        .arg(m_session->notRespondingText(), serverText(*m_session->client())));
+            break;
+        }
         // The server itself: on a Sentinel deployment the one the sentinels named.
         QString text = tr("Connected to %1 as %2").arg(serverText(*m_session->client()), user);
         if (settings.connection.database != 0)
@@ -108,6 +120,10 @@ void ConnectionBanner::setLook(Look look, const QString& text)
         background = isDarkPalette() ? QStringLiteral("#1b3a26") : QStringLiteral("#e6f4ea");
         foreground = isDarkPalette() ? QStringLiteral("#b7e1c1") : QStringLiteral("#0d652d");
         break;
+    case Look::NotResponding: // amber like Reconnecting, but readable on either palette
+        background = isDarkPalette() ? QStringLiteral("#4d3800") : QStringLiteral("#fef0c7");
+        foreground = isDarkPalette() ? QStringLiteral("#fdd663") : QStringLiteral("#6b4400");
+        break;
     case Look::Reconnecting:
         background = QStringLiteral("#f9ab00");
         foreground = QStringLiteral("#202124");
@@ -116,8 +132,9 @@ void ConnectionBanner::setLook(Look look, const QString& text)
         background = QStringLiteral("#c5221f");
         break;
     }
-    setStyleSheet(QStringLiteral("#connectionBanner { background: %1; } #bannerLabel { color: %2; }")
-                      .arg(background, foreground));
+    setStyleSheet(
+        QStringLiteral("#connectionBanner { background: %1; } #bannerLabel { color: %2; }")
+            .arg(background, foreground));
     setProperty("look", int(look));
 }
 

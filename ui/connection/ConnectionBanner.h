@@ -14,12 +14,22 @@ class Session;
 
 /// The strip at the top of the window saying how the connection is: connecting, connected to
 /// X as Y, reconnecting (why, retrying) or failing (why). Driven by Session::stateChanged; the
-/// client retries by itself, so the banner turns green again when Redis comes back.
+/// client retries by itself, so the banner turns green again when Redis comes back. A server
+/// that keeps the connection but stops answering (paused, swamped) turns it amber: "Redis not
+/// responding since hh:mm:ss" (Session::isResponsive).
 class ConnectionBanner : public QFrame
 {
     Q_OBJECT
 public:
-    enum class Look { Idle, Connecting, Connected, Reconnecting, Failed };
+    enum class Look
+    {
+        Idle,
+        Connecting,
+        Connected,
+        NotResponding,
+        Reconnecting,
+        Failed
+    };
     Q_ENUM(Look)
 
     explicit ConnectionBanner(QWidget* parent = nullptr);
@@ -35,6 +45,7 @@ private:
 
     QPointer<Session> m_session;
     QMetaObject::Connection m_connection;
+    QMetaObject::Connection m_responsiveness;
     QLabel* m_label;
     Look m_look = Look::Idle;
     bool m_wasConnected = false;
