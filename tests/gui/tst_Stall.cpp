@@ -1,14 +1,25 @@
 // A Redis that stops answering but keeps its connection (SIGSTOP) is shown as such: the
-// session notices within its response deadline and blocks writes, the banner says since when.
+// session notices within its response deadline and blocks writes, the banner says since when,
+// every page greys its last figures, and a user detail opened meanwhile says it is waiting.
 
 #include "tests/gui/PausedRedis.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionBanner.h"
+#include "ui/connection/ProfileStore.h"
+#include "ui/dashboard/DashboardPage.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/subjects/SubjectsLoader.h"
+#include "ui/subjects/SubjectsPage.h"
+#include "ui/user/UserDetailDialog.h"
 
 #include <QElapsedTimer>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace tollgate;
@@ -31,6 +42,10 @@ private Q_SLOTS:
     void cleanup();
     void sessionBlocksWritesWhileNotResponding();
     void bannerSaysNotResponding();
+    void everyPageGreysWhileNotResponding();
+    void dashboardSaysStaleSince();
+    void userDetailWaitsForRedis();
+    void subjectsLoadAfterTheStall();
 
 private:
     std::unique_ptr<Session> connected();
@@ -104,6 +119,100 @@ void tst_Stall::bannerSaysNotResponding()
     pause.resume();
     QTRY_COMPARE_WITH_TIMEOUT(banner.look(), ConnectionBanner::Look::Connected, 3000);
     QVERIFY(banner.text().startsWith(QStringLiteral("Connected to ")));
+}
+
+void tst_Stall::everyPageGreysWhileNotResponding()
+{
+    QTemporaryDir dir;
+    ProfileStore profiles(
+        std::make_unique<QSettings>(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat));
+    MainWindow window(&profiles);
+    Session::Settings settings;
+    settings.connection = *ConnectionOptions::fromUrl(m_redis.url());
+    settings.actor = QStringLiteral("tester");
+    settings.responseDeadline = kDeadline;
+    window.setSession(std::make_unique<Session>(settings));
+    window.resize(1280, 800);
+    window.show();
+    QTRY_COMPARE_WITH_TIMEOUT(window.banner()->look(), ConnectionBanner::Look::Connected, 10'000);
+
+    PausedRedis pause(m_redis);
+    QTRY_COMPARE_WITH_TIMEOUT(window.banner()->look(), ConnectionBanner::Look::NotResponding,
+                              kNoticeMs);
+    for (const QString& key : window.pageKeys()) {
+        window.showPage(key);
+        QWidget* page = window.page(key);
+        QVERIFY2(page->property("stale").toBool(), qPrintable(key));
+        const QColor text = page->palette().color(QPalette::Active, QPalette::WindowText);
+        QCOMPARE(text, page->palette().color(QPalette::Disabled, QPalette::Text));
+    }
+    pause.resume();
+    QTRY_COMPARE_WITH_TIMEOUT(window.banner()->look(), ConnectionBanner::Look::Connected, 3000);
+    for (const QString& key : window.pageKeys())
+        QVERIFY2(!window.page(key)->property("stale").toBool(), qPrintable(key));
+}
+
+void tst_Stall::dashboardSaysStaleSince()
+{
+    m_session = connected();
+    DashboardPage page(m_session.get());
+    page.resize(1280, 700);
+    page.show();
+    auto* status = page.findChild<QLabel*>(QStringLiteral("statusLabel"));
+    QTRY_VERIFY_WITH_TIMEOUT(!status->text().isEmpty(), 5000);
+
+    PausedRedis pause(m_redis);
+    QTRY_VERIFY_WITH_TIMEOUT(page.property("stale").toBool(), kNoticeMs);
+    QVERIFY2(status->text().startsWith(QStringLiteral("Stale since ")), qPrintable(status->text()));
+    // The samples in flight time out meanwhile: the note stays, no bare "timeout" replaces it.
+    QTest::qWait(6000);
+    QVERIFY2(status->text().startsWith(QStringLiteral("Stale since ")), qPrintable(status->text()));
+
+    pause.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(!page.property("stale").toBool(), 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(!status->text().startsWith(QStringLiteral("Stale")), 3000);
+}
+
+void tst_Stall::userDetailWaitsForRedis()
+{
+    m_session = connected();
+    PausedRedis pause(m_redis);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isResponsive(), kNoticeMs);
+
+    UserDetailDialog dialog(m_session.get(), "alice");
+    dialog.show();
+    auto* summary = dialog.findChild<QLabel*>(QStringLiteral("summaryLabel"));
+    QVERIFY2(summary->text().startsWith(QStringLiteral("Waiting for Redis")),
+             qPrintable(summary->text()));
+    for (const char* name : {"banButton", "resetButton", "addOverrideButton", "giveMoreButton"}) {
+        auto* button = dialog.findChild<QPushButton*>(QLatin1String(name));
+        QVERIFY2(button && !button->isEnabled(), name);
+        QVERIFY2(button->toolTip().startsWith(QStringLiteral("Redis not responding")), name);
+    }
+    // Its loads time out meanwhile; it still waits rather than showing an empty user.
+    QTest::qWait(6000);
+    QVERIFY2(summary->text().startsWith(QStringLiteral("Waiting for Redis")),
+             qPrintable(summary->text()));
+
+    pause.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(!summary->text().startsWith(QStringLiteral("Waiting")), 5000);
+    QTRY_VERIFY(dialog.findChild<QPushButton*>(QStringLiteral("banButton"))->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text() != QStringLiteral("Loading…"), 5000);
+}
+
+void tst_Stall::subjectsLoadAfterTheStall()
+{
+    m_session = connected();
+    PausedRedis pause(m_redis);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isResponsive(), kNoticeMs);
+    SubjectsPage page(m_session.get());
+    page.show();
+    QTest::qWait(6000); // the first pass times out meanwhile
+    QVERIFY(!page.loader()->firstPassDone());
+
+    // Once Redis answers the page loads, instead of waiting for a pass that failed.
+    pause.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(page.loader()->firstPassDone(), 10'000);
 }
 
 QTEST_MAIN(tst_Stall)

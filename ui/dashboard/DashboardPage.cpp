@@ -1,6 +1,7 @@
 #include "ui/dashboard/DashboardPage.h"
 
 #include "ui/common/Session.h"
+#include "ui/common/StaleMark.h"
 #include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardModels.h"
 #include "ui/dashboard/NearLimitSweep.h"
@@ -192,7 +193,19 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     });
     m_nearLimitView->setToolTip(tr("Double-click or Enter opens the user"));
     connect(m_sampler, &StatsSampler::failed, this, [this](const Error& error) {
-        m_status->setText(tr("Could not sample: %1").arg(error.toString()));
+        if (m_session->isResponsive()) // else the stale note says more than "timeout"
+            m_status->setText(tr("Could not sample: %1").arg(error.toString()));
+    });
+    // A stalled Redis leaves the last figures on screen: greyed, and said so.
+    markStaleWhileUnresponsive(session, {this});
+    connect(session, &Session::responsivenessChanged, this, [this](bool responsive) {
+        if (responsive)
+            showScanSummary();
+        else
+            m_status->setText(tr("Stale since %1: %2; the figures shown are the last it gave.")
+                                  .arg(QLocale().toString(m_session->unresponsiveSince().time(),
+                                                          QStringLiteral("HH:mm:ss")),
+                                       m_session->notRespondingText()));
     });
 }
 

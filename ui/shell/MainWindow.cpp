@@ -3,6 +3,7 @@
 #include "ui/common/CommandRateLabel.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Session.h"
+#include "ui/common/StaleMark.h"
 #include "ui/common/Widgets.h"
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ConnectionDialog.h"
@@ -174,6 +175,8 @@ void MainWindow::buildPages()
     for (int i = 0; i < int(m_pages.size()); ++i) {
         const PageInfo& page = m_pages[size_t(i)];
         m_stack->addWidget(page.widget);
+        if (m_session) // every page's figures grey while Redis is not responding
+            markStaleWhileUnresponsive(m_session.get(), {page.widget});
         m_navigation->addItem(page.title);
         QAction* action = view->addAction(page.title);
         action->setObjectName(page.key + QStringLiteral("PageAction"));

@@ -32,6 +32,15 @@ SubjectsLoader::SubjectsLoader(Session* session, QObject* parent)
                 else if (!user.isEmpty())
                     onNamed(user, action);
             });
+    // A first pass that timed out while Redis stalled starts over once it answers: the sweep
+    // would refresh rows, but the page would wait for its first complete list forever.
+    connect(session, &Session::responsivenessChanged, this, [this](bool responsive) {
+        if (!responsive || !m_firstPassFailed)
+            return;
+        stop();
+        m_firstPassFailed = false;
+        startPass(false);
+    });
     connect(session, &Session::keyspaceChanged, this,
             [this](const QByteArray& key, const QByteArray&) {
                 const KeySchema::Parsed parsed = m_session->schema().parse(key);
@@ -72,6 +81,7 @@ void SubjectsLoader::start()
 {
     stop();
     m_firstPassDone = false;
+    m_firstPassFailed = false;
     startPass(false);
 }
 
@@ -124,6 +134,7 @@ void SubjectsLoader::startPass(bool paced)
                         return;
                     m_passRunning = false;
                     if (!done) {
+                        m_firstPassFailed = !paced;
                         Q_EMIT failed(done.error());
                     } else {
                         if (!paced)

@@ -78,6 +78,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     bool m_passRunning = false;
     bool m_firstPassDone = false;
+    bool m_firstPassFailed = false; // started again when a stalled Redis answers
     bool m_sweeping = true;
     bool m_sweepRunning = false; // the running pass is a paced sweep
     qint64 m_totalKeys = 0;

@@ -2,6 +2,7 @@
 
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"
+#include "ui/common/StaleMark.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/Guarded.h"
@@ -150,17 +151,29 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
         else
             showSummary();
     });
+    // A stalled Redis: say so instead of a blank, grey what is shown; when it answers again,
+    // the timeouts of the loads it held are old news and everything is read afresh.
+    markStaleWhileUnresponsive(session, {splitter});
+    connect(session, &Session::responsivenessChanged, this, [this](bool responsive) {
+        showSummary();
+        if (responsive) {
+            setNote(m_error, {});
+            refresh();
+        }
+    });
     // Counters change without events (every hit); poll like the Subjects page, one load at
     // a time and only while the dialog is on screen: peeks addressed by the schema, no SCAN.
     m_poll = new QTimer(this);
     m_poll->setInterval(kPollMs);
     connect(m_poll, &QTimer::timeout, this, [this] {
-        if (isVisible() && m_pending == 0 && m_session->state() == ConnectionState::Connected)
+        if (isVisible() && m_pending == 0 && m_session->state() == ConnectionState::Connected &&
+            m_session->isResponsive())
             reload(false);
     });
     m_poll->start();
     fitToScreen(this, QSize(960, 720));
     refresh();
+    showSummary(); // "Loading…" or "Waiting for Redis…" until the first answer
 }
 
 UserDetailDialog::~UserDetailDialog() = default;
@@ -199,8 +212,10 @@ void UserDetailDialog::partDone(int generation)
         return;
     // The actions name the windows an override gives: both parts are in now.
     m_actionsTable->setActions(m_loaded, m_overrides->overrides());
-    m_loadedAt = QDateTime::currentMSecsSinceEpoch();
-    m_everLoaded = true;
+    if (m_session->isResponsive()) { // parts that timed out in a stall loaded nothing
+        m_loadedAt = QDateTime::currentMSecsSinceEpoch();
+        m_everLoaded = true;
+    }
     showSummary();
     Q_EMIT refreshed();
 }
@@ -218,7 +233,23 @@ void UserDetailDialog::showSummary()
         m_summary->setProperty("stale", true);
         return;
     }
+    if (!m_session->isResponsive()) {
+        m_summary->setText(
+            m_everLoaded
+                ? tr("Waiting for Redis (%1): showing what was loaded at %2; writes are off "
+                     "until it answers.")
+                      .arg(m_session->notRespondingText(), formatTime(m_loadedAt))
+                : tr("Waiting for Redis (%1): nothing loaded yet; writes are off until it "
+                     "answers.")
+                      .arg(m_session->notRespondingText()));
+        m_summary->setProperty("stale", true);
+        return;
+    }
     m_summary->setProperty("stale", false);
+    if (!m_everLoaded) {
+        m_summary->setText(tr("Loading…"));
+        return;
+    }
     int withKeys = 0;
     for (const auto& [action, row] : m_loaded.rows)
         withKeys += row.hasKeys ? 1 : 0;
