@@ -32,6 +32,7 @@ struct ActionStats
 {
     QByteArray action;
     int bucketSeconds = 1;
+    // Per bucket; NaN where Redis was not responding and counted nothing (a gap, not a 0).
     QVector<double> hits;    // hits per bucket (every outcome)
     QVector<double> denials; // deny + banned
     QVector<double> warns;
@@ -39,8 +40,8 @@ struct ActionStats
     QVector<double> wouldDenials; // a shadow policy's hits enforcing would have denied
     double nowHits = 0, nowDenials = 0, nowWarns = 0; // the last whole second
     double nowWouldDenials = 0;
-    bool shadow = false; // the policy counts and reports, never denies
-    qint64 activeBans = 0;                            // exact (BanCounter)
+    bool shadow = false;   // the policy counts and reports, never denies
+    qint64 activeBans = 0; // exact (BanCounter)
 
     double lastHits() const { return nowHits; }
     double lastDenials() const { return nowDenials; }

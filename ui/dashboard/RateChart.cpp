@@ -3,13 +3,17 @@
 #include "ui/common/DisplayText.h"
 
 #include "ui/dashboard/DashboardModels.h"
+#include "ui/dashboard/GappedLine.h"
 
 #include <QColor>
 #include <QCursor>
 #include <QFontMetrics>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
+#include <QMouseEvent>
+#include <QStringList>
 #include <QToolTip>
 #include <QValueAxis>
 #include <cmath>
@@ -38,17 +42,15 @@ std::pair<double, int> niceRange(double value)
 
 // QtCharts' default theme repeats its five colours. Both charts read the same model, so the
 // row index gives an action the same look in each. Mid-saturation colours read on white and
-// on a dark base alike; the dash pattern separates lines of similar hue that overlap.
+// on a dark base alike. Always solid: a dotted line means "would deny" in the title, and the
+// legend's swatches show colour only.
 QPen seriesPen(int row)
 {
     static const QList<QColor> palette = {
         QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728), QColor(0x9467bd),
         QColor(0x8c564b), QColor(0xe377c2), QColor(0x7f7f7f), QColor(0xbcbd22), QColor(0x17becf)};
-    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                          Qt::DashDotLine};
     QPen pen(palette.at(row % int(palette.size())));
     pen.setWidthF(2.0);
-    pen.setStyle(dashes[row % 4]);
     return pen;
 }
 
@@ -77,6 +79,7 @@ RateChart::RateChart(const QString& what, ActionStatsModel* model, Rate rate, QW
     connect(chart, &QChart::plotAreaChanged, this, &RateChart::fitTimeTicks);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(200);
+    viewport()->setMouseTracking(true); // hover shows values without a button held
     applyPalette();
 
     connect(model, &QAbstractItemModel::dataChanged, this, &RateChart::refresh);
@@ -133,6 +136,39 @@ void RateChart::fitTimeTicks()
         m_x->setTickCount(fitting);
 }
 
+void RateChart::resizeEvent(QResizeEvent* event)
+{
+    QChartView::resizeEvent(event);
+    fitLegend();
+}
+
+void RateChart::fitLegend()
+{
+    // The legend stacks its entries on the right and cuts off what does not fit (the last
+    // actions, at 1024x700): a smaller font, down to a readable minimum, before that happens.
+    QLegend* legend = chart()->legend();
+    int entries = 0;
+    for (const auto& [action, line] : m_lines)
+        entries += marker(action) ? 1 : 0;
+    const qreal title =
+        chart()->title().isEmpty() ? 0 : QFontMetricsF(chart()->titleFont()).height() * 1.5;
+    const qreal room = qreal(height()) - title - 24; // the chart's and the legend's margins
+    QFont font = this->font();
+    const qreal normal = font.pointSizeF() > 0 ? font.pointSizeF() : 9;
+    for (qreal size = normal; size >= 6; size -= 0.5) {
+        font.setPointSizeF(size);
+        // An entry: a line of text and the spacing QLegend puts between entries.
+        if (entries * (QFontMetricsF(font).height() + 6) <= room)
+            break;
+    }
+    if (legend->font() == font)
+        return;
+    legend->setFont(font);
+    for (const auto& [action, line] : m_lines) // markers take the legend's font: strike again
+        if (QLegendMarker* m = marker(action))
+            showMarker(m, !m_hidden.contains(action));
+}
+
 void RateChart::changeEvent(QEvent* event)
 {
     QChartView::changeEvent(event);
@@ -158,14 +194,38 @@ void RateChart::applyPalette()
         axis->setGridLineColor(grid);
         axis->setLinePenColor(p.color(QPalette::Mid));
     }
-    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
-        if (QLegendMarker* m = marker(it.key()))
-            showMarker(m, !m_hidden.contains(it.key()));
+    for (const auto& [action, line] : m_lines)
+        if (QLegendMarker* m = marker(action))
+            showMarker(m, !m_hidden.contains(action));
+}
+
+RateChart::~RateChart() = default;
+
+QLineSeries* RateChart::series(const QByteArray& action) const
+{
+    const auto it = m_lines.find(action);
+    return it == m_lines.end() ? nullptr : it->second->series();
+}
+
+int RateChart::pieceCount(const QByteArray& action) const
+{
+    const auto it = m_lines.find(action);
+    return it == m_lines.end() ? 0 : it->second->pieceCount();
+}
+
+QLineSeries* RateChart::shadowSeries(const QByteArray& action) const
+{
+    const auto it = m_shadowLines.find(action);
+    return it == m_shadowLines.end() ? nullptr : it->second->series();
 }
 
 QLegendMarker* RateChart::marker(const QByteArray& action) const
 {
-    QLineSeries* line = m_series.value(action);
+    return markerOf(series(action));
+}
+
+QLegendMarker* RateChart::markerOf(QLineSeries* line) const
+{
     if (!line)
         return nullptr;
     const auto markers = chart()->legend()->markers(line);
@@ -191,53 +251,99 @@ void RateChart::setActionVisible(const QByteArray& action, bool visible)
         m_hidden.remove(action);
     else
         m_hidden.insert(action);
-    if (QLineSeries* line = m_series.value(action)) {
-        line->setVisible(visible);
-        if (QLegendMarker* m = marker(action))
-            showMarker(m, visible);
-    }
+    const auto it = m_lines.find(action);
+    if (it == m_lines.end())
+        return;
+    it->second->setVisible(visible);
+    const auto shadow = m_shadowLines.find(action);
+    if (shadow != m_shadowLines.end())
+        shadow->second->setVisible(visible);
+    if (QLegendMarker* m = marker(action))
+        showMarker(m, visible);
 }
 
 void RateChart::connectMarker(const QByteArray& action, QLineSeries* line)
 {
-    if (QLegendMarker* m = marker(action))
+    if (QLegendMarker* m = markerOf(line))
         connect(m, &QLegendMarker::clicked, this, [this, action] {
             const bool visible = m_hidden.contains(action);
             setActionVisible(action, visible);
             Q_EMIT actionVisibilityChanged(action, visible);
         });
-    connect(line, &QLineSeries::hovered, this, [this, action](const QPointF& point, bool state) {
-        if (!state) {
-            QToolTip::hideText();
-            return;
-        }
-        QToolTip::showText(QCursor::pos(), valueText(action, point.x()), this);
-    });
+}
+
+const ActionStats* RateChart::rowOf(const QByteArray& action) const
+{
+    for (const ActionStats& stats : m_model->rows())
+        if (stats.action == action)
+            return &stats;
+    return nullptr;
+}
+
+qsizetype RateChart::indexAt(qsizetype count, double x) const
+{
+    const qsizetype index = count - 1 + qRound(x * pointsPerUnit());
+    return index >= 0 && index < count ? index : -1;
 }
 
 QString RateChart::valueText(const QByteArray& action, double x) const
 {
-    const QLineSeries* line = m_series.value(action);
-    if (!line || line->count() == 0)
+    const ActionStats* stats = rowOf(action);
+    if (!stats || (stats->*m_rate).isEmpty())
         return QString();
     // The nearest point: hovering lands between them.
-    const qsizetype last = line->count() - 1;
-    const qsizetype index = qBound<qsizetype>(0, last + qRound(x * pointsPerUnit()), last);
-    const QPointF point = line->at(index);
-    const int ago = qRound(-point.x() * pointsPerUnit()); // in seconds or minutes
-    const QString value = QLocale().toString(point.y(), 'g', 4);
-    if (m_range == ChartRange::FiveMinutes)
-        return tr("%1: %2 /s, %3")
-            .arg(displayId(action), value, ago == 0 ? tr("now") : tr("%1 s ago").arg(ago));
-    return tr("%1: %2 /min, %3")
-        .arg(displayId(action), value,
-             ago == 0 ? tr("the last minute") : tr("%1 min ago").arg(ago));
+    const QVector<double>& values = stats->*m_rate;
+    const qsizetype index =
+        qBound<qsizetype>(0, values.size() - 1 + qRound(x * pointsPerUnit()), values.size() - 1);
+    const int ago = int(values.size() - 1 - index); // in seconds or minutes
+    const QString value = std::isnan(values[index]) ? tr("no count (Redis not responding)")
+                                                    : QLocale().toString(values[index], 'g', 4);
+    const bool perSecond = m_range == ChartRange::FiveMinutes;
+    const QString unit = std::isnan(values[index]) ? QString()
+                         : perSecond               ? QStringLiteral(" /s")
+                                                   : QStringLiteral(" /min");
+    const QString when = perSecond ? (ago == 0 ? tr("now") : tr("%1 s ago").arg(ago))
+                                   : (ago == 0 ? tr("the last minute") : tr("%1 min ago").arg(ago));
+    return tr("%1: %2%3, %4").arg(displayId(action), value, unit, when);
+}
+
+QString RateChart::hoverText(double x) const
+{
+    QStringList lines;
+    for (const ActionStats& stats : m_model->rows()) {
+        if (m_hidden.contains(stats.action) || indexAt((stats.*m_rate).size(), x) < 0)
+            continue;
+        lines << valueText(stats.action, x);
+        if (m_shadowRate && stats.shadow && indexAt((stats.*m_shadowRate).size(), x) >= 0) {
+            const double would = (stats.*m_shadowRate)[indexAt((stats.*m_shadowRate).size(), x)];
+            if (!std::isnan(would))
+                lines << tr("%1 (would deny): %2")
+                             .arg(displayId(stats.action), QLocale().toString(would, 'g', 4));
+        }
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void RateChart::mouseMoveEvent(QMouseEvent* event)
+{
+    QChartView::mouseMoveEvent(event);
+    const QPointF scene = mapToScene(event->position().toPoint());
+    const QPointF at = chart()->mapFromScene(scene);
+    if (!chart()->plotArea().contains(at)) {
+        QToolTip::hideText();
+        return;
+    }
+    const QString text = hoverText(chart()->mapToValue(at).x());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
 }
 
 void RateChart::updateTitle()
 {
     const bool perSecond = shapeOf(m_range).bucketSeconds == 1;
-    const QString what = m_shadowSeries.isEmpty() ? m_what : tr("%1 (dotted: would deny)").arg(m_what);
+    const QString what = m_shadowLines.empty() ? m_what : tr("%1 (dotted: would deny)").arg(m_what);
     chart()->setTitle(perSecond ? tr("%1 per second").arg(what) : tr("%1 per minute").arg(what));
 }
 
@@ -247,71 +353,58 @@ void RateChart::setShadowRate(Rate rate)
     refresh();
 }
 
-QLineSeries* RateChart::drawLine(QHash<QByteArray, QLineSeries*>& from, const ActionStats& stats,
-                                 const QString& name, const QVector<double>& values,
-                                 bool visible, double* top, bool* created)
+GappedLine* RateChart::drawLine(Lines& from, Lines& to, const ActionStats& stats,
+                                const QString& name, const QVector<double>& values, bool visible,
+                                double* top, bool* created)
 {
-    QLineSeries* line = from.take(stats.action);
-    *created = !line;
-    if (*created) {
-        line = new QLineSeries;
-        line->setName(name);
-        chart()->addSeries(line);
-        line->attachAxis(m_x);
-        line->attachAxis(m_y);
-    }
-    QList<QPointF> points;
-    points.reserve(values.size());
-    const qsizetype offset = values.size() - 1;
-    for (qsizetype i = 0; i < values.size(); ++i) {
-        points.append(QPointF(double(i - offset) / pointsPerUnit(), values[i]));
-        if (visible)
-            *top = std::max(*top, values[i]);
-    }
-    line->replace(points); // one call: one repaint
+    auto node = from.extract(stats.action);
+    *created = node.empty();
+    std::unique_ptr<GappedLine> line =
+        *created ? std::make_unique<GappedLine>(chart(), m_x, m_y, name) : std::move(node.mapped());
+    line->setValues(values, pointsPerUnit());
     line->setVisible(visible);
-    return line;
+    if (visible)
+        *top = std::max(*top, GappedLine::scaleTop(values));
+    GappedLine* raw = line.get();
+    to.emplace(stats.action, std::move(line));
+    return raw;
 }
 
 void RateChart::refresh()
 {
-    QHash<QByteArray, QLineSeries*> kept, keptShadow;
+    Lines kept, keptShadow;
     double top = 0;
     int row = 0;
+    bool added = false;
     for (const ActionStats& stats : m_model->rows()) {
         const bool visible = !m_hidden.contains(stats.action);
         const QPen pen = seriesPen(row++);
         bool created = false;
         if (m_shadowRate && stats.shadow) {
-            QLineSeries* would = drawLine(m_shadowSeries, stats,
-                                          tr("%1 (would deny)").arg(displayId(stats.action)),
-                                          stats.*m_shadowRate, visible, &top, &created);
-            QPen dotted(pen.color(), 1.5, Qt::DotLine);
-            would->setPen(dotted);
-            keptShadow.insert(stats.action, would);
+            GappedLine* would = drawLine(m_shadowLines, keptShadow, stats,
+                                         tr("%1 (would deny)").arg(displayId(stats.action)),
+                                         stats.*m_shadowRate, visible, &top, &created);
+            would->setPen(QPen(pen.color(), 1.5, Qt::DotLine));
         }
-        QLineSeries* line = drawLine(m_series, stats, displayId(stats.action), stats.*m_rate,
-                                     visible, &top, &created);
+        GappedLine* line = drawLine(m_lines, kept, stats, displayId(stats.action), stats.*m_rate,
+                                    visible, &top, &created);
         line->setPen(pen);
-        kept.insert(stats.action, line);
         if (created) {
-            m_series.insert(stats.action, line); // marker() looks it up there
-            connectMarker(stats.action, line);
-            if (QLegendMarker* m = marker(stats.action))
+            added = true;
+            connectMarker(stats.action, line->series());
+            if (QLegendMarker* m = markerOf(line->series()))
                 showMarker(m, visible);
-            m_series.remove(stats.action);
         }
     }
-    for (const auto* gone : {&m_series, &m_shadowSeries})
-        for (QLineSeries* line : *gone) {
-            chart()->removeSeries(line);
-            delete line;
-        }
-    m_series = kept;
-    const bool titleChanges = m_shadowSeries.isEmpty() != keptShadow.isEmpty();
-    m_shadowSeries = keptShadow;
+    // What is left in m_lines and m_shadowLines belongs to actions gone: freed here.
+    const bool entriesChanged = added || !m_lines.empty();
+    m_lines = std::move(kept);
+    const bool titleChanges = m_shadowLines.empty() != keptShadow.empty();
+    m_shadowLines = std::move(keptShadow);
     if (titleChanges)
         updateTitle();
+    if (entriesChanged)
+        fitLegend();
     const auto [yTop, ticks] = niceRange(top * 1.1);
     m_y->setRange(0, yTop);
     m_y->setTickCount(ticks);

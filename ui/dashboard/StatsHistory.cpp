@@ -1,6 +1,7 @@
 #include "ui/dashboard/StatsHistory.h"
 
 #include <array>
+#include <limits>
 #include <optional>
 
 namespace tollgate::ui {
@@ -69,16 +70,28 @@ void StatsHistoryRead::apply(const Reply& reply, ActionStats& stats) const
             stats.nowDenials = (*now)[3];
             stats.nowWouldDenials = (*now)[5];
         }
+    constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
     for (int i = 0; i < shape.points; ++i) {
         const size_t index = size_t(i) + 1;
-        const auto f =
-            index < values.size() ? figures(values[index], firstBucket + i) : std::nullopt;
-        stats.hits << (f ? (*f)[0] : 0);
-        stats.warns << (f ? (*f)[2] : 0);
-        stats.denials << (f ? (*f)[3] : 0);
-        stats.banned << (f ? (*f)[4] : 0);
-        stats.wouldDenials << (f ? (*f)[5] : 0);
+        const qint64 bucket = firstBucket + i;
+        const auto f = index < values.size() ? figures(values[index], bucket) : std::nullopt;
+        const double none = !f && stalled(bucket) ? unknown : 0;
+        stats.hits << (f ? (*f)[0] : none);
+        stats.warns << (f ? (*f)[2] : none);
+        stats.denials << (f ? (*f)[3] : none);
+        stats.banned << (f ? (*f)[4] : none);
+        stats.wouldDenials << (f ? (*f)[5] : none);
     }
+}
+
+bool StatsHistoryRead::stalled(qint64 bucket) const
+{
+    const qint64 from = bucket * shape.bucketSeconds;
+    const qint64 to = from + shape.bucketSeconds - 1;
+    for (const auto& [first, last] : stalls)
+        if (first <= from && to <= last)
+            return true;
+    return false;
 }
 
 } // namespace tollgate::ui

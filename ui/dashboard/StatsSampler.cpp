@@ -15,6 +15,10 @@ StatsSampler::StatsSampler(Session* session, QObject* parent)
     m_timer.setInterval(m_options.interval);
     connect(&m_timer, &QTimer::timeout, this, &StatsSampler::tick);
     connect(session, &Session::eventReceived, this, &StatsSampler::onEvent);
+    connect(session, &Session::responsivenessChanged, this, [this](bool responsive) {
+        if (!responsive && m_serverNowMs > 0 && isActive())
+            m_stalled = true;
+    });
     connect(m_banCounter, &BanCounter::updated, this, &StatsSampler::updateBans);
     connect(m_banCounter, &BanCounter::failed, this, &StatsSampler::failed);
     connect(m_sweep, &NearLimitSweep::updated, this, &StatsSampler::nearLimitUpdated);
@@ -116,8 +120,11 @@ void StatsSampler::sampleStats()
         const qint64 now = time->elements[0].toInteger().value_or(0);
         const qint64 micros =
             time->elements.size() > 1 ? time->elements[1].toInteger().value_or(0) : 0;
+        noteServerSecond(now);
         m_serverNowMs = now * 1000 + micros / 1000;
-        auto read = std::make_shared<const StatsHistoryRead>(m_range, now);
+        auto history = std::make_shared<StatsHistoryRead>(m_range, now);
+        history->stalls = m_stalls;
+        std::shared_ptr<const StatsHistoryRead> read = std::move(history);
 
         auto result = std::make_shared<std::vector<ActionStats>>();
         for (const auto& entry : m_policies) {
@@ -163,6 +170,19 @@ void StatsSampler::sampleStats()
                 });
         }
     });
+}
+
+void StatsSampler::noteServerSecond(qint64 second)
+{
+    // The first TIME answered after a stall: from the second after the last one answered before
+    // it up to the one before this, Redis counted nothing.
+    const qint64 before = m_serverNowMs / 1000;
+    if (m_stalled && second - 1 > before)
+        m_stalls.emplace_back(before + 1, second - 1);
+    m_stalled = false;
+    // The longest range charted is a day.
+    while (!m_stalls.empty() && m_stalls.front().second < second - 86'400)
+        m_stalls.erase(m_stalls.begin());
 }
 
 void StatsSampler::setRange(ChartRange range)

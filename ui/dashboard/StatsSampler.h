@@ -25,6 +25,8 @@ class Session;
 ///  - the bans in force per action (BanCounter: the ban keys, never the subjects);
 ///  - the near-limit list (NearLimitSweep: a paced sweep of every subject);
 ///  - subjects and bans named by ban/unban/reset events, read at once.
+/// While Redis does not respond (Session::isResponsive) nothing is counted: the seconds between
+/// the last TIME before and the first after are remembered as a stall and charted as a gap.
 /// Runs only while active (the page turns it on while visible).
 class StatsSampler : public QObject
 {
@@ -76,6 +78,7 @@ private:
     void sampleServer();
     void updateBans();
     void onEvent(const QByteArray& event, const QByteArray& user, const QByteArray& action);
+    void noteServerSecond(qint64 second); // after each TIME: closes a stall, drops old ones
 
     Session* m_session;
     Options m_options;
@@ -88,7 +91,9 @@ private:
     bool m_policiesInFlight = false;
     bool m_statsInFlight = false;
     bool m_serverInFlight = false;
-    qint64 m_serverNowMs = 0; // the server's clock at the last TIME
+    qint64 m_serverNowMs = 0;                        // the server's clock at the last TIME
+    bool m_stalled = false;                          // Redis stopped responding since the last TIME
+    std::vector<std::pair<qint64, qint64>> m_stalls; // server seconds, first and last
     ChartRange m_range = ChartRange::FiveMinutes;
 
     std::vector<ActionStats> m_actions;
