@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QRandomGenerator>
 #include <QTimeZone>
+#include <algorithm>
 
 namespace tollgate {
 
@@ -160,7 +161,7 @@ void DemoTraffic::loadPolicies()
                 return;
             }
             // The charts of the last hour and day get a past to show.
-            seedDemoHistory(m_client.get(), m_schema, m_policies);
+            seedDemoHistory(m_client.get(), m_schema, m_policies, steadyRates());
             if (m_options.overriddenUsers)
                 DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
             m_timer.start();
@@ -250,6 +251,40 @@ QByteArray DemoTraffic::pickOrdinaryAction() const
     return weights.last().first;
 }
 
+std::map<QByteArray, DemoRate> DemoTraffic::steadyRates() const
+{
+    const double ticks = 1000.0 / double(m_options.tick.count()); // a second's
+    std::map<QByteArray, DemoRate> rates;
+    int weights = 0;
+    for (const Mix& mix : kMix)
+        weights += policy(mix.action) ? mix.weight : 0;
+    const double clicks = m_options.ordinaryUsers / 5.0; // a click every five seconds each
+    for (const Mix& mix : kMix)
+        if (policy(mix.action))
+            rates[mix.action].hits += clicks * mix.weight / weights;
+    for (const Abuser& abuser : kAbusers) {
+        const Policy* p = policy(abuser.action);
+        if (!p || p->windows.empty())
+            continue;
+        // Over the limit within seconds: refused from then on, all of it once banned, else
+        // all but what the tightest window lets through.
+        double allowed = 0;
+        if (!p->hasBan()) {
+            allowed = 1e9;
+            for (const WindowLimit& window : p->windows)
+                allowed = std::min(allowed, double(window.limit) * 1000 / double(window.windowMs));
+        }
+        const double sent = abuser.hitsPerTick * ticks;
+        rates[abuser.action].hits += sent;
+        rates[abuser.action].denied += std::max(0.0, sent - allowed);
+    }
+    if (m_options.overriddenUsers) { // within their overrides: never denied
+        rates["search"].hits += ticks / 40;
+        rates["api"].hits += ticks;
+    }
+    return rates;
+}
+
 void DemoTraffic::tick()
 {
     if (m_inFlight > m_options.maxInFlight)
@@ -259,11 +294,11 @@ void DemoTraffic::tick()
     int sent = 0;
     QRandomGenerator* random = QRandomGenerator::global();
 
-    // Abusers: relentless, but each one starts a little later so the dashboard shows the
-    // tiers change over the first seconds.
+    // Abusers: relentless, each one a little after the other so the tiers change one by one;
+    // all within the first second, as the seeded history has them all already.
     int index = 0;
     for (const Abuser& abuser : kAbusers) {
-        const int startsAtTick = 10 + index++ * 15;
+        const int startsAtTick = 1 + index++ * 2;
         if (m_tickCount < startsAtTick)
             continue;
         if (const Policy* p = policy(abuser.action))

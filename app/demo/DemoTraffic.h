@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/demo/DemoHistory.h"
 #include "core/client/Client.h"
 #include "core/keys/KeySchema.h"
 #include "core/limiter/Limiter.h"
@@ -54,6 +55,9 @@ public:
     static std::vector<Policy> examplePolicies();
     /// The policies the traffic currently hits with (the stored ones, reloaded periodically).
     const std::vector<Policy>& policies() const { return m_policies; }
+    /// Hits and denials a second per action once every abuser runs: what the seeded history
+    /// leads up to.
+    std::map<QByteArray, DemoRate> steadyRates() const;
 
 Q_SIGNALS:
     void started();

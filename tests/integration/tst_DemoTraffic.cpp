@@ -18,6 +18,7 @@ class DemoTrafficTest : public QObject
 private Q_SLOTS:
     void initTestCase();
     void seedsADayOfHistory();
+    void seededHistoryMeetsLiveTraffic();
     void followsPolicyEdits();
 
 private:
@@ -73,6 +74,53 @@ void DemoTrafficTest::seedsADayOfHistory()
     QCOMPARE(m_core.bytes({"HGET", "tg:stats:comment", field(minute - 3)}), real);
     QVERIFY(m_core.integer({"PTTL", "tg:stats:comment"}) > 24 * 3'600'000);
     traffic.stop();
+}
+
+void DemoTrafficTest::seededHistoryMeetsLiveTraffic()
+{
+    // A prefix of its own: the test above left a history there, which HSETNX would keep.
+    const KeySchema schema(QByteArrayLiteral("seam"));
+    const auto serverSecond = [this] {
+        const auto time = m_core.inspect({"TIME"});
+        return time && !time->elements.empty() ? time->elements[0].toInteger().value_or(0) : 0;
+    };
+    const qint64 start = serverSecond();
+    DemoTraffic traffic(m_core.options(), schema);
+    QSignalSpy started(&traffic, &DemoTraffic::started);
+    traffic.start();
+    QVERIFY(started.wait(10000));
+    QTest::qWait(8000);
+    const qint64 end = serverSecond();
+    traffic.stop();
+
+    // Every second of "view", seeded or live, has hits, and the live ones go on at the seeded
+    // level: no drop to 0 and no step where they meet (denials included).
+    double seeded[2] = {0, 0}, live[2] = {0, 0};
+    int seededSeconds = 0, liveSeconds = 0;
+    for (qint64 at = start - 20; at < end; ++at) {
+        const QList<QByteArray> parts =
+            m_core.bytes({"HGET", "seam:stats:view", "s" + QByteArray::number(at % 300)})
+                .split(' ');
+        const bool held = parts.size() >= 6 && parts[0].toLongLong() == at;
+        QVERIFY2(held && parts[1].toLongLong() > 0,
+                 qPrintable(QStringLiteral("no hits %1 s from the start").arg(at - start)));
+        double* sum = at < start ? seeded : at >= start + 3 ? live : nullptr;
+        if (!sum)
+            continue;
+        sum[0] += double(parts[1].toLongLong());
+        sum[1] += double(parts[4].toLongLong());
+        ++(at < start ? seededSeconds : liveSeconds);
+    }
+    QVERIFY(liveSeconds >= 3);
+    for (int figure : {0, 1}) {
+        const double ratio = (live[figure] / liveSeconds) / (seeded[figure] / seededSeconds);
+        QVERIFY2(
+            ratio > 0.6 && ratio < 1.6,
+            qPrintable(QStringLiteral("%1: live %2/s, seeded %3/s")
+                           .arg(figure == 0 ? QStringLiteral("hits") : QStringLiteral("denied"))
+                           .arg(live[figure] / liveSeconds)
+                           .arg(seeded[figure] / seededSeconds)));
+    }
 }
 
 void DemoTrafficTest::followsPolicyEdits()
