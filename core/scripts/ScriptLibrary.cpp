@@ -70,6 +70,10 @@ ScriptInfo ScriptLibrary::describe(const QString& name, const QByteArray& source
     info.name = name;
     info.source = source;
     info.sha1 = QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex();
+    // Redis itself refuses a write from a script whose shebang says no-writes.
+    const QByteArray shebang = source.left(source.indexOf('\n')).simplified();
+    if (shebang.startsWith("#!lua flags="))
+        info.writes = !shebang.mid(12).split(',').contains("no-writes");
 
     static const QRegularExpression keyLine(QStringLiteral("^KEYS\\[[^\\]]+\\]"));
     static const QRegularExpression argLine(QStringLiteral("^ARGV\\[[^\\]]+\\]"));

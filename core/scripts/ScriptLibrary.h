@@ -10,7 +10,7 @@ namespace tollgate {
 /// One Lua operation of lua/, as compiled into core (resource :/lua/<name>.lua).
 struct ScriptInfo
 {
-    QString name;       // file name without .lua: "hit", "ban", ...
+    QString name; // file name without .lua: "hit", "ban", ...
     QByteArray source;
     QByteArray sha1;    // lowercase hex, what EVALSHA and SCRIPT EXISTS use
     QString summary;    // first line of the header comment
@@ -19,12 +19,13 @@ struct ScriptInfo
     QString reply;      // the header's reply description
     QString header;     // the whole leading comment, for display
     int contract = 0;   // the header's "Contract: N" line (lua/README.md, "Contract version")
+    bool writes = true; // false when its first line declares "#!lua flags=no-writes"
     QByteArray lineMap; // <name>.lua.map beside it: where each line comes from (ScriptSource.h)
 };
 
 /// The scripts shipped with this build (or those of the folder TOLLGATE_LUA_DIR names, for
-/// developers measuring a changed script without a rebuild). Loaded once, immutable afterwards, so it can be
-/// read from any thread.
+/// developers measuring a changed script without a rebuild). Loaded once, immutable afterwards, so
+/// it can be read from any thread.
 class ScriptLibrary
 {
 public:

@@ -30,6 +30,8 @@ private Q_SLOTS:
     void listsLibraryScripts();
     void runsHitFromTheForm();
     void showsErrorsWithTheirKind();
+    void readOnlyScriptRunsWithoutAsking();
+    void writeWithoutKeysSaysSo();
     void screenshot();
 
 private:
@@ -187,6 +189,36 @@ void LuaPageTest::showsErrorsWithTheirKind()
     QTest::qWait(200);
     QCOMPARE(shown.size(), 1);
     QCOMPARE(m_redis.command({"EXISTS", "tg:{bob}:ban"}), QByteArray(":0\r\n"));
+}
+
+void LuaPageTest::readOnlyScriptRunsWithoutAsking()
+{
+    // can.lua declares no-writes: nothing to confirm, and it runs with EVALSHA_RO.
+    LuaPage* page = openPage();
+    page->selectScript(QStringLiteral("can"));
+    m_answer = 0; // were it asked, it would not run
+    QSignalSpy shown(page, &LuaPage::replyShown);
+    QTRY_VERIFY(field<QPushButton>("runButton")->isEnabled());
+    page->run();
+    QTRY_COMPARE(shown.size(), 1);
+    QVERIFY2(Ask::asked().isEmpty(), qPrintable(Ask::asked().value(0).text));
+    const QString reply = field<QPlainTextEdit>("replyPlainTextEdit")->toPlainText();
+    QVERIFY2(!reply.startsWith(QStringLiteral("Error")), qPrintable(reply));
+}
+
+void LuaPageTest::writeWithoutKeysSaysSo()
+{
+    // A script that writes but is given no keys: the question does not end in an empty list.
+    LuaPage* page = openPage();
+    page->selectScript(QStringLiteral("refund"));
+    m_answer = 0;
+    QTRY_VERIFY(field<QPushButton>("runButton")->isEnabled());
+    page->run();
+    QCOMPARE(Ask::asked().size(), 1);
+    const Ask::Question question = Ask::asked().first();
+    QCOMPARE(question.kind, Ask::Kind::Confirm); // No, the safe answer, is the default
+    QVERIFY2(question.text.contains(QStringLiteral("given no keys")), qPrintable(question.text));
+    QVERIFY2(!question.text.contains(QStringLiteral("these keys")), qPrintable(question.text));
 }
 
 void LuaPageTest::screenshot()

@@ -173,9 +173,11 @@ void LuaPage::run()
         return;
     const Command keys = m_form->keys();
     const Command args = m_form->args();
-    // Only a hit in "peek" mode and a dry-run repair are read-only (and run with EVALSHA_RO);
-    // anything else writes to the user's Redis.
-    const bool writes = !(m_current == QLatin1String("hit") && args.value(0) == "peek") &&
+    // A script declared read-only (can.lua), a hit in "peek" mode and a dry-run repair write
+    // nothing (and run with EVALSHA_RO); anything else writes to the user's Redis.
+    const ScriptInfo* script = ScriptLibrary::instance().find(m_current);
+    const bool writes = script && script->writes &&
+                        !(m_current == QLatin1String("hit") && args.value(0) == "peek") &&
                         !(m_current == QLatin1String("repair") && args.value(0) == "dry");
     QStringList keyNames;
     for (const QByteArray& key : keys)
@@ -221,10 +223,14 @@ void LuaPage::run()
         start();
         return;
     }
-    Ask::confirm(this, tr("Run %1.lua").arg(m_current),
-                 tr("Run %1.lua by hand? It writes to these keys:\n%2")
-                     .arg(m_current, keyNames.join(QLatin1Char('\n'))),
-                 start);
+    // No stays the default: a stray Enter runs nothing.
+    Ask::confirm(
+        this, tr("Run %1.lua").arg(m_current),
+        keyNames.isEmpty()
+            ? tr("Run %1.lua by hand? It writes to Redis; it is given no keys.").arg(m_current)
+            : tr("Run %1.lua by hand? It writes to Redis, to these keys:\n%2")
+                  .arg(m_current, keyNames.join(QLatin1Char('\n'))),
+        start);
 }
 
 } // namespace tollgate::ui
