@@ -8,6 +8,9 @@
 #include <QDeadlineTimer>
 #include <QSet>
 #include <QStringDecoder>
+#include <algorithm>
+#include <limits>
+#include <numeric>
 #include <thread>
 
 namespace tollgate::ui {
@@ -17,6 +20,19 @@ namespace {
 QString hexByte(uchar byte)
 {
     return QStringLiteral("\\x%1").arg(int(byte), 2, 16, QLatin1Char('0'));
+}
+
+constexpr qint64 kTtlNotRead = std::numeric_limits<qint64>::max();
+constexpr qint64 kNoTtl = kTtlNotRead - 1;
+
+// What a row sorts by in the TTL column: when it ends (gone: already), no TTL after every end.
+qint64 ttlOrder(qint64 pttl, qint64 expiresAt)
+{
+    if (pttl == -3)
+        return kTtlNotRead;
+    if (pttl == -1)
+        return kNoTtl;
+    return pttl == -2 ? std::numeric_limits<qint64>::min() : expiresAt;
 }
 
 } // namespace
@@ -71,12 +87,12 @@ const KeysModel::Detail* KeysModel::detail(const CompactRow& row) const
 
 QByteArray KeysModel::key(int row) const
 {
-    return keyView(m_rows[size_t(row)]).toByteArray();
+    return keyView(m_rows[stored(row)]).toByteArray();
 }
 
 KeysModel::Row KeysModel::row(int r) const
 {
-    const CompactRow& row = m_rows[size_t(r)];
+    const CompactRow& row = m_rows[stored(r)];
     Row out{key(r), {}, -3, {}, row.requested, 0, {}, {}};
     if (const Detail* d = detail(row)) {
         out.type = d->type;
@@ -91,9 +107,15 @@ KeysModel::Row KeysModel::row(int r) const
 
 int KeysModel::rowOf(const QByteArray& key) const
 {
+    const qint32 row = storedRowOf(key);
+    return row < 0 ? -1 : viewRow(size_t(row));
+}
+
+qint32 KeysModel::storedRowOf(QByteArrayView key) const
+{
     if (m_slots.empty())
         return -1;
-    const size_t hash = qHash(QByteArrayView(key));
+    const size_t hash = qHash(key);
     const quint32 tag = tagOf(hash);
     for (size_t i = hash & m_mask; m_slots[i].row >= 0; i = (i + 1) & m_mask) {
         if (m_slots[i].tag == tag && keyView(m_rows[size_t(m_slots[i].row)]) == key)
@@ -135,6 +157,10 @@ std::optional<KeysModel::CompactRow> KeysModel::storeKey(QByteArrayView key)
 void KeysModel::addRow(const CompactRow& row)
 {
     m_rows.push_back(row);
+    if (!m_order.empty()) { // sorted: new rows come last, as they do unsorted
+        m_position.push_back(qint32(m_order.size()));
+        m_order.push_back(qint32(m_rows.size() - 1));
+    }
     if ((m_rows.size() + 1) * 2 > m_slots.size()) {
         growIndex(); // doubling: each key is re-indexed O(1) times on average
         return;
@@ -156,6 +182,7 @@ void KeysModel::clear(std::optional<KeyTemplate> keyTemplate)
     m_mask = 0;
     m_details.clear();
     ++m_indexGeneration; // an index being filled for the old rows is not taken over
+    dropOrder();
     endResetModel();
 }
 
@@ -198,7 +225,7 @@ void KeysModel::append(const QList<QByteArray>& keys)
     for (const QByteArray& key : keys) // their index slots load at once, not one miss at a time
         prefetchSlot(qHash(QByteArrayView(key)));
     for (const QByteArray& key : keys)
-        if (rowOf(key) < 0 && !batch.contains(key)) {
+        if (storedRowOf(key) < 0 && !batch.contains(key)) {
             batch.insert(key);
             fresh << key;
         }
@@ -222,10 +249,11 @@ void KeysModel::setDetails(const QList<Row>& rows)
     int first = rowCount();
     int last = -1;
     for (const Row& details : rows) {
-        const int r = rowOf(details.key);
-        if (r < 0)
+        const qint32 at = storedRowOf(details.key);
+        if (at < 0)
             continue;
-        CompactRow& row = m_rows[size_t(r)];
+        const int r = viewRow(size_t(at));
+        CompactRow& row = m_rows[size_t(at)];
         if (row.detail < 0) {
             row.detail = qint32(m_details.size());
             m_details.emplace_back();
@@ -248,9 +276,9 @@ void KeysModel::setDetails(const QList<Row>& rows)
 
 void KeysModel::removeKeys(const QList<QByteArray>& keys)
 {
-    QSet<int> gone;
+    QSet<int> gone; // stored rows
     for (const QByteArray& key : keys)
-        if (const int r = rowOf(key); r >= 0)
+        if (const qint32 r = storedRowOf(key); r >= 0)
             gone.insert(r);
     if (gone.isEmpty())
         return;
@@ -260,6 +288,9 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
     std::vector<CompactRow> rows = std::move(m_rows);
     const ByteBlocks bytes = std::exchange(m_keys, ByteBlocks());
     std::vector<Detail> details = std::move(m_details);
+    const std::vector<qint32> order = std::exchange(m_order, {});
+    dropOrder();
+    std::vector<qint32> renumbered(rows.size(), -1); // old stored row -> new one
     m_rows.clear();
     m_details.clear();
     m_slots.clear();
@@ -271,6 +302,7 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
         if (!stored) // (a subset of keys that had room: never)
             continue;
         addRow(*stored);
+        renumbered[r] = qint32(m_rows.size() - 1);
         CompactRow& kept = m_rows.back();
         kept.requested = rows[r].requested;
         if (rows[r].detail >= 0) {
@@ -278,7 +310,112 @@ void KeysModel::removeKeys(const QList<QByteArray>& keys)
             m_details.push_back(std::move(details[size_t(rows[r].detail)]));
         }
     }
+    if (!order.empty()) { // the rows left keep their sorted places
+        m_position.assign(m_rows.size(), -1);
+        for (qint32 was : order)
+            if (const qint32 now = renumbered[size_t(was)]; now >= 0) {
+                m_position[size_t(now)] = qint32(m_order.size());
+                m_order.push_back(now);
+            }
+    }
     endResetModel();
+}
+
+void KeysModel::sort(int column, Qt::SortOrder order)
+{
+    if (column != -1 && column != KeyColumn && column != TtlColumn)
+        return;
+    const quint64 generation = ++m_sortGeneration;
+    if (column == -1) {
+        applyOrder({}, {});
+        return;
+    }
+    // The snapshot: the key blocks are shared (a pointer each) with the rows' places, or one
+    // number per row for the TTL; the comparisons all happen on the sort's own thread.
+    struct Snapshot
+    {
+        ByteBlocks keys;
+        std::vector<CompactRow> rows;
+        std::vector<qint64> ends;
+    };
+    auto snapshot = std::make_shared<Snapshot>();
+    if (column == KeyColumn) {
+        snapshot->keys = m_keys;
+        snapshot->rows = m_rows;
+    } else {
+        snapshot->ends.reserve(m_rows.size());
+        for (const CompactRow& row : m_rows) {
+            const Detail* d = detail(row);
+            snapshot->ends.push_back(d ? ttlOrder(d->pttl, d->expiresAt) : kTtlNotRead);
+        }
+    }
+    const size_t count = m_rows.size();
+    m_sorting = true;
+    const Context self(this);
+    std::thread([self, snapshot, count, column, order, generation, model = this] {
+        auto sorted = std::make_shared<std::pair<std::vector<qint32>, std::vector<qint32>>>();
+        auto& [rows, position] = *sorted;
+        rows.resize(count);
+        std::iota(rows.begin(), rows.end(), 0);
+        const bool up = order == Qt::AscendingOrder;
+        if (column == KeyColumn) {
+            const Snapshot& s = *snapshot;
+            std::stable_sort(rows.begin(), rows.end(), [&s, up](qint32 a, qint32 b) {
+                const QByteArrayView ka =
+                    s.keys.view(s.rows[size_t(a)].at, s.rows[size_t(a)].length);
+                const QByteArrayView kb =
+                    s.keys.view(s.rows[size_t(b)].at, s.rows[size_t(b)].length);
+                return up ? ka < kb : kb < ka;
+            });
+        } else {
+            const std::vector<qint64>& ends = snapshot->ends;
+            std::stable_sort(rows.begin(), rows.end(), [&ends, up](qint32 a, qint32 b) {
+                const qint64 ea = ends[size_t(a)], eb = ends[size_t(b)];
+                if ((ea == kTtlNotRead) != (eb == kTtlNotRead))
+                    return eb == kTtlNotRead; // not read yet: last either way
+                return up ? ea < eb : eb < ea;
+            });
+        }
+        position.resize(count);
+        for (size_t i = 0; i < count; ++i)
+            position[size_t(rows[i])] = qint32(i);
+        self.post([model, generation, sorted] {
+            if (generation == model->m_sortGeneration)
+                model->applyOrder(std::move(sorted->first), std::move(sorted->second));
+        });
+    }).detach();
+}
+
+void KeysModel::applyOrder(std::vector<qint32> order, std::vector<qint32> position)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList(); // the selection, the current row
+    std::vector<size_t> storedRows;
+    storedRows.reserve(size_t(before.size()));
+    for (const QModelIndex& index : before)
+        storedRows.push_back(stored(index.row()));
+    m_order = std::move(order);
+    m_position = std::move(position);
+    for (size_t row = m_order.size(); !m_order.empty() && row < m_rows.size(); ++row) {
+        m_position.push_back(qint32(m_order.size())); // found while it sorted: last
+        m_order.push_back(qint32(row));
+    }
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (qsizetype i = 0; i < before.size(); ++i)
+        after << index(viewRow(storedRows[size_t(i)]), before[i].column());
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    m_sorting = false;
+    Q_EMIT sorted();
+}
+
+void KeysModel::dropOrder()
+{
+    ++m_sortGeneration;
+    m_sorting = false;
+    m_order.clear();
+    m_position.clear();
 }
 
 void KeysModel::refreshCountdowns(int first, int last)
@@ -295,7 +432,7 @@ QList<QByteArray> KeysModel::takeUnrequested(int first, int last, int limit)
     first = std::max(first, 0);
     last = std::min(last, rowCount() - 1);
     for (int r = first; r <= last && keys.size() < limit; ++r) {
-        CompactRow& row = m_rows[size_t(r)];
+        CompactRow& row = m_rows[stored(r)];
         if (!row.requested) {
             row.requested = true;
             keys << key(r);
@@ -311,7 +448,7 @@ QList<QByteArray> KeysModel::staleKeys(int first, int last, qint64 maxAgeMs, int
     first = std::max(first, 0);
     last = std::min(last, rowCount() - 1);
     for (int r = first; r <= last && keys.size() < limit; ++r) {
-        const Detail* d = detail(m_rows[size_t(r)]);
+        const Detail* d = detail(m_rows[stored(r)]);
         if (d && (d->fetchedAt + maxAgeMs <= now || (d->pttl >= 0 && d->expiresAt <= now)))
             keys << key(r);
     }
@@ -332,7 +469,7 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount())
         return {};
-    const CompactRow& compact = m_rows[size_t(index.row())];
+    const CompactRow& compact = m_rows[stored(index.row())];
     static const Detail kNotFetched;
     const Detail& row = detail(compact) ? *detail(compact) : kNotFetched;
     if (role == Qt::UserRole)
@@ -386,6 +523,8 @@ QVariant KeysModel::data(const QModelIndex& index, int role) const
 
 QVariant KeysModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (role == Qt::InitialSortOrderRole) // the first click: A to Z, the soonest end first
+        return Qt::AscendingOrder;
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {

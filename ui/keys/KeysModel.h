@@ -63,6 +63,16 @@ public:
     /// The TTLs count down client-side from the fetched PTTL: repaint them for these rows.
     void refreshCountdowns(int first, int last);
 
+    /// Orders the rows by name (KeyColumn, bytewise) or TTL (TtlColumn: the soonest end first,
+    /// then the keys without one; TTLs not read yet last in both directions); -1 brings back
+    /// the order SCAN found them in, other columns are not sortable. The sort runs on a thread
+    /// of its own over a snapshot (a pointer per key block, or a number per row) and comes back
+    /// as one layout change; rows found meanwhile follow the sorted ones, as later scan
+    /// batches do.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    /// A sort is on its thread.
+    bool isSorting() const { return m_sorting; }
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -78,6 +88,11 @@ public:
     QList<QByteArray> staleKeys(int first, int last, qint64 maxAgeMs, int limit) const;
     int rowOf(const QByteArray& key) const;
 
+Q_SIGNALS:
+    /// A sort() has been applied.
+    void sorted();
+
+public:
     /// Printable rendering of raw key bytes: valid UTF-8 stays as is, control characters and
     /// invalid bytes become \xNN, a backslash becomes \\ so the rendering is unambiguous.
     static QString displayBytes(const QByteArray& bytes);
@@ -103,6 +118,21 @@ private:
         QString raw;
         qint64 fetchedAt = 0; // steady-clock ms of the read
     };
+
+    // View rows (what callers and the view see) and stored rows (m_rows) differ once sorted.
+    size_t stored(int viewRow) const
+    {
+        return m_order.empty() ? size_t(viewRow) : size_t(m_order[size_t(viewRow)]);
+    }
+    int viewRow(size_t storedRow) const
+    {
+        return m_order.empty() ? int(storedRow) : m_position[storedRow];
+    }
+    /// The stored row of `key`, or -1.
+    qint32 storedRowOf(QByteArrayView key) const;
+    /// Takes a sort's order (empty: arrival order) with the rows added since it started.
+    void applyOrder(std::vector<qint32> order, std::vector<qint32> position);
+    void dropOrder(); // a sort in flight is abandoned, the order too
 
     QByteArrayView keyView(const CompactRow& row) const;
     const Detail* detail(const CompactRow& row) const;
@@ -136,6 +166,10 @@ private:
     quint64 m_indexGeneration = 0; // which reserve() a worker's index is for; clear() moves on
     std::optional<KeyTemplate> m_template;
     std::optional<KeySchema> m_schema;
+    std::vector<qint32> m_order;    // view row -> stored row once sorted; empty: arrival order
+    std::vector<qint32> m_position; // stored row -> view row, beside m_order
+    quint64 m_sortGeneration = 0;   // a sort's result is for the rows it was started on
+    bool m_sorting = false;
 };
 
 } // namespace tollgate::ui

@@ -21,6 +21,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -94,6 +95,22 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     m_table->setColumnWidth(KeysModel::TtlColumn, 90);
     m_table->setColumnHidden(KeysModel::UserColumn, true);
     m_table->setColumnHidden(KeysModel::ActionColumn, true);
+    // Key and TTL sort (KeysModel::sort, off this thread); a third click goes back to the
+    // order SCAN found them in. The other columns keep the current order.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSortIndicator(-1, Qt::AscendingOrder);
+    header->setSortIndicatorClearable(true);
+    m_table->setSortingEnabled(true);
+    connect(header, &QHeaderView::sortIndicatorChanged, this, [this, header](int column) {
+        if (column == -1 || column == KeysModel::KeyColumn || column == KeysModel::TtlColumn) {
+            m_sortColumn = column;
+            m_sortOrder = header->sortIndicatorOrder();
+            return;
+        }
+        const QSignalBlocker quiet(header); // the model ignored it: only the arrow goes back
+        header->setSortIndicator(m_sortColumn, m_sortOrder);
+        header->viewport()->update();
+    });
     new KeyActions(
         session, m_table,
         [this](const QModelIndex& index) {
@@ -218,6 +235,8 @@ void KeysPage::startScan()
     m_scanEnd.reset();
     m_applyTimer->stop();
     m_model->clear(layout);
+    // A new scan lists keys as they are found: no sort arrow over an unsorted list.
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     m_table->setColumnHidden(KeysModel::UserColumn, !layout);
     m_table->setColumnHidden(KeysModel::ActionColumn, !layout);
     auto job = std::make_shared<ScanJob>();

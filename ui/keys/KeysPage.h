@@ -26,7 +26,6 @@ class KeysPage : public QWidget
 {
     Q_OBJECT
 public:
-
     explicit KeysPage(Session* session, QWidget* parent = nullptr);
     ~KeysPage() override;
 
@@ -89,6 +88,8 @@ private:
     int m_detailsInFlight = 0;
     int m_rereadsInFlight = 0; // re-reads of the rows on screen
     bool m_scannedOnce = false;
+    int m_sortColumn = -1; // the header's last sortable choice
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 } // namespace tollgate::ui
