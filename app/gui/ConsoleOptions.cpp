@@ -30,8 +30,9 @@ ConsoleOptions::ConsoleOptions()
                   QStringLiteral("Save a picture of every page to DIR after ~8 s, then quit."),
                   QStringLiteral("DIR")),
       palette(QStringLiteral("palette"),
-              QStringLiteral("\"dark\" or \"light\": Fusion with that palette instead of the "
-                             "desktop's (also TOLLGATE_PALETTE)."),
+              QStringLiteral("\"dark\", \"light\" (Fusion with that palette) or \"system\" "
+                             "(the desktop's), over the one chosen in View > Palette (also "
+                             "TOLLGATE_PALETTE)."),
               QStringLiteral("NAME")),
       ssh(QStringLiteral("ssh"),
           QStringLiteral("With --url: reach Redis through this SSH server ([user@]host[:port] or "

@@ -10,18 +10,19 @@
 #ifdef TOLLGATE_WITH_SERVICE
 #include "service/demo/DemoEdge.h"
 #endif
-#include "ui/common/Palette.h"
+#include "ui/common/PaletteChoice.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/connection/SshAskPass.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ScreenshotTour.h"
+#include "ui/shell/ViewMemory.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QMessageBox>
-#include <QStyle>
+#include <QSettings>
 #include <cstdio>
 
 using namespace tollgate;
@@ -60,14 +61,10 @@ int main(int argc, char* argv[])
 
     const QString paletteName =
         parser.isSet(palette) ? parser.value(palette) : qEnvironmentVariable("TOLLGATE_PALETTE");
-    if (paletteName == QStringLiteral("dark") || paletteName == QStringLiteral("light")) {
-        QApplication::setStyle(QStringLiteral("Fusion"));
-        QApplication::setPalette(paletteName == QStringLiteral("dark")
-                                     ? darkPalette()
-                                     : QApplication::style()->standardPalette());
-    } else if (!paletteName.isEmpty()) {
-        return fail(QStringLiteral("--palette: \"%1\" is neither dark nor light").arg(paletteName));
-    }
+    const std::optional<PaletteChoice> paletteChosen = paletteChoiceNamed(paletteName);
+    if (!paletteName.isEmpty() && !paletteChosen)
+        return fail(
+            QStringLiteral("--palette: \"%1\" is not dark, light or system").arg(paletteName));
 
     if (parser.isSet(cluster) && !parser.isSet(demo))
         return fail(QStringLiteral("--cluster only goes with --demo (to connect to a cluster, "
@@ -89,6 +86,13 @@ int main(int argc, char* argv[])
     DemoCluster demoCluster;
     ProfileStore profiles;
     MainWindow window(&profiles);
+    // The last run's size, page, palette and column widths; never for the screenshots, whose
+    // sizes and palette come from their flags alone.
+    if (!parser.isSet(screenshots))
+        new ViewMemory(&window, std::make_unique<QSettings>(QStringLiteral("Tollgate"),
+                                                            QStringLiteral("tollgate")));
+    if (paletteChosen) // the command line over the remembered choice
+        applyPaletteChoice(*paletteChosen);
     std::unique_ptr<DemoTraffic> traffic;
 #ifdef TOLLGATE_WITH_SERVICE
     std::unique_ptr<service::DemoEdge> edge; // tollgated, with part of the traffic through it

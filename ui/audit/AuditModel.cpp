@@ -2,6 +2,7 @@
 
 #include "ui/common/AuditText.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/RowRoles.h"
 
 #include <QDateTime>
 #include <QStringDecoder>
@@ -82,6 +83,8 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const AuditEntry& entry = m_rows[size_t(index.row())];
+    if (role == RowUserRole)
+        return entry.user; // empty for a policy's entries: no user to open
     if (role == EventNameRole && index.column() == Event)
         return entry.event;
     if (role == Qt::ToolTipRole && index.column() == Reason)

@@ -3,6 +3,7 @@
 #include "core/audit/MergedAudit.h"
 #include "ui/audit/AuditFilterModel.h"
 #include "ui/audit/AuditModel.h"
+#include "ui/common/RowRoles.h"
 #include "ui/common/Session.h"
 
 #include <QCheckBox>
@@ -79,6 +80,11 @@ AuditPage::AuditPage(Session* session, QWidget* parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_status);
 
+    connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
+        const QByteArray user = index.data(RowUserRole).toByteArray();
+        if (!user.isEmpty())
+            Q_EMIT userRequested(user);
+    });
     connect(m_filterEdit, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_filter->setText(text.trimmed());
         updateStatus();

@@ -33,6 +33,10 @@ public:
     /// Fetches what is new now (or the latest entries when nothing is loaded yet).
     void refresh();
 
+Q_SIGNALS:
+    /// A row was activated (double-click, Enter): the shell opens the entry's user.
+    void userRequested(const QByteArray& user);
+
 protected:
     void showEvent(QShowEvent* event) override;
     void hideEvent(QHideEvent* event) override;
@@ -57,7 +61,7 @@ private:
     QTimer m_timer;
     bool m_loaded = false;
     bool m_inFlight = false;
-    bool m_again = false; // an event arrived while a request was in flight
+    bool m_again = false;     // an event arrived while a request was in flight
     bool m_eventSeen = false; // a write was announced since the last merged read (cluster)
     QString m_error;
 };

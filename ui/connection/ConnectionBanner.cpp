@@ -4,6 +4,8 @@
 #include "ui/common/Session.h"
 #include "ui/connection/ServerText.h"
 
+#include <QApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 
@@ -22,6 +24,7 @@ ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent)
     layout->setContentsMargins(10, 5, 10, 5);
     layout->addWidget(m_label);
     setLook(Look::Idle, tr("Not connected"));
+    qApp->installEventFilter(this); // for the application's palette change (eventFilter)
 }
 
 void ConnectionBanner::setSession(Session* session)
@@ -100,6 +103,14 @@ void ConnectionBanner::onStateChanged(ConnectionState state, const Error& error)
         break;
     }
     }
+}
+
+bool ConnectionBanner::eventFilter(QObject* watched, QEvent* event)
+{
+    // Told to the application only: this widget's own palette is its style sheet's.
+    if (watched == qApp && event->type() == QEvent::ApplicationPaletteChange)
+        setLook(m_look, m_label->text());
+    return QFrame::eventFilter(watched, event);
 }
 
 void ConnectionBanner::setLook(Look look, const QString& text)

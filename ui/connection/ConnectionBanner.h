@@ -39,6 +39,10 @@ public:
     Look look() const { return m_look; }
     QString text() const;
 
+protected:
+    /// View › Palette switches live: the quiet look's shades follow the application's palette.
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void onStateChanged(ConnectionState state, const Error& error);
     void setLook(Look look, const QString& text);

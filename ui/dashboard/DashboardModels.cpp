@@ -2,6 +2,7 @@
 
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
+#include "ui/common/RowRoles.h"
 
 #include <QBrush>
 #include <QColor>
@@ -105,6 +106,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const NearLimitEntry& row = m_rows[size_t(index.row())];
+    if (role == RowUserRole)
+        return row.user;
     if (role == Qt::ForegroundRole && index.column() == Tier) {
         // A shadow policy's "deny" refuses nobody: the warn colour, in italics (the column
         // keeps its width at 1280 px).

@@ -2,6 +2,7 @@
 
 #include "core/keys/KeySchema.h"
 #include "ui/common/DisplayText.h"
+#include "ui/common/RowCopy.h"
 #include "ui/common/Session.h"
 #include "ui/keys/ValueViewer.h"
 #include "ui/user/UserDetailDialog.h"
@@ -93,6 +94,9 @@ QMenu* KeyActions::menuFor(const QModelIndex& index)
         QApplication::clipboard()->setText(QString::fromUtf8(key));
     });
     copy->setObjectName(QStringLiteral("copyKeyAction"));
+    // The selected rows, as on every other table.
+    addCopyActions(menu, m_view,
+                   [view = m_view](bool withHeaders) { copySelectedRows(view, withHeaders); });
     const KeySchema::Parsed parsed = m_session->schema().parse(key);
     if (!parsed.user.isEmpty()) {
         QAction* user = menu->addAction(tr("Open &user %1").arg(displayId(parsed.user)), this,

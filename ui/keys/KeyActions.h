@@ -13,9 +13,9 @@ namespace tollgate::ui {
 class Session;
 
 /// What a right-click, a double-click or Enter does on a table of raw keys: double-click and
-/// Enter open the value viewer; the context menu offers View value, Copy key, Open user (for
-/// keys in a user's slot) and, when given, Delete… . Shared by the Keys page and the no-TTL
-/// finder so both behave the same.
+/// Enter open the value viewer; the context menu offers View value, Copy key, Copy (the
+/// selected rows, as on every table), Open user (for keys in a user's slot) and, when given,
+/// Delete… . Shared by the Keys page and the no-TTL finder so both behave the same.
 class KeyActions : public QObject
 {
     Q_OBJECT

@@ -2,6 +2,7 @@
 
 #include "ui/common/CommandRateLabel.h"
 #include "ui/common/ElidedLabel.h"
+#include "ui/common/PaletteChoice.h"
 #include "ui/common/Session.h"
 #include "ui/common/StaleMark.h"
 #include "ui/common/Widgets.h"
@@ -11,6 +12,7 @@
 #include "ui/connection/ServerText.h"
 #include "ui/shell/AboutDialog.h"
 #include "ui/shell/ShortcutsDialog.h"
+#include "ui/shell/TableActions.h"
 #include "ui/shell/TableTabFilter.h"
 #include "ui/shell/WriteActions.h"
 
@@ -21,6 +23,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -38,6 +41,7 @@ MainWindow::MainWindow(ProfileStore* profiles, QWidget* parent)
         m_profiles = new ProfileStore({}, this);
     m_writes = new shell::WriteActions(this);
     shell::TableTabFilter::install();
+    shell::TableActions::install();
 
     m_banner = new ConnectionBanner;
     m_navigation = new QListWidget;
@@ -128,6 +132,8 @@ void MainWindow::buildMenus()
     m_pageActions = new QActionGroup(this);
     m_pageActions->setExclusive(true);
     view->setObjectName(QStringLiteral("viewMenu"));
+    m_pagesEnd = view->addSeparator(); // the pages go above it
+    addPaletteMenu(view);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("helpMenu"));
@@ -156,6 +162,27 @@ void MainWindow::buildMenus()
     connect(m_findUser, &QLineEdit::returnPressed, this, &MainWindow::findUser);
 }
 
+void MainWindow::addPaletteMenu(QMenu* view)
+{
+    QMenu* palette = view->addMenu(tr("&Palette"));
+    palette->setObjectName(QStringLiteral("paletteMenu"));
+    auto* choices = new QActionGroup(palette);
+    for (const auto& [choice, text] : {std::pair{PaletteChoice::System, tr("&System")},
+                                       std::pair{PaletteChoice::Light, tr("&Light")},
+                                       std::pair{PaletteChoice::Dark, tr("&Dark")}}) {
+        QAction* action = palette->addAction(text, this, [choice] { applyPaletteChoice(choice); });
+        action->setObjectName(paletteChoiceName(choice) + QStringLiteral("PaletteAction"));
+        action->setCheckable(true);
+        action->setData(int(choice));
+        choices->addAction(action);
+    }
+    // Also --palette and the remembered choice, applied after the menu was built.
+    connect(palette, &QMenu::aboutToShow, palette, [choices] {
+        for (QAction* action : choices->actions())
+            action->setChecked(action->data().toInt() == int(currentPaletteChoice()));
+    });
+}
+
 void MainWindow::clearPages()
 {
     m_navigation->clear();
@@ -178,7 +205,8 @@ void MainWindow::buildPages()
         if (m_session) // every page's figures grey while Redis is not responding
             markStaleWhileUnresponsive(m_session.get(), {page.widget});
         m_navigation->addItem(page.title);
-        QAction* action = view->addAction(page.title);
+        auto* action = new QAction(page.title, view);
+        view->insertAction(m_pagesEnd, action);
         action->setObjectName(page.key + QStringLiteral("PageAction"));
         action->setCheckable(true);
         action->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)));
@@ -246,9 +274,22 @@ QWidget* MainWindow::openUser(const QByteArray& user)
 {
     if (!m_session || user.isEmpty())
         return nullptr;
-    QWidget* dialog = createUserDialog(m_session.get(), user, this);
+    return showDetached(createUserDialog(m_session.get(), user, this),
+                        tr("User details are not part of this build yet."));
+}
+
+QWidget* MainWindow::openKey(const QByteArray& key)
+{
+    if (!m_session || key.isEmpty())
+        return nullptr;
+    return showDetached(createKeyViewer(m_session.get(), key, this),
+                        tr("The key browser is not part of this build yet."));
+}
+
+QWidget* MainWindow::showDetached(QWidget* dialog, const QString& missing)
+{
     if (!dialog) {
-        statusBar()->showMessage(tr("User details are not part of this build yet."), 5000);
+        statusBar()->showMessage(missing, 5000);
         return nullptr;
     }
     dialog->setAttribute(Qt::WA_DeleteOnClose);

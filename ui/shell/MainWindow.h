@@ -10,6 +10,7 @@ class QActionGroup;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QStackedWidget;
 
 namespace tollgate::ui {
@@ -42,6 +43,8 @@ public:
     QString currentPageKey() const;
     /// Opens the user detail dialog (non-modal); null when this build has none.
     QWidget* openUser(const QByteArray& user);
+    /// Opens the value viewer of `key` (non-modal); null when this build has none.
+    QWidget* openKey(const QByteArray& key);
 
     ConnectionBanner* banner() const { return m_banner; }
 
@@ -57,21 +60,26 @@ Q_SIGNALS:
 
 private:
     void buildMenus();
+    /// View › Palette: system, light or dark, switched live.
+    void addPaletteMenu(QMenu* view);
     void clearPages();
     void dropSession();
     void buildPages();
     void refreshStatus();
     void findUser();
+    /// Shows a user detail or value viewer made for the current session, as its own window.
+    QWidget* showDetached(QWidget* dialog, const QString& missing);
 
     ProfileStore* m_profiles;
     std::unique_ptr<Session> m_session;
     std::vector<PageInfo> m_pages;
-    QList<QPointer<QWidget>> m_dialogs; // user details; they hold the session too
+    QList<QPointer<QWidget>> m_dialogs; // user details, value viewers: they hold the session too
     shell::WriteActions* m_writes;
     ConnectionBanner* m_banner;
     QListWidget* m_navigation;
     QStackedWidget* m_stack;
     QActionGroup* m_pageActions;
+    QAction* m_pagesEnd; // View menu: the page entries come before it
     QLineEdit* m_findUser;
     QLabel* m_serverLabel;
     QLabel* m_roleLabel;

@@ -19,6 +19,7 @@
 #endif
 #if __has_include("ui/keys/KeysPage.h")
 #include "ui/keys/KeysPage.h"
+#include "ui/keys/ValueViewer.h"
 #define TOLLGATE_HAVE_KEYS 1
 #endif
 #if __has_include("ui/lua/LuaPage.h")
@@ -134,7 +135,10 @@ createPages(Session* session, QWidget* parent,
     add("slowlog", QObject::tr("Slowlog"), none(session, parent));
 #endif
 #ifdef TOLLGATE_HAVE_AUDIT
-    add("audit", QObject::tr("Audit log"), make<AuditPage>(session, parent));
+    auto* audit = new AuditPage(session, parent);
+    if (openUser)
+        QObject::connect(audit, &AuditPage::userRequested, audit, openUser);
+    add("audit", QObject::tr("Audit log"), audit);
 #else
     add("audit", QObject::tr("Audit log"), none(session, parent));
 #endif
@@ -156,6 +160,16 @@ QWidget* createUserDialog([[maybe_unused]] Session* session,
 {
 #ifdef TOLLGATE_HAVE_USER
     return new UserDetailDialog(session, user, parent);
+#else
+    return nullptr;
+#endif
+}
+
+QWidget* createKeyViewer([[maybe_unused]] Session* session, [[maybe_unused]] const QByteArray& key,
+                         [[maybe_unused]] QWidget* parent)
+{
+#ifdef TOLLGATE_HAVE_KEYS
+    return new ValueViewer(session, key, parent);
 #else
     return nullptr;
 #endif

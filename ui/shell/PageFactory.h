@@ -28,4 +28,7 @@ std::vector<PageInfo> createPages(Session* session, QWidget* parent,
 /// The user detail dialog for `user`, or null when this build has none.
 QWidget* createUserDialog(Session* session, const QByteArray& user, QWidget* parent);
 
+/// The value viewer of `key`, or null when this build has none.
+QWidget* createKeyViewer(Session* session, const QByteArray& key, QWidget* parent);
+
 } // namespace tollgate::ui

@@ -42,14 +42,18 @@ QList<QPair<QString, QString>> pageShortcuts()
     return {
         Row{QObject::tr("Enter"), QObject::tr("In Find user: open the user")},
         Row{QObject::tr("Enter / double-click on a row"),
-            QObject::tr("Open it: a subject's user, a key's value")},
+            QObject::tr("Open it: a subject's or audit entry's user, a key's value")},
+        Row{QObject::tr("Ctrl+C in a table"),
+            QObject::tr("Copy the selected rows, tab-separated (Ctrl+Shift+C: with the column "
+                        "titles)")},
         Row{QObject::tr("Alt+underlined letter"),
             QObject::tr("Press that button or go to that field")},
         Row{QObject::tr("Tab / Shift+Tab"), QObject::tr("Next / previous control (leaves tables)")},
         Row{QObject::tr("Arrow keys"), QObject::tr("Move inside a table or list")},
         Row{QObject::tr("Enter in a dialog"), QObject::tr("Submit, once the input is valid")},
         Row{QObject::tr("Esc"), QObject::tr("Close the dialog without changing anything")},
-        Row{QObject::tr("Menu key / Shift+F10"), QObject::tr("Context menu of the current row")},
+        Row{QObject::tr("Right-click / Menu key / Shift+F10"),
+            QObject::tr("Context menu of the row: copy, open its user or key")},
     };
 }
 

@@ -1,6 +1,7 @@
 #include "ui/slowlog/SlowlogModel.h"
 
 #include "ui/common/DisplayText.h"
+#include "ui/common/RowRoles.h"
 
 #include <QLocale>
 
@@ -19,6 +20,16 @@ QString argumentsText(const QList<QByteArray>& arguments)
     if (text.size() > 400)
         text = text.left(400) + QStringLiteral("\u2026");
     return text;
+}
+
+// The first key a script of ours ran on (EVALSHA sha numkeys key ...), for "Open key"; none
+// when the server cut it short ("... (n more bytes)").
+QByteArray firstScriptKey(const SlowlogEntry& entry)
+{
+    if (entry.script.isEmpty() || entry.arguments.size() < 4 || entry.arguments[2].toInt() < 1)
+        return {};
+    const QByteArray& key = entry.arguments[3];
+    return key.endsWith("more bytes)") ? QByteArray() : key;
 }
 
 } // namespace
@@ -45,6 +56,8 @@ QVariant SlowlogModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const SlowlogEntry& entry = m_entries[size_t(index.row())];
+    if (role == RowKeyRole)
+        return firstScriptKey(entry);
     if (role == Qt::TextAlignmentRole && index.column() == DurationColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::UserRole) { // sort keys

@@ -5,6 +5,7 @@
 #include "ui/common/DisplayText.h"
 #include "ui/common/OverrideText.h"
 #include "ui/common/Palette.h"
+#include "ui/common/RowRoles.h"
 #include "ui/subjects/SubjectFigures.h"
 
 #include <QDateTime>
@@ -263,6 +264,7 @@ QVariant SubjectsModel::data(const QModelIndex& index, int role) const
     case TierRole:
         return row.has(CompactRow::StateKnown) ? int(row.tier) : -1;
     case UserIdRole:
+    case RowUserRole:
         return m_store.userId(storeRow);
     case ActionIdRole:
         return m_store.action(storeRow);
