@@ -36,6 +36,7 @@ private Q_SLOTS:
     void stallIsAGapWithoutRescale();
     void linesMatchTheTitle();
     void hoverShowsValues();
+    void rangeSwitchWhileStalled();
     void legendFitsAt1024x700();
 
 private:
@@ -162,6 +163,21 @@ void tst_StallCharts::hoverShowsValues()
     QVERIFY2(QToolTip::text().contains(QStringLiteral("login: ")), qPrintable(QToolTip::text()));
     QVERIFY2(QToolTip::text().contains(QStringLiteral("search: ")), qPrintable(QToolTip::text()));
     QVERIFY2(QToolTip::text().contains(QStringLiteral(" s ago")), qPrintable(QToolTip::text()));
+}
+
+void tst_StallCharts::rangeSwitchWhileStalled()
+{
+    RateChart* chart = m_page->hitsChart();
+    QTRY_VERIFY(chart->series("login")->count() > 0);
+    PausedRedis pause(m_redis);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isResponsive(), 3500);
+    // The seconds sampled before are no hour: none of them is spread over the hour's axis.
+    m_page->setRange(ChartRange::Hour);
+    QCOMPARE(chart->series("login")->count(), 0);
+    pause.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(chart->series("login")->count() == shapeOf(ChartRange::Hour).points,
+                             8000);
+    m_page->setRange(ChartRange::FiveMinutes);
 }
 
 void tst_StallCharts::legendFitsAt1024x700()

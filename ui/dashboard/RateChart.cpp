@@ -112,6 +112,7 @@ void RateChart::setRange(ChartRange range)
     const bool perSecond = shapeOf(range).bucketSeconds == 1;
     m_y->setTitleText(perSecond ? tr("per second") : tr("per minute"));
     updateTitle();
+    refresh(); // the other range's points leave at once (a stalled Redis may not send new ones)
 }
 
 void RateChart::fitTimeTicks()
@@ -311,7 +312,8 @@ QString RateChart::hoverText(double x) const
 {
     QStringList lines;
     for (const ActionStats& stats : m_model->rows()) {
-        if (m_hidden.contains(stats.action) || indexAt((stats.*m_rate).size(), x) < 0)
+        if (m_hidden.contains(stats.action) || indexAt((stats.*m_rate).size(), x) < 0 ||
+            (stats.*m_rate).size() != shapeOf(m_range).points)
             continue;
         lines << valueText(stats.action, x);
         if (m_shadowRate && stats.shadow && indexAt((stats.*m_shadowRate).size(), x) >= 0) {
@@ -361,9 +363,11 @@ GappedLine* RateChart::drawLine(Lines& from, Lines& to, const ActionStats& stats
     *created = node.empty();
     std::unique_ptr<GappedLine> line =
         *created ? std::make_unique<GappedLine>(chart(), m_x, m_y, name) : std::move(node.mapped());
-    line->setValues(values, pointsPerUnit());
+    // Points of another range (sampled before a switch) would be spread over the wrong axis.
+    const bool ofThisRange = values.size() == shapeOf(m_range).points;
+    line->setValues(ofThisRange ? values : QVector<double>(), pointsPerUnit());
     line->setVisible(visible);
-    if (visible)
+    if (visible && ofThisRange)
         *top = std::max(*top, GappedLine::scaleTop(values));
     GappedLine* raw = line.get();
     to.emplace(stats.action, std::move(line));

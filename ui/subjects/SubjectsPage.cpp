@@ -208,6 +208,7 @@ SubjectsPage::SubjectsPage(Session* session, QWidget* parent) : QWidget(parent),
                     // Rows the pass no longer found leave; rows it added take their sorted
                     // place, once, now.
                     m_model->finishPass(m_pass);
+                    m_status->clear(); // an earlier pass's failure is over
                     Q_EMIT refreshed();
                 }
             });
