@@ -216,6 +216,7 @@ void DemoTraffic::stop()
     m_stopped = true;
     m_timer.stop();
     m_reload.stop();
+    m_sinceTick.invalidate();
 }
 
 const Policy* DemoTraffic::policy(const QByteArray& action) const
@@ -290,7 +291,15 @@ void DemoTraffic::tick()
     if (m_inFlight > m_options.maxInFlight)
         return;
     ++m_tickCount;
-    const int budget = qMax(1, m_options.maxHitsPerSecond * int(m_options.tick.count()) / 1000);
+    // A tick that comes late (the GUI thread building a window) sends the ticks it missed, up
+    // to a second's worth: the charts show the rate the seeded history leads up to, no dip.
+    const double tickMs = double(m_options.tick.count());
+    const double due = m_sinceTick.isValid() ? std::clamp(double(m_sinceTick.restart()) / tickMs,
+                                                          1.0, 1000.0 / tickMs)
+                                             : 1.0;
+    if (!m_sinceTick.isValid())
+        m_sinceTick.start();
+    const int budget = qMax(1, int(m_options.maxHitsPerSecond * tickMs * due / 1000));
     int sent = 0;
     QRandomGenerator* random = QRandomGenerator::global();
 
@@ -302,7 +311,7 @@ void DemoTraffic::tick()
         if (m_tickCount < startsAtTick)
             continue;
         if (const Policy* p = policy(abuser.action))
-            for (int i = 0; i < abuser.hitsPerTick && sent < budget; ++i, ++sent)
+            for (int i = 0; i < qRound(abuser.hitsPerTick * due) && sent < budget; ++i, ++sent)
                 hit(*p, abuser.user);
     }
 
@@ -317,7 +326,7 @@ void DemoTraffic::tick()
         hit(*api, DemoOverrides::exemptUser());
 
     // Ordinary users: about one click every five seconds each.
-    const double perTick = m_options.ordinaryUsers * m_options.tick.count() / 5000.0;
+    const double perTick = m_options.ordinaryUsers * tickMs * due / 5000.0;
     int clicks = int(perTick) + (random->generateDouble() < perTick - int(perTick) ? 1 : 0);
     for (; clicks > 0 && sent < budget; --clicks, ++sent) {
         const QByteArray action = pickOrdinaryAction();

@@ -6,6 +6,7 @@
 #include "core/limiter/Limiter.h"
 #include "core/policies/Policy.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 #include <chrono>
@@ -84,6 +85,7 @@ private:
     qint64 m_hitsSent = 0;
     int m_inFlight = 0;
     int m_tickCount = 0;
+    QElapsedTimer m_sinceTick; // a late tick sends what it missed
     bool m_stopped = true;
 };
 
