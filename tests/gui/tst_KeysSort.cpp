@@ -11,6 +11,7 @@
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QHeaderView>
+#include <QLabel>
 #include <QTableView>
 #include <QtTest>
 
@@ -93,6 +94,8 @@ void KeysSortTest::headerSortsByTtlAndName()
                             QStringLiteral("tg:d")};
     clickHeader(KeysModel::TtlColumn);
     QTRY_COMPARE(shownKeys(), byTtl);
+    QCOMPARE(m_page->findChild<QLabel*>(QStringLiteral("scanStatusLabel"))->text(),
+             QStringLiteral("4 keys, sorted by TTL"));
     clickHeader(KeysModel::TtlColumn); // descending: no TTL first, the soonest end last
     QTRY_COMPARE(shownKeys(), (QStringList{byTtl[3], byTtl[2], byTtl[1], byTtl[0]}));
 
@@ -146,6 +149,12 @@ void KeysSortTest::largeSortRunsOffTheGuiThread()
     QCOMPARE(view.selectionModel()->selectedRows().value(0).row(), 199'999 - 5); // same key
     QCOMPARE(model.rowOf(keys[5]), 199'999 - 5);
     model.sort(-1); // back to arrival order
+    QCOMPARE(model.key(0), keys.first());
+
+    // By TTL with none read yet: all of them last, in the order they came.
+    model.sort(KeysModel::TtlColumn, Qt::AscendingOrder);
+    QVERIFY(sorted.wait(10'000));
+    QCOMPARE(model.unreadTtlsInSort(), 200'001);
     QCOMPARE(model.key(0), keys.first());
 }
 

@@ -343,10 +343,12 @@ void KeysModel::sort(int column, Qt::SortOrder order)
         snapshot->keys = m_keys;
         snapshot->rows = m_rows;
     } else {
+        m_unreadTtls = 0;
         snapshot->ends.reserve(m_rows.size());
         for (const CompactRow& row : m_rows) {
             const Detail* d = detail(row);
             snapshot->ends.push_back(d ? ttlOrder(d->pttl, d->expiresAt) : kTtlNotRead);
+            m_unreadTtls += snapshot->ends.back() == kTtlNotRead ? 1 : 0;
         }
     }
     const size_t count = m_rows.size();

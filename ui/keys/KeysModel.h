@@ -72,6 +72,8 @@ public:
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
     /// A sort is on its thread.
     bool isSorting() const { return m_sorting; }
+    /// The rows the last TTL sort put last because their TTL was not read yet.
+    qint64 unreadTtlsInSort() const { return m_unreadTtls; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -170,6 +172,7 @@ private:
     std::vector<qint32> m_position; // stored row -> view row, beside m_order
     quint64 m_sortGeneration = 0;   // a sort's result is for the rows it was started on
     bool m_sorting = false;
+    qint64 m_unreadTtls = 0;
 };
 
 } // namespace tollgate::ui

@@ -111,6 +111,18 @@ KeysPage::KeysPage(Session* session, QWidget* parent) : QWidget(parent), m_sessi
         header->setSortIndicator(m_sortColumn, m_sortOrder);
         header->viewport()->update();
     });
+    // Details are read near the view only: a TTL sort says how many it could not place.
+    connect(m_model, &KeysModel::sorted, this, [this] {
+        if (m_sortColumn != KeysModel::TtlColumn || m_scan)
+            return;
+        const qint64 unread = m_model->unreadTtlsInSort();
+        m_status->setText(
+            unread == 0
+                ? tr("%1 keys, sorted by TTL").arg(QLocale().toString(m_model->rowCount()))
+                : tr("%1 keys, sorted by TTL; the %2 whose TTL was not read yet are last "
+                     "(scroll to them, then sort again)")
+                      .arg(QLocale().toString(m_model->rowCount()), QLocale().toString(unread)));
+    });
     new KeyActions(
         session, m_table,
         [this](const QModelIndex& index) {
