@@ -4,6 +4,7 @@
 #include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "ui/common/RowRoles.h"
 #include "ui/common/Session.h"
 #include "ui/slowlog/SlowlogModel.h"
 #include "ui/slowlog/SlowlogPage.h"
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void namesScriptsAndWritesNothing();
+    void scriptRowsNameTheirFirstKey();
 
 private:
     test::RedisServer m_redis;
@@ -100,6 +102,25 @@ void SlowlogTest::namesScriptsAndWritesNothing()
     QVERIFY(refreshed.wait(SlowlogPage::kPollMs + 3000)); // it polls while shown
     const QByteArray log = m_redis.command({"SLOWLOG", "GET", "1000"});
     QVERIFY(!log.contains("RESET") && !log.contains("reset"));
+}
+
+void SlowlogTest::scriptRowsNameTheirFirstKey()
+{
+    // What the right-click menu's "Open key" opens: a script's KEYS[1], nothing for a command
+    // of another kind or a key the server cut short.
+    SlowlogEntry script;
+    script.script = QStringLiteral("hit");
+    script.arguments = {"EVALSHA", "0123", "2", "tg:{alice}:ban", "tg:{alice}:comment:ban"};
+    SlowlogEntry cut = script;
+    cut.arguments[3] = "tg:{alice... (42 more bytes)";
+    SlowlogEntry other;
+    other.arguments = {"GET", "tg:{alice}:ban"};
+    SlowlogModel model;
+    model.setEntries({script, cut, other});
+    QCOMPARE(model.index(0, SlowlogModel::TimeColumn).data(RowKeyRole).toByteArray(),
+             QByteArray("tg:{alice}:ban"));
+    QVERIFY(model.index(1, SlowlogModel::ArgumentsColumn).data(RowKeyRole).toByteArray().isEmpty());
+    QVERIFY(model.index(2, SlowlogModel::ArgumentsColumn).data(RowKeyRole).toByteArray().isEmpty());
 }
 
 QTEST_MAIN(SlowlogTest)

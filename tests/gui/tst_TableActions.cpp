@@ -36,6 +36,7 @@ private Q_SLOTS:
     void ctrlShiftCCopiesHeadersToo();
     void rightClickOffersCopyAndOpenUser();
     void doubleClickOnAuditRowOpensUser();
+    void openKeyShowsItsValue();
     void screenshot();
 
 private:
@@ -179,6 +180,16 @@ void TableActionsTest::doubleClickOnAuditRowOpensUser()
     QWidget* user = nullptr;
     QTRY_VERIFY((user = openUserWindow("bob")));
     user->close();
+}
+
+void TableActionsTest::openKeyShowsItsValue()
+{
+    // "Open key" (a slow log's script row) opens the value viewer, as the Keys page does.
+    QWidget* viewer = m_window->openKey("tg:audit");
+    QVERIFY(viewer);
+    QCOMPARE(viewer->objectName(), QStringLiteral("valueViewerDialog"));
+    QVERIFY(viewer->windowTitle().contains(QStringLiteral("tg:audit")));
+    viewer->close();
 }
 
 void TableActionsTest::screenshot()
