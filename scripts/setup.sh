@@ -32,6 +32,8 @@ demo_packages=(
     libyaml-cpp-dev
     # tollgated, the rate limit service the demo runs too: gRPC for Envoy's RLS
     libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+    # `tollgate --demo --twemproxy`: Redis behind Twemproxy (also tests/support/Twemproxy)
+    nutcracker
 )
 # Building and running everything else: the CLI, the tests and the benchmarks.
 packages=(
@@ -65,8 +67,6 @@ packages=(
     python3-redis default-jdk-headless
     # The Go client (clients/go, ctest clients.go): Go 1.19 and redigo, offline from Debian.
     golang-go golang-github-gomodule-redigo-dev
-    # Redis behind Twemproxy (tests/support/Twemproxy, docs/twemproxy.md): Debian's nutcracker
-    nutcracker
 )
 if [[ $demo_only == true ]]; then
     packages=("${demo_packages[@]}")

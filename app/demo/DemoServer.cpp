@@ -1,5 +1,6 @@
 #include "app/demo/DemoServer.h"
 
+#include "app/demo/ChildProcess.h"
 #include "app/demo/RawCommand.h"
 
 #include <QDeadlineTimer>
@@ -10,7 +11,6 @@
 
 #ifdef Q_OS_LINUX
 #include <csignal>
-#include <sys/prctl.h>
 #endif
 
 namespace tollgate {
@@ -80,10 +80,7 @@ Status DemoServer::launch(const QString& program, const QStringList& extraArgs)
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(m_dir->filePath(QStringLiteral("redis.log")));
     m_process->setWorkingDirectory(m_dir->path());
-#ifdef Q_OS_LINUX
-    // The demo server must not outlive a crashed console.
-    m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-#endif
+    killWithParent(*m_process);
     m_process->start(program,
                      QStringList{QStringLiteral("--port"), QString::number(m_port),
                                  QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
@@ -128,13 +125,8 @@ QString DemoServer::logTail() const
 
 void DemoServer::stop()
 {
-    if (m_process && m_process->state() != QProcess::NotRunning) {
-        m_process->terminate();
-        if (!m_process->waitForFinished(3000)) {
-            m_process->kill();
-            m_process->waitForFinished(3000);
-        }
-    }
+    if (m_process)
+        stopChild(*m_process);
     m_process.reset();
     m_dir.reset(); // removes the directory
 }
@@ -142,6 +134,16 @@ void DemoServer::stop()
 bool DemoServer::isRunning() const
 {
     return m_process && m_process->state() == QProcess::Running;
+}
+
+bool DemoServer::setPaused(bool paused)
+{
+#ifdef Q_OS_LINUX
+    return isRunning() && ::kill(pid_t(m_process->processId()), paused ? SIGSTOP : SIGCONT) == 0;
+#else
+    Q_UNUSED(paused);
+    return false;
+#endif
 }
 
 QString DemoServer::dir() const

@@ -29,6 +29,9 @@ public:
     void stop();
 
     bool isRunning() const;
+    /// SIGSTOP (paused) or SIGCONT: a paused server keeps its sockets open and answers nothing,
+    /// as a hung server does. False when not running.
+    bool setPaused(bool paused);
     quint16 port() const { return m_port; }
     QString dir() const;
     /// "redis://127.0.0.1:<port>"

@@ -14,6 +14,10 @@ ConsoleOptions::ConsoleOptions()
       cluster(QStringLiteral("cluster"),
               QStringLiteral("With --demo: a private Redis Cluster (three primaries, a replica "
                              "each) instead of one server.")),
+      twemproxy(QStringLiteral("twemproxy"),
+                QStringLiteral("With --demo: two redis-servers behind a private Twemproxy "
+                               "(nutcracker) that now and then ejects one and takes it "
+                               "back.")),
       subjects(QStringLiteral("subjects"),
                QStringLiteral("With --demo: first seed N more subjects (1..10000000) into the "
                               "private server: counters on upload and search, 1 % banned, "
@@ -51,7 +55,7 @@ ConsoleOptions::ConsoleOptions()
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions(
-        {demo, cluster, subjects, url, profile, readOnly, prefix, screenshots, palette});
+        {demo, cluster, twemproxy, subjects, url, profile, readOnly, prefix, screenshots, palette});
     parser.addOptions({ssh, sshConfig, sshIdentity, sshAcceptNewHostKey});
 }
 

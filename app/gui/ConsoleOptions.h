@@ -15,6 +15,7 @@ struct ConsoleOptions
     QCommandLineParser parser;
     const QCommandLineOption demo;
     const QCommandLineOption cluster;
+    const QCommandLineOption twemproxy;
     const QCommandLineOption subjects;
     const QCommandLineOption url;
     const QCommandLineOption profile;

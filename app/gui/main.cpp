@@ -3,6 +3,7 @@
 #include "app/common/QuitOnSignal.h"
 #include "app/demo/DemoCluster.h"
 #include "app/demo/DemoOverrides.h"
+#include "app/demo/DemoPool.h"
 #include "app/demo/DemoPopulation.h"
 #include "app/demo/DemoServer.h"
 #include "app/demo/DemoTraffic.h"
@@ -69,6 +70,10 @@ int main(int argc, char* argv[])
     if (parser.isSet(cluster) && !parser.isSet(demo))
         return fail(QStringLiteral("--cluster only goes with --demo (to connect to a cluster, "
                                    "give --url of any of its nodes)"));
+    const bool pool = parser.isSet(options.twemproxy);
+    if (pool && (!parser.isSet(demo) || parser.isSet(cluster)))
+        return fail(QStringLiteral("--twemproxy only goes with --demo, not with --cluster (to "
+                                   "connect to a pool, give --url redis+twemproxy://...)"));
     qint64 seededSubjects = 0;
     if (parser.isSet(options.subjects)) {
         bool isNumber = false;
@@ -76,7 +81,7 @@ int main(int argc, char* argv[])
         if (!isNumber || seededSubjects < 1 || seededSubjects > 10'000'000)
             return fail(QStringLiteral("--subjects: \"%1\" is not a number from 1 to 10000000")
                             .arg(parser.value(options.subjects)));
-        if (!parser.isSet(demo) || parser.isSet(cluster))
+        if (!parser.isSet(demo) || parser.isSet(cluster) || pool)
             return fail(QStringLiteral("--subjects only goes with --demo, on one server"));
     }
 
@@ -84,6 +89,7 @@ int main(int argc, char* argv[])
     // window and its session, and the demo servers last.
     DemoServer demoServer;
     DemoCluster demoCluster;
+    DemoPool demoPool;
     ProfileStore profiles;
     MainWindow window(&profiles);
     // The last run's size, page, palette and column widths; never for the screenshots, whose
@@ -134,14 +140,20 @@ int main(int argc, char* argv[])
                 std::fprintf(stderr, "tollgate: starting a private Redis Cluster "
                                      "(3 primaries, 3 replicas)...\n");
             const Status started =
-                parser.isSet(cluster)
-                    ? demoCluster.start(3, 1)
-                    // Every command of the demo is fast: a lower bar gives its slow log entries.
-                    : demoServer.start(
-                          {QStringLiteral("--slowlog-log-slower-than"), QStringLiteral("200")});
+                parser.isSet(cluster) ? demoCluster.start(3, 1)
+                : pool                ? demoPool.start()
+                       // Every command of the demo is fast: a lower bar gives
+                       // its slow log entries.
+                       : demoServer.start(
+                             {QStringLiteral("--slowlog-log-slower-than"), QStringLiteral("200")});
             if (!started)
                 return fail(started.error().message);
-            target = parser.isSet(cluster) ? demoCluster.seedUrl() : demoServer.url();
+            target = parser.isSet(cluster) ? demoCluster.seedUrl()
+                     : pool                ? demoPool.url()
+                                           : demoServer.url();
+            if (pool) // a backend paused for 4 s every 45 s: the proxy ejects it, then takes it
+                      // back
+                demoPool.startEjections(45'000, 4'000);
         }
         Result<ConnectionOptions> options = ConnectionOptions::fromUrl(target);
         if (!options)
@@ -153,6 +165,7 @@ int main(int argc, char* argv[])
             settings.connection.password = ConnectionOptions::passwordFromEnvironment();
         settings.profileName = !parser.isSet(demo)     ? QString()
                                : parser.isSet(cluster) ? QStringLiteral("demo cluster")
+                               : pool                  ? QStringLiteral("demo pool")
                                                        : QStringLiteral("demo");
         settings = adjust(settings);
         if (parser.isSet(demo)) {
@@ -209,7 +222,7 @@ int main(int argc, char* argv[])
         } else {
             connectConsole();
         }
-        if (parser.isSet(cluster))
+        if (parser.isSet(cluster) || pool)
             window.showPage(QStringLiteral("cluster")); // the new thing to look at
         window.show();
     } else if (parser.isSet(profile)) {

@@ -71,6 +71,15 @@ Status applyQuery(ConnectionOptions& options, const QUrlQuery& query)
             if (const Status parsed = parseTwemproxyBackends(value, &options.twemproxy.backends);
                 !parsed)
                 return parsed.error();
+        } else if (key == QLatin1String("stats")) {
+            std::vector<NodeAddress> stats;
+            if (const Status parsed = parseTwemproxyBackends(value, &stats);
+                !parsed || stats.size() != 1)
+                return Error{ErrorKind::InvalidInput,
+                             QStringLiteral("stats= takes nutcracker's stats port as host:port "
+                                            "(got '") +
+                                 value + QStringLiteral("')")};
+            options.twemproxy.stats = stats.front();
         } else if (key == QLatin1String("config")) {
             options.twemproxy.configFile = value;
         } else if (key == QLatin1String("pool")) {
@@ -254,6 +263,8 @@ QString ConnectionOptions::toUrl(bool withPassword) const
             backends << backend.text();
         query.addQueryItem(QStringLiteral("backends"), backends.join(QLatin1Char(',')));
     }
+    if (twemproxy.enabled && twemproxy.stats.port != 0)
+        query.addQueryItem(QStringLiteral("stats"), twemproxy.stats.text());
     if (!followCluster && !twemproxy.enabled)
         query.addQueryItem(QStringLiteral("cluster"), QStringLiteral("0"));
     if (sentinel.enabled())

@@ -18,6 +18,7 @@ namespace tollgate {
 ///     [?sentinel_user=NAME&sentinel_password=SECRET&replica=1]   (rediss+sentinel:// for TLS)
 ///   redis+twemproxy://[:password@]host:port[?backends=HOST:PORT,...]
 ///     [?config=<nutcracker.yml>&pool=NAME]   (a Twemproxy pool; its backends optional)
+///     [&stats=HOST:PORT]   (nutcracker's stats port, for the console's Topology page)
 /// Query options valid for every scheme: connect_timeout=MS, timeout=MS, heartbeat=MS (0 = off),
 /// name=CLIENTNAME, cluster=0 (never treat the server as a Redis Cluster node).
 struct ConnectionOptions : ServerOptions

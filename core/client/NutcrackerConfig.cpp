@@ -47,9 +47,9 @@ Result<NutcrackerPool> parseNutcrackerPool(const QByteArray& yaml, const QString
         if (line.isEmpty() || line.startsWith('#'))
             continue;
         auto bad = [&](const QString& why) {
-            return Error{ErrorKind::InvalidInput, QStringLiteral("nutcracker configuration, line ") +
-                                                      QString::number(lineNumber) +
-                                                      QStringLiteral(": ") + why};
+            return Error{ErrorKind::InvalidInput,
+                         QStringLiteral("nutcracker configuration, line ") +
+                             QString::number(lineNumber) + QStringLiteral(": ") + why};
         };
         if (raw.front() != ' ' && raw.front() != '\t') { // a pool's name
             if (!line.endsWith(':'))
@@ -69,6 +69,9 @@ Result<NutcrackerPool> parseNutcrackerPool(const QByteArray& yaml, const QString
             if (!address)
                 return bad(QStringLiteral("a server must be host:port:weight [name]"));
             found.servers.push_back(*address);
+            const QString name =
+                unquoted(line.mid(1)).section(QLatin1Char(' '), 1, 1, QString::SectionSkipEmpty);
+            found.serverNames << (name.isEmpty() ? address->text() : name);
             continue;
         }
         const qsizetype colon = line.indexOf(':');
@@ -88,8 +91,8 @@ Result<NutcrackerPool> parseNutcrackerPool(const QByteArray& yaml, const QString
         return Error{ErrorKind::NotFound,
                      QStringLiteral("nutcracker configuration has no pool named ") + pool};
     if (found.servers.empty())
-        return Error{ErrorKind::InvalidInput,
-                     QStringLiteral("nutcracker pool ") + pool + QStringLiteral(" lists no servers")};
+        return Error{ErrorKind::InvalidInput, QStringLiteral("nutcracker pool ") + pool +
+                                                  QStringLiteral(" lists no servers")};
     return found;
 }
 

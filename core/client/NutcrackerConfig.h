@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 namespace tollgate {
@@ -17,6 +18,8 @@ struct NutcrackerPool
     QString hashTag; // "" when the pool has none
     bool redis = false;
     std::vector<NodeAddress> servers;
+    /// Each server's name in nutcracker's stats: its [name], or "host:port" without one.
+    QStringList serverNames;
 };
 
 /// Reads pool `pool` from nutcracker's configuration format: a pool name at the start of a line

@@ -27,6 +27,15 @@ constexpr std::array<const char*, 114> kForwarded = {
     "zremrangebyrank", "zremrangebyscore", "zrevrange", "zrevrangebylex", "zrevrangebyscore",
     "zrevrank", "zscan", "zscore", "zunionstore"};
 
+// Keyed reads it does not forward that a script may make: sent as a script whose one key is
+// theirs, so the proxy takes them to the key's backend, which answers the same reply. Reads
+// only: a write must go by one of the library's scripts, with its audit entry.
+constexpr std::array<const char*, 4> kReadsAsScript = {"pexpiretime", "xlen", "xrange",
+                                                        "xrevrange"};
+constexpr const char* kReadScript = "local args = {ARGV[1], KEYS[1]} "
+                                    "for i = 2, #ARGV do args[#args + 1] = ARGV[i] end "
+                                    "return redis.call(unpack(args))";
+
 bool lessCaseless(const char* a, QByteArrayView b)
 {
     return QByteArrayView(a).compare(b, Qt::CaseInsensitive) < 0;
@@ -115,11 +124,18 @@ Result<EncodedCommand> twemproxyCommand(EncodedCommand command)
         return EncodedCommand::fromArgs({QByteArrayLiteral("EVAL"),
                                          QByteArrayLiteral("return redis.call('TIME')"),
                                          QByteArrayLiteral("1"), QByteArrayLiteral("{time}")});
-    if (named(args->front(), "pexpiretime") && args->size() == 2)
-        return EncodedCommand::fromArgs(
-            {QByteArrayLiteral("EVAL"),
-             QByteArrayLiteral("return redis.call('PEXPIRETIME', KEYS[1])"),
-             QByteArrayLiteral("1"), args->at(1)});
+    const bool readAsScript =
+        std::any_of(kReadsAsScript.begin(), kReadsAsScript.end(),
+                    [&](const char* read) { return named(args->front(), read); });
+    if (readAsScript && args->size() >= 2) {
+        Command script{QByteArrayLiteral("EVAL"), QByteArray(kReadScript), QByteArrayLiteral("1")};
+        if (args->size() == 3) // the check read three arguments: read them all
+            args = decodeCommand(command.bytes());
+        if (!args)
+            return Error{ErrorKind::InvalidInput, QStringLiteral("not a RESP command")};
+        script << args->at(1) << args->front() << args->mid(2);
+        return EncodedCommand::fromArgs(script);
+    }
     const QByteArray& name = args->front();
     const bool script = named(name, "eval") || named(name, "evalsha");
     if (const Status forwarded = twemproxyForwards(name, script ? args->value(2).toLongLong() : -1);

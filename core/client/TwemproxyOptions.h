@@ -3,6 +3,7 @@
 #include "core/redis/ServerOptions.h"
 
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 namespace tollgate {
@@ -19,6 +20,11 @@ struct TwemproxyOptions
     /// The pool's redis-servers, as given (backends=) or read from the nutcracker YAML file
     /// (config= and pool=) when the options were built. Empty: whole-server work is refused.
     std::vector<NodeAddress> backends;
+    /// Each backend's name in nutcracker's stats, in the same order: the YAML file's [name],
+    /// or "host:port" (what the stats say for a server without a name).
+    QStringList backendNames;
+    /// nutcracker's stats port (-s), as given by stats=host:port; port 0 when not given.
+    NodeAddress stats{QString(), 0};
     /// Where the backends came from, for messages ("" when given by hand).
     QString configFile;
     QString pool;

@@ -24,10 +24,11 @@ Status finishTwemproxyOptions(ConnectionOptions& options)
 {
     TwemproxyOptions& pool = options.twemproxy;
     if (!pool.enabled) {
-        if (!pool.backends.empty() || !pool.configFile.isEmpty() || !pool.pool.isEmpty())
+        if (!pool.backends.empty() || !pool.configFile.isEmpty() || !pool.pool.isEmpty() ||
+            pool.stats.port != 0)
             return Error{ErrorKind::InvalidInput,
-                         QStringLiteral("backends=, config= and pool= are for a Twemproxy pool "
-                                        "(redis+twemproxy://)")};
+                         QStringLiteral("backends=, config=, pool= and stats= are for a "
+                                        "Twemproxy pool (redis+twemproxy://)")};
         return Unit{};
     }
     // The proxy forwards none of the handshake's commands but AUTH (its redis_auth).
@@ -43,8 +44,12 @@ Status finishTwemproxyOptions(ConnectionOptions& options)
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("config= and pool= go together: the nutcracker YAML file "
                                     "and the pool's name in it")};
-    if (pool.configFile.isEmpty())
+    if (pool.configFile.isEmpty()) {
+        pool.backendNames.clear();
+        for (const NodeAddress& backend : pool.backends)
+            pool.backendNames << backend.text();
         return Unit{};
+    }
     if (!pool.backends.empty())
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("give the backends either as backends= or as config=")};
@@ -54,13 +59,13 @@ Status finishTwemproxyOptions(ConnectionOptions& options)
     if (read->hashTag != QLatin1String("{}"))
         return Error{ErrorKind::InvalidInput,
                      QStringLiteral("nutcracker pool ") + pool.pool +
-                         (read->hashTag.isEmpty()
-                              ? QStringLiteral(" has no hash_tag")
-                              : QStringLiteral(" has hash_tag \"") + read->hashTag +
-                                    QLatin1Char('"')) +
+                         (read->hashTag.isEmpty() ? QStringLiteral(" has no hash_tag")
+                                                  : QStringLiteral(" has hash_tag \"") +
+                                                        read->hashTag + QLatin1Char('"')) +
                          QStringLiteral(": Tollgate needs hash_tag: \"{}\", so that every "
                                         "script's keys are on one backend")};
     pool.backends = read->servers;
+    pool.backendNames = read->serverNames;
     pool.hashTag = read->hashTag;
     return Unit{};
 }

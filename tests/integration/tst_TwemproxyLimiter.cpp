@@ -34,6 +34,7 @@ private Q_SLOTS:
     void aUsersKeysStayOnOneBackend();
     void noscriptIsCuredByEval();
     void refusedCommandsAreNeverSent();
+    void streamReadsGoAsScripts();
     void wholeServerWorkNeedsTheBackends();
     void refusalCacheHearsEveryBackend();
     void ttlsSurviveEjectionsUnderLoad();
@@ -219,6 +220,32 @@ void TwemproxyLimiterTest::refusedCommandsAreNeverSent()
     QCOMPARE((*replies)[2]->toBytes(), QByteArray("1"));
     QCOMPARE(m_client->state(), ConnectionState::Connected);
     QVERIFY(run(m_client.get(), {"PING"}));
+}
+
+// The proxy forwards no stream command; the key browser's reads of a stream (its length, its
+// newest entries) go as a script on the key's backend, with the same replies.
+void TwemproxyLimiterTest::streamReadsGoAsScripts()
+{
+    const QByteArray key = "tg:{streamer}:audit";
+    for (const QByteArray field : {"first", "second"}) {
+        auto added =
+            run(m_client.get(),
+                {"EVAL", "return redis.call('XADD', KEYS[1], '*', 'f', ARGV[1])", "1", key, field});
+        QVERIFY2(added, qPrintable(added ? QString() : added.error().message));
+    }
+    auto length = run(m_client.get(), {"XLEN", key});
+    QVERIFY2(length, qPrintable(length ? QString() : length.error().message));
+    QCOMPARE(length->toInteger(), 2);
+    auto newest = run(m_client.get(), {"XREVRANGE", key, "+", "-", "COUNT", "1"});
+    QVERIFY2(newest, qPrintable(newest ? QString() : newest.error().message));
+    QCOMPARE(newest->elements.size(), size_t(1));
+    const Reply& entry = newest->elements.front();
+    QCOMPARE(entry.elements.size(), size_t(2));
+    QCOMPARE(entry.elements[1].elements[1].toBytes(), QByteArray("second"));
+    auto oldest = run(m_client.get(), {"XRANGE", key, "-", "+", "COUNT", "1"});
+    QVERIFY2(oldest, qPrintable(oldest ? QString() : oldest.error().message));
+    QCOMPARE(oldest->elements.front().elements[1].elements[1].toBytes(), QByteArray("first"));
+    QCOMPARE(m_client->state(), ConnectionState::Connected);
 }
 
 void TwemproxyLimiterTest::wholeServerWorkNeedsTheBackends()

@@ -1,5 +1,7 @@
 #include "tests/support/Twemproxy.h"
 
+#include "app/demo/DemoPool.h"
+
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -29,11 +31,7 @@ Twemproxy::~Twemproxy()
 
 QString Twemproxy::nutcrackerPath()
 {
-    const QString found = QStandardPaths::findExecutable(QStringLiteral("nutcracker"));
-    if (!found.isEmpty())
-        return found;
-    const QString sbin = QStringLiteral("/usr/sbin/nutcracker");
-    return QFileInfo(sbin).isExecutable() ? sbin : QString();
+    return DemoPool::nutcrackerPath(); // the demo looks for it where the tests do
 }
 
 bool Twemproxy::start(const Options& options)

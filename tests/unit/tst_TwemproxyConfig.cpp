@@ -120,8 +120,22 @@ void TwemproxyConfigTest::timeGoesAsAScript()
     QVERIFY(time);
     QVERIFY(time->bytes().contains("redis.call('TIME')"));
     QVERIFY(twemproxyForwards(time->bytes()));
-    auto expiry = twemproxyCommand(EncodedCommand::fromArgs({"PEXPIRETIME", "tg:{u}:ban"}));
-    QVERIFY(expiry && expiry->bytes().endsWith("tg:{u}:ban\r\n"));
+    // Keyed reads the proxy does not forward run as a script with the key as its key, so the
+    // proxy sends them to the key's backend.
+    for (const Command& read : {Command{"PEXPIRETIME", "tg:{u}:ban"}, Command{"XLEN", "tg:{u}:audit"},
+                                Command{"XREVRANGE", "tg:{u}:audit", "+", "-", "COUNT", "5"}}) {
+        auto sent = twemproxyCommand(EncodedCommand::fromArgs(read));
+        QVERIFY(sent);
+        QVERIFY(twemproxyForwards(sent->bytes()));
+        const std::optional<Command> args = decodeCommand(sent->bytes());
+        QVERIFY(args);
+        QCOMPARE(args->value(0), QByteArray("EVAL"));
+        QCOMPARE(args->value(2), QByteArray("1"));
+        QCOMPARE(args->value(3), read.at(1));
+        QCOMPARE(args->mid(4), Command{read.front()} + read.mid(2));
+    }
+    // A write the proxy does not forward is not turned into a script: refused.
+    QVERIFY(!twemproxyCommand(EncodedCommand::fromArgs({"XADD", "k", "*", "f", "v"})));
 }
 
 void TwemproxyConfigTest::readOnlyScriptsGoAsTheirWritingForm()

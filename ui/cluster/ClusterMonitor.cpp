@@ -27,6 +27,13 @@ ClusterMonitor::ClusterMonitor(Session* session, QObject* parent)
     const ConnectionOptions& options = session->settings().connection;
     if (options.sentinel.enabled())
         m_sentinels = std::make_unique<NodeClients>(sentinelClientOptions(nodeOptions(options)));
+    if (options.twemproxy.enabled) {
+        // Straight to each redis-server: INFO is not forwarded by the proxy.
+        ConnectionOptions backend = nodeOptions(options);
+        backend.twemproxy = {};
+        backend.twemproxy.backendOfPool = true;
+        m_backends = std::make_unique<NodeClients>(backend);
+    }
 }
 
 ClusterMonitor::~ClusterMonitor() = default;
@@ -38,6 +45,8 @@ bool ClusterMonitor::refresh()
     m_sampling = true;
     if (m_sentinels)
         sampleSentinel();
+    else if (m_backends)
+        samplePool();
     else
         discover(0);
     return true;
@@ -74,14 +83,14 @@ void ClusterMonitor::discover(size_t fallback)
 void ClusterMonitor::sampleCluster(SlotMap map)
 {
     auto shared = std::make_shared<SlotMap>(std::move(map));
-    sampleNodeStats(m_nodes.get(), shared->nodes(), this,
-                    [this, shared](Result<ClusterStats> stats) {
-                        if (!stats) {
-                            finish(stats.error());
-                            return;
-                        }
-                        finish(ClusterSnapshot{false, *shared, std::move(*stats), std::nullopt});
-                    });
+    sampleNodeStats(
+        m_nodes.get(), shared->nodes(), this, [this, shared](Result<ClusterStats> stats) {
+            if (!stats) {
+                finish(stats.error());
+                return;
+            }
+            finish(ClusterSnapshot{false, *shared, std::move(*stats), std::nullopt, std::nullopt});
+        });
 }
 
 void ClusterMonitor::sampleStandalone()
@@ -128,6 +137,46 @@ void ClusterMonitor::sampleSentinel()
                 finish(std::move(snapshot));
             });
         });
+}
+
+void ClusterMonitor::samplePool()
+{
+    const ConnectionOptions& options = m_session->settings().connection;
+    auto snapshot = std::make_shared<ClusterSnapshot>();
+    snapshot->pool = PoolSnapshot{NodeAddress{options.host, options.port},
+                                  m_session->state() == ConnectionState::Connected,
+                                  options.twemproxy, std::nullopt, QString()};
+    std::vector<ClusterNode> nodes;
+    for (const NodeAddress& backend : options.twemproxy.backends)
+        nodes.push_back({{}, backend.host, backend.port, true, false});
+    auto readStats = [this, snapshot] {
+        const TwemproxyOptions& pool = snapshot->pool->options;
+        if (pool.stats.port == 0) {
+            finish(std::move(*snapshot));
+            return;
+        }
+        readTwemproxyStats(pool.stats, pool.pool, kNodeDeadlineMs, this,
+                           [this, snapshot](Result<TwemproxyPoolStats> stats) {
+                               if (stats)
+                                   snapshot->pool->stats = std::move(*stats);
+                               else
+                                   snapshot->pool->statsError = stats.error().message;
+                               finish(std::move(*snapshot));
+                           });
+    };
+    if (nodes.empty()) {
+        readStats();
+        return;
+    }
+    sampleNodeStats(m_backends.get(), nodes, this,
+                    [this, snapshot, readStats](Result<ClusterStats> stats) {
+                        if (!stats) {
+                            finish(stats.error());
+                            return;
+                        }
+                        snapshot->stats = std::move(*stats);
+                        readStats();
+                    });
 }
 
 void ClusterMonitor::finish(Result<ClusterSnapshot> snapshot)

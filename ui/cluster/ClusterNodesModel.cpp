@@ -1,5 +1,6 @@
 #include "ui/cluster/ClusterNodesModel.h"
 
+#include "ui/cluster/PoolRows.h"
 #include "ui/cluster/SentinelRows.h"
 #include "ui/common/Palette.h"
 
@@ -23,16 +24,12 @@ ClusterNodeRow rowFor(const ClusterNode& node, const ClusterSnapshot& snapshot,
     row.slotRanges = snapshot.map.slotRanges(row.address);
     for (const auto& [first, last] : row.slotRanges)
         row.slotCount += last - first + 1;
-    const NodeStats* stats = figures.value(row.address);
-    if (stats)
-        row.stats = *stats;
-    if (!stats || !stats->error.isEmpty()) {
-        row.link = NodeLink::Unreachable;
-        row.linkDetail = stats ? stats->error : QObject::tr("not sampled");
-    } else if (node.failed) {
+    if (!takeFigures(row, figures))
+        return row;
+    if (node.failed) {
         row.link = NodeLink::Failing;
         row.linkDetail = QObject::tr("the cluster marks it failed");
-    } else if (stats->clusterState == "fail" && health == ClusterHealth::Ok) {
+    } else if (row.stats.clusterState == "fail" && health == ClusterHealth::Ok) {
         row.link = NodeLink::Failing;
         row.linkDetail = QObject::tr("it sees cluster_state:fail while the cluster is ok");
     }
@@ -40,6 +37,18 @@ ClusterNodeRow rowFor(const ClusterNode& node, const ClusterSnapshot& snapshot,
 }
 
 } // namespace
+
+bool takeFigures(ClusterNodeRow& row, const QHash<QString, const NodeStats*>& figures)
+{
+    const NodeStats* stats = figures.value(row.address);
+    if (stats)
+        row.stats = *stats;
+    if (stats && stats->error.isEmpty())
+        return true;
+    row.link = NodeLink::Unreachable;
+    row.linkDetail = stats ? stats->error : QObject::tr("not sampled");
+    return false;
+}
 
 ClusterHealth clusterHealth(const ClusterStats& stats)
 {
@@ -64,6 +73,8 @@ std::vector<ClusterNodeRow> ClusterNodeRow::fromSnapshot(const ClusterSnapshot& 
         figures.insert(node.address, &node);
     if (snapshot.sentinel)
         return sentinelRows(snapshot, figures);
+    if (snapshot.pool)
+        return poolRows(snapshot, figures);
     std::vector<ClusterNodeRow> rows;
     if (snapshot.standalone) {
         for (const NodeStats& node : snapshot.stats.nodes) {
@@ -164,7 +175,10 @@ int ClusterNodesModel::columnCount(const QModelIndex& parent) const
 QVariant ClusterNodesModel::display(const ClusterNodeRow& row, int column) const
 {
     const QLocale locale;
-    const bool figures = row.link != NodeLink::Unreachable && row.role != QLatin1String("sentinel");
+    // Sentinels and a Twemproxy proxy hold no data: their figures are the servers'.
+    const bool figures = row.link != NodeLink::Unreachable &&
+                         row.role != QLatin1String("sentinel") &&
+                         row.role != QLatin1String("proxy");
     const auto number = [&](qint64 value) {
         return figures ? locale.toString(value) : QStringLiteral("\u2014");
     };
@@ -194,6 +208,8 @@ QVariant ClusterNodesModel::display(const ClusterNodeRow& row, int column) const
         return lagText(row);
     case LinkColumn:
         return linkName(row.link);
+    case ProxyColumn:
+        return row.proxyView;
     case ColumnCount:
         break;
     }
@@ -215,6 +231,8 @@ QVariant ClusterNodesModel::data(const QModelIndex& index, int role) const
             return slotRangesText(row.slotRanges, int(row.slotRanges.size()));
         if (index.column() == LinkColumn)
             return row.linkDetail;
+        if (index.column() == ProxyColumn)
+            return row.proxyView;
         return {};
     case Qt::ForegroundRole:
         if (index.column() == LinkColumn)
@@ -260,6 +278,8 @@ QVariant ClusterNodesModel::headerData(int section, Qt::Orientation orientation,
         return tr("Lag");
     case LinkColumn:
         return tr("Link");
+    case ProxyColumn:
+        return tr("The proxy says");
     case ColumnCount:
         break;
     }

@@ -38,15 +38,21 @@ struct ClusterNodeRow
     int slotCount = 0;
     NodeStats stats; // zero figures when it did not answer
     NodeLink link = NodeLink::Connected;
-    QString linkDetail; // why it is not connected
+    QString linkDetail;     // why it is not connected
     qint64 lagBytes = -1;   // a replica: its primary's replication offset minus its own
     qint64 lagSeconds = -1; // a replica: since it last heard from its primary
+    QString proxyView;      // a Twemproxy pool: what nutcracker's stats say of it
 
     /// Rows for a snapshot: each primary (by address) followed by its replicas, then any node
     /// the topology names without a shard (a failed primary that lost its slots). On a
-    /// Sentinel deployment: the primary, its replicas with their lag, then the sentinels.
+    /// Sentinel deployment: the primary, its replicas with their lag, then the sentinels. On a
+    /// Twemproxy pool: the proxy, then each backend.
     static std::vector<ClusterNodeRow> fromSnapshot(const ClusterSnapshot& snapshot);
 };
+
+/// Fills row.stats with the row's INFO from `figures` (by address); a node that did not answer,
+/// or was not sampled, becomes unreachable with the reason. Returns whether it answered.
+bool takeFigures(ClusterNodeRow& row, const QHash<QString, const NodeStats*>& figures);
 
 /// The nodes of the Topology page. Rows are replaced whole on every sample (a cluster has a
 /// handful of nodes): one dataChanged when the same nodes come back, a reset otherwise, so a
@@ -69,6 +75,7 @@ public:
         ClientsColumn,
         LagColumn,
         LinkColumn,
+        ProxyColumn, // a Twemproxy pool only
         ColumnCount
     };
 

@@ -3,6 +3,7 @@
 #include "ui/cluster/ClusterMonitor.h"
 #include "ui/cluster/ClusterNodesModel.h"
 #include "ui/cluster/ClusterText.h"
+#include "ui/cluster/PoolRows.h"
 #include "ui/cluster/SentinelRows.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
@@ -122,19 +123,27 @@ void ClusterPage::showSnapshot(const ClusterSnapshot& snapshot)
     std::vector<ClusterNodeRow> rows = ClusterNodeRow::fromSnapshot(snapshot);
     bool bad = clusterHealth(snapshot.stats) != ClusterHealth::Ok && !snapshot.standalone;
     m_summary->setText(snapshot.sentinel ? sentinelSummaryText(snapshot, rows, &bad)
+                       : snapshot.pool   ? poolSummaryText(snapshot, rows, &bad)
                                          : summaryText(snapshot, rows));
     QPalette palette = this->palette();
     if (bad)
         palette.setColor(QPalette::WindowText, toneColor(Tone::Denied));
     m_summary->setPalette(palette);
     m_model->setRows(std::move(rows));
-    // A standalone server has no ids, primaries or slots to show; only Sentinel shows lag.
+    // A standalone server has no ids, primaries or slots to show; only Sentinel shows lag; a
+    // pool shows each server's name in it (as the Id) and what the proxy says of it.
     for (int column : {ClusterNodesModel::IdColumn, ClusterNodesModel::PrimaryColumn,
                        ClusterNodesModel::SlotsColumn, ClusterNodesModel::SlotCountColumn})
         m_view->setColumnHidden(
             column, snapshot.standalone ||
-                        (snapshot.sentinel && column != ClusterNodesModel::PrimaryColumn));
+                        (snapshot.sentinel && column != ClusterNodesModel::PrimaryColumn) ||
+                        (snapshot.pool && column != ClusterNodesModel::IdColumn));
     m_view->setColumnHidden(ClusterNodesModel::LagColumn, !snapshot.sentinel);
+    m_view->setColumnHidden(ClusterNodesModel::ProxyColumn, !snapshot.pool);
+    // The slot ranges take the spare width on a cluster; the proxy's words on a pool.
+    m_view->horizontalHeader()->setSectionResizeMode(ClusterNodesModel::ProxyColumn,
+                                                     snapshot.pool ? QHeaderView::Stretch
+                                                                   : QHeaderView::ResizeToContents);
     m_status->setText(tr("Updated %1, every %2 s while this page is shown.")
                           .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
                           .arg(kRefreshMs / 1000));
@@ -164,6 +173,13 @@ QString ClusterPage::locateUser()
     }
     if (m_model->rows().empty()) {
         m_location->setText(location->where() + tr(" \u00b7 waiting for the topology"));
+        return {};
+    }
+    if (snapshot.pool) {
+        m_location->setText(tr("hash tag %1 \u00b7 the proxy picks the backend from it (its "
+                               "hash and distribution); while a backend is ejected, the keys "
+                               "it would hold go to another one")
+                                .arg(QString::fromUtf8(location->hashTag)));
         return {};
     }
     if (snapshot.sentinel) {

@@ -17,13 +17,7 @@ ClusterNodeRow serverRow(const NodeAddress& address, const QString& role, const 
     ClusterNodeRow row;
     row.address = address.text();
     row.role = role;
-    const NodeStats* stats = figures.value(row.address);
-    if (stats)
-        row.stats = *stats;
-    if (!stats || !stats->error.isEmpty()) {
-        row.link = NodeLink::Unreachable;
-        row.linkDetail = stats ? stats->error : QObject::tr("not sampled");
-    } else if (flags.contains("down") || flags.contains("disconnected")) {
+    if (takeFigures(row, figures) && (flags.contains("down") || flags.contains("disconnected"))) {
         row.link = NodeLink::Failing;
         row.linkDetail = QObject::tr("the sentinels flag it %1").arg(QString::fromUtf8(flags));
     }

@@ -29,6 +29,7 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace tollgate::ui {
 
@@ -369,18 +370,23 @@ void MainWindow::refreshStatus()
         m_serverLabel->setText(tr("Redis at %1").arg(serverText(*m_session->client())));
         return;
     }
-    m_session->client()->execute(
+    // On every primary: a Twemproxy proxy answers no INFO, its backends do.
+    m_session->client()->executeOnEveryPrimary(
         {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, m_serverLabel,
         [this, endpoint = serverText(*m_session->client()),
-         sentinel = settings.connection.sentinel.enabled()](Result<Reply> reply) {
+         modeNamed = settings.connection.sentinel.enabled() ||
+                     settings.connection.twemproxy.enabled](std::vector<Result<Reply>> replies) {
             QString version = tr("unknown version");
             QString mode;
-            if (reply) {
+            const auto answered = std::find_if(replies.begin(), replies.end(),
+                                               [](const Result<Reply>& r) { return r.ok(); });
+            if (answered != replies.end()) {
+                const Result<Reply>& reply = *answered;
                 for (const QByteArray& line : reply->toBytes().split('\n')) {
                     if (line.startsWith("redis_version:"))
                         version = QString::fromUtf8(line.mid(14).trimmed());
-                    // "standalone" would contradict "primary of ... (Sentinel)"
-                    else if (line.startsWith("redis_mode:") && !sentinel)
+                    // "standalone" would contradict "primary of ... (Sentinel)" or a pool
+                    else if (line.startsWith("redis_mode:") && !modeNamed)
                         mode = QString::fromUtf8(line.mid(11).trimmed());
                 }
             }
