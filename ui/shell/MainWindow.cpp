@@ -152,7 +152,7 @@ void MainWindow::buildMenus()
     toolbar->addSeparator();
     m_findUser = new QLineEdit;
     m_findUser->setObjectName(QStringLiteral("findUserLineEdit"));
-    m_findUser->setPlaceholderText(tr("Find user (Ctrl+F), Enter opens it"));
+    m_findUser->setPlaceholderText(tr("Find user, or prefix* (Ctrl+F)"));
     m_findUser->setClearButtonEnabled(true);
     m_findUser->setMaximumWidth(320);
     toolbar->addWidget(m_findUser);
@@ -303,9 +303,18 @@ QWidget* MainWindow::showDetached(QWidget* dialog, const QString& missing)
 
 void MainWindow::findUser()
 {
-    const QByteArray user = m_findUser->text().trimmed().toUtf8();
-    if (!user.isEmpty())
-        openUser(user);
+    const QString text = m_findUser->text().trimmed();
+    // Ids never hold a raw "*" (escaping writes it %2A): a "*" asks for every id it matches,
+    // which is the Subjects page's prefix filter, not one (empty) user.
+    if (text.contains(QLatin1Char('*'))) {
+        if (filterSubjects(page(QStringLiteral("subjects")), text))
+            showPage(QStringLiteral("subjects"));
+        else
+            statusBar()->showMessage(tr("Finding users by prefix needs the Subjects page."), 5000);
+        return;
+    }
+    if (!text.isEmpty())
+        openUser(text.toUtf8());
 }
 
 void MainWindow::showConnectionDialog()

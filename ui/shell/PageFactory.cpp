@@ -155,6 +155,17 @@ createPages(Session* session, QWidget* parent,
     return pages;
 }
 
+bool filterSubjects([[maybe_unused]] QWidget* subjects, [[maybe_unused]] const QString& text)
+{
+#ifdef TOLLGATE_HAVE_SUBJECTS
+    if (auto* page = qobject_cast<SubjectsPage*>(subjects)) {
+        page->filterBy(text);
+        return true;
+    }
+#endif
+    return false;
+}
+
 QWidget* createUserDialog([[maybe_unused]] Session* session,
                           [[maybe_unused]] const QByteArray& user, [[maybe_unused]] QWidget* parent)
 {

@@ -25,6 +25,10 @@ struct PageInfo
 std::vector<PageInfo> createPages(Session* session, QWidget* parent,
                                   const std::function<void(const QByteArray&)>& openUser = {});
 
+/// Filters the Subjects page `subjects` (a page createPages made) by `text`; false when this
+/// build has no Subjects page.
+bool filterSubjects(QWidget* subjects, const QString& text);
+
 /// The user detail dialog for `user`, or null when this build has none.
 QWidget* createUserDialog(Session* session, const QByteArray& user, QWidget* parent);
 

@@ -273,6 +273,13 @@ void SubjectsPage::refresh()
     m_overrides->refresh();
 }
 
+void SubjectsPage::filterBy(const QString& text)
+{
+    m_filter->setText(text);
+    m_filterDelay->stop(); // now, not after the typing pause
+    applyFilter();
+}
+
 void SubjectsPage::applyFilter()
 {
     SubjectFilter filter;

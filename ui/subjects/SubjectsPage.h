@@ -45,6 +45,8 @@ public Q_SLOTS:
     void refresh();
     /// Opens (or raises) the detail dialog of `user`.
     UserDetailDialog* openUser(const QByteArray& user);
+    /// Shows the rows the filter `text` matches ("scraper*": every id with that prefix), now.
+    void filterBy(const QString& text);
 
 Q_SIGNALS:
     /// A full pass was applied to the model (first pass or sweep).
