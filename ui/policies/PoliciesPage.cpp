@@ -8,6 +8,7 @@
 #include "ui/policies/PoliciesModel.h"
 #include "ui/policies/PolicyEditor.h"
 #include "ui/policies/PolicyHistoryPanel.h"
+#include "ui/policies/UnsavedEdits.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -81,6 +82,7 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     // The table above the form: both get the page's whole width, so every column of the table
     // shows at 1024 px; the form scrolls rather than push the window past the screen.
     auto* form = new QScrollArea(this);
+    m_form = form;
     form->setObjectName(QStringLiteral("policyEditorScrollArea"));
     form->setWidget(m_editor);
     form->setWidgetResizable(true);
@@ -106,11 +108,15 @@ PoliciesPage::PoliciesPage(Session* session, QWidget* parent) : QWidget(parent),
     auto* reloadKey = new QShortcut(QKeySequence::Refresh, this, nullptr, nullptr,
                                     Qt::WidgetWithChildrenShortcut);
     connect(reloadKey, &QShortcut::activated, this, [this] { reload(); });
+    m_unsaved = new UnsavedEdits(m_editor, this);
+    connect(m_editor, &PolicyEditor::modifiedChanged, this, &PoliciesPage::markUnsaved);
     connect(m_new, &QPushButton::clicked, this, [this] {
-        m_table->clearSelection();
-        m_editor->startNew();
-        if (auto* action = m_editor->findChild<QWidget*>(QStringLiteral("actionLineEdit")))
-            action->setFocus();
+        m_unsaved->beforeDiscarding(tr("start a new policy"), [this] {
+            selectQuietly({});
+            m_editor->startNew();
+            if (auto* action = m_editor->findChild<QWidget*>(QStringLiteral("actionLineEdit")))
+                action->setFocus();
+        });
     });
     connect(m_delete, &QPushButton::clicked, this, &PoliciesPage::deleteSelected);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -161,8 +167,9 @@ void PoliciesPage::reload(const QByteArray& select)
         m_model->setPolicies(std::move(*policies));
         int row = m_model->rowOf(keep);
         // First load: show a real policy rather than an empty "new policy" form.
-        const bool firstShow = row < 0 && !m_editor->isModified() && m_editor->loadedRevision() == 0 &&
-                               m_model->rowCount() > 0 && select.isEmpty();
+        const bool firstShow = row < 0 && !m_editor->isModified() &&
+                               m_editor->loadedRevision() == 0 && m_model->rowCount() > 0 &&
+                               select.isEmpty();
         if (firstShow)
             row = 0;
         if (row >= 0)
@@ -183,12 +190,43 @@ void PoliciesPage::reload(const QByteArray& select)
     });
 }
 
+void PoliciesPage::selectQuietly(const QByteArray& action)
+{
+    m_loading = true;
+    const int row = m_model->rowOf(action);
+    if (row >= 0)
+        m_table->selectRow(row);
+    else
+        m_table->clearSelection();
+    m_loading = false;
+    updateButtons();
+}
+
+void PoliciesPage::markUnsaved(bool modified)
+{
+    const int tab = m_tabs->indexOf(m_form);
+    m_tabs->setTabText(tab, modified ? tr("Policy *") : tr("Policy"));
+    m_tabs->setTabToolTip(tab, modified ? tr("Unsaved changes: Save keeps them") : QString());
+}
+
 void PoliciesPage::onSelectionChanged()
 {
     updateButtons();
     if (m_loading)
         return;
-    const int row = m_model->rowOf(selectedAction());
+    const QByteArray wanted = selectedAction();
+    if (m_editor->isModified() && wanted != m_editor->loadedAction()) {
+        // Back on the edited row while asking: Cancel (and Save) stay there.
+        selectQuietly(m_editor->loadedAction());
+        m_unsaved->beforeDiscarding(
+            tr("open \"%1\"").arg(QString::fromUtf8(wanted)), [this, wanted] {
+                selectQuietly(wanted);
+                if (const Policy* policy = m_model->policyAt(m_model->rowOf(wanted)))
+                    m_editor->load(*policy);
+            });
+        return;
+    }
+    const int row = m_model->rowOf(wanted);
     if (const Policy* policy = m_model->policyAt(row))
         m_editor->load(*policy);
     if (m_tabs->currentWidget() == m_history && !selectedAction().isEmpty())

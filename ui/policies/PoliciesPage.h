@@ -12,6 +12,7 @@ namespace tollgate::ui {
 class PoliciesModel;
 class PolicyEditor;
 class PolicyHistoryPanel;
+class UnsavedEdits;
 class Session;
 
 /// Policies: the table of every action's policy (live: reloaded on "policy" events), and below
@@ -43,6 +44,10 @@ private:
     void deleteSelected();
     void updateButtons();
     QByteArray selectedAction() const;
+    /// Selects `action`'s row (none: no row) without loading it into the editor.
+    void selectQuietly(const QByteArray& action);
+    /// The tab says when the form holds unsaved edits: "Policy *".
+    void markUnsaved(bool modified);
 
     Session* m_session;
     PoliciesModel* m_model;
@@ -50,10 +55,12 @@ private:
     PolicyEditor* m_editor;
     PolicyHistoryPanel* m_history;
     QTabWidget* m_tabs;
+    QWidget* m_form; // the Policy tab: the editor in its scroll area
     QPushButton* m_reload;
     QPushButton* m_new;
     QPushButton* m_delete;
     QLabel* m_status;
+    UnsavedEdits* m_unsaved;
     bool m_loading = false;
 };
 

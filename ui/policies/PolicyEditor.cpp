@@ -370,6 +370,9 @@ void PolicyEditor::revalidate()
                            m_align->currentData().toBool());
     const auto policy = editedPolicy();
     m_valid = policy.ok();
+    const bool changed = m_modified && (!policy || !samePolicy(*policy, m_loaded));
+    if (changed != std::exchange(m_changed, changed))
+        Q_EMIT modifiedChanged(changed);
     // An untouched new form is incomplete, not wrong: no red text before anything is typed.
     m_error->setText(m_valid || !m_modified ? QString() : policy.error().message);
     m_error->setVisible(!m_valid && m_modified);
@@ -386,16 +389,17 @@ void PolicyEditor::revalidate()
 void PolicyEditor::updateSaveButton()
 {
     const QString blocked = m_session->writeBlockedReason(Session::Write::EditPolicy);
-    m_save->setEnabled(m_valid && !m_saving && blocked.isEmpty());
-    m_save->setToolTip(blocked.isEmpty()
-                           ? tr("Save with compare-and-set on revision %1").arg(m_loaded.revision)
-                           : blocked);
+    m_save->setEnabled(m_valid && m_changed && !m_saving && blocked.isEmpty());
+    m_save->setToolTip(!blocked.isEmpty() ? blocked
+                       : !m_changed
+                           ? tr("Nothing changed since it was loaded")
+                           : tr("Save with compare-and-set on revision %1").arg(m_loaded.revision));
 }
 
 void PolicyEditor::save()
 {
     auto policy = editedPolicy();
-    if (!policy || m_saving || !m_session->canWrite(Session::Write::EditPolicy))
+    if (!policy || !m_changed || m_saving || !m_session->canWrite(Session::Write::EditPolicy))
         return;
     // Every save says why, and what it changes: both go into the audit entry.
     const std::optional<Policy> before =

@@ -39,13 +39,15 @@ public:
     Result<Policy> editedPolicy() const;
     QByteArray loadedAction() const { return m_loaded.action; }
     qint64 loadedRevision() const { return m_loaded.revision; }
-    /// True once the form differs from what was loaded.
-    bool isModified() const { return m_modified; }
+    /// True while the form differs from what was loaded (typing a value back is no change).
+    bool isModified() const { return m_changed; }
 
     void save();
 
 Q_SIGNALS:
     void saved(const QByteArray& action, qint64 revision);
+    /// isModified() changed: the page marks unsaved edits.
+    void modifiedChanged(bool modified);
 
 private:
     void buildTimeAndFailureFields();
@@ -72,7 +74,8 @@ private:
 
     Session* m_session;
     Policy m_loaded;
-    bool m_modified = false;
+    bool m_modified = false; // something was typed since the load
+    bool m_changed = false;  // and the form differs from the load (isModified)
     bool m_valid = false;
     bool m_saving = false;
     bool m_filling = false;
