@@ -73,6 +73,11 @@ HitResult usageFromCounters(const std::vector<WindowReading>& windows, const Pol
     return usage;
 }
 
+qint64 remainingShown(qint64 limit, qint64 count, bool banned)
+{
+    return banned ? 0 : std::max<qint64>(0, limit - count);
+}
+
 bool isNearLimit(const HitResult& usage)
 {
     if (usage.limit <= 0 || usage.tier == Tier::Banned)

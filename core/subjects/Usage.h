@@ -32,6 +32,10 @@ struct WindowReading
 HitResult usageFromCounters(const std::vector<WindowReading>& windows, const Policy& policy,
                             bool banned);
 
+/// Remaining as every view shows it: nothing while a ban is in force (no hit passes until it
+/// ends, whatever the counter holds), else max(0, limit - count).
+qint64 remainingShown(qint64 limit, qint64 count, bool banned);
+
 /// Near the limit: warned, denied, or at most 10 % of the limit left (banned rows are not).
 bool isNearLimit(const HitResult& usage);
 

@@ -318,10 +318,10 @@ void tst_UserDetailWrites::unbanCanAlsoReset()
     dialog->findChild<QPushButton*>(QStringLiteral("unbanButton"))->click();
     auto* unban = waitForChild<ReasonDialog>(dialog.get(), QStringLiteral("unbanDialog"));
     QVERIFY(unban);
-    auto* alsoReset = unban->findChild<QCheckBox*>(QStringLiteral("alsoResetCheckBox"));
-    QVERIFY(alsoReset);
-    QVERIFY(!alsoReset->isChecked()); // counters are kept unless asked
-    alsoReset->setChecked(true);
+    auto* then = unban->findChild<QComboBox*>(QStringLiteral("holdComboBox"));
+    QVERIFY(then);
+    QCOMPARE(then->currentIndex(), int(UnbanStep::LiftOnly)); // counters are kept unless asked
+    then->setCurrentIndex(int(UnbanStep::ResetToo));
     QTest::keyClicks(unban->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit")),
                      QStringLiteral("appeal, fresh start"));
     unban->findChild<QPushButton*>(QStringLiteral("applyUnbanButton"))->click();

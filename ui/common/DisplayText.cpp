@@ -2,6 +2,7 @@
 
 #include "core/keys/IdText.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QLocale>
 #include <algorithm>
@@ -19,11 +20,20 @@ QString hexByte(uchar byte)
 void appendSafe(QString& out, char32_t c)
 {
     switch (c) {
-    case U'\n': out += QStringLiteral("\\n"); return;
-    case U'\r': out += QStringLiteral("\\r"); return;
-    case U'\t': out += QStringLiteral("\\t"); return;
-    case U'\\': out += QStringLiteral("\\\\"); return;
-    default: break;
+    case U'\n':
+        out += QStringLiteral("\\n");
+        return;
+    case U'\r':
+        out += QStringLiteral("\\r");
+        return;
+    case U'\t':
+        out += QStringLiteral("\\t");
+        return;
+    case U'\\':
+        out += QStringLiteral("\\\\");
+        return;
+    default:
+        break;
     }
     const QChar::Category category = QChar::category(c);
     if (c < 0x20 || c == 0x7f || category == QChar::Other_Control ||
@@ -40,9 +50,8 @@ void appendSafe(QString& out, char32_t c)
 QString displayId(const QByteArray& id)
 {
     // Most ids are printable ASCII: nothing to decode or escape (tables call this per cell).
-    const bool plain = std::all_of(id.cbegin(), id.cend(), [](char c) {
-        return c >= 0x20 && c < 0x7f && c != '\\';
-    });
+    const bool plain = std::all_of(id.cbegin(), id.cend(),
+                                   [](char c) { return c >= 0x20 && c < 0x7f && c != '\\'; });
     if (plain)
         return QString::fromLatin1(id);
     QString out;
@@ -91,8 +100,25 @@ QString formatCountdown(qint64 ms)
     if (s < 3600)
         return QString::number(s / 60) + QStringLiteral("m ") + two(s % 60) + QLatin1Char('s');
     if (s < 86400)
-        return QString::number(s / 3600) + QStringLiteral("h ") + two(s / 60 % 60) + QLatin1Char('m');
-    return QString::number(s / 86400) + QStringLiteral("d ") + two(s / 3600 % 24) + QLatin1Char('h');
+        return QString::number(s / 3600) + QStringLiteral("h ") + two(s / 60 % 60) +
+               QLatin1Char('m');
+    return QString::number(s / 86400) + QStringLiteral("d ") + two(s / 3600 % 24) +
+           QLatin1Char('h');
+}
+
+QString wrongTypeText(const QByteArray& type, const QByteArray& expected)
+{
+    return QCoreApplication::translate("DisplayText",
+                                       "this is a %1, but a key in this place of Tollgate's "
+                                       "schema must be a %2. Every script touching it fails "
+                                       "with WRONGTYPE until it is deleted.")
+        .arg(QString::fromLatin1(type), QString::fromLatin1(expected));
+}
+
+QString banCountdown(qint64 banLeftMs)
+{
+    return banLeftMs < 0 ? QCoreApplication::translate("DisplayText", "never")
+                         : formatCountdown(banLeftMs);
 }
 
 QString countText(qint64 count, const QString& one, const QString& many)

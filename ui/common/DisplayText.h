@@ -18,11 +18,18 @@ QString boundedText(QByteArrayView bytes, qsizetype maxBytes, QString (*show)(co
 /// A countdown for tables: "—" when over, "12.4s" under a minute (tenths make it move
 /// smoothly), "4m 05s", "2h 03m", "3d 04h".
 QString formatCountdown(qint64 ms);
+/// A banned row's "Resets in" on every page: what resets is the ban, not the counter;
+/// `banLeftMs` is the ms until it ends, -1 for a permanent ban ("never").
+QString banCountdown(qint64 banLeftMs);
 
 /// An epoch-ms time stamp in local time, "2024-05-01 13:45:10".
 QString formatTime(qint64 epochMs);
 /// The same with milliseconds, "2024-05-01 13:45:10.123", for hit times and the like.
 QString formatPreciseTime(qint64 epochMs);
+
+/// Why a key of the wrong Redis type (written by another tool) breaks Tollgate: "this is a
+/// string, but a key in this place of Tollgate's schema must be a hash. Every script ...".
+QString wrongTypeText(const QByteArray& type, const QByteArray& expected);
 
 /// "1 ban", "3 bans" (the console ships no translations, so %n plurals would read "ban(s)").
 QString countText(qint64 count, const QString& one, const QString& many);

@@ -22,6 +22,14 @@ QString overrideScopeText(const QByteArray& action)
     return action == Override::kEveryAction ? tr("all actions") : displayId(action);
 }
 
+QString overrideSetText(const Override& stored)
+{
+    return tr("Override set: %1 on %2, %3.")
+        .arg(overrideWhatText(stored.kind, stored.windows), overrideScopeText(stored.action),
+             stored.isPermanent() ? tr("permanent")
+                                  : tr("until %1").arg(formatTime(stored.untilMs)));
+}
+
 QString overrideWhatText(OverrideKind kind, const std::vector<WindowLimit>& windows)
 {
     if (kind == OverrideKind::Unlimited)

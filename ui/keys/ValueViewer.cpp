@@ -136,12 +136,8 @@ void ValueViewer::onType(const QByteArray& type, qint64 pttl)
 
     const QByteArray expected = wrongTypeExpected(m_session->schema(), m_key, type);
     m_flag->setVisible(!expected.isEmpty());
-    m_flag->setText(expected.isEmpty()
-                        ? QString()
-                        : tr("Wrong type: this is a %1, but a key in this place of Tollgate's "
-                             "schema must be a %2. Every script touching it fails with "
-                             "WRONGTYPE until it is deleted.")
-                              .arg(QString::fromLatin1(type), QString::fromLatin1(expected)));
+    m_flag->setText(expected.isEmpty() ? QString()
+                                       : tr("Wrong type: %1").arg(wrongTypeText(type, expected)));
 
     auto read = std::make_shared<Read>();
     read->context.place = m_session->schema().parse(m_key);

@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
@@ -41,6 +42,8 @@ bool stillLoading(QWidget* page)
     return false;
 }
 const QString kUserStep = QStringLiteral("user");
+// The user's Unban dialog, when the tour's user is banned (the demo's abuser is).
+const QString kUnbanStep = QStringLiteral("user-unban");
 // The dashboard again with its charts over the last hour and the last day.
 const QString kHourStep = QStringLiteral("dashboard-1h");
 const QString kDayStep = QStringLiteral("dashboard-24h");
@@ -99,6 +102,8 @@ void ScreenshotTour::next()
         m_userDialog->resize(m_size.boundedTo(QSize(1000, 700)));
         QTimer::singleShot(kSettleMs + 1000, this, [this, step] {
             capture(m_userDialog, step);
+            if (step == kUserStep && captureUnban())
+                return;
             if (m_userDialog)
                 m_userDialog->close();
             QTimer::singleShot(200, this, &ScreenshotTour::next);
@@ -175,6 +180,27 @@ void ScreenshotTour::captureWhenLoaded(const QString& step, int patienceMs)
         capture(m_window, step);
         next();
     });
+}
+
+bool ScreenshotTour::captureUnban()
+{
+    // The demo's abuser is banned: what the Unban dialog predicts is worth a picture.
+    auto* unban = m_userDialog
+                      ? m_userDialog->findChild<QPushButton*>(QStringLiteral("unbanButton"))
+                      : nullptr;
+    if (!unban || !unban->isEnabled())
+        return false;
+    unban->click();
+    QTimer::singleShot(kSettleMs, this, [this] {
+        QWidget* dialog = m_userDialog
+                              ? m_userDialog->findChild<QWidget*>(QStringLiteral("unbanDialog"))
+                              : nullptr;
+        capture(dialog, kUnbanStep);
+        if (m_userDialog)
+            m_userDialog->close();
+        QTimer::singleShot(200, this, &ScreenshotTour::next);
+    });
+    return true;
 }
 
 const QByteArray* ScreenshotTour::userOf(const QString& step) const

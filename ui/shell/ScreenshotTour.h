@@ -38,6 +38,8 @@ private:
     void capture(QWidget* widget, const QString& name);
     /// Captures the page of `step` once it has loaded (or `patienceMs` ran out), then next().
     void captureWhenLoaded(const QString& step, int patienceMs);
+    /// Opens the user detail's Unban dialog and captures it; false when the user has no ban.
+    bool captureUnban();
     /// The user of a user detail step, or null for other steps.
     const QByteArray* userOf(const QString& step) const;
 

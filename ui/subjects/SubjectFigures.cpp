@@ -105,7 +105,8 @@ QString rateText(double perMinute)
 QString rateToolTip(double perMinute, const Policy* policy, bool banned)
 {
     if (banned)
-        return tr("Not known while a ban is in force: nothing is counted then");
+        return tr("Not counted while a ban is in force; the user detail shows the hits "
+                  "refused under bans per second, what an unban would let back in");
     if (policy && policy->algorithm == Algorithm::TokenBucket)
         return tr("Not known for a token bucket: it keeps no count of hits");
     if (perMinute < 0 || !policy)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/subjects/Subject.h"
+#include "core/subjects/Usage.h"
 #include "ui/common/ByteBlocks.h"
 #include "ui/subjects/RowIndex.h"
 
@@ -47,7 +48,7 @@ struct CompactRow
     quint32 deniedSeenS = 0;
 
     bool has(Flag flag) const { return flags & flag; }
-    qint64 remaining() const { return qMax<qint64>(0, limit - count); }
+    qint64 remaining() const { return remainingShown(limit, count, has(Banned)); }
 };
 static_assert(sizeof(CompactRow) <= 48, "a million rows must stay well under 100 MB");
 

@@ -105,16 +105,14 @@ QVariant SubjectsModel::display(int storeRow, int column) const
             return tr("…");
         return QStringLiteral("%1 / %2").arg(countAt(row, now)).arg(row.limit);
     case Remaining:
-        if (ban)
-            return 0;
-        return row.has(CompactRow::StateKnown)
-                   ? QVariant(qMax<qint64>(0, row.limit - countAt(row, now)))
+        return row.has(CompactRow::StateKnown) || row.has(CompactRow::Banned)
+                   ? QVariant(
+                         remainingShown(row.limit, countAt(row, now), row.has(CompactRow::Banned)))
                    : QVariant();
     case Ttl:
-        if (ban) // the ban's end, not the counter's
-            return ban->untilMs > 0
-                       ? formatCountdown(ban->untilMs - QDateTime::currentMSecsSinceEpoch())
-                       : tr("never");
+        if (ban)
+            return banCountdown(
+                ban->untilMs > 0 ? ban->untilMs - QDateTime::currentMSecsSinceEpoch() : -1);
         if (!row.has(CompactRow::StateKnown))
             return QString();
         return formatCountdown(row.resetDeadline > 0 ? row.resetDeadline - now : 0); // "—": empty

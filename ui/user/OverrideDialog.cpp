@@ -4,11 +4,14 @@
 #include "ui/common/DisplayText.h"
 #include "ui/common/ExpiryChooser.h"
 #include "ui/common/OverrideText.h"
+#include "ui/common/Palette.h"
 #include "ui/common/ReasonCheck.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/Guarded.h"
+#include "ui/user/OverrideThenUnban.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -56,6 +59,19 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     m_policyLabel->setObjectName(QStringLiteral("policyLabel"));
     m_policyLabel->setWordWrap(true);
 
+    m_banNote = new QLabel(this);
+    m_banNote->setObjectName(QStringLiteral("banNoteLabel"));
+    m_banNote->setWordWrap(true);
+    m_banNote->setTextFormat(Qt::PlainText);
+    QPalette warn = m_banNote->palette();
+    warn.setColor(QPalette::WindowText, toneColor(Tone::Warn, warn));
+    m_banNote->setPalette(warn);
+    m_alsoUnban = new QCheckBox(this);
+    m_alsoUnban->setObjectName(QStringLiteral("alsoUnbanCheckBox"));
+    m_alsoUnban->setChecked(preset == Preset::GiveMore); // giving more is for getting back in
+    m_banNote->hide();
+    m_alsoUnban->hide();
+
     m_expiry = new ExpiryChooser(
         tr("override"),
         {QStringLiteral("1h"), QStringLiteral("24h"), QStringLiteral("1w"), QStringLiteral("30d")},
@@ -79,7 +95,9 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     form->addRow(QString(), m_unlimited);
     form->addRow(tr("Ends:"), m_expiry);
     form->addRow(tr("&Reason:"), m_reason);
+    form->addRow(QString(), m_alsoUnban);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_banNote);
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(buttons);
@@ -90,6 +108,7 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
         if (!m_editing)
             fillWindows(m_factor);
         showPolicy();
+        showBans();
         validate();
     });
     connect(m_windows, &QLineEdit::textChanged, this, &OverrideDialog::validate);
@@ -105,6 +124,47 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
 void OverrideDialog::setExisting(std::vector<Override> overrides)
 {
     m_existing = std::move(overrides);
+}
+
+void OverrideDialog::setBans(std::vector<BanInfo> bans)
+{
+    m_bans = std::move(bans);
+    showBans();
+}
+
+std::optional<QByteArray> OverrideDialog::banScope() const
+{
+    const QByteArray action = m_scope->currentData().toByteArray();
+    std::optional<QByteArray> scope;
+    for (const BanInfo& ban : m_bans) {
+        if (ban.action.isEmpty() || action == Override::kEveryAction)
+            return QByteArray(); // the user-wide ban stays unless every ban is lifted
+        if (ban.action == action)
+            scope = action;
+    }
+    return scope;
+}
+
+void OverrideDialog::showBans()
+{
+    const std::optional<QByteArray> scope = banScope();
+    m_banNote->setVisible(scope.has_value());
+    m_alsoUnban->setVisible(scope.has_value());
+    if (!scope)
+        return;
+    QStringList bans;
+    for (const BanInfo& ban : m_bans)
+        if (scope->isEmpty() || ban.action == *scope)
+            bans << (ban.action.isEmpty() ? tr("every action") : displayId(ban.action)) +
+                        QStringLiteral(" ") +
+                        (ban.untilMs > 0 ? tr("until %1").arg(formatTime(ban.untilMs))
+                                         : tr("permanently"));
+    m_banNote->setText(tr("Banned (%1). An override does not lift a ban: the user stays "
+                          "refused until it ends.")
+                           .arg(bans.join(QStringLiteral("; "))));
+    m_alsoUnban->setText(scope->isEmpty() ? tr("Also lift &every ban of this user (same reason)")
+                                          : tr("Also lift the &ban (same reason)"));
+    resize(width(), sizeHint().height());
 }
 
 void OverrideDialog::edit(const Override& existing)
@@ -230,18 +290,26 @@ void OverrideDialog::submit(const OverrideRequest& request)
         return;
     m_busy = true;
     m_apply->setEnabled(false);
-    m_session->overrides().set(
-        request, m_session, guarded<Override>(this, [this](Result<Override> stored) {
-            m_busy = false;
-            if (!stored) {
-                validate();
-                m_error->setText(stored.error().toString());
-                Ask::warn(this, tr("Setting the override failed"), stored.error().toString());
-                return;
-            }
-            Q_EMIT applied(*stored);
-            accept();
-        }));
+    auto done = [this](Result<OverrideAndUnban> result) {
+        m_busy = false;
+        if (!result) {
+            validate();
+            m_error->setText(result.error().toString());
+            Ask::warn(this, tr("Setting the override failed"), result.error().toString());
+            return;
+        }
+        Q_EMIT applied(result->stored, result->lifted);
+        accept();
+    };
+    const std::optional<QByteArray> scope = banScope();
+    if (scope && m_alsoUnban->isChecked())
+        return overrideThenUnban(m_session, request, *scope, this, done);
+    m_session->overrides().set(request, m_session,
+                               guarded<Override>(this, [done](Result<Override> stored) {
+                                   if (!stored)
+                                       return done(stored.error());
+                                   done(OverrideAndUnban{*stored, 0});
+                               }));
 }
 
 } // namespace tollgate::ui

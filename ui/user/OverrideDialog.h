@@ -1,11 +1,13 @@
 #pragma once
 
+#include "core/moderation/Moderation.h"
 #include "core/moderation/Overrides.h"
 #include "ui/common/Session.h"
 
 #include <QDialog>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -38,6 +40,9 @@ public:
                    const QByteArray& action, Preset preset, QWidget* parent = nullptr);
     /// The user's overrides as last shown: replacing one asks first; Edit starts from one.
     void setExisting(std::vector<Override> overrides);
+    /// The user's bans as last shown: an override does not lift a ban, so for a scope under
+    /// one the dialog says the ban stays and offers to lift it too (checked for Give more).
+    void setBans(std::vector<BanInfo> bans);
     /// Fills the form from `existing` (its scope stays fixed).
     void edit(const Override& existing);
 
@@ -45,7 +50,8 @@ public:
     Result<OverrideRequest> request() const;
 
 Q_SIGNALS:
-    void applied(const tollgate::Override& stored);
+    /// `bansLifted`: bans lifted after it (Also lift the ban), 0 when not asked.
+    void applied(const tollgate::Override& stored, qint64 bansLifted);
 
 private:
     /// request() without the reason check.
@@ -53,6 +59,11 @@ private:
     const Policy* policyOf(const QByteArray& action) const;
     void fillWindows(qint64 factor);
     void showPolicy();
+    /// The ban note and "Also lift": shown while a ban covers the scope.
+    void showBans();
+    /// What "Also lift" unbans: the scope's action, or "" (every ban) when a user-wide ban
+    /// or the every-action scope is involved; nullopt when no ban covers the scope.
+    std::optional<QByteArray> banScope() const;
     void validate();
     void apply();
     void submit(const OverrideRequest& request);
@@ -67,6 +78,9 @@ private:
     QRadioButton* m_unlimited;
     QLineEdit* m_windows;
     QLabel* m_policyLabel;
+    QLabel* m_banNote;
+    QCheckBox* m_alsoUnban;
+    std::vector<BanInfo> m_bans;
     ExpiryChooser* m_expiry;
     QLineEdit* m_reason;
     QLabel* m_error;

@@ -5,6 +5,7 @@
 #include "ui/common/ReasonPrompt.h"
 #include "ui/user/Guarded.h"
 #include "ui/user/OverrideDialog.h"
+#include "ui/user/OverrideThenUnban.h"
 #include "ui/user/UserOverridesTable.h"
 #include "ui/user/WriteGuard.h"
 
@@ -137,13 +138,10 @@ void OverridesPanel::openDialog(int preset, const QByteArray& action, const Over
     dialog->setExisting(m_table->overrides());
     if (existing)
         dialog->edit(*existing);
-    connect(dialog, &OverrideDialog::applied, this, [this](const Override& stored) {
-        Q_EMIT written(tr("Override set: %1 on %2, %3.")
-                           .arg(overrideWhatText(stored.kind, stored.windows),
-                                overrideScopeText(stored.action),
-                                stored.isPermanent()
-                                    ? tr("permanent")
-                                    : tr("until %1").arg(formatTime(stored.untilMs))));
+    dialog->setBans(m_bans);
+    connect(dialog, &OverrideDialog::applied, this, [this](const Override& stored, qint64 lifted) {
+        Q_EMIT written(overrideSetText(stored) +
+                       (lifted > 0 ? QLatin1Char(' ') + liftedText(lifted) : QString()));
     });
     dialog->open(); // window-modal without a nested event loop
 }

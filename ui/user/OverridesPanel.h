@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/moderation/Moderation.h"
 #include "core/moderation/Overrides.h"
 #include "ui/common/Session.h"
 
@@ -24,6 +25,8 @@ public:
 
     /// The actions offered (every policy) and which one "Give more" picks unless told.
     void setPolicies(std::vector<Policy> policies);
+    /// The user's bans, for Give more… and Add… to say a ban stays (and offer to lift it).
+    void setBans(std::vector<BanInfo> bans) { m_bans = std::move(bans); }
     /// The action support is looking at (the actions table's current row), asked when Give
     /// more… opens; empty = the first policy.
     void setActionHint(std::function<QByteArray()> hint) { m_actionHint = std::move(hint); }
@@ -54,6 +57,7 @@ private:
     Session* m_session;
     QByteArray m_user;
     std::vector<Policy> m_policies;
+    std::vector<BanInfo> m_bans;
     std::function<QByteArray()> m_actionHint;
     UserOverridesTable* m_table;
     QPushButton* m_giveMore;

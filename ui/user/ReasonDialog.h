@@ -1,11 +1,11 @@
 #pragma once
 
 #include "ui/common/Session.h"
+#include "ui/user/UnbanOutlook.h"
 
 #include <QDialog>
 #include <functional>
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -16,8 +16,10 @@ namespace tollgate::ui {
 class ReasonCheck;
 
 /// Unban or reset counters of one user, for one action or all of them, with a required reason.
-/// Reset asks for confirmation (Ask::confirm) naming exactly what it deletes. Performs the
-/// write itself (Moderation, audited with Session::actor) and accepts on success.
+/// Reset asks for confirmation (Ask::confirm) naming exactly what it deletes. An unban offers
+/// the steps that make it hold (UnbanStep: reset too, give more, exempt), says before the
+/// click whether each would, and picks the first that does. Performs the writes itself
+/// (Moderation, OverrideStore, audited with Session::actor) and accepts on success.
 class ReasonDialog : public QDialog
 {
     Q_OBJECT
@@ -33,18 +35,25 @@ public:
                  const QList<QByteArray>& scopes, QWidget* parent = nullptr);
 
     /// Unban only: what lifting the bans of a scope (an action, or "" for every ban) would
-    /// lead to, shown above the reason as the scope changes; when it would not hold (text and
-    /// `wouldNotHold` from unbanOutlook), resetting the counters too is checked.
-    void setOutlook(std::function<std::pair<QString, bool>(const QByteArray& action)> outlook);
+    /// lead to with each step, shown above the reason as the scope and the step change.
+    void setOutlook(std::function<UnbanOutlook(const QByteArray& action)> outlook);
+
+    /// The action picked ("" = every one).
+    QByteArray scope() const;
 
 Q_SIGNALS:
-    /// How many bans were removed / counters deleted.
-    void applied(qint64 count);
+    /// How many bans were removed / counters deleted; `message` says it for the detail.
+    void applied(qint64 count, const QString& message);
 
 private:
     void submit(const QByteArray& action, const QString& reason);
+    /// Unban: the step picked, then the unban (each script audited with `reason`).
+    void submitUnban(const QByteArray& action, const QString& reason,
+                     std::function<void(Result<qint64>, QString)> done);
+    UnbanStep step() const;
     void validate();
-    void showOutlook();
+    /// `keepStep`: support picked the step; otherwise the one suggested is picked.
+    void showOutlook(bool keepStep);
     void apply();
     QString describe(const QByteArray& action) const;
 
@@ -56,9 +65,10 @@ private:
     QLabel* m_error;
     QPushButton* m_apply;
     ReasonCheck* m_check;
-    QCheckBox* m_alsoReset = nullptr; // unban only
+    QComboBox* m_step = nullptr;      // unban only: what makes it hold
     QLabel* m_outlookLabel = nullptr; // unban only
-    std::function<std::pair<QString, bool>(const QByteArray&)> m_outlook;
+    std::function<UnbanOutlook(const QByteArray&)> m_outlook;
+    UnbanOutlook m_shown;
     bool m_busy = false;
 };
 

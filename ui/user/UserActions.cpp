@@ -5,6 +5,7 @@
 #include "core/subjects/Usage.h"
 #include "ui/common/DisplayText.h"
 #include "ui/user/Guarded.h"
+#include "ui/user/RefusedRate.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -72,6 +73,17 @@ void buildRows(const std::shared_ptr<Load>& load)
     }
 }
 
+// A banned row's rate is in no key of the user's: the statistics count its refused hits.
+void readRate(const std::shared_ptr<Load>& load, const QByteArray& action)
+{
+    ++load->peeksPending;
+    readRefusedRate(load->session, action, load->owner.data(),
+                    [load, action](std::optional<double> perSecond) {
+                        load->result.rows[action].refusedPerSecond = perSecond;
+                        load->finishPeek();
+                    });
+}
+
 void peekAll(const std::shared_ptr<Load>& load)
 {
     buildRows(load);
@@ -90,9 +102,16 @@ void peekAll(const std::shared_ptr<Load>& load)
                     row.next = *state;
                     row.usage = usageFromPeek(*state, rule); // the one rule every view uses
                     row.hasKeys = row.hasKeys || row.usage->count > 0;
-                    row.resetDeadline = QDeadlineTimer::current().deadline() + state->resetMs;
+                    const qint64 steady = QDeadlineTimer::current().deadline();
+                    row.resetDeadline = steady + state->resetMs;
+                    if (state->tier == Tier::Banned) { // retry-after: the ban's end, -1 never
+                        row.banDeadline =
+                            state->retryAfterMs < 0 ? -1 : steady + state->retryAfterMs;
+                        readRate(load, name);
+                    }
                 } else {
                     row.error = state.error().toString();
+                    row.wrongType = state.error().kind == ErrorKind::WrongType;
                 }
                 load->finishPeek();
             }));

@@ -19,7 +19,12 @@ struct UserActionRow
     std::optional<HitResult> usage; // where the user stands now (peek minus the next hit)
     std::optional<HitResult> next;  // what the next hit would get: the verdict
     QString error;
+    bool wrongType = false;   // the peek failed with WRONGTYPE: a key it reads has another type
     qint64 resetDeadline = 0; // steady-clock ms (QDeadlineTimer) when the window empties
+    qint64 banDeadline = 0;   // steady-clock ms when the ban in force ends; -1 permanent, 0 none
+    // Banned: the action's hits refused under bans per second (readRefusedRate), the rate an
+    // unban would let through; nullopt when not banned or not known.
+    std::optional<double> refusedPerSecond;
 };
 
 /// Every action of a user: one row per policy (peeked, so "would a like be allowed?" has an

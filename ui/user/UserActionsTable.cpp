@@ -1,8 +1,12 @@
 #include "ui/user/UserActionsTable.h"
 
+#include "core/subjects/Usage.h"
+
 #include "ui/common/DisplayText.h"
 #include "ui/common/OverrideText.h"
 #include "ui/common/Palette.h"
+#include "ui/user/RefusedRate.h"
+#include "ui/user/UnbanOutlook.h"
 
 #include <QDeadlineTimer>
 #include <algorithm>
@@ -74,9 +78,26 @@ void UserActionsTable::setActions(const UserActions& loaded, const std::vector<O
             item(r, Windows)
                 ->setToolTip(tr("%1\nthe policy gives everyone %2").arg(windows, policyWindows));
         if (row.usage) {
-            setCell(r, Count, QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit),
+            // Banned, the counter stands still: the rate of refused hits is what an unban
+            // lets back in.
+            const QString refusedRate =
+                row.refusedPerSecond && *row.refusedPerSecond > 0
+                    ? tr(" · %1 refused").arg(hitRateText(*row.refusedPerSecond))
+                    : QString();
+            setCell(r, Count,
+                    QStringLiteral("%1 / %2").arg(row.usage->count).arg(row.usage->limit) +
+                        refusedRate,
                     right);
-            setCell(r, Remaining, QString::number(row.usage->remaining), right);
+            if (!refusedRate.isEmpty())
+                item(r, Count)->setToolTip(
+                    tr("Hits of %1 refused under bans, per second over the last %2 s (the "
+                       "statistics): every banned user of %1 together.")
+                        .arg(displayId(row.action))
+                        .arg(kRefusedRateSeconds));
+            setCell(r, Remaining,
+                    QString::number(
+                        remainingShown(row.usage->limit, row.usage->count, row.banDeadline != 0)),
+                    right);
             const bool refused = row.next->tier == Tier::Banned || !row.next->allowed;
             // A shadow policy refuses nobody: what enforcing it would answer, in brackets.
             const bool shadow = row.policy && row.policy->shadow && refused;
@@ -84,8 +105,8 @@ void UserActionsTable::setActions(const UserActions& loaded, const std::vector<O
                     shadow ? tr("yes, shadow policy (enforced: %1)").arg(verdictText(*row.next))
                            : verdictText(*row.next));
             if (refused)
-                item(r, Verdict)->setForeground(
-                    toneColor(shadow ? Tone::Warn : Tone::Denied, palette()));
+                item(r, Verdict)
+                    ->setForeground(toneColor(shadow ? Tone::Warn : Tone::Denied, palette()));
         } else {
             setCell(r, Count, QString(), right);
             setCell(r, Remaining, QString(), right);
@@ -107,10 +128,12 @@ void UserActionsTable::tick()
     const qint64 steady = QDeadlineTimer::current().deadline();
     for (int r = 0; r < int(m_rows.size()); ++r) {
         const UserActionRow& row = m_rows[size_t(r)];
-        // Without counters there is no window running: nothing resets.
+        // Banned: what resets is the ban. Without counters no window runs: nothing resets.
         if (QTableWidgetItem* cell = item(r, Reset))
-            cell->setText(row.usage && row.hasKeys ? formatCountdown(row.resetDeadline - steady)
-                                                   : QString());
+            cell->setText(row.banDeadline != 0
+                              ? banCountdown(row.banDeadline < 0 ? -1 : row.banDeadline - steady)
+                          : row.usage && row.hasKeys ? formatCountdown(row.resetDeadline - steady)
+                                                     : QString());
     }
 }
 

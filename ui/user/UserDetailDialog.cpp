@@ -1,7 +1,9 @@
 #include "ui/user/UserDetailDialog.h"
 
+#include "core/keys/KeyDeletion.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"
+#include "ui/common/ReasonPrompt.h"
 #include "ui/common/StaleMark.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
@@ -90,6 +92,11 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_reset = new QPushButton(tr("Re&set counters…"), this);
     m_reset->setObjectName(QStringLiteral("resetButton"));
     markWrite(m_reset, Session::Write::Reset, tr("Delete this user's rate-limit counters"));
+    m_repair = new QPushButton(tr("Re&pair…"), this);
+    m_repair->setObjectName(QStringLiteral("repairKeysButton"));
+    markWrite(m_repair, Session::Write::DeleteKey,
+              tr("Delete the keys of the wrong type that make this user's verdicts fail"));
+    m_repair->hide(); // only while such a key is there
     auto* refreshButton = new QPushButton(tr("&Refresh"), this);
     refreshButton->setObjectName(QStringLiteral("refreshButton"));
     auto* closeButton = new QPushButton(tr("Close"), this);
@@ -98,6 +105,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     connect(m_ban, &QPushButton::clicked, this, &UserDetailDialog::openBan);
     connect(m_unban, &QPushButton::clicked, this, &UserDetailDialog::openUnban);
     connect(m_reset, &QPushButton::clicked, this, &UserDetailDialog::openReset);
+    connect(m_repair, &QPushButton::clicked, this, &UserDetailDialog::openRepair);
     connect(refreshButton, &QPushButton::clicked, this, &UserDetailDialog::refresh);
     connect(closeButton, &QPushButton::clicked, this, &QDialog::reject);
 
@@ -116,6 +124,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     buttons->addWidget(m_ban);
     buttons->addWidget(m_unban);
     buttons->addWidget(m_reset);
+    buttons->addWidget(m_repair);
     buttons->addStretch(1);
     buttons->addWidget(refreshButton);
     buttons->addWidget(closeButton);
@@ -216,6 +225,7 @@ void UserDetailDialog::partDone(int generation)
         m_loadedAt = QDateTime::currentMSecsSinceEpoch();
         m_everLoaded = true;
     }
+    findWrongTypes();
     showSummary();
     Q_EMIT refreshed();
 }
@@ -309,6 +319,8 @@ void UserDetailDialog::loadBans(int generation)
                 return;
             }
             m_bansTable->setBans(std::move(*bans));
+            m_overrides->setBans(m_bansTable->bans());
+            sayIfBannedAgain();
             updateUnban();
             partDone(generation);
         });
@@ -381,18 +393,113 @@ void UserDetailDialog::openUnban()
     auto* dialog =
         new ReasonDialog(m_session, ReasonDialog::Operation::Unban, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    // From what is on screen now: each action's counters and the recent automatic bans.
+    // From what is on screen now: each action's counters and refused rate, the recent
+    // automatic bans.
     dialog->setOutlook([loaded = m_loaded, history = m_history](const QByteArray& action) {
-        const UnbanOutlook outlook =
-            unbanOutlook(loaded, history, action, QDateTime::currentMSecsSinceEpoch());
-        return std::pair{outlook.text, outlook.wouldNotHold};
+        return unbanOutlook(loaded, history, action, QDateTime::currentMSecsSinceEpoch());
     });
-    connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
+    connect(dialog, &ReasonDialog::applied, this, [this, dialog](qint64, const QString& message) {
+        watchLifted(dialog->scope());
         setNote(m_error, {});
-        setNote(m_message, tr("%1 lifted.").arg(countText(int(count), tr("ban"), tr("bans"))));
+        setNote(m_message, message);
         refresh();
     });
     dialog->open();
+}
+
+void UserDetailDialog::watchLifted(const QByteArray& scope)
+{
+    m_lifted = scope;
+}
+
+void UserDetailDialog::sayIfBannedAgain()
+{
+    if (!m_lifted)
+        return;
+    // The lifted bans are gone: a ban of their scope now is a new one.
+    for (const BanInfo& ban : m_bansTable->bans()) {
+        if (!m_lifted->isEmpty() && ban.action != *m_lifted)
+            continue;
+        setNote(m_message,
+                tr("Banned again at %1 (%2, %3): the unban did not hold.")
+                    .arg(formatTime(ban.createdMs),
+                         ban.action.isEmpty() ? tr("every action") : displayId(ban.action),
+                         ban.source == QLatin1String("auto") ? tr("automatic")
+                                                             : tr("by %1").arg(ban.actor)));
+        m_lifted.reset();
+        return;
+    }
+}
+
+void UserDetailDialog::findWrongTypes()
+{
+    const bool failing = std::any_of(m_loaded.rows.begin(), m_loaded.rows.end(),
+                                     [](const auto& entry) { return entry.second.wrongType; });
+    if (!failing) {
+        if (!m_wrongTypes.empty())
+            showWrongTypes({}); // repaired (by us or someone else)
+        return;
+    }
+    findWrongTypeKeys(m_session, keysReadByVerdicts(m_session->schema(), m_user, m_loaded.policies),
+                      this,
+                      [this](std::vector<WrongTypeKey> keys) { showWrongTypes(std::move(keys)); });
+}
+
+void UserDetailDialog::showWrongTypes(std::vector<WrongTypeKey> keys)
+{
+    m_wrongTypes = std::move(keys);
+    m_repair->setVisible(!m_wrongTypes.empty());
+    if (m_wrongTypes.empty()) {
+        setNote(m_error, {});
+        return;
+    }
+    QStringList lines{tr("This user's verdicts fail: a key they read holds another type.")};
+    for (const WrongTypeKey& key : m_wrongTypes)
+        lines << key.text();
+    lines << tr("Repair… deletes it, with a reason, in the audit trail.");
+    setNote(m_error, lines.join(QLatin1Char('\n')));
+    // The verdict names the key instead of Redis' bare WRONGTYPE.
+    const WrongTypeKey& first = m_wrongTypes.front();
+    for (auto& [action, row] : m_loaded.rows)
+        if (row.wrongType)
+            row.error = tr("error: %1 is a %2, Tollgate expects a %3")
+                            .arg(displayId(first.key), QString::fromLatin1(first.type),
+                                 QString::fromLatin1(first.expected));
+    m_actionsTable->setActions(m_loaded, m_overrides->overrides());
+}
+
+void UserDetailDialog::openRepair()
+{
+    QList<QByteArray> keys;
+    QStringList shown;
+    for (const WrongTypeKey& key : m_wrongTypes) {
+        keys << key.key;
+        shown << key.text();
+    }
+    ReasonPrompt::ask(
+        this, tr("Repair keys"),
+        tr("Delete these keys? Another tool wrote them where Tollgate keeps its own; once "
+           "they are gone the verdicts work again (a ban of the right type is not lost: "
+           "these hold none).\n\n%1")
+            .arg(shown.join(QLatin1Char('\n'))),
+        tr("Delete"), [this, keys](const QString& reason) {
+            KeyDeletion(m_session->client(), m_session->schema())
+                .remove(
+                    keys, m_session->actor(), reason, m_session,
+                    guarded<KeyDeletion::Outcome>(this, [this](
+                                                            Result<KeyDeletion::Outcome> outcome) {
+                        if (!outcome)
+                            return showError(tr("Repair failed"), outcome.error());
+                        if (!outcome->failed.isEmpty())
+                            return showError(tr("Repair failed"), outcome->failed.first().second);
+                        setNote(m_error, {});
+                        setNote(m_message, tr("Deleted %1.")
+                                               .arg(countText(outcome->deleted.size(),
+                                                              tr("key of the wrong type"),
+                                                              tr("keys of the wrong type"))));
+                        refresh();
+                    }));
+        });
 }
 
 void UserDetailDialog::openReset()
@@ -405,10 +512,9 @@ void UserDetailDialog::openReset()
     auto* dialog =
         new ReasonDialog(m_session, ReasonDialog::Operation::Reset, m_user, scopes, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ReasonDialog::applied, this, [this](qint64 count) {
+    connect(dialog, &ReasonDialog::applied, this, [this](qint64, const QString& message) {
         setNote(m_error, {});
-        setNote(m_message,
-                tr("%1 deleted.").arg(countText(int(count), tr("counter"), tr("counters"))));
+        setNote(m_message, message);
         refresh();
     });
     dialog->open();

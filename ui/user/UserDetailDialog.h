@@ -6,6 +6,7 @@
 #include "core/policies/Policy.h"
 #include "ui/common/Session.h"
 #include "ui/user/UserActions.h"
+#include "ui/user/WrongTypeKeys.h"
 
 #include <QDialog>
 
@@ -61,6 +62,15 @@ private:
     void openBan();
     void openUnban();
     void openReset();
+    /// After an unban of `scope` ("" = every ban): the next ban of it seen replaces "1 ban
+    /// lifted." with "banned again".
+    void watchLifted(const QByteArray& scope);
+    void sayIfBannedAgain();
+    /// A verdict failed with WRONGTYPE: names the keys of another type, offers Repair….
+    void findWrongTypes();
+    void showWrongTypes(std::vector<WrongTypeKey> keys);
+    /// Deletes the wrong-typed keys through the scripts (KeyDeletion), with a reason.
+    void openRepair();
 
     Session* m_session;
     QByteArray m_user;
@@ -75,6 +85,8 @@ private:
     QPushButton* m_ban;
     QPushButton* m_unban;
     QPushButton* m_reset;
+    QPushButton* m_repair;
+    std::vector<WrongTypeKey> m_wrongTypes;
     QTimer* m_ticker;
 
     QTimer* m_poll;
@@ -85,8 +97,9 @@ private:
     UserActions m_loaded;
     int m_auditCount = 0;
     std::vector<AuditEntry> m_history; // newest first, as loaded
-    qint64 m_loadedAt = 0; // epoch ms of the last complete load
+    qint64 m_loadedAt = 0;             // epoch ms of the last complete load
     bool m_everLoaded = false;
+    std::optional<QByteArray> m_lifted; // the scope last unbanned, until banned again
 };
 
 } // namespace tollgate::ui
