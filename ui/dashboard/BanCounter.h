@@ -48,6 +48,8 @@ public:
     {
         return m_bans.count(action, serverNowMs);
     }
+    /// Every action with a ban known, user-wide ("") included.
+    std::vector<QByteArray> actions() const { return m_bans.actions(); }
     QDateTime lastFinished() const { return m_loop->lastFinished(); }
     qint64 lastDurationMs() const { return m_durationMs; }
     qint64 lastBanKeys() const { return m_banKeys; }

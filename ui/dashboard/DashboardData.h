@@ -40,8 +40,9 @@ struct ActionStats
     QVector<double> wouldDenials; // a shadow policy's hits enforcing would have denied
     double nowHits = 0, nowDenials = 0, nowWarns = 0; // the last whole second
     double nowWouldDenials = 0;
-    bool shadow = false;   // the policy counts and reports, never denies
-    qint64 activeBans = 0; // exact (BanCounter)
+    bool shadow = false;    // the policy counts and reports, never denies
+    qint64 activeBans = 0;  // exact (BanCounter); 0 for a shadow policy, which bans nobody
+    qint64 ignoredBans = 0; // a shadow policy's ban keys, left from when it enforced
 
     double lastHits() const { return nowHits; }
     double lastDenials() const { return nowDenials; }
@@ -64,6 +65,12 @@ struct NearLimitEntry
     HitResult state;
     qint64 bannedSinceMs = 0; // when the ban in force began (epoch ms); 0: not banned
     double perMinute = -1;    // hits counted per minute (hitsPerMinute); -1: unknown
+
+    /// Its next hit is refused: banned, or denied by an enforced policy.
+    bool deniedNow() const
+    {
+        return state.tier == Tier::Banned || (state.tier == Tier::Deny && !state.shadow);
+    }
 };
 
 } // namespace tollgate::ui

@@ -13,6 +13,16 @@
 
 namespace tollgate::ui {
 
+namespace {
+
+// A banned row has nothing left, whatever its counter says.
+qint64 remainingOf(const NearLimitEntry& row)
+{
+    return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;
+}
+
+} // namespace
+
 void ActionStatsModel::setActions(std::vector<ActionStats> actions)
 {
     replaceRows(std::move(actions));
@@ -43,6 +53,9 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole && row.shadow && index.column() == Action)
         return tr("%1: shadow policy, counts and reports but never denies or bans")
             .arg(displayId(row.action));
+    if (role == Qt::ToolTipRole && row.shadow && index.column() == ActiveBans)
+        return tr("A shadow policy bans nobody: %n ban key(s) of this action refuse no hit",
+                  nullptr, int(row.ignoredBans));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
@@ -58,7 +71,7 @@ QVariant ActionStatsModel::data(const QModelIndex& index, int role) const
     case WarnsPerSec:
         return row.nowWarns;
     case ActiveBans:
-        return row.activeBans;
+        return row.shadow ? QVariant(QStringLiteral("\u2013")) : QVariant(row.activeBans);
     case ColumnCount:
         break;
     }
@@ -85,6 +98,32 @@ QVariant ActionStatsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Warnings/s");
     case ActiveBans:
         return tr("Active\nbans");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant NearLimitModel::sortKey(const NearLimitEntry& row, int column)
+{
+    switch (Column(column)) {
+    case User:
+        return row.user;
+    case Action:
+        return row.action;
+    case Tier: // banned, deny, warn, ok from the top when ascending; a shadow "deny" after deny
+        return int(row.state.tier == tollgate::Tier::Banned ? 0
+                   : row.state.tier == tollgate::Tier::Deny ? (row.state.shadow ? 2 : 1)
+                   : row.state.tier == tollgate::Tier::Warn ? 3
+                                                            : 4);
+    case Count:
+        return row.state.count;
+    case Remaining:
+        return remainingOf(row);
+    case Since:
+        return row.bannedSinceMs;
+    case Rate:
+        return row.perMinute;
     case ColumnCount:
         break;
     }
@@ -132,6 +171,8 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::TextAlignmentRole && index.column() >= Count)
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == SortRole)
+        return sortKey(row, index.column());
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
@@ -149,7 +190,7 @@ QVariant NearLimitModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("\u2013");
         return QStringLiteral("%1 / %2").arg(row.state.count).arg(row.state.limit);
     case Remaining:
-        return row.state.tier == tollgate::Tier::Banned ? 0 : row.state.remaining;
+        return remainingOf(row);
     case Since: {
         if (row.bannedSinceMs <= 0)
             return QStringLiteral("\u2013");

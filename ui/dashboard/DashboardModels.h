@@ -34,12 +34,14 @@ public:
                         int role = Qt::DisplayRole) const override;
 };
 
-/// Subjects close to or over their limit, worst first.
+/// Subjects close to or over their limit, the fastest first (NearLimitSweep).
 class NearLimitModel : public RowTableModel<NearLimitEntry>
 {
     Q_OBJECT
 public:
     enum Column { User, Action, Tier, Count, Remaining, Since, Rate, ColumnCount };
+    /// What a column sorts by: numbers as numbers, the tier by its severity.
+    static constexpr int SortRole = Qt::UserRole;
 
     using RowTableModel::RowTableModel;
 
@@ -49,6 +51,9 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
+
+private:
+    static QVariant sortKey(const NearLimitEntry& row, int column);
 };
 
 } // namespace tollgate::ui

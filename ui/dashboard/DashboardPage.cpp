@@ -4,6 +4,8 @@
 #include "ui/common/StaleMark.h"
 #include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardModels.h"
+#include "ui/dashboard/DashboardTables.h"
+#include "ui/dashboard/NearLimitFilter.h"
 #include "ui/dashboard/NearLimitSweep.h"
 #include "ui/dashboard/RateChart.h"
 #include "ui/dashboard/StatsSampler.h"
@@ -12,6 +14,7 @@
 #include <QLegend>
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
@@ -19,6 +22,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QResizeEvent>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -29,33 +33,29 @@ namespace tollgate::ui {
 
 namespace {
 
-QTableView* makeTable(QAbstractItemModel* model, const QString& name, QWidget* parent)
+// The widest value each numeric column usually shows: the widths stay as they are while
+// the figures change.
+const QString kRateSample = QStringLiteral("8,888.8");
+const QString kCountSample = QStringLiteral("888,888");
+// The least a user or action column is given: a few characters, the rest elided.
+constexpr int kIdMinimumWidth = 64;
+
+QMap<int, QString> actionSamples()
 {
-    auto* view = new QTableView(parent);
-    view->setObjectName(name);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->setAlternatingRowColors(true);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-    // As wide as their content, so no action or user is cut to "co…"; the last takes the rest.
-    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    view->horizontalHeader()->setStretchLastSection(true);
-    return view;
+    return {{ActionStatsModel::HitsPerSec, kRateSample},
+            {ActionStatsModel::DenialsPerSec, kRateSample},
+            {ActionStatsModel::WouldDenyPerSec, kRateSample},
+            {ActionStatsModel::WarnsPerSec, kRateSample},
+            {ActionStatsModel::ActiveBans, kCountSample}};
 }
 
-// What a table's columns need (their headers, the rows on screen), not what the stretched last
-// one was given.
-int contentWidth(const QTableView* table)
+QMap<int, QString> nearLimitSamples()
 {
-    const QAbstractItemView* view = table; // sizeHintForColumn() is public here
-    const QHeaderView* header = table->horizontalHeader();
-    int width = 0;
-    for (int column = 0; column < view->model()->columnCount(); ++column)
-        if (!table->isColumnHidden(column))
-            width += qMax(header->sectionSizeHint(column), view->sizeHintForColumn(column));
-    return width;
+    return {{NearLimitModel::Tier, tierName(Tier::Banned)},
+            {NearLimitModel::Count, QStringLiteral("888 / 888")},
+            {NearLimitModel::Remaining, kCountSample},
+            {NearLimitModel::Since, QLocale().toString(QTime(22, 58, 58), QLocale::ShortFormat)},
+            {NearLimitModel::Rate, kRateSample}};
 }
 
 QLabel* sectionTitle(const QString& text, QWidget* parent)
@@ -72,11 +72,13 @@ QLabel* sectionTitle(const QString& text, QWidget* parent)
 DashboardPage::DashboardPage(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_sampler(new StatsSampler(session, this)),
       m_actions(new ActionStatsModel(this)), m_nearLimit(new NearLimitModel(this)),
+      m_nearLimitFilter(new NearLimitFilter(this)),
       m_hitsChart(new RateChart(tr("Hits"), m_actions, &ActionStats::hits, this)),
       m_denialsChart(new RateChart(tr("Denials"), m_actions, &ActionStats::denials, this)),
       m_status(new QLabel(this)),
-      m_actionsView(makeTable(m_actions, QStringLiteral("actionStatsTableView"), this)),
-      m_nearLimitView(makeTable(m_nearLimit, QStringLiteral("nearLimitTableView"), this))
+      m_actionsView(makeDashboardTable(m_actions, QStringLiteral("actionStatsTableView"), this)),
+      m_nearLimitView(
+          makeDashboardTable(m_nearLimitFilter, QStringLiteral("nearLimitTableView"), this))
 {
     setObjectName(QStringLiteral("dashboardPage"));
     m_hitsChart->setObjectName(QStringLiteral("hitsChartView"));
@@ -95,7 +97,11 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     tiles->addWidget(tile(tr("Server ops/s"), QStringLiteral("ops"), &m_ops));
     tiles->addWidget(tile(tr("Memory used"), QStringLiteral("memory"), &m_memory));
     tiles->addWidget(tile(tr("Clients"), QStringLiteral("clients"), &m_clients));
-    tiles->addWidget(tile(tr("User-wide bans"), QStringLiteral("userBans"), &m_bans));
+    QWidget* bans = tile(tr("Active bans"), QStringLiteral("bans"), &m_bans);
+    m_banScopes = new QLabel(bans);
+    m_banScopes->setObjectName(QStringLiteral("banScopesLabel"));
+    static_cast<QVBoxLayout*>(bans->layout())->insertWidget(2, m_banScopes);
+    tiles->addWidget(bans);
 
     // One legend for both (same colours per action), so at 1024 px each chart keeps half the
     // width; a click in it hides the action in both.
@@ -142,54 +148,60 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
     m_guide->hide();
     charts->addWidget(m_guide);
 
-    auto* tables = new QGridLayout;
-    tables->addWidget(sectionTitle(tr("Actions: now and active bans"), this), 0, 0);
-    tables->addWidget(sectionTitle(tr("Near or over the limit"), this), 0, 1);
-    tables->addWidget(m_actionsView, 1, 0);
-    tables->addWidget(m_nearLimitView, 1, 1);
-    tables->setColumnStretch(0, 1);
-    tables->setColumnStretch(1, 1);
-    // The width left over goes to the tables in proportion to their columns, so the wider
-    // near-limit list is not cut while the actions table has room to spare.
-    const auto balance = [this, tables] {
-        tables->setColumnStretch(0, contentWidth(m_actionsView));
-        tables->setColumnStretch(1, contentWidth(m_nearLimitView));
-    };
+    m_nearLimitFilter->setSourceModel(m_nearLimit);
+    m_nearLimitView->setSortingEnabled(true);
+    m_nearLimitView->sortByColumn(NearLimitModel::Rate, Qt::DescendingOrder);
+    auto* deniedOnly = new QCheckBox(tr("Denied &now"), this);
+    deniedOnly->setObjectName(QStringLiteral("deniedNowCheckBox"));
+    deniedOnly->setToolTip(tr("Only the rows whose next hit is refused: banned, or denied by an "
+                              "enforced policy"));
+    connect(deniedOnly, &QCheckBox::toggled, m_nearLimitFilter, &NearLimitFilter::setDeniedOnly);
+    auto* nearLimitTitle = new QHBoxLayout;
+    nearLimitTitle->addWidget(sectionTitle(tr("Near or over the limit"), this));
+    nearLimitTitle->addStretch(1);
+    nearLimitTitle->addWidget(deniedOnly);
+    m_tables = new QGridLayout;
+    m_tables->addWidget(sectionTitle(tr("Actions: now and active bans"), this), 0, 0);
+    m_tables->addLayout(nearLimitTitle, 0, 1);
+    m_tables->addWidget(m_actionsView, 1, 0);
+    m_tables->addWidget(m_nearLimitView, 1, 1);
+    for (const auto& [view, column] : optionalColumns())
+        view->setColumnHidden(column, true); // until the page is seen to have the room
+    fixColumns();
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(tiles);
     layout->addLayout(ranges);
     layout->addLayout(charts, 3);
-    layout->addLayout(tables, 2);
+    layout->addLayout(m_tables, 2);
     layout->addWidget(m_status);
 
-    connect(m_sampler, &StatsSampler::actionsUpdated, this, [this, balance] {
+    connect(m_sampler, &StatsSampler::actionsUpdated, this, [this] {
         m_actions->setActions(m_sampler->actions());
         // The would-deny column only while a shadow policy exists: the table stays narrow.
         const auto& rows = m_actions->rows();
         const bool shadow = std::any_of(rows.begin(), rows.end(),
                                         [](const ActionStats& row) { return row.shadow; });
-        m_actionsView->setColumnHidden(ActionStatsModel::WouldDenyPerSec, !shadow);
-        m_actionsView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
-        balance();
+        if (m_actionsView->isColumnHidden(ActionStatsModel::WouldDenyPerSec) == shadow) {
+            m_actionsView->setColumnHidden(ActionStatsModel::WouldDenyPerSec, !shadow);
+            fixColumns();
+        }
         const bool empty = m_sampler->actions().empty();
         m_guide->setVisible(empty);
         m_hitsChart->setVisible(!empty);
         m_denialsChart->setVisible(!empty);
         showScanSummary(); // replaces an error shown by an earlier failed sample
     });
-    connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this, balance] {
+    connect(m_sampler, &StatsSampler::nearLimitUpdated, this, [this] {
         m_nearLimit->setEntries(m_sampler->nearLimit());
-        // New ids may be longer than the old ones: size to them (visible rows only).
-        m_nearLimitView->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
-        balance();
         showScanSummary();
     });
     connect(m_sampler, &StatsSampler::serverUpdated, this, &DashboardPage::showServer);
     // A row opens its user: activated is Enter, and a double-click on every platform's style.
     connect(m_nearLimitView, &QTableView::activated, this, [this](const QModelIndex& index) {
-        if (index.isValid() && index.row() < int(m_nearLimit->rows().size()))
-            Q_EMIT userRequested(m_nearLimit->rows()[size_t(index.row())].user);
+        const QModelIndex source = m_nearLimitFilter->mapToSource(index);
+        if (source.isValid() && source.row() < int(m_nearLimit->rows().size()))
+            Q_EMIT userRequested(m_nearLimit->rows()[size_t(source.row())].user);
     });
     m_nearLimitView->setToolTip(tr("Double-click or Enter opens the user"));
     connect(m_sampler, &StatsSampler::failed, this, [this](const Error& error) {
@@ -207,6 +219,49 @@ DashboardPage::DashboardPage(Session* session, QWidget* parent)
                                                           QStringLiteral("HH:mm:ss")),
                                        m_session->notRespondingText()));
     });
+}
+
+std::vector<std::pair<QTableView*, int>> DashboardPage::optionalColumns() const
+{
+    return {{m_actionsView, ActionStatsModel::WarnsPerSec},
+            {m_nearLimitView, NearLimitModel::Count}};
+}
+
+void DashboardPage::fixColumns()
+{
+    fixColumnWidths(m_actionsView, {ActionStatsModel::Action}, actionSamples(), kIdMinimumWidth);
+    fixColumnWidths(m_nearLimitView, {NearLimitModel::User, NearLimitModel::Action},
+                    nearLimitSamples(), kIdMinimumWidth);
+    // The width left over goes to the tables in proportion to what they need, which does not
+    // change with the data: their widths stay put.
+    m_tables->setColumnStretch(0, m_actionsView->minimumWidth());
+    m_tables->setColumnStretch(1, m_nearLimitView->minimumWidth());
+}
+
+void DashboardPage::showOptionalColumnsIfRoom()
+{
+    int hidden = 0; // what the optional columns would add, while hidden
+    for (const auto& [view, column] : optionalColumns())
+        if (view->isColumnHidden(column))
+            hidden += fixedColumnWidth(view, column,
+                                       view == m_actionsView ? actionSamples().value(column)
+                                                             : nearLimitSamples().value(column));
+    const QMargins margins = layout()->contentsMargins();
+    const int everything = m_actionsView->minimumWidth() + m_nearLimitView->minimumWidth() +
+                           hidden + m_tables->horizontalSpacing() + margins.left() +
+                           margins.right();
+    const bool room = width() >= everything;
+    if (m_nearLimitView->isColumnHidden(NearLimitModel::Count) != room)
+        return;
+    for (const auto& [view, column] : optionalColumns())
+        view->setColumnHidden(column, !room);
+    fixColumns();
+}
+
+void DashboardPage::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    showOptionalColumnsIfRoom();
 }
 
 void DashboardPage::setRange(ChartRange range)
@@ -234,6 +289,7 @@ QWidget* DashboardPage::tile(const QString& title, const QString& name, QLabel**
     auto* layout = new QVBoxLayout(frame);
     layout->addWidget(caption);
     layout->addWidget(*value);
+    layout->addStretch(1); // the values in line, whatever a tile has below
     return frame;
 }
 
@@ -256,7 +312,11 @@ void DashboardPage::showScanSummary()
     NearLimitSweep* sweep = m_sampler->sweep();
     QString text;
     if (bans->hasPass()) {
-        m_bans->setText(locale.toString(m_sampler->userWideBans()));
+        const BanTotals totals = m_sampler->banTotals();
+        m_bans->setText(locale.toString(totals.total()));
+        m_banScopes->setText(
+            tr("%1 user-wide, %2 per action")
+                .arg(locale.toString(totals.userWide), locale.toString(totals.perAction)));
         text = tr("Active bans: every ban key counted at %1, then kept by events and ban ends.")
                    .arg(time(bans->lastFinished()));
     } else {
@@ -264,7 +324,7 @@ void DashboardPage::showScanSummary()
     }
     text += QLatin1Char(' ');
     const QString listed = m_sampler->nearLimit().size() < size_t(sweep->total())
-                               ? tr(" (the worst %1 listed)")
+                               ? tr(" (the fastest %1 listed)")
                                      .arg(locale.toString(qint64(m_sampler->nearLimit().size())))
                                : QString();
     if (sweep->hasCompletePass())

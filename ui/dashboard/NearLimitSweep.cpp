@@ -17,6 +17,7 @@ namespace {
 // instead of a page's few thousand commands at once, then a long wait.
 constexpr int kScanCount = 200;
 
+// The tier's order when rates tie: banned, deny, warn, ok.
 int severity(Tier tier)
 {
     switch (tier) {
@@ -37,16 +38,21 @@ int severity(Tier tier)
 // extra command (hitsPerMinute).
 std::optional<NearLimitEntry> entryOf(const Subject& s, const PolicyCatalog& policies)
 {
-    if (!s.banned() && !(s.stateKnown && s.nearLimit()))
+    const auto policy = policies.valid.find(s.action);
+    // A shadow policy allows a banned user's hits: its subjects are listed by their counters
+    // alone, and one whose ban hides the counter not at all.
+    const bool shadow = policy != policies.valid.end() && policy->second.shadow;
+    const BanInfo* ban = shadow ? nullptr : s.activeBan();
+    const bool stateShown = s.stateKnown && s.state.tier != Tier::Banned;
+    if (!ban && !(stateShown && s.nearLimit()))
         return std::nullopt;
     NearLimitEntry entry{s.user, s.action, s.state};
-    if (const BanInfo* ban = s.activeBan()) {
+    if (ban) {
         entry.state.tier = Tier::Banned;
         entry.bannedSinceMs = ban->createdMs;
     }
-    const auto policy = policies.valid.find(s.action);
     // A shadow policy's "deny" is what enforcing it would do: the row says so.
-    entry.state.shadow = policy != policies.valid.end() && policy->second.shadow;
+    entry.state.shadow = shadow;
     if (s.stateKnown && policy != policies.valid.end())
         entry.perMinute = hitsPerMinute(policy->second.algorithm, policy->second.windows,
                                         s.state.count, s.state.limit, s.state.resetMs);
@@ -68,14 +74,16 @@ struct PassTally
 
 void trimNearLimit(std::vector<NearLimitEntry>& entries, int max)
 {
-    std::sort(entries.begin(), entries.end(), [](const NearLimitEntry& a, const NearLimitEntry& b) {
-        const int sa = severity(a.state.tier), sb = severity(b.state.tier);
-        if (sa != sb)
-            return sa < sb;
-        if (a.state.remaining != b.state.remaining)
-            return a.state.remaining < b.state.remaining;
-        return std::tie(a.action, a.user) < std::tie(b.action, b.user);
-    });
+    // The fastest first: a live abuser outranks a ban that has been sitting there for hours.
+    const auto rank = [](const NearLimitEntry& e) {
+        return std::make_tuple(-e.perMinute, severity(e.state.tier), e.state.remaining);
+    };
+    std::sort(entries.begin(), entries.end(),
+              [&rank](const NearLimitEntry& a, const NearLimitEntry& b) {
+                  if (rank(a) != rank(b))
+                      return rank(a) < rank(b);
+                  return std::tie(a.action, a.user) < std::tie(b.action, b.user);
+              });
     if (int(entries.size()) > max)
         entries.resize(size_t(std::max(0, max)));
 }

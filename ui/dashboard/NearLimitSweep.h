@@ -31,7 +31,7 @@ public:
     {
         int commandsPerSecond = 2500;          // the sweep's share of the 5,000/s budget
         std::chrono::milliseconds rest{5'000}; // between two passes
-        int maxEntries = 100;                  // rows kept, worst first
+        int maxEntries = 100;                  // rows kept, the fastest first
     };
 
     explicit NearLimitSweep(Session* session, QObject* parent = nullptr);
@@ -48,10 +48,10 @@ public:
     /// Reads one subject now (an event named it); an empty action reads the user's subjects.
     void readNamed(const QByteArray& user, const QByteArray& action);
 
-    /// Worst first: banned, deny, warn, then by remaining.
+    /// The fastest first (hits per minute), then banned, deny, warn, then by remaining.
     const std::vector<NearLimitEntry>& entries() const { return m_entries; }
     /// Subjects near or over the limit the last complete pass found (the first pass: so far);
-    /// entries() keeps the worst maxEntries of them.
+    /// entries() keeps the fastest maxEntries of them.
     qint64 total() const { return m_total; }
     bool hasCompletePass() const { return lastFinished().isValid(); }
     QDateTime lastFinished() const { return m_loop->lastFinished(); }
@@ -81,8 +81,8 @@ private:
     qint64 m_subjects = 0;
 };
 
-/// Sorts worst first (banned, deny, warn, then by remaining, then by action and user) and
-/// keeps the first `max`.
+/// Sorts the fastest first (hits per minute; unknown last), then banned, deny, warn, then by
+/// remaining, action and user, and keeps the first `max`.
 void trimNearLimit(std::vector<NearLimitEntry>& entries, int max);
 
 } // namespace tollgate::ui

@@ -81,8 +81,31 @@ void StatsSampler::tick()
 void StatsSampler::updateBans()
 {
     for (ActionStats& stats : m_actions)
-        stats.activeBans = m_banCounter->count(stats.action, m_serverNowMs);
+        countBans(stats);
     Q_EMIT actionsUpdated();
+}
+
+void StatsSampler::countBans(ActionStats& stats)
+{
+    const qint64 keys = m_banCounter->count(stats.action, m_serverNowMs);
+    stats.activeBans = stats.shadow ? 0 : keys;
+    stats.ignoredBans = stats.shadow ? keys : 0;
+}
+
+bool StatsSampler::isShadow(const QByteArray& action) const
+{
+    const auto policy = m_policies.find(action);
+    return policy != m_policies.end() && policy->second.shadow;
+}
+
+BanTotals StatsSampler::banTotals()
+{
+    BanTotals totals;
+    totals.userWide = m_banCounter->count(QByteArray(), m_serverNowMs);
+    for (const QByteArray& action : m_banCounter->actions())
+        if (!action.isEmpty() && !isShadow(action))
+            totals.perAction += m_banCounter->count(action, m_serverNowMs);
+    return totals;
 }
 
 void StatsSampler::refreshPolicies()
@@ -131,7 +154,7 @@ void StatsSampler::sampleStats()
             ActionStats stats;
             stats.action = entry.first;
             stats.shadow = entry.second.shadow;
-            stats.activeBans = m_banCounter->count(entry.first, m_serverNowMs);
+            countBans(stats);
             result->push_back(std::move(stats));
         }
         if (result->empty()) {

@@ -17,6 +17,14 @@ namespace tollgate::ui {
 
 class Session;
 
+/// The bans in force by scope; a shadow policy's ban keys are not among them (it bans nobody).
+struct BanTotals
+{
+    qint64 userWide = 0;
+    qint64 perAction = 0;
+    qint64 total() const { return userWide + perAction; }
+};
+
 /// Collects what the dashboard shows, without the GUI thread ever waiting on Redis and within
 /// a command budget at any number of subjects:
 ///  - every tick (~1 s): TIME, then one pipelined HMGET per action of its history over the
@@ -56,10 +64,10 @@ public:
     /// Sorted by action.
     const std::vector<ActionStats>& actions() const { return m_actions; }
     const ServerStats& server() const { return m_server; }
-    /// Worst first: banned, deny, warn, then by remaining.
+    /// The fastest first (NearLimitSweep::entries()).
     const std::vector<NearLimitEntry>& nearLimit() const { return m_sweep->entries(); }
-    /// User-wide bans in force now.
-    qint64 userWideBans() { return m_banCounter->count(QByteArray(), m_serverNowMs); }
+    /// Bans in force now, user-wide and per enforced action.
+    BanTotals banTotals();
     BanCounter* banCounter() const { return m_banCounter; }
     NearLimitSweep* sweep() const { return m_sweep; }
 
@@ -77,6 +85,8 @@ private:
     void sampleStats();
     void sampleServer();
     void updateBans();
+    void countBans(ActionStats& stats);
+    bool isShadow(const QByteArray& action) const;
     void onEvent(const QByteArray& event, const QByteArray& user, const QByteArray& action);
     void noteServerSecond(qint64 second); // after each TIME: closes a stall, drops old ones
 
