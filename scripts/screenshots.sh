@@ -2,22 +2,22 @@
 # Takes the screenshots from the real application under Xvfb: builds (scripts/build.sh installs
 # what is missing), then runs the tour `tollgate --demo --screenshots DIR` (every page, the user
 # detail, the dashboard over 1 h and 24 h, the policy history) at each size the console must fit,
-# 1024x700 and 1280x800, light and dark, on two servers:
+# 1024x700, 1280x800 and 1366x768, light and dark, on two servers:
 #   demo      the demo as a new user sees it;
-#   million   the demo on top of 1,000,000 seeded subjects (`--subjects`); each page is taken
+#   large     the demo on top of 200,000 seeded subjects (`--subjects`); each page is taken
 #             once it has loaded.
-# into docs/screenshots/<demo|million>/<size>-<palette>/<page>.png, optimized with optipng. The
+# into docs/screenshots/<demo|large>/<size>-<palette>/<page>.png, optimized with optipng. The
 # README shows docs/screenshots/demo/1280x800-light/. The screen is the window's size: what a
 # user with that screen sees. Then the tour on `tollgate --demo --cluster` (a private
 # three-primary cluster): its Cluster page and dashboard become docs/cluster-page.png and
 # docs/cluster-demo.png; then scripts/sentinel-screenshot.sh (the Topology page through Redis
-# Sentinel). About 15 minutes on two cores.
+# Sentinel). About 20 minutes on two cores.
 #
 #   bash scripts/screenshots.sh                 everything, into docs/
-#   bash scripts/screenshots.sh --set demo DIR  one set only, into DIR/<size>-<palette>/
+#   bash scripts/screenshots.sh --set demo DIR  one set only (demo or large), into DIR/<size>-<palette>/
 #   bash scripts/screenshots.sh --check DIR     the same as --set demo DIR (checking layouts)
 #
-# SCREENSHOTS_SUBJECTS (default 1000000) sizes the million set; SCREENSHOTS_CLUSTER=0 and
+# SCREENSHOTS_SUBJECTS (default 200000) sizes the large set; SCREENSHOTS_CLUSTER=0 and
 # SCREENSHOTS_SENTINEL=0 skip those tours; SCREENSHOTS_OPTIMIZE=0 keeps the PNGs as grabbed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,9 +27,9 @@ cd "$root"
 export TOLLGATE_NO_DIALOGS=1
 unset QT_QPA_PLATFORM QT_STYLE_OVERRIDE
 
-sizes=(1024x700 1280x800)
+sizes=(1024x700 1280x800 1366x768)
 palettes=(light dark)
-subjects="${SCREENSHOTS_SUBJECTS:-1000000}"
+subjects="${SCREENSHOTS_SUBJECTS:-200000}"
 
 # tour <dir> <size> <palette> [tollgate arguments...]: one tour, tried twice (a lost Xvfb
 # display, a tour that did not finish), at most 15 minutes each.
@@ -48,14 +48,14 @@ tour() {
     return 1
 }
 
-# take_set <demo|million> <dir>: every size and palette, one folder each.
+# take_set <demo|large> <dir>: every size and palette, one folder each.
 take_set() {
     local set=$1 dir=$2 extra=()
     case "$set" in
     demo) ;;
-    million) extra=(--subjects "$subjects") ;;
+    large) extra=(--subjects "$subjects") ;;
     *)
-        echo "screenshots.sh: no set \"$set\" (demo or million)" >&2
+        echo "screenshots.sh: no set \"$set\" (demo or large)" >&2
         exit 2
         ;;
     esac
@@ -80,7 +80,7 @@ if [[ "${1:-}" == "--check" || "${1:-}" == "--set" ]]; then
         set_name=demo
         dir="${2:?--check needs a directory}"
     else
-        set_name="${2:?--set needs demo or million}"
+        set_name="${2:?--set needs demo or large}"
         dir="${3:?--set needs a directory}"
     fi
     bash scripts/build.sh tollgate
@@ -88,14 +88,14 @@ if [[ "${1:-}" == "--check" || "${1:-}" == "--set" ]]; then
     exit 0
 fi
 if [[ $# -gt 0 ]]; then
-    echo "usage: screenshots.sh [--set demo|million DIR | --check DIR]" >&2
+    echo "usage: screenshots.sh [--set demo|large DIR | --check DIR]" >&2
     exit 2
 fi
 
 started=$SECONDS
 bash scripts/setup.sh optipng # only this script optimizes pictures
 bash scripts/build.sh tollgate
-for set_name in demo million; do
+for set_name in demo large; do
     take_set "$set_name" "docs/screenshots/$set_name"
 done
 

@@ -10,6 +10,7 @@
 #include "ui/services/ServicesPage.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QtTest>
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void followsTheRegistryWhileShown();
     void namesUnreadableEntries();
     void longIdAndErrorFitTheSmallScreen();
+    void errorColumnSizedToItsContent();
     void emptyRegistrySaysHowToStartOne();
 
 private:
@@ -191,6 +193,46 @@ void ServicesPageTest::longIdAndErrorFitTheSmallScreen()
              qPrintable(QStringLiteral("%1x%2")
                             .arg(page->minimumSizeHint().width())
                             .arg(page->minimumSizeHint().height())));
+}
+
+void ServicesPageTest::errorColumnSizedToItsContent()
+{
+    // No error: the column is as narrow as its header, and the cache and gRPC columns are in
+    // view on the page as wide as a 1280-px window gives it.
+    announce("web-1:7:00000001", QStringLiteral("web-1"), true);
+    auto page = openPage();
+    page->resize(1100, 700);
+    QTRY_COMPARE(page->model()->rowCount(), 1);
+    auto* view = page->findChild<QTableView*>(QStringLiteral("servicesTableView"));
+    QHeaderView* header = view->horizontalHeader();
+    const int error = ServicesModel::LastErrorColumn;
+    QTRY_COMPARE(header->sectionSize(error), header->sectionSizeHint(error));
+    for (int column : {int(ServicesModel::CacheEntriesColumn), int(ServicesModel::CacheSizeColumn),
+                       int(ServicesModel::CacheHitsColumn), int(ServicesModel::GrpcColumn)}) {
+        const int right = header->sectionViewportPosition(column) + header->sectionSize(column);
+        QVERIFY2(right <= view->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                .arg(column)
+                                .arg(right)
+                                .arg(view->viewport()->width())));
+    }
+    // A long error is cut at a width that keeps them in view; its tooltip has all of it.
+    announce("web-2:7:00000002", QStringLiteral("web-2"), false);
+    ServiceInstance s;
+    s.id = "web-3:7:00000003";
+    s.host = QStringLiteral("web-3");
+    s.lastError = QStringLiteral("redis: ") + QString(400, QLatin1Char('x'));
+    std::optional<bool> done;
+    ServiceRegistry(m_session->client(), m_session->schema())
+        .announce(s, this, [&done](Result<qint64> r) { done = r.ok(); });
+    QTRY_VERIFY(done.has_value() && *done);
+    QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 3, 5000);
+    QTRY_VERIFY(header->sectionSize(error) > header->sectionSizeHint(error));
+    QVERIFY(header->sectionSize(error) <= view->fontMetrics().averageCharWidth() * 40);
+    const int row = cell(page.get(), 0, ServicesModel::HostColumn) == QStringLiteral("web-3")   ? 0
+                    : cell(page.get(), 1, ServicesModel::HostColumn) == QStringLiteral("web-3") ? 1
+                                                                                                : 2;
+    QCOMPARE(page->model()->index(row, error).data(Qt::ToolTipRole).toString(), s.lastError);
 }
 
 void ServicesPageTest::emptyRegistrySaysHowToStartOne()

@@ -1,5 +1,7 @@
 #include "ui/common/Widgets.h"
 
+#include "ui/common/DisplayText.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Palette.h"
 
 #include <QDialog>
@@ -62,6 +64,14 @@ QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
     return buttons;
 }
 
+QLabel* makeUserLabel(const QByteArray& user, QWidget* parent)
+{
+    auto* label = new ElidedLabel(parent);
+    label->setObjectName(QStringLiteral("userLabel"));
+    label->setText(boundedDisplayId(user));
+    return label;
+}
+
 QLineEdit* makeReasonLineEdit(QWidget* parent)
 {
     auto* edit = new QLineEdit(parent);
@@ -73,7 +83,10 @@ QLineEdit* makeReasonLineEdit(QWidget* parent)
 
 void fitToScreen(QWidget* window, const QSize& preferred)
 {
-    const QScreen* screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
+    // A dialog opens over its parent, so on the parent's screen (before it is shown, its own
+    // screen is a guess from its default position).
+    const QWidget* over = window->parentWidget() ? window->parentWidget() : window;
+    const QScreen* screen = over->screen() ? over->screen() : QGuiApplication::primaryScreen();
     QSize size = preferred;
     // Room for the title bar and the frame the window manager adds. Where to put it is the
     // window manager's (QDialog centres on its parent and keeps within the screen).

@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+class QByteArray;
 class QDialog;
 class QDialogButtonBox;
 class QLabel;
@@ -18,6 +19,10 @@ namespace tollgate::ui {
 /// The inline error line of forms and dialogs ("errorLabel"): plain text, wrapped, red.
 QLabel* makeErrorLabel(QWidget* parent);
 
+/// The user a dialog acts on: its id on one line, elided, so a 1,000-byte id never widens
+/// the dialog (the tooltip has it all).
+QLabel* makeUserLabel(const QByteArray& user, QWidget* parent);
+
 /// The "why" of a ban, unban or reset ("reasonLineEdit"): required, at most what core accepts.
 QLineEdit* makeReasonLineEdit(QWidget* parent);
 
@@ -32,7 +37,7 @@ QTableWidgetItem* makeTextCell(const QString& text);
 QDialogButtonBox* makeWriteButtons(QDialog* dialog, const QString& applyText,
                                    const QString& applyName, QPushButton** apply);
 
-/// Gives a window `preferred` size, or less on a smaller screen (the screen it is on, or the
+/// Gives a window `preferred` size, or less on a smaller screen (its parent's, its own, or the
 /// primary one): a dialog's buttons must never open off-screen.
 void fitToScreen(QWidget* window, const QSize& preferred);
 

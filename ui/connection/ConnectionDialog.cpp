@@ -1,5 +1,6 @@
 #include "ui/connection/ConnectionDialog.h"
 
+#include "ui/common/Widgets.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/connection/SentinelBox.h"
 #include "ui/connection/SshTunnelBox.h"
@@ -14,6 +15,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -132,15 +135,30 @@ void ConnectionDialog::buildForm()
     // Not QDialogButtonBox::accepted: Connect validates and saves first.
     connect(m_connect, &QPushButton::clicked, this, &ConnectionDialog::tryConnect);
 
+    // The form scrolls (Sentinel, TLS and SSH make it taller than a 768-px screen); the
+    // buttons stay below it, always in view.
+    auto* fields = new QWidget;
+    auto* fieldsLayout = new QVBoxLayout(fields);
+    fieldsLayout->setContentsMargins(0, 0, 0, 0);
+    fieldsLayout->addLayout(form);
+    fieldsLayout->addStretch();
+    auto* scroll = named(new QScrollArea, "formScrollArea");
+    scroll->setWidget(fields);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* right = new QVBoxLayout;
-    right->addLayout(form);
+    right->addWidget(scroll, 1);
     right->addWidget(m_keychainNote);
     right->addWidget(m_error);
-    right->addStretch();
     right->addWidget(buttons);
     auto* top = new QHBoxLayout(this);
     top->addLayout(left);
     top->addLayout(right, 1);
+    // As tall as the whole form where the screen has room; no wider than the form needs.
+    scroll->setMinimumWidth(fields->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width());
+    fitToScreen(this, QSize(sizeHint().width(), fields->sizeHint().height() + 120));
     // Only now that the button is inside the dialog does it become the dialog's default;
     // otherwise QDialog picks the first auto-default button (Cancel) for Return.
     buttons->button(QDialogButtonBox::Cancel)->setAutoDefault(false);

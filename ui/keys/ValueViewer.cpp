@@ -54,6 +54,8 @@ ValueViewer::ValueViewer(Session* session, const QByteArray& key, QWidget* paren
     name->setTextFormat(Qt::PlainText);
     name->setTextInteractionFlags(Qt::TextSelectableByMouse);
     name->setWordWrap(true);
+    // A key of a 1,000-byte id has no space to wrap at: it is cut, never widens the dialog.
+    name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     QFont bold = name->font();
     bold.setBold(true);
     name->setFont(bold);

@@ -86,10 +86,9 @@ QWidget* ServicesPage::makeInstancesPane()
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setStretchLastSection(true);
     // An error can be a paragraph: the cell shows its start (the tooltip all of it), so the
-    // columns after it stay in reach.
+    // columns after it stay in reach (fitErrorColumn()).
     m_view->horizontalHeader()->setSectionResizeMode(ServicesModel::LastErrorColumn,
                                                      QHeaderView::Interactive);
-    m_view->setColumnWidth(ServicesModel::LastErrorColumn, 260);
 
     m_details->setObjectName(QStringLiteral("detailsLabel"));
     m_details->setTextFormat(Qt::RichText);
@@ -108,6 +107,22 @@ QWidget* ServicesPage::makeInstancesPane()
     instancesLayout->addWidget(m_view, 1);
     instancesLayout->addWidget(details);
     return instances;
+}
+
+void ServicesPage::fitErrorColumn()
+{
+    // No error: as narrow as its header; a long one: cut at a width that leaves the cache and
+    // gRPC columns on screen. Only when the errors change, so a width set by hand stays.
+    const QAbstractItemView* view = m_view; // sizeHintForColumn() is public here
+    const int column = ServicesModel::LastErrorColumn;
+    const int wanted =
+        qMin(qMax(m_view->horizontalHeader()->sectionSizeHint(column),
+                  view->sizeHintForColumn(column)),
+             m_view->fontMetrics().averageCharWidth() * 40);
+    if (wanted == m_errorWidth)
+        return;
+    m_errorWidth = wanted;
+    m_view->setColumnWidth(column, wanted);
 }
 
 bool ServicesPage::showsEmptyState() const
@@ -155,6 +170,7 @@ void ServicesPage::showList(ServiceList list)
     for (const QString& reason : list.unreadable)
         unreadable << reason.toHtmlEscaped();
     m_model->setList(std::move(list));
+    fitErrorColumn();
     m_stack->setCurrentIndex(m_model->rowCount() > 0 ? 0 : 1);
     if (m_model->rowCount() > 0 && !m_view->selectionModel()->hasSelection())
         m_view->selectRow(0); // the pane below always describes someone

@@ -46,6 +46,7 @@ protected:
 private:
     QWidget* makeInstancesPane();
     void showList(ServiceList list);
+    void fitErrorColumn();
     QString summaryText() const;
     void showDetails();
 
@@ -59,6 +60,7 @@ private:
     QLabel* m_status;
     QTimer* m_poll;
     bool m_loading = false;
+    int m_errorWidth = -1; // what fitErrorColumn() last gave the Last error column
 };
 
 } // namespace tollgate::ui

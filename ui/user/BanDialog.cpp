@@ -43,7 +43,7 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     connect(m_apply, &QPushButton::clicked, this, &BanDialog::apply);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
+    form->addRow(tr("User:"), makeUserLabel(user, this));
     form->addRow(tr("&Scope:"), m_scope);
     form->addRow(tr("Duration:"), m_expiry);
     form->addRow(tr("&Reason:"), m_reason);

@@ -88,7 +88,7 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     windowsRow->addWidget(m_limit);
     windowsRow->addWidget(m_windows, 1);
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
+    form->addRow(tr("User:"), makeUserLabel(user, this));
     form->addRow(tr("&Scope:"), m_scope);
     form->addRow(QString(), m_policyLabel);
     form->addRow(tr("Gives:"), windowsRow);

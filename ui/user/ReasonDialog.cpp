@@ -68,7 +68,7 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     connect(m_apply, &QPushButton::clicked, this, &ReasonDialog::apply);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("User:"), new QLabel(boundedDisplayId(user), this));
+    form->addRow(tr("User:"), makeUserLabel(user, this));
     form->addRow(unban ? tr("&Lift:") : tr("Counters &of:"), m_scope);
     if (m_step)
         form->addRow(tr("&Then:"), m_step);
