@@ -160,13 +160,21 @@ void DemoTraffic::loadPolicies()
                     Error{ErrorKind::NotFound, QStringLiteral("no policy could be loaded")}));
                 return;
             }
-            // The charts of the last hour and day get a past to show.
-            seedDemoHistory(m_client.get(), m_schema, m_policies, steadyRates());
-            if (m_options.overriddenUsers)
-                DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
-            m_timer.start();
-            m_reload.start();
-            Q_EMIT started();
+            // The charts of the last hour and day get a past to show, written before the first
+            // hit: HSETNX keeps a field a live hit wrote first, and the second and minute under
+            // way would have the live part alone (a dip where history and traffic meet).
+            const Context self(this);
+            seedDemoHistory(m_client.get(), m_schema, m_policies, steadyRates(), [this, self] {
+                self.post([this] {
+                    if (m_stopped)
+                        return;
+                    if (m_options.overriddenUsers)
+                        DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
+                    m_timer.start();
+                    m_reload.start();
+                    Q_EMIT started();
+                });
+            });
         };
         auto onSaved = [this, saved, finish](Result<qint64> revision) {
             if (revision) {
