@@ -18,6 +18,7 @@
 #include <QPushButton>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace tollgate::ui {
 
@@ -87,7 +88,7 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
         connect(m_step, &QComboBox::currentIndexChanged, this, [this] { showOutlook(true); });
     validate();
     m_reason->setFocus(Qt::OtherFocusReason); // the one thing to type
-    resize(420, sizeHint().height());
+    resize(520, sizeHint().height());
 }
 
 void ReasonDialog::setOutlook(std::function<UnbanOutlook(const QByteArray& action)> outlook)
@@ -134,7 +135,14 @@ void ReasonDialog::showOutlook(bool keepStep)
                      !chosen.holds ? toneColor(Tone::Warn, palette)
                                    : QApplication::palette().color(QPalette::WindowText));
     m_outlookLabel->setPalette(palette);
-    resize(width(), sizeHint().height());
+    fitHeight();
+}
+
+void ReasonDialog::fitHeight()
+{
+    // The wrapped outlook needs the height for this width, which sizeHint() does not give.
+    layout()->activate();
+    resize(width(), std::max(sizeHint().height(), layout()->totalHeightForWidth(width())));
 }
 
 void ReasonDialog::validate()

@@ -54,6 +54,7 @@ private:
     void validate();
     /// `keepStep`: support picked the step; otherwise the one suggested is picked.
     void showOutlook(bool keepStep);
+    void fitHeight();
     void apply();
     QString describe(const QByteArray& action) const;
 

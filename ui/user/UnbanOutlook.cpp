@@ -142,7 +142,9 @@ UnbanOutlook unbanOutlook(const UserActions& actions, const std::vector<AuditEnt
         if (facts.perSecond > 0)
             line += tr("; refused under bans now: about %1 (every banned user of %2 together)")
                         .arg(hitRateText(facts.perSecond), shown);
-        lines << line + QLatin1Char('.');
+        // Untouched actions say nothing about whether the unban holds.
+        if (!action.isEmpty() || facts.usage->count > 0 || facts.perSecond > 0)
+            lines << line + QLatin1Char('.');
         predict(outlook, facts, shown);
         sentFast += facts.perSecond > 0 ? 1 : 0;
         if (facts.perSecond > fastest) {
