@@ -180,7 +180,8 @@ void KeyViewersTest::doubleClickAndContextMenu()
     auto* actions = table->findChild<KeyActions*>();
     QVERIFY(actions);
 
-    // The context menu: view, copy, open the user, delete (a write).
+    // The context menu: view, copy the key, copy the selected rows (as every table does),
+    // open the user, delete (a write).
     std::unique_ptr<QMenu> menu(actions->menuFor(page.model()->index(row, 0)));
     QStringList names;
     for (QAction* action : menu->actions())
@@ -188,6 +189,8 @@ void KeyViewersTest::doubleClickAndContextMenu()
             names << action->objectName();
     QCOMPARE(names,
              QStringList({QStringLiteral("viewValueAction"), QStringLiteral("copyKeyAction"),
+                          QStringLiteral("copyRowsAction"),
+                          QStringLiteral("copyRowsWithHeadersAction"),
                           QStringLiteral("openUserAction"), QStringLiteral("deleteKeyAction")}));
     QVERIFY(menu->findChild<QAction*>(QStringLiteral("openUserAction"))
                 ->text()
