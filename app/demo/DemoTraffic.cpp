@@ -68,8 +68,9 @@ DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options
     // cause; with it, the traffic simply resumes once the client is back.
     connect(m_client.get(), &Client::stateChanged, this,
             [this](ConnectionState state, const Error& error) {
-                // Before the hits start, loading the policies reports the failure itself.
-                if (state != ConnectionState::Disconnected || !m_timer.isActive())
+                // Until the policies are loaded, loading them reports the failure itself; from
+                // then on (the history written, the hits) this is where it is reported.
+                if (state != ConnectionState::Disconnected || !m_policiesLoaded || m_stopped)
                     return;
                 stop();
                 Q_EMIT failed(error);
@@ -135,6 +136,7 @@ void DemoTraffic::start()
     if (!m_stopped)
         return;
     m_stopped = false;
+    m_policiesLoaded = false;
     m_client->open();
     loadPolicies();
 }
@@ -160,6 +162,7 @@ void DemoTraffic::loadPolicies()
                     Error{ErrorKind::NotFound, QStringLiteral("no policy could be loaded")}));
                 return;
             }
+            m_policiesLoaded = true;
             // The charts of the last hour and day get a past to show, written before the first
             // hit: HSETNX keeps a field a live hit wrote first, and the second and minute under
             // way would have the live part alone (a dip where history and traffic meet).

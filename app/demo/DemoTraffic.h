@@ -87,6 +87,7 @@ private:
     int m_tickCount = 0;
     QElapsedTimer m_sinceTick; // a late tick sends what it missed
     bool m_stopped = true;
+    bool m_policiesLoaded = false; // from then on, a lost server ends the run (stateChanged)
 };
 
 } // namespace tollgate
