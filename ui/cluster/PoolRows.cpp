@@ -33,27 +33,37 @@ QString proxyView(const TwemproxyServerStats& server, qint64 nowMs)
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
+// The pool's name: as nutcracker's stats say it, else as the URL gave it.
+QString poolName(const PoolSnapshot& pool)
+{
+    return pool.stats ? pool.stats->pool : pool.options.pool;
+}
+
+// "3 ejections<joiner>12 forward errors": what the proxy counted since it started.
+QString ejectionsAndErrors(const TwemproxyPoolStats& stats, const QString& joiner)
+{
+    return countText(stats.ejections, QObject::tr("ejection"), QObject::tr("ejections")) + joiner +
+           countText(stats.forwardErrors, QObject::tr("forward error"),
+                     QObject::tr("forward errors"));
+}
+
 ClusterNodeRow proxyRow(const PoolSnapshot& pool)
 {
     ClusterNodeRow row;
     row.address = pool.proxy.text();
     row.role = QStringLiteral("proxy");
-    row.id = pool.options.pool.toUtf8();
+    row.id = poolName(pool).toUtf8();
     if (!pool.proxyConnected) {
         row.link = NodeLink::Unreachable;
         row.linkDetail = QObject::tr("the console's connection to the proxy is down");
     }
     if (pool.stats) {
-        row.id = pool.stats->pool.toUtf8();
-        row.proxyView = QObject::tr("nutcracker %1 \u00b7 up %2 s \u00b7 %3 \u00b7 %4 \u00b7 %5")
+        row.proxyView = QObject::tr("nutcracker %1 \u00b7 up %2 s \u00b7 %3 \u00b7 %4")
                             .arg(pool.stats->version)
                             .arg(pool.stats->uptimeSeconds)
                             .arg(countText(pool.stats->clientConnections, QObject::tr("client"),
                                            QObject::tr("clients")),
-                                 countText(pool.stats->ejections, QObject::tr("ejection"),
-                                           QObject::tr("ejections")),
-                                 countText(pool.stats->forwardErrors, QObject::tr("forward error"),
-                                           QObject::tr("forward errors")));
+                                 ejectionsAndErrors(*pool.stats, QStringLiteral(" \u00b7 ")));
     } else {
         row.proxyView = pool.options.stats.port == 0
                             ? QObject::tr("add stats=host:port to the URL for the proxy's view")
@@ -109,7 +119,7 @@ QString poolSummaryText(const ClusterSnapshot& snapshot, const std::vector<Clust
         answering += row.link != NodeLink::Unreachable ? 1 : 0;
     }
     *bad = !pool.proxyConnected || backends == 0 || answering < backends;
-    const QString name = pool.stats ? pool.stats->pool : pool.options.pool;
+    const QString name = poolName(pool);
     const QString title =
         name.isEmpty() ? QObject::tr("Twemproxy pool at %1").arg(pool.proxy.text())
                        : QObject::tr("Twemproxy pool '%1' at %2").arg(name, pool.proxy.text());
@@ -122,11 +132,8 @@ QString poolSummaryText(const ClusterSnapshot& snapshot, const std::vector<Clust
     QString text =
         QObject::tr("%1 \u00b7 %2 of %3 backends answer").arg(title).arg(answering).arg(backends);
     if (pool.stats)
-        text += QObject::tr(" \u00b7 %1 and %2 since nutcracker started")
-                    .arg(countText(pool.stats->ejections, QObject::tr("ejection"),
-                                   QObject::tr("ejections")),
-                         countText(pool.stats->forwardErrors, QObject::tr("forward error"),
-                                   QObject::tr("forward errors")));
+        text += QObject::tr(" \u00b7 %1 since nutcracker started")
+                    .arg(ejectionsAndErrors(*pool.stats, QObject::tr(" and ")));
     return text +
            QObject::tr(" \u00b7 %1 ops/s, %2 used")
                .arg(locale.toString(total.opsPerSec), locale.formattedDataSize(total.usedMemory));
