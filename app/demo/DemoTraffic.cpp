@@ -70,7 +70,10 @@ DemoTraffic::DemoTraffic(ConnectionOptions connection, KeySchema schema, Options
             [this](ConnectionState state, const Error& error) {
                 // Until the policies are loaded, loading them reports the failure itself; from
                 // then on (the history written, the hits) this is where it is reported.
-                if (state != ConnectionState::Disconnected || !m_policiesLoaded || m_stopped)
+                if (state != ConnectionState::Disconnected)
+                    return;
+                m_lostWith = error;
+                if (!m_policiesLoaded || m_stopped)
                     return;
                 stop();
                 Q_EMIT failed(error);
@@ -163,6 +166,13 @@ void DemoTraffic::loadPolicies()
                 return;
             }
             m_policiesLoaded = true;
+            // Lost while the last policies were still being saved: the handler above kept
+            // quiet then, so it is said here.
+            if (m_client->state() == ConnectionState::Disconnected) {
+                stop();
+                Q_EMIT failed(m_lostWith);
+                return;
+            }
             // The charts of the last hour and day get a past to show, written before the first
             // hit: HSETNX keeps a field a live hit wrote first, and the second and minute under
             // way would have the live part alone (a dip where history and traffic meet).

@@ -88,6 +88,7 @@ private:
     QElapsedTimer m_sinceTick; // a late tick sends what it missed
     bool m_stopped = true;
     bool m_policiesLoaded = false; // from then on, a lost server ends the run (stateChanged)
+    Error m_lostWith;              // why the client last lost its server
 };
 
 } // namespace tollgate
