@@ -18,8 +18,8 @@ final class KeySchema
     /** ASCII bytes that stay raw; every other byte below 0x80 is written %XX. */
     private const PLAIN = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.@+=!~,;#&$()\'/<>|^`"';
 
-    /** An id of PLAIN bytes only, which escape() gives back as it is. */
-    private const ALL_PLAIN = '~\A[A-Za-z0-9\-_.@+=!\~,;#&$()\'/<>|^`"]*\z~';
+    /** An id of PLAIN bytes only, which escape() gives back as it is (PreparedHit tests it inline). */
+    public const ALL_PLAIN = '~\A[A-Za-z0-9\-_.@+=!\~,;#&$()\'/<>|^`"]*\z~';
 
     public readonly string $prefix;
     /** "<p>:" or, on a cluster, "<p>:{:}:": where the policies, their index and audit live. */

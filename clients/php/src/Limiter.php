@@ -6,7 +6,9 @@ namespace Tollgate;
 
 use Tollgate\Exception\InvalidArgumentException;
 use Tollgate\Exception\UnavailableException;
+use Tollgate\Redis\ArgvEvalSha;
 use Tollgate\Redis\Connection;
+use Tollgate\Redis\ReplyError;
 
 /**
  * Hits, peeks, refunds and penalties against the policies stored in Redis (or given inline),
@@ -36,7 +38,14 @@ final class Limiter
     private ?string $onError;
     private ?InsuranceLimiter $insurance;
     private ?HitStats $stats;
-    /** @var array<string,PreparedHit> action => its policy's prepared call */
+    /** hit.lua's SHA1, once known */
+    private ?string $hitSha = null;
+    /** The connection again when it takes a call's keys and arguments in one array (both shipped adapters do) */
+    private ?ArgvEvalSha $argv;
+    /**
+     * @var array<string,array{PreparedHit,float}> action => its policy's prepared call, and until
+     * when (microtime) the policy is current without asking the PolicyCache (PolicyCache::usableUntil)
+     */
     private array $prepared = [];
     /** @var array<string,list<array{int,int}>> "action\0user" => the override windows last redirected to */
     private array $overrideTargets = [];
@@ -50,6 +59,7 @@ final class Limiter
             throw new InvalidArgumentException('timeout must be above 0 seconds and policyTtl at least 0');
         }
         $this->redis = Connections::wrap($redis);
+        $this->argv = $this->redis instanceof ArgvEvalSha ? $this->redis : null;
         $this->schema = new KeySchema($prefix, $this->redis->isCluster());
         $this->scripts = new Scripts($this->redis, $options['scripts'] ?? null);
         $this->policies = new PolicyCache($this->redis, $this->schema, (float) ($options['policyTtl'] ?? 2.0), $options['policies'] ?? []);
@@ -86,6 +96,11 @@ final class Limiter
     public function forgetPolicies(?string $action = null): void
     {
         $this->policies->forget($action);
+        if ($action === null) {
+            $this->prepared = [];
+        } else {
+            unset($this->prepared[$action]);
+        }
     }
 
     /**
@@ -125,7 +140,7 @@ final class Limiter
 
     private function decide(bool $peek, string $action, string $user, ?int $cost, array $call): Decision
     {
-        if ($user === '' || strlen($user) > KeySchema::MAX_ID_BYTES) {
+        if ($user === '' || \strlen($user) > KeySchema::MAX_ID_BYTES) {
             KeySchema::checkId($user, 'user id'); // what every hit pays is checked here, inline
         }
         if ($cost !== null) {
@@ -133,18 +148,44 @@ final class Limiter
         }
         $callMode = $call === [] ? null : FailurePolicy::checkMode($call['onError'] ?? null);
         $this->redis->setDeadline(isset($call['timeout']) ? (float) $call['timeout'] : $this->timeout);
-        try {
-            $policy = $this->policies->get($action);
-        } catch (UnavailableException $e) {
-            return FailurePolicy::answer($callMode ?? $this->onError, null, $user, $cost, !$peek, $e, $this->insurance);
+        // Most hits find their policy's call prepared and current here, without a call.
+        $entry = $this->prepared[$action] ?? null;
+        if ($entry === null || ($entry[1] !== \INF && \microtime(true) >= $entry[1])) {
+            try {
+                $prepared = $this->prepare($action);
+            } catch (UnavailableException $e) {
+                return FailurePolicy::answer($callMode ?? $this->onError, null, $user, $cost, !$peek, $e, $this->insurance);
+            }
+        } else {
+            $prepared = $entry[0];
         }
-        $mode = $peek ? 'peek' : ($policy->shadow ? 'shadow' : 'hit');
-        $prepared = $this->preparedFor($policy, $user);
+        $policy = $prepared->policy;
+        if ($this->overrideTargets !== [] && isset($this->overrideTargets[$action . "\0" . $user])) {
+            $prepared = new PreparedHit($policy->withWindows($this->overrideTargets[$action . "\0" . $user]), $this->schema, true);
+        }
         try {
             for ($redirects = 0; ; ++$redirects) {
-                [$keys, $args] = $prepared->call($mode, $user, $cost);
                 try {
-                    $decision = Decision::fromReply($this->scripts->run('hit', $keys, $args, $peek), $policy);
+                    // Scripts::run() inline: the SHA kept here, the rest only after an error reply.
+                    $sha = $this->hitSha ??= $this->scripts->sha('hit');
+                    if ($this->argv !== null && $prepared->short && !$peek) {
+                        // Most hits: the short form's keys and arguments in one array.
+                        $argv = $prepared->shortArgv($user, $cost);
+                        $n = $prepared->shortKeyCount;
+                        try {
+                            $reply = $this->argv->evalShaArgv($sha, $argv, $n);
+                        } catch (ReplyError $e) {
+                            $reply = $this->scripts->afterError('hit', $e, \array_slice($argv, 0, $n), \array_slice($argv, $n));
+                        }
+                    } else {
+                        [$keys, $args] = $prepared->call($peek, $user, $cost);
+                        try {
+                            $reply = $this->redis->evalSha($sha, $keys, $args, $peek);
+                        } catch (ReplyError $e) {
+                            $reply = $this->scripts->afterError('hit', $e, $keys, $args);
+                        }
+                    }
+                    $decision = Decision::fromReply($reply, $policy);
                     if (!$peek) {
                         $this->stats?->record($decision, $cost ?? $policy->cost);
                     }
@@ -162,13 +203,31 @@ final class Limiter
         }
     }
 
+    /**
+     * The action's policy as the PolicyCache has it (read now when its ttl is over), its call
+     * prepared again only when the policy changed.
+     */
+    private function prepare(string $action): PreparedHit
+    {
+        $policy = $this->policies->get($action);
+        $prepared = $this->prepared[$action][0] ?? null;
+        if ($prepared === null || $prepared->policy !== $policy) {
+            $prepared = new PreparedHit($policy, $this->schema);
+        }
+        $this->prepared[$action] = [$prepared, $this->policies->usableUntil($action)];
+        return $prepared;
+    }
+
     private function refundCall(string $mode, string $action, string $user, ?int $cost, string $actor, string $reason, array $call): RefundResult
     {
         KeySchema::checkId($user, 'user id');
         self::checkCost($cost);
         $this->redis->setDeadline((float) ($call['timeout'] ?? $this->timeout));
-        $policy = $this->policies->get($action);
-        $prepared = $this->preparedFor($policy, $user);
+        $prepared = $this->prepare($action);
+        $policy = $prepared->policy;
+        if ($this->overrideTargets !== [] && isset($this->overrideTargets[$action . "\0" . $user])) {
+            $prepared = new PreparedHit($policy->withWindows($this->overrideTargets[$action . "\0" . $user]), $this->schema, true);
+        }
         for ($redirects = 0; ; ++$redirects) {
             [$keys, $args] = $prepared->refundCall($mode, $user, $cost, $actor, $reason);
             try {
@@ -182,19 +241,6 @@ final class Limiter
         }
     }
 
-    /** The policy's prepared call, or the override windows this user was last sent to. */
-    private function preparedFor(Policy $policy, string $user): PreparedHit
-    {
-        $prepared = $this->prepared[$policy->action] ?? null;
-        if ($prepared === null || $prepared->policy !== $policy) {
-            $prepared = $this->prepared[$policy->action] = new PreparedHit($policy, $this->schema);
-        }
-        if ($this->overrideTargets !== [] && isset($this->overrideTargets[$policy->action . "\0" . $user])) {
-            return new PreparedHit($policy->withWindows($this->overrideTargets[$policy->action . "\0" . $user]), $this->schema, true);
-        }
-        return $prepared;
-    }
-
     /**
      * The call again with the windows TG_OVERRIDE names (lua/README.md, "Overrides"); the user's
      * next hits go there at once (the script checks them: a stale entry costs one redirect).
@@ -205,7 +251,7 @@ final class Limiter
         $windows = $redirect->windows();
         if ($windows === null) {
             unset($this->overrideTargets[$target]);
-            return $this->prepared[$policy->action];
+            return $this->prepared[$policy->action][0] ?? new PreparedHit($policy, $this->schema);
         }
         if (count($this->overrideTargets) >= self::MAX_REMEMBERED_OVERRIDES) {
             $this->overrideTargets = [];

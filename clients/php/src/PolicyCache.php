@@ -55,6 +55,19 @@ final class PolicyCache
         );
     }
 
+    /**
+     * Until when (microtime) the policy get() last answered for $action may be used without
+     * asking again: never again for an inline one, the end of its ttl for one read from Redis
+     * (already past for one reused while Redis did not answer).
+     */
+    public function usableUntil(string $action): float
+    {
+        if (isset($this->inline[$action])) {
+            return \INF;
+        }
+        return isset($this->read[$action]) ? $this->read[$action][1] + $this->ttl : 0.0;
+    }
+
     public function forget(?string $action): void
     {
         if ($action === null) {

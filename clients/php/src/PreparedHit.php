@@ -13,7 +13,9 @@ namespace Tollgate;
 final class PreparedHit
 {
     public readonly bool $short;
-    /** @var list<string> what follows "<p>:{<user>}" in each state key */
+    /** "<p>:{": every key of a user starts with it and the escaped id */
+    private string $head;
+    /** @var list<string> what follows "<p>:{<user>" in each state key */
     private array $stateSuffixes = [];
     private string $actionBanSuffix;
     /** @var list<string|int> limit, window_ms pairs, then the marker "override" when sent for one */
@@ -22,18 +24,26 @@ final class PreparedHit
     private array $rules;
     /** @var list<string> ARGV[10..12] of the full form */
     private array $ids;
-    /** @var list<string> what follows "<p>:{<user>}" in each key of the short form, in KEYS order */
+    /** hit or shadow, as the policy says */
+    private string $hitMode;
+    /** @var list<string> what follows "<p>:{<user>" in each key of the short form, in KEYS order */
     private array $shortSuffixes;
-    /** @var list<string|int> the short form's ARGV after the mode: algorithm, cost, pairs */
-    private array $shortTail;
+    /** @var list<string|int> the short form's whole ARGV for a hit (or shadow hit) and for a peek of the policy's cost */
+    private array $hitArgs;
+    private array $peekArgs;
+    /** The short form's number of keys */
+    public readonly int $shortKeyCount;
+    /** @var list<string|int> the short form's hit as shortArgv() sends it: room for the keys, then hitArgs */
+    private array $hitArgv;
 
     public function __construct(public readonly Policy $policy, private KeySchema $schema, public readonly bool $forOverride = false)
     {
         $p = $policy;
         $escapedAction = KeySchema::escape($p->action);
-        $this->actionBanSuffix = ":$escapedAction:ban";
+        $this->head = $schema->prefix . ':{';
+        $this->actionBanSuffix = "}:$escapedAction:ban";
         foreach ($p->windows as [$limit, $ms]) {
-            $this->stateSuffixes[] = ":$escapedAction:{$p->algorithmCode()}:$ms";
+            $this->stateSuffixes[] = "}:$escapedAction:{$p->algorithmCode()}:$ms";
             $this->pairs[] = $limit;
             $this->pairs[] = $ms;
         }
@@ -41,41 +51,64 @@ final class PreparedHit
             $this->pairs[] = 'override';
         }
         $this->short = !$p->countDenied && $p->warn === 0 && $p->banMs === 0 && !$p->banUntilMidnight && !$p->calendar;
+        $this->hitMode = $p->shadow ? 'shadow' : 'hit';
         $this->rules = [$p->countDenied ? '1' : '0', $p->warn, $p->banMs, $p->banUntilMidnight ? 'midnight' : ''];
         $this->ids = [$p->action, $schema->eventsChannel(), $p->calendar ? 'calendar' : 'first_hit'];
-        $this->shortSuffixes = [':ban', $this->actionBanSuffix, ':overrides', ...$this->stateSuffixes];
-        $this->shortTail = [$p->algorithm, $p->cost, ...$this->pairs];
+        $this->shortSuffixes = ['}:ban', $this->actionBanSuffix, '}:overrides', ...$this->stateSuffixes];
+        $this->hitArgs = [$this->hitMode, $p->algorithm, $p->cost, ...$this->pairs];
+        $this->peekArgs = ['peek', $p->algorithm, $p->cost, ...$this->pairs];
+        $this->shortKeyCount = \count($this->shortSuffixes);
+        $this->hitArgv = [...\array_fill(0, $this->shortKeyCount, ''), ...$this->hitArgs];
     }
 
     /**
-     * @param string $mode hit, shadow or peek
+     * A hit's KEYS and ARGV in the short form as one array, for an ArgvEvalSha adapter (the first
+     * shortKeyCount are the keys); only for a policy that takes the short form.
+     *
+     * @return list<string|int>
+     */
+    public function shortArgv(string $user, ?int $cost): array
+    {
+        $base = $this->head . (\preg_match(KeySchema::ALL_PLAIN, $user) === 1 ? $user : KeySchema::escape($user));
+        $argv = $this->hitArgv;
+        foreach ($this->shortSuffixes as $i => $suffix) {
+            $argv[$i] = $base . $suffix;
+        }
+        if ($cost !== null) {
+            $argv[$this->shortKeyCount + 2] = $cost;
+        }
+        return $argv;
+    }
+
+    /**
+     * hit.lua's KEYS and ARGV for a checked user id: a peek, or a hit of the policy's mode (hit
+     * or shadow); $cost null = the policy's. The short form's (most hits) is the user's keys and
+     * an ARGV made once.
+     *
      * @return array{list<string>, list<string|int>} KEYS and ARGV
      */
-    public function call(string $mode, string $user, ?int $cost): array
+    public function call(bool $peek, string $user, ?int $cost): array
     {
-        $base = $this->schema->userBase($user);
-        if ($this->short) { // every hit of most policies: its parts made once
+        // KeySchema::userBase() inline, the common id recognized without a call.
+        $base = $this->head . (\preg_match(KeySchema::ALL_PLAIN, $user) === 1 ? $user : KeySchema::escape($user));
+        if ($this->short) {
             $keys = [];
             foreach ($this->shortSuffixes as $suffix) {
                 $keys[] = $base . $suffix;
             }
-            $args = [$mode, ...$this->shortTail];
+            $args = $peek ? $this->peekArgs : $this->hitArgs;
             if ($cost !== null) {
                 $args[2] = $cost;
             }
             return [$keys, $args];
         }
-        $keys = [$base . ':ban', $base . $this->actionBanSuffix, $base . ':overrides'];
-        if (!$this->short) {
-            $audit = $base . ':audit';
-            $keys[] = $audit;
-            $keys[] = $this->schema->auditMirror($audit);
-        }
+        $audit = $base . '}:audit';
+        $keys = [$base . '}:ban', $base . $this->actionBanSuffix, $base . '}:overrides', $audit, $this->schema->auditMirror($audit)];
         foreach ($this->stateSuffixes as $suffix) {
             $keys[] = $base . $suffix;
         }
         $cost ??= $this->policy->cost;
-        return [$keys, [$mode, $this->policy->algorithm, $cost, ...$this->rules, $this->policy->offsets(), $user, ...$this->ids, ...$this->pairs]];
+        return [$keys, [$peek ? 'peek' : $this->hitMode, $this->policy->algorithm, $cost, ...$this->rules, $this->policy->offsets(), $user, ...$this->ids, ...$this->pairs]];
     }
 
     /**
@@ -84,9 +117,9 @@ final class PreparedHit
      */
     public function refundCall(string $mode, string $user, ?int $cost, string $actor, string $reason): array
     {
-        $base = $this->schema->userBase($user);
-        $audit = $base . ':audit';
-        $keys = [$base . ':ban', $base . $this->actionBanSuffix, $base . ':overrides', $audit, $this->schema->auditMirror($audit)];
+        $base = $this->head . KeySchema::escape($user);
+        $audit = $base . '}:audit';
+        $keys = [$base . '}:ban', $base . $this->actionBanSuffix, $base . '}:overrides', $audit, $this->schema->auditMirror($audit)];
         foreach ($this->stateSuffixes as $suffix) {
             $keys[] = $base . $suffix;
         }

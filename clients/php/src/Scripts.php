@@ -50,16 +50,25 @@ final class Scripts
      */
     public function run(string $name, array $keys, array $args, bool $readOnly = false): mixed
     {
-        [$source, $sha] = $this->byName[$name] ??= $this->file($name);
         try {
-            return $this->redis->evalSha($sha, $keys, $args, $readOnly);
+            return $this->redis->evalSha(($this->byName[$name] ??= $this->file($name))[1], $keys, $args, $readOnly);
         } catch (ReplyError $e) {
-            if ($e->code() !== 'NOSCRIPT') {
-                throw Errors::fromReply($e);
-            }
+            return $this->afterError($name, $e, $keys, $args);
+        }
+    }
+
+    /**
+     * What run() does when EVALSHA of $name answered the error $e: the same call as EVAL when
+     * the server did not know the script, the matching exception otherwise. For a caller that
+     * sends the EVALSHA itself (Limiter's hits, by the SHA it keeps).
+     */
+    public function afterError(string $name, ReplyError $e, array $keys, array $args): mixed
+    {
+        if ($e->code() !== 'NOSCRIPT') {
+            throw Errors::fromReply($e);
         }
         try {
-            $reply = $this->redis->evalSource($source, $keys, $args);
+            $reply = $this->redis->evalSource($this->file($name)[0], $keys, $args);
         } catch (ReplyError $e) {
             throw Errors::fromReply($e);
         }

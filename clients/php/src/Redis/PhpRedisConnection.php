@@ -17,7 +17,7 @@ use Tollgate\Exception\UnavailableException;
  * last error tells the two apart. After a timeout the socket still holds the late reply, which
  * phpredis would hand to the next call: the connection is closed and opened again instead.
  */
-final class PhpRedisConnection implements Connection
+final class PhpRedisConnection implements Connection, ArgvEvalSha
 {
     private ?float $deadline = null;
     private bool $broken = false;
@@ -26,9 +26,11 @@ final class PhpRedisConnection implements Connection
      * Always a plain connect: reusing a persistent one from the pool could be the broken socket.
      */
     private array $endpoint = [];
+    private bool $cluster;
 
     public function __construct(private \Redis|\RedisCluster $redis)
     {
+        $this->cluster = $redis instanceof \RedisCluster;
         if ($redis instanceof \Redis && $redis->isConnected()) {
             $this->endpoint = [
                 'host' => $redis->getHost(), 'port' => $redis->getPort(), 'timeout' => $redis->getTimeout(),
@@ -44,16 +46,10 @@ final class PhpRedisConnection implements Connection
 
     public function evalSha(string $sha, array $keys, array $args, bool $readOnly = false): mixed
     {
-        if ($keys === [] && $this->redis instanceof \RedisCluster) {
-            return $this->call(fn () => $this->raw('{:}', ['EVALSHA', $sha, 0, ...$args]));
-        }
-        if ($readOnly) {
-            return $this->call(fn () => $this->raw($keys[0] ?? '', ['EVALSHA_RO', $sha, count($keys), ...$keys, ...$args]));
-        }
-        // The hot path, without a closure: what every hit pays.
-        if (!$this->broken) {
+        // The hot path first, without a closure: what every hit pays.
+        if (!$readOnly && !$this->broken && ($keys !== [] || !$this->cluster)) {
             try {
-                $reply = $this->redis->evalsha($sha, [...$keys, ...$args], count($keys));
+                $reply = $this->redis->evalsha($sha, [...$keys, ...$args], \count($keys));
                 if ($reply !== false) {
                     return $reply;
                 }
@@ -62,7 +58,29 @@ final class PhpRedisConnection implements Connection
             }
             return $this->replyOrError($reply);
         }
+        if ($keys === [] && $this->cluster) {
+            return $this->call(fn () => $this->raw('{:}', ['EVALSHA', $sha, 0, ...$args]));
+        }
+        if ($readOnly) {
+            return $this->call(fn () => $this->raw($keys[0] ?? '', ['EVALSHA_RO', $sha, count($keys), ...$keys, ...$args]));
+        }
         return $this->call(fn () => $this->redis->evalsha($sha, [...$keys, ...$args], count($keys)));
+    }
+
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed
+    {
+        if ($this->broken || ($numKeys === 0 && $this->cluster)) {
+            return $this->evalSha($sha, \array_slice($keysAndArgs, 0, $numKeys), \array_slice($keysAndArgs, $numKeys));
+        }
+        try {
+            $reply = $this->redis->evalsha($sha, $keysAndArgs, $numKeys);
+            if ($reply !== false) {
+                return $reply;
+            }
+        } catch (\RedisException | \RedisClusterException $e) {
+            throw $this->failure($e);
+        }
+        return $this->replyOrError($reply);
     }
 
     public function evalSource(string $source, array $keys, array $args): mixed

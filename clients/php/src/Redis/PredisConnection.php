@@ -14,7 +14,7 @@ use Tollgate\Exception\UnavailableException;
  * executeRaw, which returns error replies instead of throwing and builds no command objects.
  * A Predis connection that fails or times out disconnects itself, so the next call starts clean.
  */
-final class PredisConnection implements Connection
+final class PredisConnection implements Connection, ArgvEvalSha
 {
     private ?float $deadline = null;
     /** Whether the current socket has the deadline: not before the first call, nor after a failure (Predis reconnects). */
@@ -31,7 +31,12 @@ final class PredisConnection implements Connection
 
     public function evalSha(string $sha, array $keys, array $args, bool $readOnly = false): mixed
     {
-        return $this->send([$readOnly ? 'EVALSHA_RO' : 'EVALSHA', $sha, count($keys), ...$keys, ...$args]);
+        return $this->send([$readOnly ? 'EVALSHA_RO' : 'EVALSHA', $sha, \count($keys), ...$keys, ...$args]);
+    }
+
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed
+    {
+        return $this->send(['EVALSHA', $sha, $numKeys, ...$keysAndArgs]);
     }
 
     public function evalSource(string $source, array $keys, array $args): mixed
