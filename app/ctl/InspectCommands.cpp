@@ -121,11 +121,17 @@ private:
             printJson(reportJson(*report, options.fix));
         else
             printLine(QStringLiteral("scanned %1 keys: %2 without the TTL they need, %3 fixed, %4 "
-                                     "not ours skipped%5")
+                                     "not ours skipped%5%6")
                           .arg(report->totals.scanned)
                           .arg(report->totals.found)
                           .arg(report->totals.fixed)
                           .arg(report->skipped)
+                          .arg(report->wrongType > 0
+                                   ? QStringLiteral(", %1 of the wrong type (no TTL helps: every "
+                                                    "script touching them fails until they are "
+                                                    "deleted, e.g. in the console's Keys page)")
+                                         .arg(report->wrongType)
+                                   : QString())
                           .arg(!options.fix && report->totals.found > 0
                                    ? QStringLiteral(" (run with --fix to repair)")
                                    : QString()));
@@ -185,8 +191,12 @@ private:
             if (showProgress)
                 std::fputs("\r\033[K", stderr);
             for (const RepairItem& item : found)
-                printLine(QStringLiteral("%1  %2  ttl %3")
-                              .arg(item.status, text(item.key), humanMs(item.ttlMs)));
+                printLine(item.status == QLatin1String("wrong_type")
+                              ? QStringLiteral("%1  %2  is a %3, must be a %4")
+                                    .arg(item.status, text(item.key), text(item.type),
+                                         text(item.expectedType))
+                              : QStringLiteral("%1  %2  ttl %3")
+                                    .arg(item.status, text(item.key), humanMs(item.ttlMs)));
         };
     }
 
@@ -204,19 +214,26 @@ private:
     static QJsonObject reportJson(const RepairReport& report, bool fix)
     {
         QJsonArray items;
-        for (const RepairItem& item : report.items)
-            items.append(QJsonObject{{QStringLiteral("key"), text(item.key)},
-                                     {QStringLiteral("kind"), kindName(item.parsed.kind)},
-                                     {QStringLiteral("user"), text(item.parsed.user)},
-                                     {QStringLiteral("action"), text(item.parsed.action)},
-                                     {QStringLiteral("status"), item.status},
-                                     {QStringLiteral("ttl_ms"), item.ttlMs}});
+        for (const RepairItem& item : report.items) {
+            QJsonObject object{{QStringLiteral("key"), text(item.key)},
+                               {QStringLiteral("kind"), kindName(item.parsed.kind)},
+                               {QStringLiteral("user"), text(item.parsed.user)},
+                               {QStringLiteral("action"), text(item.parsed.action)},
+                               {QStringLiteral("status"), item.status},
+                               {QStringLiteral("ttl_ms"), item.ttlMs}};
+            if (!item.type.isEmpty()) { // wrong_type
+                object.insert(QStringLiteral("type"), text(item.type));
+                object.insert(QStringLiteral("expected"), text(item.expectedType));
+            }
+            items.append(object);
+        }
         return QJsonObject{
             {QStringLiteral("mode"), fix ? QStringLiteral("fix") : QStringLiteral("dry")},
             {QStringLiteral("scanned"), report.totals.scanned},
             {QStringLiteral("found"), report.totals.found},
             {QStringLiteral("fixed"), report.totals.fixed},
             {QStringLiteral("skipped"), report.skipped},
+            {QStringLiteral("wrong_type"), report.wrongType},
             {QStringLiteral("items"), items}};
     }
 

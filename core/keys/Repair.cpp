@@ -3,9 +3,11 @@
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
 #include "core/keys/KeyLayout.h"
+#include "core/keys/KeyTypes.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <QMap>
+#include <algorithm>
 
 namespace tollgate {
 
@@ -132,6 +134,55 @@ Command repairArgs(const RepairOptions& options)
     return {QByteArrayLiteral("fix"), options.actor.toUtf8(), options.reason.toUtf8()};
 }
 
+// A found item: kept in the report up to maxItems, streamed to onFound.
+void keep(const std::shared_ptr<RepairRun>& run, std::vector<RepairItem>& found, RepairItem item)
+{
+    if (qint64(run->report.items.size()) < run->options.maxItems)
+        run->report.items.push_back(item);
+    if (run->options.onFound)
+        found.push_back(std::move(item));
+}
+
+// Of the keys repair.lua skipped, those with a place in our schema: is their TYPE another one?
+// (repair.lua's reply does not say why it skipped a key.) Such a key makes every script
+// touching it fail, and no TTL fixes it.
+void checkTypes(const std::shared_ptr<RepairRun>& run, std::vector<RepairItem> skipped)
+{
+    skipped.erase(std::remove_if(skipped.begin(), skipped.end(),
+                                 [](const RepairItem& item) {
+                                     return expectedRedisType(item.parsed).isEmpty();
+                                 }),
+                  skipped.end());
+    if (skipped.empty())
+        return;
+    std::vector<Command> commands;
+    for (const RepairItem& item : skipped)
+        commands.push_back({QByteArrayLiteral("TYPE"), item.key});
+    ++run->pendingScripts;
+    run->client->executeBatch(
+        std::move(commands), nullptr,
+        [run, skipped = std::move(skipped)](std::vector<Result<Reply>> types) mutable {
+            --run->pendingScripts;
+            std::vector<RepairItem> found;
+            for (size_t i = 0; i < skipped.size() && i < types.size(); ++i) {
+                if (!types[i])
+                    continue; // gone or unreadable meanwhile: stays counted as skipped
+                RepairItem& item = skipped[i];
+                item.type = types[i]->toBytes();
+                item.expectedType = wrongTypeExpected(run->schema, item.key, item.type);
+                if (item.expectedType.isEmpty())
+                    continue;
+                item.status = QStringLiteral("wrong_type");
+                --run->report.skipped;
+                ++run->report.wrongType;
+                keep(run, found, std::move(item));
+            }
+            if (!found.empty() && !run->stop)
+                run->options.onFound(found);
+            run->finishIfIdle();
+        });
+}
+
 void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& keys)
 {
     ++run->pendingScripts;
@@ -146,25 +197,28 @@ void checkCall(const std::shared_ptr<RepairRun>& run, const QList<QByteArray>& k
                       run->stop = true;
                   } else {
                       std::vector<RepairItem> found;
+                      std::vector<RepairItem> skipped;
                       for (const Reply& row : reply->elements) {
                           std::optional<RepairItem> item = itemFromRow(run->schema, row);
                           if (!item)
                               continue;
-                          if (item->status == QLatin1String("skipped")) // only keys without a TTL
+                          if (item->status == QLatin1String("skipped")) { // only keys without a TTL
                               ++run->report.skipped;
+                              skipped.push_back(std::move(*item));
+                              continue;
+                          }
                           if (item->status != QLatin1String("would_fix") &&
                               item->status != QLatin1String("fixed"))
                               continue;
                           ++run->report.totals.found;
                           if (item->status == QLatin1String("fixed"))
                               ++run->report.totals.fixed;
-                          if (qint64(run->report.items.size()) < run->options.maxItems)
-                              run->report.items.push_back(*item);
-                          if (run->options.onFound)
-                              found.push_back(std::move(*item));
+                          keep(run, found, std::move(*item));
                       }
                       if (!found.empty() && !run->stop)
                           run->options.onFound(found);
+                      if (!run->stop)
+                          checkTypes(run, std::move(skipped));
                       if (run->progress && !run->stop && !run->progress(run->report.totals)) {
                           run->stop = true;
                           run->report.cancelled = true;
@@ -246,6 +300,7 @@ void repairBackend(const std::shared_ptr<BackendsRun>& run, int index)
             merged.totals.found += report->totals.found;
             merged.totals.fixed += report->totals.fixed;
             merged.skipped += report->skipped;
+            merged.wrongType += report->wrongType;
             merged.cancelled = report->cancelled;
             repairBackend(run, index + 1);
         });

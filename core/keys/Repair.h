@@ -11,13 +11,17 @@ namespace tollgate {
 
 class TwemproxyBackends;
 
-/// A key of ours that has no TTL but needs one (repair.lua said "would_fix" or "fixed").
+/// A key of ours that has no TTL but needs one (repair.lua said "would_fix" or "fixed"), or
+/// one in a place of our schema that holds another Redis type ("wrong_type": repair.lua skips
+/// it, no TTL would help; every script touching it fails until it is deleted).
 struct RepairItem
 {
     QByteArray key;
     KeySchema::Parsed parsed;
-    QString status;   // would_fix (dry run) | fixed
-    qint64 ttlMs = 0; // the TTL a fix sets / has set (0: an ended ban, deleted)
+    QString status;   // would_fix (dry run) | fixed | wrong_type
+    qint64 ttlMs = 0; // the TTL a fix sets / has set (0: an ended ban, deleted); wrong_type: -1
+    QByteArray type;  // wrong_type: what the key holds (TYPE)
+    QByteArray expectedType; // wrong_type: what the schema says it must be
 };
 
 struct RepairProgress
@@ -42,9 +46,11 @@ struct RepairOptions
 
 struct RepairReport
 {
-    std::vector<RepairItem> items; // run(): the keys needing a TTL; fixKeys(): every key asked
+    // run(): the keys needing a TTL, then those of the wrong type; fixKeys(): every key asked
+    std::vector<RepairItem> items;
     RepairProgress totals;
     qint64 skipped = 0;     // keys without TTL that repair.lua does not recognise as ours
+    qint64 wrongType = 0;   // of the keys it skipped, those of our schema holding another type
     bool cancelled = false; // the progress callback asked to stop
 };
 
@@ -60,6 +66,8 @@ public:
 
     /// Client-side SCAN over <p>:{* (never KEYS), each batch grouped by user hash tag and
     /// passed to repair.lua (EVALSHA) once per user, so every call touches one Cluster slot.
+    /// The keys it skips that have a place in our schema are asked their TYPE: those of
+    /// another type are reported as "wrong_type" (not fixed: they need deleting).
     /// Each call that fixes something writes its "repair" audit entry (the user's stream and
     /// the global one) in the same script: a fix is never on record without its keys, nor
     /// the other way round.

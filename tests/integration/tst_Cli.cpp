@@ -57,6 +57,7 @@ private Q_SLOTS:
     void subjectsJsonEscapes();
     void byteOrderMarkIsPartOfTheId();
     void repairDryRunThenFix();
+    void repairNamesKeysOfTheWrongType();
     void scripts();
     void bench();
     void simulate();
@@ -519,6 +520,33 @@ void tst_Cli::repairDryRunThenFix()
 
     const Run after = ctl({QStringLiteral("repair"), QStringLiteral("--json")});
     QCOMPARE(after.object()[QStringLiteral("found")].toInteger(), 0);
+}
+
+void tst_Cli::repairNamesKeysOfTheWrongType()
+{
+    // Another tool's string where a ban belongs: no TTL helps, the key is named instead of
+    // only counted as skipped.
+    QCOMPARE(m_redis.command({"SET", "tg:{44}:ban", "x"}), QByteArray("+OK\r\n"));
+    const Run json = ctl({QStringLiteral("repair"), QStringLiteral("--json")});
+    QVERIFY2(json.code == 0, qPrintable(json.describe()));
+    const QJsonObject report = json.object();
+    QCOMPARE(report[QStringLiteral("wrong_type")].toInteger(), 1);
+    QCOMPARE(report[QStringLiteral("skipped")].toInteger(), 0);
+    QCOMPARE(report[QStringLiteral("found")].toInteger(), 0);
+    const QJsonValue item = report[QStringLiteral("items")][0];
+    QCOMPARE(item[QStringLiteral("key")].toString(), QStringLiteral("tg:{44}:ban"));
+    QCOMPARE(item[QStringLiteral("kind")].toString(), QStringLiteral("user_ban"));
+    QCOMPARE(item[QStringLiteral("status")].toString(), QStringLiteral("wrong_type"));
+    QCOMPARE(item[QStringLiteral("type")].toString(), QStringLiteral("string"));
+    QCOMPARE(item[QStringLiteral("expected")].toString(), QStringLiteral("hash"));
+
+    const Run text = ctl({QStringLiteral("repair"), QStringLiteral("--fix")});
+    QVERIFY2(text.code == 0, qPrintable(text.describe()));
+    QVERIFY2(text.out.contains("wrong_type  tg:{44}:ban  is a string, must be a hash\n"),
+             text.out.constData());
+    QVERIFY2(text.out.contains(", 1 of the wrong type ("), text.out.constData());
+    QCOMPARE(m_redis.command({"GET", "tg:{44}:ban"}),
+             QByteArray("$1\r\nx\r\n")); // not ours to delete
 }
 
 void tst_Cli::scripts()

@@ -2,6 +2,12 @@
 
 #include "core/policies/Duration.h"
 #include "ui/keys/KeysModel.h"
+#include "ui/user/WrongTypeKeys.h"
+
+namespace {
+const QString kWrongType = QStringLiteral("wrong_type");
+const QString kDeleted = QStringLiteral("deleted"); // a key of the wrong type, deleted here
+} // namespace
 
 namespace tollgate::ui {
 
@@ -12,6 +18,7 @@ void NoTtlModel::clear()
     beginResetModel();
     m_items.clear();
     m_rowOf.clear();
+    m_wrongType = 0;
     endResetModel();
 }
 
@@ -24,10 +31,16 @@ void NoTtlModel::mergeItems(std::vector<RepairItem> items)
         const auto it = m_rowOf.constFind(item.key);
         if (it == m_rowOf.constEnd()) {
             m_rowOf.insert(item.key, rowCount() + int(fresh.size()));
+            m_wrongType += item.status == kWrongType ? 1 : 0;
             fresh.push_back(std::move(item));
         } else if (const int r = *it; r < rowCount()) { // else: twice in this batch
-            m_items[size_t(r)].status = item.status;
-            m_items[size_t(r)].ttlMs = item.ttlMs;
+            RepairItem& shown = m_items[size_t(r)];
+            m_wrongType +=
+                (item.status == kWrongType ? 1 : 0) - (shown.status == kWrongType ? 1 : 0);
+            shown.status = item.status;
+            shown.ttlMs = item.ttlMs;
+            shown.type = item.type;
+            shown.expectedType = item.expectedType;
             first = std::min(first, r);
             last = std::max(last, r);
         }
@@ -45,9 +58,27 @@ QList<QByteArray> NoTtlModel::unfixedKeys() const
 {
     QList<QByteArray> keys;
     for (const RepairItem& item : m_items)
-        if (item.status != QStringLiteral("fixed"))
+        if (item.status != QStringLiteral("fixed") && item.status != kWrongType &&
+            item.status != kDeleted)
             keys << item.key;
     return keys;
+}
+
+bool NoTtlModel::isWrongType(int row) const
+{
+    return row >= 0 && row < rowCount() && m_items[size_t(row)].status == kWrongType;
+}
+
+void NoTtlModel::markDeleted(const QList<QByteArray>& keys)
+{
+    for (const QByteArray& key : keys) {
+        const int row = m_rowOf.value(key, -1);
+        if (!isWrongType(row))
+            continue;
+        m_items[size_t(row)].status = kDeleted;
+        --m_wrongType;
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
 }
 
 int NoTtlModel::rowCount(const QModelIndex& parent) const
@@ -62,9 +93,25 @@ int NoTtlModel::columnCount(const QModelIndex& parent) const
 
 QVariant NoTtlModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole)
+    if (!index.isValid() || index.row() >= rowCount() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
     const RepairItem& item = m_items[size_t(index.row())];
+    // A key of the wrong type: what it is and breaks, whole in the tooltip too.
+    if (item.status == kWrongType || item.status == kDeleted) {
+        const QString explained =
+            item.status == kDeleted
+                ? tr("deleted: the scripts can write it afresh")
+                : wrongTypeExplanation(item.key, item.parsed, item.type, item.expectedType);
+        if (role == Qt::ToolTipRole)
+            return explained;
+        if (index.column() == StatusColumn)
+            return item.status == kDeleted ? tr("deleted") : tr("wrong type");
+        if (index.column() == TtlColumn)
+            return explained;
+    }
+    if (role != Qt::DisplayRole)
+        return {};
     switch (Column(index.column())) {
     case KeyColumn:
         return KeysModel::shownKey(item.key);
@@ -100,7 +147,7 @@ QVariant NoTtlModel::headerData(int section, Qt::Orientation orientation, int ro
     case StatusColumn:
         return tr("Status");
     case TtlColumn:
-        return tr("TTL");
+        return tr("Repair");
     case ColumnCount:
         break;
     }

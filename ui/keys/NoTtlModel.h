@@ -8,7 +8,8 @@
 
 namespace tollgate::ui {
 
-/// Keys of ours that have no TTL but need one, as repair.lua reported them.
+/// Keys of ours that have no TTL but need one, as repair.lua reported them, and those of the
+/// wrong type it skipped (core Repair asks their TYPE), explained: they need deleting.
 class NoTtlModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -19,7 +20,7 @@ public:
         UserColumn,
         ActionColumn,
         StatusColumn,
-        TtlColumn,
+        TtlColumn, // what the repair does (or did): the TTL, or why a key must be deleted
         ColumnCount
     };
 
@@ -33,6 +34,12 @@ public:
     const RepairItem& item(int row) const { return m_items[size_t(row)]; }
     /// Keys still waiting for a fix.
     QList<QByteArray> unfixedKeys() const;
+    /// The row is a key of the wrong type (not deleted yet).
+    bool isWrongType(int row) const;
+    /// Rows of the wrong type, not deleted yet.
+    int wrongTypeCount() const { return m_wrongType; }
+    /// Rows of the wrong type whose keys are gone now.
+    void markDeleted(const QList<QByteArray>& keys);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -43,6 +50,7 @@ public:
 private:
     std::vector<RepairItem> m_items;
     QHash<QByteArray, int> m_rowOf;
+    int m_wrongType = 0;
 };
 
 } // namespace tollgate::ui

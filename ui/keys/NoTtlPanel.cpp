@@ -6,6 +6,7 @@
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"
 #include "ui/keys/NoTtlModel.h"
+#include "ui/user/WrongTypeRepair.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -56,6 +57,11 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     m_repairAll->setObjectName(QStringLiteral("repairAllButton"));
     for (QPushButton* button : {m_repairSelected, m_repairAll})
         button->setProperty("tollgateWrite", static_cast<int>(Session::Write::RepairKey));
+    // Keys of the wrong type are not repaired by a TTL: deleted, through the scripts.
+    m_deleteWrongType = new QPushButton(tr("Delete wrong type…"), this);
+    m_deleteWrongType->setObjectName(QStringLiteral("deleteWrongTypeButton"));
+    m_deleteWrongType->setProperty("tollgateWrite", static_cast<int>(Session::Write::DeleteKey));
+    m_deleteWrongType->hide(); // only while the list holds such a key
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setObjectName(QStringLiteral("cancelRepairButton"));
     m_progress = new QProgressBar(this);
@@ -69,6 +75,7 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     bar->addWidget(m_find);
     bar->addWidget(m_repairSelected);
     bar->addWidget(m_repairAll);
+    bar->addWidget(m_deleteWrongType);
     bar->addWidget(m_cancel);
     bar->addWidget(m_progress, 1);
     bar->addStretch(0);
@@ -112,12 +119,14 @@ NoTtlPanel::NoTtlPanel(Session* session, QWidget* parent) : QWidget(parent), m_s
     connect(m_repairSelected, &QPushButton::clicked, this, &NoTtlPanel::repairSelected);
     connect(m_repairAll, &QPushButton::clicked, this, &NoTtlPanel::repairAll);
     connect(m_cancel, &QPushButton::clicked, this, &NoTtlPanel::cancel);
+    connect(m_deleteWrongType, &QPushButton::clicked, this, &NoTtlPanel::deleteWrongType);
     connect(m_findPattern, &QPushButton::clicked, this, &NoTtlPanel::findByPattern);
     connect(m_repairPattern, &QPushButton::clicked, this, &NoTtlPanel::repairByPattern);
     connect(m_pattern, &QLineEdit::textChanged, this, &NoTtlPanel::updateButtons);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &NoTtlPanel::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, &NoTtlPanel::updateButtons);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &NoTtlPanel::updateButtons);
     connect(session, &Session::permissionsChanged, this, &NoTtlPanel::updateButtons);
     updateButtons();
 }
@@ -288,17 +297,27 @@ void NoTtlPanel::finishRepair(const std::shared_ptr<Job>& job, bool fix,
         return;
     }
     // The items themselves came in as they were found (onFound), every one of them.
+    // Keys of the wrong type: a TTL would not help, every script touching them fails.
+    const QString wrongType =
+        report->wrongType == 0
+            ? QString()
+            : QLatin1Char(' ') +
+                  tr("%1 of the wrong type: they make the scripts fail until deleted (Delete "
+                     "wrong type…).")
+                      .arg(report->wrongType);
     if (!fix) {
         end((report->cancelled ? tr("Cancelled after %1 keys: %2 without TTL so far.")
                                : tr("Scanned %1 keys: %2 without TTL."))
                 .arg(report->totals.scanned)
-                .arg(report->totals.found));
+                .arg(report->totals.found) +
+            wrongType);
         return;
     }
     const QList<QByteArray> fixedKeys = job->fixed;
     const qint64 fixed = report->totals.fixed;
-    end(report->cancelled ? tr("Cancelled: %1 keys fixed.").arg(fixed)
-                          : tr("Done: %1 keys fixed.").arg(fixed));
+    end((report->cancelled ? tr("Cancelled: %1 keys fixed.").arg(fixed)
+                           : tr("Done: %1 keys fixed.").arg(fixed)) +
+        wrongType);
     Q_EMIT repaired(fixedKeys);
 }
 
@@ -308,7 +327,8 @@ void NoTtlPanel::repairSelected()
     // (repair.lua leaves a key that has one alone and says "ok").
     QList<QByteArray> keys;
     for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
-        keys << m_model->item(index.row()).key;
+        if (!m_model->isWrongType(index.row())) // no TTL helps those: Delete wrong type…
+            keys << m_model->item(index.row()).key;
     if (keys.isEmpty() || m_job || !m_session->canWrite(Session::Write::RepairKey))
         return;
     QStringList names;
@@ -320,6 +340,39 @@ void NoTtlPanel::repairSelected()
                       tr("Give %1 the TTL it needs?").arg(keysText(keys.size())) +
                           QStringLiteral("\n\n") + names.join(QLatin1Char('\n')),
                       tr("Repair"), [this, keys](const QString& reason) { fixKeys(keys, reason); });
+}
+
+void NoTtlPanel::deleteWrongType()
+{
+    if (m_job || !m_session->canWrite(Session::Write::DeleteKey))
+        return;
+    QList<int> rows;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        if (m_model->isWrongType(index.row()))
+            rows << index.row();
+    if (rows.isEmpty()) // none selected: every one listed
+        for (int row = 0; row < m_model->rowCount(); ++row)
+            if (m_model->isWrongType(row))
+                rows << row;
+    std::vector<WrongTypeKey> keys;
+    for (int row : rows) {
+        const RepairItem& item = m_model->item(row);
+        keys.push_back({item.key, item.type, item.expectedType, item.parsed});
+    }
+    if (keys.empty())
+        return;
+    deleteWrongTypeKeys(this, m_session, keys, [this](Result<QList<QByteArray>> deleted) {
+        if (!deleted) {
+            m_status->setText(
+                tr("Delete failed (%1): %2")
+                    .arg(errorKindName(deleted.error().kind), deleted.error().message));
+            return;
+        }
+        m_model->markDeleted(*deleted);
+        m_status->setText(tr("Deleted %1 of the wrong type, each in the audit trail.")
+                              .arg(keysText(deleted->size())));
+        updateButtons();
+    });
 }
 
 void NoTtlPanel::fixKeys(const QList<QByteArray>& keys, const QString& reason)
@@ -391,11 +444,18 @@ void NoTtlPanel::updateButtons()
     m_repairSelected->setEnabled(!busy && blocked.isEmpty() && !m_showsPattern &&
                                  m_table->selectionModel()->hasSelection());
     m_repairAll->setEnabled(!busy && blocked.isEmpty() && !m_showsPattern &&
-                            m_model->rowCount() > 0);
+                            m_model->rowCount() > m_model->wrongTypeCount());
     m_repairPattern->setEnabled(!busy && blocked.isEmpty() &&
                                 !m_pattern->text().trimmed().isEmpty());
     for (QPushButton* button : {m_repairSelected, m_repairAll, m_repairPattern})
         button->setToolTip(blocked);
+    const QString deleteBlocked = m_session->writeBlockedReason(Session::Write::DeleteKey);
+    m_deleteWrongType->setVisible(m_model->wrongTypeCount() > 0);
+    m_deleteWrongType->setEnabled(!busy && deleteBlocked.isEmpty());
+    m_deleteWrongType->setToolTip(
+        deleteBlocked.isEmpty() ? tr("Delete the keys of the wrong type (the selected ones, else "
+                                     "every one listed), with a reason, in the audit trail")
+                                : deleteBlocked);
 }
 
 } // namespace tollgate::ui

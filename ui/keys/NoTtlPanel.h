@@ -42,6 +42,9 @@ public:
     /// reason and give them the TTL field's TTL.
     void findByPattern();
     void repairByPattern();
+    /// Keys of the wrong type (the selected ones, else every one listed): ask for a reason
+    /// naming each and what it breaks, then delete them through the scripts, audited.
+    void deleteWrongType();
     /// Fixes exactly these keys (core Repair::fixKeys), audited with `reason`.
     void fixKeys(const QList<QByteArray>& keys, const QString& reason);
     void cancel();
@@ -74,6 +77,7 @@ private:
     QPushButton* m_repairSelected;
     QPushButton* m_repairAll;
     QPushButton* m_cancel;
+    QPushButton* m_deleteWrongType;
     QLineEdit* m_pattern;
     QLineEdit* m_patternTtl;
     QSpinBox* m_patternRate;

@@ -1,9 +1,7 @@
 #include "ui/user/UserDetailDialog.h"
 
-#include "core/keys/KeyDeletion.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/ElidedLabel.h"
-#include "ui/common/ReasonPrompt.h"
 #include "ui/common/StaleMark.h"
 #include "ui/common/Widgets.h"
 #include "ui/user/BanDialog.h"
@@ -15,6 +13,7 @@
 #include "ui/user/UserActionsTable.h"
 #include "ui/user/UserAuditTable.h"
 #include "ui/user/UserBansTable.h"
+#include "ui/user/UserWrongTypes.h"
 #include "ui/user/WriteGuard.h"
 
 #include <QDateTime>
@@ -92,11 +91,18 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     m_reset = new QPushButton(tr("Re&set counters…"), this);
     m_reset->setObjectName(QStringLiteral("resetButton"));
     markWrite(m_reset, Session::Write::Reset, tr("Delete this user's rate-limit counters"));
-    m_repair = new QPushButton(tr("Re&pair…"), this);
-    m_repair->setObjectName(QStringLiteral("repairKeysButton"));
-    markWrite(m_repair, Session::Write::DeleteKey,
-              tr("Delete the keys of the wrong type that make this user's verdicts fail"));
-    m_repair->hide(); // only while such a key is there
+    m_wrongTypes = new UserWrongTypes(session, user, this);
+    connect(m_wrongTypes, &UserWrongTypes::changed, this, [this](const QString& text) {
+        setNote(m_error, text);
+        m_wrongTypes->nameKeys(m_loaded); // the verdicts name the key, not a bare WRONGTYPE
+        m_actionsTable->setActions(m_loaded, m_overrides->overrides());
+    });
+    connect(m_wrongTypes, &UserWrongTypes::repaired, this, [this](const QString& message) {
+        setNote(m_error, {});
+        setNote(m_message, message);
+        refresh();
+    });
+    connect(m_wrongTypes, &UserWrongTypes::failed, this, &UserDetailDialog::showError);
     auto* refreshButton = new QPushButton(tr("&Refresh"), this);
     refreshButton->setObjectName(QStringLiteral("refreshButton"));
     auto* closeButton = new QPushButton(tr("Close"), this);
@@ -105,7 +111,6 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     connect(m_ban, &QPushButton::clicked, this, &UserDetailDialog::openBan);
     connect(m_unban, &QPushButton::clicked, this, &UserDetailDialog::openUnban);
     connect(m_reset, &QPushButton::clicked, this, &UserDetailDialog::openReset);
-    connect(m_repair, &QPushButton::clicked, this, &UserDetailDialog::openRepair);
     connect(refreshButton, &QPushButton::clicked, this, &UserDetailDialog::refresh);
     connect(closeButton, &QPushButton::clicked, this, &QDialog::reject);
 
@@ -124,7 +129,7 @@ UserDetailDialog::UserDetailDialog(Session* session, const QByteArray& user, QWi
     buttons->addWidget(m_ban);
     buttons->addWidget(m_unban);
     buttons->addWidget(m_reset);
-    buttons->addWidget(m_repair);
+    buttons->addWidget(m_wrongTypes->repairButton());
     buttons->addStretch(1);
     buttons->addWidget(refreshButton);
     buttons->addWidget(closeButton);
@@ -225,7 +230,7 @@ void UserDetailDialog::partDone(int generation)
         m_loadedAt = QDateTime::currentMSecsSinceEpoch();
         m_everLoaded = true;
     }
-    findWrongTypes();
+    m_wrongTypes->check(m_loaded);
     showSummary();
     Q_EMIT refreshed();
 }
@@ -429,77 +434,6 @@ void UserDetailDialog::sayIfBannedAgain()
         m_lifted.reset();
         return;
     }
-}
-
-void UserDetailDialog::findWrongTypes()
-{
-    const bool failing = std::any_of(m_loaded.rows.begin(), m_loaded.rows.end(),
-                                     [](const auto& entry) { return entry.second.wrongType; });
-    if (!failing) {
-        if (!m_wrongTypes.empty())
-            showWrongTypes({}); // repaired (by us or someone else)
-        return;
-    }
-    findWrongTypeKeys(m_session, keysReadByVerdicts(m_session->schema(), m_user, m_loaded.policies),
-                      this,
-                      [this](std::vector<WrongTypeKey> keys) { showWrongTypes(std::move(keys)); });
-}
-
-void UserDetailDialog::showWrongTypes(std::vector<WrongTypeKey> keys)
-{
-    m_wrongTypes = std::move(keys);
-    m_repair->setVisible(!m_wrongTypes.empty());
-    if (m_wrongTypes.empty()) {
-        setNote(m_error, {});
-        return;
-    }
-    QStringList lines{tr("This user's verdicts fail: a key they read holds another type.")};
-    for (const WrongTypeKey& key : m_wrongTypes)
-        lines << key.text();
-    lines << tr("Repair… deletes it, with a reason, in the audit trail.");
-    setNote(m_error, lines.join(QLatin1Char('\n')));
-    // The verdict names the key instead of Redis' bare WRONGTYPE.
-    const WrongTypeKey& first = m_wrongTypes.front();
-    for (auto& [action, row] : m_loaded.rows)
-        if (row.wrongType)
-            row.error = tr("error: %1 is a %2, Tollgate expects a %3")
-                            .arg(displayId(first.key), QString::fromLatin1(first.type),
-                                 QString::fromLatin1(first.expected));
-    m_actionsTable->setActions(m_loaded, m_overrides->overrides());
-}
-
-void UserDetailDialog::openRepair()
-{
-    QList<QByteArray> keys;
-    QStringList shown;
-    for (const WrongTypeKey& key : m_wrongTypes) {
-        keys << key.key;
-        shown << key.text();
-    }
-    ReasonPrompt::ask(
-        this, tr("Repair keys"),
-        tr("Delete these keys? Another tool wrote them where Tollgate keeps its own; once "
-           "they are gone the verdicts work again (a ban of the right type is not lost: "
-           "these hold none).\n\n%1")
-            .arg(shown.join(QLatin1Char('\n'))),
-        tr("Delete"), [this, keys](const QString& reason) {
-            KeyDeletion(m_session->client(), m_session->schema())
-                .remove(
-                    keys, m_session->actor(), reason, m_session,
-                    guarded<KeyDeletion::Outcome>(this, [this](
-                                                            Result<KeyDeletion::Outcome> outcome) {
-                        if (!outcome)
-                            return showError(tr("Repair failed"), outcome.error());
-                        if (!outcome->failed.isEmpty())
-                            return showError(tr("Repair failed"), outcome->failed.first().second);
-                        setNote(m_error, {});
-                        setNote(m_message, tr("Deleted %1.")
-                                               .arg(countText(outcome->deleted.size(),
-                                                              tr("key of the wrong type"),
-                                                              tr("keys of the wrong type"))));
-                        refresh();
-                    }));
-        });
 }
 
 void UserDetailDialog::openReset()

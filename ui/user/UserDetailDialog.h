@@ -6,7 +6,6 @@
 #include "core/policies/Policy.h"
 #include "ui/common/Session.h"
 #include "ui/user/UserActions.h"
-#include "ui/user/WrongTypeKeys.h"
 
 #include <QDialog>
 
@@ -20,6 +19,7 @@ class UserActionsTable;
 class UserAuditTable;
 class UserBansTable;
 class OverridesPanel;
+class UserWrongTypes;
 
 /// Everything about one user: each action's counter / limit, remaining, reset countdown and
 /// windows; the bans with reason, actor, source and expiry; the overrides (OverridesPanel:
@@ -66,11 +66,6 @@ private:
     /// lifted." with "banned again".
     void watchLifted(const QByteArray& scope);
     void sayIfBannedAgain();
-    /// A verdict failed with WRONGTYPE: names the keys of another type, offers Repair….
-    void findWrongTypes();
-    void showWrongTypes(std::vector<WrongTypeKey> keys);
-    /// Deletes the wrong-typed keys through the scripts (KeyDeletion), with a reason.
-    void openRepair();
 
     Session* m_session;
     QByteArray m_user;
@@ -85,8 +80,7 @@ private:
     QPushButton* m_ban;
     QPushButton* m_unban;
     QPushButton* m_reset;
-    QPushButton* m_repair;
-    std::vector<WrongTypeKey> m_wrongTypes;
+    UserWrongTypes* m_wrongTypes; // a verdict failed with WRONGTYPE: which key, Repair…
     QTimer* m_ticker;
 
     QTimer* m_poll;

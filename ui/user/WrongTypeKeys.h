@@ -15,10 +15,16 @@ struct WrongTypeKey
     QByteArray key;
     QByteArray type;     // TYPE's answer
     QByteArray expected; // what the schema says (lua/README.md, "Keys")
+    KeySchema::Parsed parsed;
 
-    /// "tg:{victim}:ban: this is a string, but ... must be a hash. ..."
+    /// wrongTypeExplanation() of this key.
     QString text() const;
 };
+
+/// What a key of the wrong type is and does, for people: "tg:{victim}:ban is a string;
+/// Tollgate keeps a ban as a hash: every verdict for victim fails until it is deleted."
+QString wrongTypeExplanation(const QByteArray& key, const KeySchema::Parsed& parsed,
+                             const QByteArray& type, const QByteArray& expected);
 
 /// TYPE of each of `keys` (one pipeline): those that exist with a type the schema does not
 /// allow there. `done` runs on the GUI thread, not at all once `owner` is gone; a failed read
