@@ -12,10 +12,14 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/subjects/SubjectsLoader.h"
 #include "ui/subjects/SubjectsPage.h"
+#include "ui/user/BanDialog.h"
+#include "ui/user/OverrideDialog.h"
+#include "ui/user/ReasonDialog.h"
 #include "ui/user/UserDetailDialog.h"
 
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -45,6 +49,7 @@ private Q_SLOTS:
     void everyPageGreysWhileNotResponding();
     void dashboardSaysStaleSince();
     void userDetailWaitsForRedis();
+    void openDialogsWaitForRedis();
     void subjectsLoadAfterTheStall();
 
 private:
@@ -198,6 +203,55 @@ void tst_Stall::userDetailWaitsForRedis()
     QTRY_VERIFY_WITH_TIMEOUT(!summary->text().startsWith(QStringLiteral("Waiting")), 5000);
     QTRY_VERIFY(dialog.findChild<QPushButton*>(QStringLiteral("banButton"))->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(summary->text() != QStringLiteral("Loading…"), 5000);
+}
+
+// Ban…, Unban…, Reset… and Give more… already open when Redis stops answering: OK follows the
+// session, off with "Waiting for Redis" while it is stalled, on again once it answers.
+void tst_Stall::openDialogsWaitForRedis()
+{
+    m_session = connected();
+    Policy policy;
+    policy.action = "comment";
+    policy.windows = {{10, 60'000}};
+    std::vector<std::unique_ptr<QDialog>> dialogs;
+    dialogs.push_back(std::make_unique<BanDialog>(m_session.get(), "alice", QList<QByteArray>{}));
+    dialogs.push_back(std::make_unique<ReasonDialog>(
+        m_session.get(), ReasonDialog::Operation::Unban, "alice", QList<QByteArray>{}));
+    dialogs.push_back(std::make_unique<ReasonDialog>(
+        m_session.get(), ReasonDialog::Operation::Reset, "alice", QList<QByteArray>{}));
+    dialogs.push_back(std::make_unique<OverrideDialog>(m_session.get(), "alice",
+                                                       std::vector<Policy>{policy}, "comment",
+                                                       OverrideDialog::Preset::GiveMore));
+    const QStringList oks{QStringLiteral("applyBanButton"), QStringLiteral("applyUnbanButton"),
+                          QStringLiteral("applyResetButton"),
+                          QStringLiteral("applyOverrideButton")};
+    auto ok = [&](size_t i) { return dialogs[i]->findChild<QPushButton*>(oks[qsizetype(i)]); };
+    for (size_t i = 0; i < dialogs.size(); ++i) {
+        dialogs[i]->show();
+        dialogs[i]
+            ->findChild<QLineEdit*>(QStringLiteral("reasonLineEdit"))
+            ->setText(QStringLiteral("support ticket"));
+        QVERIFY2(ok(i) && ok(i)->isEnabled(), qPrintable(oks[qsizetype(i)]));
+    }
+
+    PausedRedis pause(m_redis);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isResponsive(), kNoticeMs);
+    for (size_t i = 0; i < dialogs.size(); ++i) {
+        QTRY_VERIFY2(!ok(i)->isEnabled(), qPrintable(oks[qsizetype(i)]));
+        auto* error = dialogs[i]->findChild<QLabel*>(QStringLiteral("errorLabel"));
+        QVERIFY2(error && error->isVisibleTo(dialogs[i].get()), qPrintable(oks[qsizetype(i)]));
+        QVERIFY2(
+            error->text().startsWith(QStringLiteral("Waiting for Redis (not responding since ")),
+            qPrintable(error->text()));
+    }
+
+    pause.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(m_session->isResponsive(), 3000);
+    for (size_t i = 0; i < dialogs.size(); ++i) {
+        QTRY_VERIFY2(ok(i)->isEnabled(), qPrintable(oks[qsizetype(i)]));
+        auto* error = dialogs[i]->findChild<QLabel*>(QStringLiteral("errorLabel"));
+        QVERIFY2(!error->text().startsWith(QStringLiteral("Waiting")), qPrintable(error->text()));
+    }
 }
 
 void tst_Stall::subjectsLoadAfterTheStall()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/redis/Result.h"
+#include "ui/common/Session.h"
 
 #include <QObject>
 
@@ -13,12 +14,17 @@ namespace tollgate::ui {
 /// The inline check of a write dialog with a required reason (ban, unban, reset, override):
 /// the problem goes to the error line, except "a reason is required" before anyone typed in
 /// the field (the disabled button says enough then), and the submit button is on only while
-/// the input is valid and nothing is in flight. Lives as a child of the reason field.
+/// the input is valid, nothing is in flight and the session allows the write: a dialog left
+/// open while Redis stops answering says "Waiting for Redis" with OK off until it answers.
+/// Lives as a child of the reason field.
 class ReasonCheck : public QObject
 {
     Q_OBJECT
 public:
-    ReasonCheck(QLineEdit* reason, QLabel* error, QAbstractButton* apply);
+    /// `write`: what the submit button does, checked with the session on every show() and
+    /// whenever its rights or responsiveness change (edited() is emitted then).
+    ReasonCheck(QLineEdit* reason, QLabel* error, QAbstractButton* apply, Session* session,
+                Session::Write write);
 
     /// The reason as typed, trimmed.
     QString reason() const;
@@ -38,7 +44,7 @@ public:
     }
 
 Q_SIGNALS:
-    /// The reason was edited: check again.
+    /// The reason was edited, or the session's say changed: check again.
     void edited();
 
 private:
@@ -48,6 +54,8 @@ private:
     QLineEdit* m_reason;
     QLabel* m_error;
     QAbstractButton* m_apply;
+    Session* m_session;
+    Session::Write m_write;
     bool m_touched = false; // the reason was edited: only then is "required" an error
 };
 

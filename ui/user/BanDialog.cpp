@@ -52,7 +52,7 @@ BanDialog::BanDialog(Session* session, const QByteArray& user, const QList<QByte
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    m_check = new ReasonCheck(m_reason, m_error, m_apply);
+    m_check = new ReasonCheck(m_reason, m_error, m_apply, session, Session::Write::Ban);
     connect(m_check, &ReasonCheck::edited, this, &BanDialog::validate);
     connect(m_expiry, &ExpiryChooser::changed, this, &BanDialog::validate);
     validate();

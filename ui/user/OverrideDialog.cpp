@@ -102,7 +102,7 @@ OverrideDialog::OverrideDialog(Session* session, const QByteArray& user,
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    m_check = new ReasonCheck(m_reason, m_error, m_apply);
+    m_check = new ReasonCheck(m_reason, m_error, m_apply, session, Session::Write::Override);
     connect(m_check, &ReasonCheck::edited, this, &OverrideDialog::validate);
     connect(m_scope, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_editing)

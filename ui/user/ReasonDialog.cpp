@@ -81,7 +81,8 @@ ReasonDialog::ReasonDialog(Session* session, Operation operation, const QByteArr
     layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    m_check = new ReasonCheck(m_reason, m_error, m_apply);
+    m_check = new ReasonCheck(m_reason, m_error, m_apply, session,
+                              unban ? Session::Write::Unban : Session::Write::Reset);
     connect(m_check, &ReasonCheck::edited, this, &ReasonDialog::validate);
     connect(m_scope, &QComboBox::currentIndexChanged, this, [this] { showOutlook(false); });
     if (m_step) // the scope's outlook again, with this step's verdict
