@@ -14,6 +14,7 @@ constexpr qint64 kDay = 24 * kHour;
 constexpr qint64 kBatchSubjects = 5000; // one pipeline: a few ms to build on the GUI thread
 constexpr int kBatchesInFlight = 2;
 constexpr int kScriptsInFlight = 256;
+constexpr qint64 kMaxSearchPerMinute = 3; // a person's pace, far below the live abusers'
 
 // Which subjects get what (index modulo, residue): see the class comment.
 constexpr qint64 kUploadBan[] = {200, 4};
@@ -114,16 +115,21 @@ void DemoPopulation::sendCounters()
                                     QByteArray::number(untilMidnight)});
                 continue;
             }
-            // The shadow policy counts past its limit (100 an hour) without denying.
+            // The shadow policy counts past its limit (100 an hour) without denying. A window's
+            // count and age make its rate (the near-limit list ranks by it): people search at
+            // most kMaxSearchPerMinute, so a window holding c hits began c / that rate ago or
+            // earlier, and the live abusers' minutes outrank these hours.
             const qint64 hourCount = 1 + qint64((r >> 16) % 140);
-            commands.push_back({"SET",
-                                m_schema.stateKey(user, "search", Algorithm::FixedWindow, kHour),
-                                QByteArray::number(hourCount), "PX",
-                                QByteArray::number(1 + qint64((r >> 24) % kHour))});
+            const qint64 youngest = qMin(kHour - 1000, hourCount * 60'000 / kMaxSearchPerMinute);
+            const qint64 hourAge = youngest + qint64((r >> 24) % quint64(kHour - youngest));
+            commands.push_back(
+                {"SET", m_schema.stateKey(user, "search", Algorithm::FixedWindow, kHour),
+                 QByteArray::number(hourCount), "PX", QByteArray::number(kHour - hourAge)});
+            const qint64 dayAge = hourAge + qint64((r >> 40) % quint64(kDay - kHour));
             commands.push_back({"SET",
                                 m_schema.stateKey(user, "search", Algorithm::FixedWindow, kDay),
                                 QByteArray::number(hourCount + qint64((r >> 32) % 600)), "PX",
-                                QByteArray::number(kHour + qint64((r >> 40) % (kDay - kHour)))});
+                                QByteArray::number(kDay - dayAge)});
         }
         ++m_inFlight;
         m_client->executeBatch(std::move(commands), this,
