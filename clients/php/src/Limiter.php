@@ -111,7 +111,36 @@ final class Limiter
      */
     public function hit(string $action, string $user, ?int $cost = null, array $call = []): Decision
     {
-        return $this->decide(false, $action, $user, $cost, $call);
+        // Most hits, in as few PHP operations as a hit takes (beside the round trip, what a PHP
+        // process pays per hit is mostly this): the policy current and in the short form, no cost
+        // or call options, no override remembered for the user, a shipped adapter. decide() does
+        // everything else, and the rest of these hits' errors.
+        $entry = $this->prepared[$action] ?? null;
+        if ($entry === null || $this->argv === null || $cost !== null || $call !== [] || !$entry[0]->short
+            || $user === '' || \strlen($user) > KeySchema::MAX_ID_BYTES
+            || ($entry[1] !== \INF && \microtime(true) >= $entry[1])
+            || ($this->overrideTargets !== [] && isset($this->overrideTargets[$action . "\0" . $user]))) {
+            return $this->decide(false, $action, $user, $cost, $call);
+        }
+        $prepared = $entry[0];
+        $policy = $prepared->policy;
+        $this->redis->setDeadline($this->timeout);
+        // The keys into the prepared call (KeySchema::userBase(), the common id without a call).
+        $base = $prepared->head . (\preg_match(KeySchema::ALL_PLAIN, $user) === 1 ? $user : KeySchema::escape($user));
+        $argv = $prepared->hitArgv;
+        foreach ($prepared->shortSuffixes as $i => $suffix) {
+            $argv[$i] = $base . $suffix;
+        }
+        try {
+            $reply = $this->argv->evalShaArgv($this->hitSha ??= $this->scripts->sha('hit'), $argv, $prepared->shortKeyCount);
+        } catch (ReplyError $e) {
+            return $this->afterErrorReply($e, $action, $user, $policy);
+        } catch (UnavailableException $e) {
+            return FailurePolicy::answer($this->failureMode(null, $policy), $policy, $user, null, true, $e, $this->insurance);
+        }
+        $decision = Decision::fromReply($reply, $policy);
+        $this->stats?->record($decision, $policy->cost);
+        return $decision;
     }
 
     /** What a hit of $cost would get, written nowhere (EVALSHA_RO: a read-only ACL user may peek). */
@@ -166,26 +195,8 @@ final class Limiter
         try {
             for ($redirects = 0; ; ++$redirects) {
                 try {
-                    // Scripts::run() inline: the SHA kept here, the rest only after an error reply.
-                    $sha = $this->hitSha ??= $this->scripts->sha('hit');
-                    if ($this->argv !== null && $prepared->short && !$peek) {
-                        // Most hits: the short form's keys and arguments in one array.
-                        $argv = $prepared->shortArgv($user, $cost);
-                        $n = $prepared->shortKeyCount;
-                        try {
-                            $reply = $this->argv->evalShaArgv($sha, $argv, $n);
-                        } catch (ReplyError $e) {
-                            $reply = $this->scripts->afterError('hit', $e, \array_slice($argv, 0, $n), \array_slice($argv, $n));
-                        }
-                    } else {
-                        [$keys, $args] = $prepared->call($peek, $user, $cost);
-                        try {
-                            $reply = $this->redis->evalSha($sha, $keys, $args, $peek);
-                        } catch (ReplyError $e) {
-                            $reply = $this->scripts->afterError('hit', $e, $keys, $args);
-                        }
-                    }
-                    $decision = Decision::fromReply($reply, $policy);
+                    [$keys, $args] = $prepared->call($peek, $user, $cost);
+                    $decision = Decision::fromReply($this->scripts->run('hit', $keys, $args, $peek), $policy);
                     if (!$peek) {
                         $this->stats?->record($decision, $cost ?? $policy->cost);
                     }
@@ -198,9 +209,29 @@ final class Limiter
                 }
             }
         } catch (UnavailableException $e) {
-            $mode = $callMode ?? $this->onError ?? ($policy->onError === '' ? 'report' : $policy->onError);
-            return FailurePolicy::answer($mode, $policy, $user, $cost, !$peek, $e, $this->insurance);
+            return FailurePolicy::answer($this->failureMode($callMode, $policy), $policy, $user, $cost, !$peek, $e, $this->insurance);
         }
+    }
+
+    /** What hit() does with an error reply to its EVALSHA. */
+    private function afterErrorReply(ReplyError $e, string $action, string $user, Policy $policy): Decision
+    {
+        $error = $e->code() === 'NOSCRIPT' ? null : Errors::fromReply($e);
+        if ($error === null || $error instanceof OverrideRedirect) {
+            // The script counted nothing: the hit goes again by the way that loads the script
+            // (EVAL) or follows the override.
+            return $this->decide(false, $action, $user, null, []);
+        }
+        if ($error instanceof UnavailableException) { // BUSY, LOADING ...: as for a timeout
+            return FailurePolicy::answer($this->failureMode(null, $policy), $policy, $user, null, true, $error, $this->insurance);
+        }
+        throw $error;
+    }
+
+    /** The failure policy of a call: its own, else the Limiter's, else the policy's on_error. */
+    private function failureMode(?string $callMode, Policy $policy): string
+    {
+        return $callMode ?? $this->onError ?? ($policy->onError === '' ? 'report' : $policy->onError);
     }
 
     /**

@@ -14,7 +14,7 @@ final class PreparedHit
 {
     public readonly bool $short;
     /** "<p>:{": every key of a user starts with it and the escaped id */
-    private string $head;
+    public readonly string $head;
     /** @var list<string> what follows "<p>:{<user>" in each state key */
     private array $stateSuffixes = [];
     private string $actionBanSuffix;
@@ -27,14 +27,18 @@ final class PreparedHit
     /** hit or shadow, as the policy says */
     private string $hitMode;
     /** @var list<string> what follows "<p>:{<user>" in each key of the short form, in KEYS order */
-    private array $shortSuffixes;
+    public readonly array $shortSuffixes;
     /** @var list<string|int> the short form's whole ARGV for a hit (or shadow hit) and for a peek of the policy's cost */
     private array $hitArgs;
     private array $peekArgs;
     /** The short form's number of keys */
     public readonly int $shortKeyCount;
-    /** @var list<string|int> the short form's hit as shortArgv() sends it: room for the keys, then hitArgs */
-    private array $hitArgv;
+    /**
+     * @var list<string|int> the short form's hit of the policy's cost as Limiter::hit() sends it
+     * to an ArgvEvalSha adapter: room for the shortKeyCount keys ("<p>:{<user>" and each of
+     * shortSuffixes), then the ARGV
+     */
+    public readonly array $hitArgv;
 
     public function __construct(public readonly Policy $policy, private KeySchema $schema, public readonly bool $forOverride = false)
     {
@@ -59,25 +63,6 @@ final class PreparedHit
         $this->peekArgs = ['peek', $p->algorithm, $p->cost, ...$this->pairs];
         $this->shortKeyCount = \count($this->shortSuffixes);
         $this->hitArgv = [...\array_fill(0, $this->shortKeyCount, ''), ...$this->hitArgs];
-    }
-
-    /**
-     * A hit's KEYS and ARGV in the short form as one array, for an ArgvEvalSha adapter (the first
-     * shortKeyCount are the keys); only for a policy that takes the short form.
-     *
-     * @return list<string|int>
-     */
-    public function shortArgv(string $user, ?int $cost): array
-    {
-        $base = $this->head . (\preg_match(KeySchema::ALL_PLAIN, $user) === 1 ? $user : KeySchema::escape($user));
-        $argv = $this->hitArgv;
-        foreach ($this->shortSuffixes as $i => $suffix) {
-            $argv[$i] = $base . $suffix;
-        }
-        if ($cost !== null) {
-            $argv[$this->shortKeyCount + 2] = $cost;
-        }
-        return $argv;
     }
 
     /**
