@@ -46,7 +46,7 @@ Reply: { allowed 1|0, tier "ok"|"warn"|"deny"|"banned", count, limit, remaining,
   with the longest retry_after; otherwise (and when banned) the window with the smallest remaining.
   reset_ms: ms until that window holds nothing any more (0 if it holds nothing); never after the
   end of a timed ban in force or just created, and equal to retry_after_ms when the window ends
-  with it (both from one TIME and the keys' PEXPIRETIME).
+  with it (both from one reading of the clock and the keys' PEXPIRETIME).
   retry_after_ms: 0 when allowed; when denied, ms until a hit of this cost could pass; when a ban is
   in force or was just created, exactly the ms until it ends (-1 = never: permanent ban, or a deny
   whose cost > limit, even one that creates a ban). A ban whose PTTL is 0 is over.
@@ -117,10 +117,14 @@ do
 --@include "hit/sliding_log_fast.lua"
   end
 
+--@include "hit/ban_cut.lua"
+  if refused ~= 'banned' then                           -- (a ban's reply has its retry)
 --@include "hit/sw_retry.lua"
+  end
   if refused then
 --@include "hit/refusal.lua"
   end
+  if not now_us then now_ms = nil end                   -- (a clock read by PTTL: the general path reads TIME)
 
 --@include "hit/clock.lua"
 end

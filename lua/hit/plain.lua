@@ -100,12 +100,22 @@
       -- the window `key` to its end (PEXPIREAT ... LT): the general path asks the ACL about that
       -- write even when it changes nothing, so this asks too (refused: the general path answers
       -- TG_NOPERM; the time is no part of the ACL's decision).
+      -- The clock: a token bucket and a sliding log reckon in µs (TIME); a fixed or sliding
+      -- window in whole ms, which the later ban's PTTL gives against its end, one command
+      -- instead of TIME's two numbers (now_us stays nil: the general path reads TIME itself).
       ban_left, ban_ends = -1, 0
       if user_at > 0 or action_at > 0 then
-        local t = redis.call('TIME')
-        now_us = t[1] * 1000000 + t[2]
-        now_ms = floor(now_us / 1000)
-        local at = user_at > action_at and user_at or action_at
+        local at, later = action_at, action_ban
+        if user_at > action_at then at, later = user_at, user_ban end
+        if alg == 'token_bucket' or alg == 'sliding_log' then
+          local t = redis.call('TIME')
+          now_us = t[1] * 1000000 + t[2]
+          now_ms = floor(now_us / 1000)
+        else
+          local left = redis.call('PTTL', later)
+          if left <= 0 then break end                   -- (over, or within its last millisecond)
+          now_ms = at - left
+        end
         if at > now_ms then ban_ends = at end
       end
       if user_at ~= -1 and action_at ~= -1 then

@@ -7,7 +7,8 @@
       -- score of the member the retry waits for: the one holding the total that must leave the
       -- window (totals are unique: one ZMSCORE finds both, one ZSCORE when that is the newest;
       -- when no member holds that total exactly, the general path searches). Under a ban the
-      -- log's PEXPIRETIME, against the clock, stands in for its PTTL.
+      -- log's PEXPIRETIME, against the clock, stands in for its PTTL, and the newest member comes
+      -- with its score (WITHSCORES: one command fewer than its ZSCORE).
       if not now_us then                                -- (a timed ban read it already)
         local t = redis.call('TIME')
         now_us = t[1] * 1000000 + t[2]
@@ -16,7 +17,8 @@
       local window_us = window * 1000
       local format = string.format
       local count, newest_total, trim, stale, ttl = 0, 0, nil, false, -2
-      local newest = redis.pcall('ZRANGE', key, '-1', '-1')
+      -- (under a ban the reply's reset needs the newest member's score: asked for here)
+      local newest = banned and redis.pcall('ZRANGE', key, '-1', '-1', 'WITHSCORES') or redis.pcall('ZRANGE', key, '-1', '-1')
       if newest.err then break end
       local exists = newest[1]
       if exists then
@@ -66,11 +68,11 @@
             local scores = redis.call('ZMSCORE', key, exists, format('%016d', newest_total + cost - limit))
             newest_s, waits_s = scores[1], scores[2]
           else
-            newest_s = redis.call('ZSCORE', key, exists)
+            newest_s = newest[2] or redis.call('ZSCORE', key, exists)
             waits_s = newest_s
           end
         end
-        local newest_us = newest_s and tonumber(newest_s)
+        local newest_us = newest_s and newest_s + 0     -- (a score Redis spelled: a number)
         r_count, r_reset = count, 0
         if newest_us and newest_us > now_us - window_us then
           r_reset = max(ceil((newest_us + window_us - now_us) / 1000), 1)

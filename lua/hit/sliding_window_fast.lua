@@ -6,7 +6,7 @@
       -- writes nothing; it asks the TTL of a hash without counts too (one without a TTL is
       -- repaired by the general path), and a ban the hash's PEXPIRETIME.
       local W = window + 0
-      if not now_us then                                -- (a timed ban read it already)
+      if not now_ms then                                -- (a timed ban read it already)
         local t = redis.call('TIME')
         now_us = t[1] * 1000000 + t[2]
         now_ms = floor(now_us / 1000)

@@ -1,20 +1,27 @@
   -- The sliding window's retry, made after the fast paths (a closure made costs every call that
   -- makes it): for a refusal's reply and for the general path.
   if alg == 'sliding_window' then
-    -- The first elapsed ms e in [0, W] at which floor(count * (W - e) / W) <= allowed:
-    -- floor(count * (W - e) / W) <= allowed  <=>  W - e < (allowed + 1) * W / count
-    local function first_fit(W, count, allowed)
-      if count <= allowed then return 0 end
-      local q, r = mul_div(allowed + 1, W, count)
-      return max(W + 1 - (r > 0 and q + 1 or q), 0)
-    end
     -- ms from `elapsed` into a window of W ms holding cur (and prev the window before) until a
     -- hit of `cost` fits `limit`: once prev weighs little enough in this window, else in the
-    -- next, where cur is prev
+    -- next, where cur is prev. In each, the first elapsed ms e in [0, W] at which
+    -- floor(count * (W - e) / W) <= allowed  <=>  W - e < (allowed + 1) * W / count
+    -- (one closure: a closure made, and each upvalue it takes, costs every call that makes it)
     function sw_retry(W, cur, prev, elapsed, cost, limit)
-      local room = limit - cost - cur
-      local e = room >= 0 and first_fit(W, prev, room) or W
-      if e >= W then e = W + first_fit(W, cur, limit - cost) end
-      return max(e - elapsed, 1)
+      local start, count, allowed = 0, prev, limit - cost - cur
+      if allowed < 0 then start, count, allowed = W, cur, limit - cost end
+      while true do
+        local e = 0
+        if count > allowed then
+          local q, r = mul_div(allowed + 1, W, count)
+          e = W + 1 - (r > 0 and q + 1 or q)
+          if e < 0 then e = 0 end
+        end
+        if start == 0 and e >= W then
+          start, count, allowed = W, cur, limit - cost    -- not in this window: in the next
+        else
+          e = start + e - elapsed
+          return e > 1 and e or 1
+        end
+      end
     end
   end

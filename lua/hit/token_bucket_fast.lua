@@ -12,17 +12,18 @@
       local us, num, before, ttl = now_us, 0, 0, nil    -- an empty bucket
       local stored = redis.pcall('GET', key)
       if stored then
-        if type(stored) ~= 'string' then break end
-        -- The TAT "<us>+<num>/<den>" or "<us>", as parse_tat reads it (a negative one: the general path)
-        local us_s, n_s, d_s = stored:match('^(%d+)%+(%d+)/(%d+)$')
-        local n, d = 0, 1
-        if us_s then
-          if #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
+        if stored.err then break end                    -- (another type)
+        -- The TAT "<us>+<num>/<den>" or "<us>", as parse_tat reads it (a negative one, or one of
+        -- 17 bytes or fewer that is not all digits: the general path). Which of the two it is
+        -- goes by the length, one pattern for either.
+        local us_s, n_s, d_s, n, d = stored, nil, nil, 0, 1
+        if #stored > 17 then
+          us_s, n_s, d_s = stored:match('^(%d+)%+(%d+)/(%d+)$')
+          if not us_s or #us_s > 17 or #n_s > 17 or #d_s > 17 then break end
           n, d = n_s + 0, d_s == limit_s and limit or d_s + 0   -- (the usual den: the limit's own digits)
           if d < 1 or n >= d then break end
-        else
-          us_s = #stored <= 17 and stored:find('^%d+$') and stored
-          if not us_s then break end
+        elseif not stored:find('^%d+$') then
+          break
         end
         local tat = us_s + 0
         -- (a TAT not ahead of now is an empty bucket whatever the TTL: the SET below gives it one)
