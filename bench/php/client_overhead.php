@@ -89,7 +89,7 @@ final class AnsweringConnection implements Tollgate\Redis\Connection, Tollgate\R
         return [1, 'ok', 1, 1000000000, 999999999, 3600000, 0];
     }
 
-    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys, float $deadline): mixed
     {
         return [1, 'ok', 1, 1000000000, 999999999, 3600000, 0];
     }

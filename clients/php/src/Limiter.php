@@ -124,7 +124,6 @@ final class Limiter
         }
         $prepared = $entry[0];
         $policy = $prepared->policy;
-        $this->redis->setDeadline($this->timeout);
         // The keys into the prepared call (KeySchema::userBase(), the common id without a call).
         $base = $prepared->head . (\preg_match(KeySchema::ALL_PLAIN, $user) === 1 ? $user : KeySchema::escape($user));
         $argv = $prepared->hitArgv;
@@ -132,7 +131,7 @@ final class Limiter
             $argv[$i] = $base . $suffix;
         }
         try {
-            $reply = $this->argv->evalShaArgv($this->hitSha ??= $this->scripts->sha('hit'), $argv, $prepared->shortKeyCount);
+            $reply = $this->argv->evalShaArgv($this->hitSha ??= $this->scripts->sha('hit'), $argv, $prepared->shortKeyCount, $this->timeout);
         } catch (ReplyError $e) {
             return $this->afterErrorReply($e, $action, $user, $policy);
         } catch (UnavailableException $e) {

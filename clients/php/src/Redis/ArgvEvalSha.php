@@ -11,6 +11,9 @@ namespace Tollgate\Redis;
  */
 interface ArgvEvalSha
 {
-    /** EVALSHA $sha $numKeys, then $keysAndArgs: the first $numKeys are KEYS, the rest ARGV. */
-    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed;
+    /**
+     * EVALSHA $sha $numKeys, then $keysAndArgs: the first $numKeys are KEYS, the rest ARGV. The
+     * read deadline is $deadline seconds, as after Connection::setDeadline($deadline).
+     */
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys, float $deadline): mixed;
 }

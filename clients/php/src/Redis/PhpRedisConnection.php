@@ -67,8 +67,11 @@ final class PhpRedisConnection implements Connection, ArgvEvalSha
         return $this->call(fn () => $this->redis->evalsha($sha, [...$keys, ...$args], count($keys)));
     }
 
-    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys, float $deadline): mixed
     {
+        if ($deadline !== $this->deadline) {
+            $this->setDeadline($deadline);
+        }
         if ($this->broken || ($numKeys === 0 && $this->cluster)) {
             return $this->evalSha($sha, \array_slice($keysAndArgs, 0, $numKeys), \array_slice($keysAndArgs, $numKeys));
         }

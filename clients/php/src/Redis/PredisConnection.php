@@ -34,8 +34,11 @@ final class PredisConnection implements Connection, ArgvEvalSha
         return $this->send([$readOnly ? 'EVALSHA_RO' : 'EVALSHA', $sha, \count($keys), ...$keys, ...$args]);
     }
 
-    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys): mixed
+    public function evalShaArgv(string $sha, array $keysAndArgs, int $numKeys, float $deadline): mixed
     {
+        if ($deadline !== $this->deadline) {
+            $this->setDeadline($deadline);
+        }
         return $this->send(['EVALSHA', $sha, $numKeys, ...$keysAndArgs]);
     }
 
