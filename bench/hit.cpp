@@ -25,11 +25,11 @@
 #include "bench/hit/AlgorithmTable.h"
 #include "bench/hit/RefusalTable.h"
 #include "bench/hit/ServerFigures.h"
-#include "core/client/Blocking.h"
-#include "core/client/Client.h"
 #include "core/limiter/HitLoad.h"
 #include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Client.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

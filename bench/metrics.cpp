@@ -7,9 +7,9 @@
 // counter per subject (SET PX, pipelined), a policy and stats totals per action, and 100
 // counters without a TTL for the census to find. Prints a Markdown table; asserts nothing.
 #include "app/demo/DemoServer.h"
-#include "core/client/Blocking.h"
 #include "core/metrics/MetricsExporter.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

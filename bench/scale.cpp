@@ -6,12 +6,12 @@
 // Without --url it starts a private redis-server (app/demo/DemoServer). Prints figures; it
 // asserts nothing (performance targets are read from here, never from timed tests).
 #include "app/demo/DemoServer.h"
-#include "core/client/Blocking.h"
 #include "core/client/Scan.h"
-#include "core/keys/Repair.h"
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
-#include "core/subjects/Subjects.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
+#include "tollgate/Repair.h"
+#include "tollgate/Subjects.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

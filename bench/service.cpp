@@ -29,7 +29,7 @@
 #include "app/demo/DemoServer.h"
 #include "bench/service/GrpcFloor.h"
 #include "bench/service/ServiceBench.h"
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

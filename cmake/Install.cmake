@@ -93,36 +93,12 @@ install(TARGETS ${TOLLGATE_CORE_EXPORT_TARGETS} EXPORT TollgateTargets
 install(CODE "execute_process(COMMAND ${CMAKE_STRIP} --strip-debug
     \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libtollgate_core.a\")"
     COMPONENT dev)
-# The headers: the public API (include/tollgate/, <tollgate/Limiter.h>), and of core/ only the
-# headers it reaches through its #include "core/..." lines, followed here, so that it compiles;
-# they are the implementation's, not the API (docs/architecture.md, "The public API and its
-# version"). The rest of core/ stays private.
-file(GLOB TOLLGATE_FACADE_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/include/tollgate/*.h)
-set(TOLLGATE_PRIVATE_HEADERS)
-set(headers_to_read ${TOLLGATE_FACADE_HEADERS})
-while(headers_to_read)
-    list(POP_FRONT headers_to_read header)
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${header})
-    file(STRINGS ${header} include_lines REGEX "^#include \"core/")
-    foreach(line IN LISTS include_lines)
-        string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
-        # core/Version.h is generated (below); the rest once each.
-        if(included STREQUAL "core/Version.h" OR included IN_LIST TOLLGATE_PRIVATE_HEADERS)
-            continue()
-        endif()
-        list(APPEND TOLLGATE_PRIVATE_HEADERS ${included})
-        list(APPEND headers_to_read ${CMAKE_SOURCE_DIR}/${included})
-    endforeach()
-endwhile()
-install(FILES ${TOLLGATE_FACADE_HEADERS}
+# The headers: the public API and nothing else (include/tollgate, <tollgate/Limiter.h>), with
+# the generated Version.h. They name no header of core/, which stays private
+# (docs/architecture.md, "The public API and its version").
+file(GLOB TOLLGATE_PUBLIC_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/include/tollgate/*.h)
+install(FILES ${TOLLGATE_PUBLIC_HEADERS} ${TOLLGATE_GENERATED_DIR}/tollgate/Version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate COMPONENT dev)
-foreach(header IN LISTS TOLLGATE_PRIVATE_HEADERS)
-    get_filename_component(folder ${header} DIRECTORY)
-    install(FILES ${CMAKE_SOURCE_DIR}/${header}
-            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/${folder} COMPONENT dev)
-endforeach()
-install(FILES ${TOLLGATE_GENERATED_DIR}/core/Version.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tollgate/core COMPONENT dev)
 # the assembled scripts (lua/CMakeLists.txt) and their line maps, not their sources
 install(FILES ${TOLLGATE_LUA_SCRIPTS} ${TOLLGATE_LUA_MAPS} ${CMAKE_SOURCE_DIR}/lua/README.md
         DESTINATION ${TOLLGATE_LUA_INSTALL_DIR} COMPONENT dev)

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/client/ConnectionOptions.h"
-#include "core/keys/KeySchema.h"
-#include "core/policies/FailurePolicy.h"
 #include "service/config/ServiceConfig.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Policy.h"
 
 #include <QObject>
 #include <QTimer>

@@ -5,8 +5,8 @@
 #include "app/ctl/Output.h"
 #include "core/keys/IdText.h"
 #include "core/limiter/HitLoad.h"
-#include "core/policies/PolicyStore.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/PolicyStore.h"
 
 #include <chrono>
 

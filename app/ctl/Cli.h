@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Blocking.h"
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <QStringList>
 #include <memory>

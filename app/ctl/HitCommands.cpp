@@ -4,8 +4,8 @@
 #include "core/http/RateLimitHeaders.h"
 #include "core/keys/IdText.h"
 
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 
 namespace tollgate::ctl {
 

@@ -3,14 +3,14 @@
 #include "app/ctl/Output.h"
 #include "core/keys/IdText.h"
 
-#include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
 #include "core/keys/PatternRepair.h"
-#include "core/keys/Repair.h"
 #include "core/policies/Duration.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "core/scripts/ScriptRunner.h"
 #include "core/scripts/ScriptSource.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/Repair.h"
 
 #include <QDateTime>
 #include <cstdio>

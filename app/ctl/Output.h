@@ -2,10 +2,10 @@
 
 #include "app/ctl/Cli.h"
 #include "core/json/JsonWriter.h"
-#include "core/limiter/HitResult.h"
-#include "core/moderation/Moderation.h"
-#include "core/policies/Policy.h"
 #include "core/policies/PolicyText.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Policy.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

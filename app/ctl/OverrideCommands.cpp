@@ -2,9 +2,9 @@
 #include "app/ctl/Command.h"
 #include "app/ctl/Output.h"
 #include "core/keys/IdText.h"
-#include "core/moderation/Overrides.h"
 #include "core/policies/Duration.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QDateTime>
 

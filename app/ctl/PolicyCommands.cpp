@@ -4,8 +4,8 @@
 #include "core/keys/IdText.h"
 
 #include "core/policies/Duration.h"
-#include "core/policies/PolicyStore.h"
 #include "core/policies/PolicyText.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QDateTime>
 #include <QTimeZone>

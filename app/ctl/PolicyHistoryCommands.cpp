@@ -3,7 +3,8 @@
 #include "app/ctl/Output.h"
 
 #include "core/keys/IdText.h"
-#include "core/policies/PolicyStore.h"
+#include "core/policies/PolicyHistory.h"
+#include "tollgate/PolicyStore.h"
 
 namespace tollgate::ctl {
 

@@ -3,8 +3,8 @@
 #include "app/ctl/Output.h"
 #include "core/keys/IdText.h"
 
-#include "core/moderation/Refunds.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
+#include "tollgate/Refunds.h"
 
 #include <QDateTime>
 

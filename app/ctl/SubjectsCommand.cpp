@@ -3,7 +3,7 @@
 #include "app/ctl/Output.h"
 
 #include "core/keys/IdText.h"
-#include "core/subjects/Subjects.h"
+#include "tollgate/Subjects.h"
 
 #include <QDateTime>
 #include <cstdio>

@@ -3,7 +3,7 @@
 #include "app/ctl/Cli.h"
 #include "app/ctl/Output.h"
 #include "core/keys/IdText.h"
-#include "core/Version.h"
+#include "tollgate/Version.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>

@@ -2,11 +2,11 @@
 // over gRPC, an HTTP JSON endpoint, the configuration in envoyproxy/ratelimit's YAML.
 #include "app/common/QuitOnSignal.h"
 #include "core/keys/IdText.h"
-#include "core/keys/KeySchema.h"
 #include "core/redis/IoThreads.h"
-#include "core/Version.h"
 #include "service/Daemon.h"
 #include "service/rlqs/QuotaSettings.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Version.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

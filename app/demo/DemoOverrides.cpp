@@ -1,6 +1,6 @@
 #include "app/demo/DemoOverrides.h"
 
-#include "core/moderation/Overrides.h"
+#include "tollgate/Overrides.h"
 
 namespace tollgate {
 

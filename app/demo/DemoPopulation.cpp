@@ -1,7 +1,7 @@
 #include "app/demo/DemoPopulation.h"
 
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
 
 #include <QDateTime>
 

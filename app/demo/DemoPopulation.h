@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <QObject>
 #include <memory>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 
 namespace tollgate {
 

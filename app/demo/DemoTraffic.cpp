@@ -3,8 +3,8 @@
 #include "app/demo/DemoHistory.h"
 #include "app/demo/DemoOverrides.h"
 #include "app/demo/DemoRevisions.h"
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>

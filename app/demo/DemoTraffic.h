@@ -1,10 +1,10 @@
 #pragma once
 
 #include "app/demo/DemoHistory.h"
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
-#include "core/limiter/Limiter.h"
-#include "core/policies/Policy.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Policy.h"
 
 #include <QElapsedTimer>
 #include <QObject>

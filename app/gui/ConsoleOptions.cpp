@@ -1,6 +1,6 @@
 #include "app/gui/ConsoleOptions.h"
 
-#include "core/Version.h"
+#include "tollgate/Version.h"
 
 #include <QCoreApplication>
 #include <cstring>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <chrono>
 

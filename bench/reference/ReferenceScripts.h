@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
 #include "core/limiter/HitLoad.h"
-#include "core/policies/Policy.h"
+#include "tollgate/Client.h"
+#include "tollgate/Policy.h"
 
 #include <QString>
 

@@ -4,8 +4,8 @@
 #include "bench/hit/ServerFigures.h"
 #include "bench/service/HttpLoad.h"
 #include "bench/service/ServiceBench.h"
-#include "core/client/Client.h"
 #include "envoy/service/ratelimit/v3/rls.pb.h"
+#include "tollgate/Client.h"
 
 #include <QThread>
 #include <csignal>

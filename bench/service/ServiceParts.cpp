@@ -4,10 +4,10 @@
 #include "bench/service/HttpLoad.h"
 #include "bench/service/ServiceBench.h"
 #include "bench/support/ProcessFigures.h"
-#include "core/client/Blocking.h"
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
 #include "envoy/service/ratelimit/v3/rls.pb.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <QCoreApplication>
 #include <QThread>

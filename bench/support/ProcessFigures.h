@@ -2,7 +2,7 @@
 
 // What a console benchmark reads about the processes it measures: the server's commands per
 // second and CPU, this process's CPU by thread and its peak memory. Linux (/proc, getrusage).
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <QDir>
 #include <QElapsedTimer>

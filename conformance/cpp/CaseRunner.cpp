@@ -2,10 +2,10 @@
 
 #include "conformance/cpp/Expectations.h"
 #include "conformance/cpp/LibraryClient.h"
-#include "core/client/Blocking.h"
 #include "core/client/Scan.h"
 #include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/Blocking.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "conformance/cpp/CaseFile.h"
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <QString>
 

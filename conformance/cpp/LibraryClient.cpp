@@ -1,13 +1,13 @@
 #include "conformance/cpp/LibraryClient.h"
 
 #include "conformance/cpp/CaseFile.h"
-#include "core/client/Blocking.h"
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
-#include "core/moderation/Refunds.h"
-#include "core/policies/FailurePolicy.h"
-#include "core/policies/PolicyStore.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Policy.h"
+#include "tollgate/PolicyStore.h"
+#include "tollgate/Refunds.h"
 
 #include <QElapsedTimer>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
-#include "core/policies/Policy.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Policy.h"
 
 #include <QHash>
 #include <QJsonObject>

@@ -110,7 +110,7 @@ class TollgatectlClient:
 
 def error_kind(code, stderr):
     """tollgatectl's exit code and its one error line (`tollgatectl: <kind> error: ...`, the
-    kinds of core/redis/Error.h) as the README's error kinds."""
+    kinds of tollgate/Result.h) as the README's error kinds."""
     if code == 2:
         return "invalid"
     if "no policy for action" in stderr:

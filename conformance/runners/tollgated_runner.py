@@ -24,7 +24,7 @@ from conformance import (Policies, Run, RedisServer, Scripts, Skip, StepError, c
 from tollgatectl_runner import TollgatectlClient
 
 PROBE_ACTION = b"conformance-probe"
-# The kinds of tollgated's error bodies (core/redis/Error.h's names) as the README's kinds.
+# The kinds of tollgated's error bodies (tollgate/Result.h's names) as the README's kinds.
 ERROR_KINDS = {"invalid": "invalid", "notfound": "no_policy", "wrongtype": "corrupt",
                "contract": "contract", "noperm": "noperm", "timeout": "unavailable",
                "io": "unavailable", "closed": "unavailable"}

@@ -1,4 +1,5 @@
-#include "core/audit/AuditLog.h"
+#include "tollgate/AuditLog.h"
+#include "core/keys/KeyLayout.h"
 
 #include <algorithm>
 

@@ -1,4 +1,6 @@
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
+
+#include "core/client/ClientPending.h"
 
 #include "core/client/TwemproxyBackends.h"
 #include "core/client/TwemproxyCommands.h"

@@ -1,6 +1,8 @@
 // How a Client learns what its server is (HELLO's "mode", asked at open) and what changes on a
 // Redis Cluster: a ClusterRouter on the worker thread, commands that ask every primary.
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
+
+#include "core/client/ClientPending.h"
 
 #include "core/client/TwemproxyBackends.h"
 #include "core/cluster/ClusterRouter.h"

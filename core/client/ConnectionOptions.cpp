@@ -1,4 +1,4 @@
-#include "core/client/ConnectionOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include "core/sentinel/SentinelUrl.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Result.h"
-#include "core/redis/ServerOptions.h"
+#include "tollgate/Result.h"
+#include "tollgate/ServerOptions.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "core/client/TwemproxyBackends.h"
 
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 namespace tollgate {
 

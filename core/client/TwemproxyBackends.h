@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/client/ConnectionOptions.h"
-#include "core/redis/Error.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Result.h"
 
 #include <QMutex>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/redis/CommandBuilder.h"
-#include "core/redis/Result.h"
+#include "tollgate/Result.h"
 
 #include <QByteArrayView>
 #include <optional>

@@ -1,6 +1,6 @@
 // Whether a Twemproxy pool keeps keys of one hash tag together (hash_tag "{}"), asked through
 // the proxy itself without writing anything: which backend answers for two keys of one tag.
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <QDebug>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/client/TwemproxyOptions.h"
-#include "core/redis/Result.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Result.h"
 
 #include <QByteArray>
 #include <QObject>

@@ -1,7 +1,7 @@
 // The Twemproxy parts of a connection URL: redis+twemproxy://[:password@]host:port with
 // backends=host:port,... or config=<nutcracker.yml>&pool=<name> (ConnectionOptions.h).
-#include "core/client/ConnectionOptions.h"
 #include "core/client/NutcrackerConfig.h"
+#include "tollgate/ConnectionOptions.h"
 
 namespace tollgate {
 

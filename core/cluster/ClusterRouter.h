@@ -1,8 +1,9 @@
 #pragma once
 
-#include "core/client/Client.h"
 #include "core/client/NodeClients.h"
 #include "core/cluster/SlotMap.h"
+#include "core/redis/CommandBuilder.h"
+#include "tollgate/Client.h"
 
 #include <QDeadlineTimer>
 #include <QObject>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/client/Scan.h"
 #include "core/client/NodeClients.h"
+#include "core/client/Scan.h"
 #include "core/cluster/SlotMap.h"
+#include "tollgate/Client.h"
 
 #include <QElapsedTimer>
 #include <QObject>

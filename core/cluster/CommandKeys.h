@@ -2,7 +2,7 @@
 
 #include "core/redis/CommandBuilder.h"
 #include "core/redis/RespCodec.h"
-#include "core/redis/Result.h"
+#include "tollgate/Result.h"
 
 #include <optional>
 

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/cluster/KeySlot.h"
-#include "core/redis/Reply.h"
-#include "core/redis/Result.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
 
 #include <QString>
 #include <array>

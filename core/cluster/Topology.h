@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/client/Client.h"
 #include "core/cluster/SlotMap.h"
+#include "tollgate/Client.h"
 
 #include <optional>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/redis/Result.h"
+#include "tollgate/Result.h"
 
 #include <QHostAddress>
 #include <QList>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limiter/HitResult.h"
-#include "core/policies/Policy.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/Policy.h"
 
 namespace tollgate {
 

@@ -1,8 +1,8 @@
 #include "core/keys/KeyDeletion.h"
 
 #include "core/keys/KeyLayout.h"
-#include "core/moderation/Moderation.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/Moderation.h"
 
 #include <QMutex>
 

@@ -1,7 +1,7 @@
 #include "core/keys/KeyLayout.h"
 
-#include "core/client/Client.h"
 #include "core/cluster/KeySlot.h"
+#include "tollgate/Client.h"
 
 namespace tollgate {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
-#include "core/redis/Result.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Result.h"
 
 #include <functional>
 

@@ -1,4 +1,4 @@
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include "core/keys/IdText.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 namespace tollgate {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/keys/Repair.h"
+#include "tollgate/Repair.h"
 
 namespace tollgate {
 

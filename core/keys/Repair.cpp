@@ -1,4 +1,4 @@
-#include "core/keys/Repair.h"
+#include "tollgate/Repair.h"
 
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"

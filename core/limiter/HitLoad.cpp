@@ -1,7 +1,7 @@
 #include "core/limiter/HitLoad.h"
 
 #include "core/limiter/HitStats.h"
-#include "core/limiter/Limiter.h"
+#include "tollgate/Limiter.h"
 
 #include <sys/resource.h>
 

@@ -1,10 +1,9 @@
 #pragma once
 
-#include "core/client/ConnectionOptions.h"
-#include "core/keys/KeySchema.h"
-#include "core/policies/Policy.h"
-#include "core/redis/Error.h"
-#include "core/redis/Result.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Policy.h"
+#include "tollgate/Result.h"
 
 #include <chrono>
 #include <functional>

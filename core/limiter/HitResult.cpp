@@ -1,4 +1,4 @@
-#include "core/limiter/HitResult.h"
+#include "tollgate/HitResult.h"
 
 namespace tollgate {
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
-#include "core/limiter/HitResult.h"
+#include "tollgate/Client.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/KeySchema.h"
 
 #include <QHash>
 #include <QMutex>

@@ -1,4 +1,4 @@
-#include "core/limiter/InsuranceLimiter.h"
+#include "tollgate/Limiter.h"
 
 #include <cmath>
 

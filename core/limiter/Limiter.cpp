@@ -1,11 +1,11 @@
-#include "core/limiter/Limiter.h"
+#include "tollgate/Limiter.h"
 
 #include "core/limiter/HitStats.h"
 #include "core/limiter/OverrideTargets.h"
 #include "core/limiter/PreparedHit.h"
-#include "core/limiter/RefusalCache.h"
-#include "core/moderation/Overrides.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/RefusalCache.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,8 +1,8 @@
 #include "core/limiter/PreparedHit.h"
 
-#include "core/moderation/Overrides.h"
 #include "core/policies/ZoneOffsets.h"
 #include "core/scripts/ScriptLibrary.h"
+#include "tollgate/Overrides.h"
 
 namespace tollgate {
 

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/keys/KeyLayout.h"
-#include "core/policies/Policy.h"
 #include "core/redis/CommandBuilder.h"
+#include "tollgate/Policy.h"
 
 #include <memory>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "core/limiter/RefusalCache.h"
+#include "tollgate/RefusalCache.h"
 
 #include <QHashFunctions>
 #include <chrono>

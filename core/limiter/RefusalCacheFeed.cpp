@@ -1,7 +1,6 @@
-#include "core/limiter/RefusalCacheFeed.h"
+#include "tollgate/RefusalCache.h"
 
-#include "core/client/Client.h"
-#include "core/limiter/RefusalCache.h"
+#include "tollgate/Client.h"
 
 #include <algorithm>
 

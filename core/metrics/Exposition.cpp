@@ -1,6 +1,6 @@
 #include "core/metrics/Exposition.h"
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #include "core/metrics/ScrapeCollector.h"
 
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

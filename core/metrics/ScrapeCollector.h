@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
 #include "core/metrics/MetricsSnapshot.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <QObject>
 #include <functional>

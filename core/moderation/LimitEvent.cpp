@@ -1,4 +1,4 @@
-#include "core/moderation/LimitEvent.h"
+#include "tollgate/Moderation.h"
 
 namespace tollgate {
 

@@ -1,4 +1,4 @@
-#include "core/moderation/Moderation.h"
+#include "tollgate/Moderation.h"
 
 #include "core/client/Scan.h"
 #include "core/keys/KeyLayout.h"

@@ -1,6 +1,7 @@
-#include "core/moderation/Overrides.h"
+#include "tollgate/Overrides.h"
 
 #include "core/client/Scan.h"
+#include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>

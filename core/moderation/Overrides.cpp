@@ -1,4 +1,4 @@
-#include "core/moderation/Overrides.h"
+#include "tollgate/Overrides.h"
 
 #include "core/policies/Duration.h"
 

@@ -1,9 +1,9 @@
-#include "core/moderation/Refunds.h"
+#include "tollgate/Refunds.h"
 
 #include "core/keys/KeyLayout.h"
-#include "core/moderation/Overrides.h"
 #include "core/policies/ZoneOffsets.h"
 #include "core/scripts/ScriptRunner.h"
+#include "tollgate/Overrides.h"
 
 namespace tollgate {
 

@@ -1,4 +1,4 @@
-#include "core/policies/Algorithm.h"
+#include "tollgate/Policy.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "core/policies/FailurePolicy.h"
+#include "tollgate/Policy.h"
 
 namespace tollgate {
 

@@ -1,9 +1,9 @@
-#include "core/policies/Policy.h"
-#include "core/Version.h"
+#include "tollgate/Policy.h"
+#include "tollgate/Version.h"
 
-#include "core/keys/KeySchema.h"
 #include "core/policies/Duration.h"
 #include "core/policies/ZoneOffsets.h"
+#include "tollgate/KeySchema.h"
 
 #include <QStringList>
 #include <QTimeZone>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/policies/PolicyStore.h"
 #include "core/policies/PolicyText.h"
+#include "tollgate/PolicyStore.h"
 
 #include <vector>
 

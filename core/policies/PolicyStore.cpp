@@ -1,6 +1,7 @@
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 
 #include "core/client/Scan.h"
+#include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
 
 #include <algorithm>

@@ -1,7 +1,8 @@
 // PolicyStore: the history of a policy, rollback and restore (policy_restore.lua).
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 
 #include "core/keys/IdText.h"
+#include "core/keys/KeyLayout.h"
 #include "core/scripts/ScriptRunner.h"
 
 namespace tollgate {

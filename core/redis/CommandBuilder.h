@@ -1,6 +1,7 @@
 #pragma once
 
-#include "core/redis/Result.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace tollgate {
-
-using Command = QList<QByteArray>;
 
 /// Bulk strings already encoded as RESP (`$<len>\r\n<bytes>\r\n` each), to be spliced into
 /// many commands: the policy-constant arguments of a prepared hit. Only RespFragment's own

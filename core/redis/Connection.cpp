@@ -1,6 +1,7 @@
 #include "core/redis/Connection.h"
 
 #ifdef TOLLGATE_LINUX_IO
+#include "core/redis/ErrorReply.h"
 #include "core/redis/TcpStream.h"
 #endif
 

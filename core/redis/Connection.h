@@ -1,11 +1,10 @@
 #pragma once
 
 #include "core/redis/BatchReplies.h"
-#include "core/redis/ConnectionState.h"
 #include "core/redis/Endpoint.h"
 #include "core/redis/RespCodec.h"
-#include "core/redis/ServerOptions.h"
 #include "core/redis/Transport.h"
+#include "tollgate/ServerOptions.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -3,7 +3,7 @@
 // TLS with a QSslSocket over that socket's descriptor (the TLS session is still with Redis).
 #include "core/redis/Connection.h"
 
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 
 #include <QSslSocket>
 

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/redis/CommandBuilder.h"
-#include "core/redis/Reply.h"
-#include "core/redis/Result.h"
-#include "core/redis/ServerOptions.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
+#include "tollgate/ServerOptions.h"
 
 #include <QObject>
 #include <functional>

@@ -1,4 +1,5 @@
-#include "core/redis/Error.h"
+#include "core/redis/ErrorReply.h"
+#include "tollgate/Result.h"
 
 namespace tollgate {
 

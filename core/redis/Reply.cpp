@@ -1,4 +1,4 @@
-#include "core/redis/Reply.h"
+#include "tollgate/Reply.h"
 
 #include <QStringList>
 

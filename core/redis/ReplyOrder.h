@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Reply.h"
-#include "core/redis/Result.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
 
 #include <functional>
 #include <map>

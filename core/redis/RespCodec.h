@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/redis/CommandBuilder.h"
-#include "core/redis/Reply.h"
 #include "core/redis/RespLimits.h"
-#include "core/redis/Result.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
 
 #include <QList>
 #include <memory>

@@ -1,5 +1,6 @@
 #include "core/redis/ThreadAnchor.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QMutex>
 #include <QPointer>
@@ -21,7 +22,49 @@ QHash<QThread*, Entry>& registry()
     return anchors;
 }
 
+/// The anchor's object on its thread: runs the Contexts' calls queued to it.
+class Receiver : public QObject
+{
+public:
+    bool event(QEvent* event) override
+    {
+        if (event->type() != Context::QueuedCall::eventType())
+            return QObject::event(event);
+        static_cast<Context::QueuedCall*>(event)->run();
+        return true;
+    }
+};
+
 } // namespace
+
+Context::Context(QObject* object)
+    : m_object(object), m_identity(object),
+      m_anchor(object ? ThreadAnchor::of(object->thread()) : nullptr)
+{
+}
+
+void Context::queue(QueuedCall* call) const
+{
+    m_anchor->post(call);
+}
+
+QEvent::Type Context::QueuedCall::eventType()
+{
+    static const auto type = QEvent::Type(QEvent::registerEventType());
+    return type;
+}
+
+void ThreadAnchor::post(Context::QueuedCall* call)
+{
+    {
+        QReadLocker lock(&m_lock);
+        if (m_receiver) {
+            QCoreApplication::postEvent(m_receiver, call);
+            return;
+        }
+    }
+    delete call; // outside the lock: its captures may post again
+}
 
 std::shared_ptr<ThreadAnchor> ThreadAnchor::of(QThread* thread)
 {
@@ -36,7 +79,7 @@ std::shared_ptr<ThreadAnchor> ThreadAnchor::of(QThread* thread)
     QMutexLocker lock(&registryMutex);
     Entry& entry = registry()[thread];
     if (!entry.anchor || !entry.thread) {
-        auto* receiver = new QObject;
+        auto* receiver = new Receiver;
         receiver->moveToThread(thread);
         auto anchor = std::make_shared<ThreadAnchor>(receiver);
         // Direct: runs on the finishing thread, the only one that may delete the receiver.

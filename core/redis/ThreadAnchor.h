@@ -1,5 +1,7 @@
 #pragma once
 
+#include "tollgate/Result.h"
+
 #include <QMetaObject>
 #include <QReadWriteLock>
 #include <QObject>
@@ -26,6 +28,9 @@ public:
         if (m_receiver)
             QMetaObject::invokeMethod(m_receiver, std::forward<F>(call), Qt::QueuedConnection);
     }
+    /// Queues a Context's call (the anchor's thread runs it); deletes it once that thread has
+    /// finished.
+    void post(Context::QueuedCall* call);
 
     explicit ThreadAnchor(QObject* receiver) : m_receiver(receiver) {}
     ThreadAnchor(const ThreadAnchor&) = delete;

@@ -1,7 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
+#include "core/redis/CommandBuilder.h"
 #include "core/scripts/ScriptLibrary.h"
+#include "tollgate/Client.h"
 
 namespace tollgate {
 

@@ -1,6 +1,7 @@
 #include "core/sentinel/SentinelLocator.h"
 
 #include "core/client/NodeClients.h"
+#include "core/redis/ErrorReply.h"
 #include "core/sentinel/SentinelTopology.h"
 
 #include <QStringList>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/ConnectionOptions.h"
 #include "core/redis/Endpoint.h"
-#include "core/redis/Reply.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Reply.h"
 
 #include <QObject>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/client/NodeClients.h"
-#include "core/sentinel/SentinelOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/client/ConnectionOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <QUrlQuery>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/redis/Error.h"
+#include "tollgate/Result.h"
 
 #include <QByteArray>
 #include <QString>

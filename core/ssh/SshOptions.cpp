@@ -1,4 +1,4 @@
-#include "core/ssh/SshOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 namespace tollgate {
 

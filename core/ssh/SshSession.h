@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Result.h"
-#include "core/ssh/SshOptions.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Result.h"
 
 #include <QObject>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/redis/Endpoint.h"
-#include "core/redis/Result.h"
-#include "core/ssh/SshOptions.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Result.h"
 
 #include <QThread>
 #include <functional>

@@ -1,9 +1,9 @@
 #include "core/subjects/SubjectReader.h"
 
-#include "core/limiter/Limiter.h"
 #include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
 #include "core/subjects/Usage.h"
+#include "tollgate/Limiter.h"
 
 #include <algorithm>
 #include <map>

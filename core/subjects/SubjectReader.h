@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
-#include "core/keys/KeySchema.h"
-#include "core/subjects/Subject.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Subjects.h"
 
 #include <functional>
 #include <memory>

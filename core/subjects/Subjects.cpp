@@ -1,4 +1,4 @@
-#include "core/subjects/Subjects.h"
+#include "tollgate/Subjects.h"
 
 #include "core/client/Scan.h"
 #include "core/subjects/FingerprintSet.h"

@@ -1,23 +1,25 @@
 #pragma once
 
 // Tollgate's public C++ API, all of it: include this, or the one header of the class you use
-// (<tollgate/Limiter.h>). Only what these headers name is the library's API, and only it is
-// covered by the package's version (docs/architecture.md, "The public API and its version");
-// the headers they include on the way are the implementation's, and may change at any release.
-#include "AuditLog.h"
-#include "Blocking.h"
-#include "Client.h"
-#include "ConnectionOptions.h"
-#include "HitResult.h"
-#include "KeySchema.h"
-#include "Limiter.h"
-#include "Moderation.h"
-#include "Overrides.h"
-#include "Policy.h"
-#include "PolicyStore.h"
-#include "Refunds.h"
-#include "RefusalCache.h"
-#include "Repair.h"
-#include "Result.h"
-#include "Subjects.h"
-#include "Version.h"
+// (<tollgate/Limiter.h>). These headers are the whole of what is installed, and what they
+// declare is what the package's version covers (docs/architecture.md, "The public API and its
+// version").
+#include "tollgate/AuditLog.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Client.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Policy.h"
+#include "tollgate/PolicyStore.h"
+#include "tollgate/Refunds.h"
+#include "tollgate/RefusalCache.h"
+#include "tollgate/Repair.h"
+#include "tollgate/Reply.h"
+#include "tollgate/Result.h"
+#include "tollgate/ServerOptions.h"
+#include "tollgate/Subjects.h"
+#include "tollgate/Version.h"

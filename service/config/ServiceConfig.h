@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/policies/Policy.h"
 #include "core/policies/PolicyText.h"
-#include "core/redis/Result.h"
+#include "tollgate/Policy.h"
+#include "tollgate/Result.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limiter/Limiter.h"
 #include "service/decide/Decision.h"
 #include "service/decide/PolicyBook.h"
+#include "tollgate/Limiter.h"
 
 #include <chrono>
 #include <functional>

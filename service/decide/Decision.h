@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/limiter/HitResult.h"
-#include "core/policies/Policy.h"
 #include "service/config/ServiceConfig.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/Policy.h"
 
 #include <QByteArray>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "service/decide/DescriptorMatch.h"
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QCryptographicHash>
 

@@ -2,7 +2,7 @@
 
 #include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
 
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 
 #include <grpcpp/grpcpp.h>
 

@@ -1,9 +1,9 @@
 #include "service/http/HttpFront.h"
 
 #include "core/http/RateLimitHeaders.h"
-#include "core/limiter/RefusalCache.h"
 #include "service/http/DecisionJson.h"
 #include "service/metrics/ServiceMetrics.h"
+#include "tollgate/RefusalCache.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

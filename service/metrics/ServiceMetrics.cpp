@@ -1,6 +1,6 @@
 #include "service/metrics/ServiceMetrics.h"
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QMutexLocker>
 

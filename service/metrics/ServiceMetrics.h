@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/limiter/RefusalCache.h"
 #include "core/metrics/Exposition.h"
+#include "tollgate/RefusalCache.h"
 
 #include <QByteArray>
 #include <QMutex>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Result.h"
 #include "service/config/ServiceConfig.h"
+#include "tollgate/Result.h"
 
 #include <QByteArray>
 #include <map>

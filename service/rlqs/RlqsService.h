@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
-#include "core/moderation/LimitEvent.h"
 #include "envoy/service/rate_limit_quota/v3/rlqs.grpc.pb.h"
 #include "service/rlqs/Assignment.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Moderation.h"
 
 #include <condition_variable>
 #include <deque>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
-#include "core/policies/Policy.h"
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Policy.h"
 
 #include <vector>
 

@@ -2,10 +2,10 @@
 
 // What the user detail tests share: a redis-server, a Session acting as "operator-jane", the
 // "login" policy (5 per minute, 20 per hour), and helpers to open the dialog and to hit.
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Session.h"
 #include "ui/user/UserDetailDialog.h"
 

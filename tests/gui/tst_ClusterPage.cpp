@@ -4,10 +4,10 @@
 // killed node (the one the session was given) turns unreachable while the page keeps
 // answering; and a standalone server gets the standalone text and its one node.
 
-#include "core/keys/KeySchema.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/KeySchema.h"
 #include "ui/cluster/ClusterMonitor.h"
 #include "ui/cluster/ClusterNodesModel.h"
 #include "ui/cluster/ClusterPage.h"

@@ -2,14 +2,14 @@
 // before anything is typed, Enter submits once the input is valid, Alt mnemonics never clash,
 // Tab leaves a table, and F1 lists the shortcuts.
 
-#include "core/Version.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Version.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"
-#include "ui/shell/MainWindow.h"
 #include "ui/shell/AboutDialog.h"
+#include "ui/shell/MainWindow.h"
 #include "ui/shell/ShortcutsDialog.h"
 #include "ui/user/BanDialog.h"
 #include "ui/user/ReasonDialog.h"

@@ -1,9 +1,9 @@
 // Find user with a "*": ids never hold a raw "*", so "scraper*" is no user to open (it showed an
 // empty one with Ban… enabled) but every id with that prefix: the Subjects page, filtered.
 
-#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/shell/MainWindow.h"

@@ -2,11 +2,11 @@
 // Tollgate writes (bans, sliding logs, audit trails), the wrong-type flag for a key that
 // breaks the schema, and what right-click and double-click do on the Keys page.
 
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"

@@ -2,15 +2,15 @@
 // finder and its repair (Tollgate's keys, and another client's by a pattern), and Delete… that
 // names the keys and deletes nothing when declined.
 
-#include "core/keys/Repair.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Repair.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
+#include "ui/keys/KeyTemplate.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"
-#include "ui/keys/KeyTemplate.h"
 #include "ui/keys/NoTtlModel.h"
 #include "ui/keys/NoTtlPanel.h"
 

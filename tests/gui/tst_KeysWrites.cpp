@@ -2,13 +2,13 @@
 // deleted counter through reset.lua (both in the user's own audit and on the events channel),
 // anything else through delete.lua (global audit); repairs ask why and name the keys; a row
 // repaired once can be repaired again when its key loses the TTL again.
-#include "core/audit/AuditLog.h"
-#include "core/client/Blocking.h"
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeysModel.h"
 #include "ui/keys/KeysPage.h"

@@ -1,11 +1,11 @@
 // Policies page against a real redis-server: an edit in the page takes effect on the next hit
 // through the core, a concurrent save produces the conflict dialog, invalid input writes nothing.
 
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"

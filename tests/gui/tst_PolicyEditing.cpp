@@ -2,12 +2,12 @@
 // the audit entry keeps the reason with both; a declined prompt saves nothing. The editor
 // takes several windows for every algorithm, as hit.lua and tollgatectl do.
 
-#include "core/audit/AuditLog.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Ask.h"
 #include "ui/common/Session.h"
 #include "ui/policies/PoliciesModel.h"

@@ -2,11 +2,11 @@
 // comparison of any two, and "Restore this revision…", which asks why, writes a new revision
 // compare-and-set (a conflict is reported, nothing overwritten), and brings deleted policies back.
 
-#include "core/policies/PolicyStore.h"
 #include "tests/gui/AnswerReasonPrompt.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/audit/AuditModel.h"
 #include "ui/audit/AuditPage.h"
 #include "ui/common/Ask.h"

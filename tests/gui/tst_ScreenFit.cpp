@@ -9,11 +9,11 @@
 // the Lua page's help is wrapped, not cut; the Policies table never ends on a half row, with few
 // policies or with enough to scroll, at 1024x700 and 1280x800.
 
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionDialog.h"
 #include "ui/connection/ProfileStore.h"

@@ -1,10 +1,10 @@
 // The console's Session against a real redis-server: the events channel, keyspace
 // notifications used only when the server has them on, and ACL permission checks.
 
-#include "core/client/Blocking.h"
-#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Limiter.h"
 #include "ui/common/Session.h"
 
 #include <QSignalSpy>

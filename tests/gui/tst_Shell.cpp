@@ -2,10 +2,10 @@
 // and the write-permission convention (ui/shell/WriteActions.h) for a read-only profile and
 // for an ACL user without write rights.
 
-#include "core/client/Blocking.h"
-#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Blocking.h"
+#include "tollgate/Limiter.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ConnectionBanner.h"
 #include "ui/connection/ProfileStore.h"

@@ -1,9 +1,9 @@
 // The Slowlog page against a real redis-server that logs every command: Tollgate's scripts
 // are named, the page writes nothing (no SLOWLOG RESET), and the filter keeps only scripts.
 
-#include "core/limiter/Limiter.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
 #include "ui/common/RowRoles.h"
 #include "ui/common/Session.h"
 #include "ui/slowlog/SlowlogModel.h"

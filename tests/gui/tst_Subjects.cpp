@@ -2,9 +2,9 @@
 // Limiter, their TTL counts down on screen, filter and sort (off the GUI thread) work, bans
 // show, thousands of subjects stream in batch by batch with totals over all of them, and the
 // model passes QAbstractItemModelTester.
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/gui/SubjectsPageFixture.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Palette.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/SubjectsLoader.h"

@@ -3,9 +3,9 @@
 // (read once, joined in the model: a user's rows share one mark, rows without one have none);
 // the state filter narrows to them on the worker; an override set or removed elsewhere shows
 // after the event; the model passes QAbstractItemModelTester throughout.
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Overrides.h"
 #include "tests/gui/SubjectsPageFixture.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Overrides.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/OverrideWatcher.h"
 #include "ui/subjects/SubjectsModel.h"

@@ -4,9 +4,9 @@
 // such, with the hits counted per minute since the window began; a user hitting at a known pace
 // shows a rate bracketed by the test's own clock; a shadow policy's rows are marked, never read
 // as denied, and filtered, until the policy is enforced. QAbstractItemModelTester throughout.
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
 #include "tests/gui/SubjectsPageFixture.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/subjects/SubjectFigures.h"

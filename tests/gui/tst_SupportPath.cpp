@@ -3,10 +3,10 @@
 // search box (type the id + Enter; Give more…; type the reason; Give more). Then the override
 // is in Redis as asked, the customer's next hit over the old limit is allowed, and the user
 // detail says an override decides.
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Overrides.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Overrides.h"
 #include "ui/common/Session.h"
 #include "ui/connection/ProfileStore.h"
 #include "ui/shell/MainWindow.h"

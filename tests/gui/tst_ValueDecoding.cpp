@@ -3,12 +3,12 @@
 // time, a sliding log, a sliding-window hash, the statistics ring; and, for any key, a stream
 // one column per field and zset scores that are times to the millisecond.
 
-#include "core/limiter/Limiter.h"
-#include "core/policies/PolicyStore.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/gui/GuiSession.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Session.h"
 #include "ui/keys/ValueViewer.h"

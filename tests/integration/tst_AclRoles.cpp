@@ -3,11 +3,11 @@
 // audit entries); what it may not do exits 3 with nothing written. Also the users of issue 6:
 // one with `+@all -xadd`, one without access to tg:audit, and tg:audit holding a string.
 
-#include "core/client/Blocking.h"
 #include "core/registry/ServiceRegistry.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Blocking.h"
 
 #include <QFile>
 #include <QtTest>

@@ -3,9 +3,9 @@
 // itself. Here with real ACL users on a real server: allowed writes land with both entries,
 // refused ones leave the data exactly as it was.
 
-#include "core/keys/Repair.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Repair.h"
 
 #include <QtTest>
 

@@ -4,12 +4,12 @@
 // the merged audit, the scripts loaded everywhere. And the problem Tollgate exists for, on the
 // cluster: the naive INCR + PEXPIRE client leaves counters without a TTL, hit.lua never does.
 
-#include "core/client/Client.h"
-#include "core/limiter/Limiter.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Client.h"
+#include "tollgate/Limiter.h"
 
 #include <QtTest>
 #include <map>

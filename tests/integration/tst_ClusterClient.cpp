@@ -6,10 +6,7 @@
 // own pace, lives through a manual failover and a killed primary: every command gets its answer, none
 // hangs past its deadline, and writes resume on the new primary.
 
-#include "core/client/Client.h"
 #include "core/client/Scan.h"
-#include "core/keys/Repair.h"
-#include "core/limiter/Limiter.h"
 #include "core/redis/CommandBuilder.h"
 #include "core/scripts/ScriptRunner.h"
 #include "tests/support/ClusterLoad.h"
@@ -17,6 +14,9 @@
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
 #include "tests/support/TlsCertificates.h"
+#include "tollgate/Client.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Repair.h"
 
 #include <QtTest>
 #include <map>

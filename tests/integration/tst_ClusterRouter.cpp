@@ -6,10 +6,10 @@
 #include "core/cluster/ClusterEvents.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/CommandKeys.h"
-#include "core/keys/KeySchema.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/KeySchema.h"
 
 #include <QtTest>
 

@@ -3,17 +3,17 @@
 // global mirror is the call's own stream, the policies live under "{:}") and lands with its
 // audit entry, for users spread over all three primaries.
 
-#include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
 #include "core/keys/KeyDeletion.h"
 #include "core/keys/KeyLayout.h"
-#include "core/keys/Repair.h"
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
-#include "core/policies/PolicyStore.h"
-#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/PolicyStore.h"
+#include "tollgate/Repair.h"
+#include "tollgate/Subjects.h"
 
 #include <QtTest>
 #include <map>

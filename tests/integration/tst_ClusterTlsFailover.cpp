@@ -8,11 +8,11 @@
 
 #include "core/client/Scan.h"
 #include "core/cluster/ClusterScan.h"
-#include "core/limiter/Limiter.h"
 #include "tests/support/ClusterLoad.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TlsCertificates.h"
+#include "tollgate/Limiter.h"
 
 #include <QSignalSpy>
 #include <QtTest>

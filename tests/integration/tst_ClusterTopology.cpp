@@ -3,11 +3,11 @@
 // from CLUSTER SHARDS and from CLUSTER SLOTS agree, and the primary it names for a key is the
 // node that serves that key without a MOVED.
 
-#include "core/client/Client.h"
 #include "core/cluster/SlotMap.h"
-#include "core/keys/KeySchema.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
 
 #include <QRandomGenerator>
 #include <QtTest>

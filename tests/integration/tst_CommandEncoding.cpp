@@ -2,6 +2,7 @@
 // byte-exact RESP, binary and empty arguments, large arguments and prepared fragments, checked
 // against a real server.
 
+#include "core/redis/CommandBuilder.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

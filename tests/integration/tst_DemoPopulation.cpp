@@ -2,9 +2,9 @@
 // bans and overrides of DemoPopulation::shapeOf(N), each ban and override audited.
 
 #include "app/demo/DemoPopulation.h"
-#include "core/moderation/Overrides.h"
-#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Subjects.h"
 
 #include <QtTest>
 

@@ -2,9 +2,9 @@
 // logs without TTL go away, repair covers every kind of key, and bad ids, prefixes or stored
 // policies cannot alias or poison anything.
 
-#include "core/keys/Repair.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Repair.h"
 
 #include <QtTest>
 

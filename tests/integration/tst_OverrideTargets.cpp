@@ -8,8 +8,8 @@
 // (OverrideTargetsOnCluster). The cache's bound: OverrideTargets alone.
 
 #include "core/limiter/OverrideTargets.h"
-#include "core/moderation/Overrides.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Overrides.h"
 
 #include <QtTest>
 

@@ -6,10 +6,10 @@
 // falls back to the policy; set and delete are audited, indexed and all-or-nothing under ACLs;
 // odd ids work. The CLI's shapes and bad input: tst_OverridesCli.
 
-#include "core/keys/Repair.h"
-#include "core/moderation/Overrides.h"
-#include "core/moderation/Refunds.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Refunds.h"
+#include "tollgate/Repair.h"
 
 #include <QtTest>
 

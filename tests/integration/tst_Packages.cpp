@@ -7,9 +7,9 @@
 // `systemd-analyze verify`, and the unpacked daemon checks and serves the packaged example
 // configuration with the unit's command line.
 
-#include "core/Version.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Version.h"
 
 #include <QCoreApplication>
 #include <QDirIterator>
@@ -267,17 +267,46 @@ void PackagesTest::installedLibraryHoldsNoDemo()
 
 void PackagesTest::installedApiIsTheFacade()
 {
-    // <tollgate/...> is the API: every header of include/tollgate is installed there, and the
-    // examples include nothing else of the library's.
+    // <tollgate/...> is the API and all that is installed: every header of include/tollgate and
+    // the generated Version.h, at most 20, no folder of core/ beside them, and none of them
+    // includes anything of the library's but another of them. The examples include nothing
+    // else of the library's.
     const QString prefix = m_tmp.filePath(QStringLiteral("prefix"));
+    const QString installed = prefix + QStringLiteral("/include/tollgate");
     const QStringList headers{QStringLiteral("*.h")};
-    const QStringList facade = QDir(sourcePath(QStringLiteral("include/tollgate"))).entryList(headers);
+    QStringList facade = QDir(sourcePath(QStringLiteral("include/tollgate"))).entryList(headers);
     QVERIFY(facade.contains(QStringLiteral("tollgate.h")));
-    QCOMPARE(QDir(prefix + QStringLiteral("/include/tollgate")).entryList(headers), facade);
+    facade << QStringLiteral("Version.h");
+    facade.sort(Qt::CaseInsensitive); // as QDir lists them
+    QCOMPARE(QDir(installed).entryList(headers), facade);
+    QVERIFY2(facade.size() <= 20, qPrintable(facade.join(QLatin1Char(' '))));
+    QCOMPARE(QDir(installed).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList());
+    QDirIterator everything(prefix + QStringLiteral("/include"), QDir::Files,
+                            QDirIterator::Subdirectories);
+    int files = 0;
+    static const QRegularExpression quoted(QStringLiteral("^\\s*#\\s*include\\s*\"([^\"]+)\""));
+    while (everything.hasNext()) {
+        QFile header(everything.next());
+        QVERIFY2(header.fileName().startsWith(installed + QLatin1Char('/')),
+                 qPrintable(header.fileName()));
+        QVERIFY(header.open(QIODevice::ReadOnly));
+        ++files;
+        for (const QString& line : QString::fromUtf8(header.readAll()).split(QLatin1Char('\n'))) {
+            const QRegularExpressionMatch include = quoted.match(line);
+            if (!include.hasMatch())
+                continue;
+            const QString target = include.captured(1); // "tollgate/Result.h"
+            QVERIFY2(target.startsWith(QLatin1String("tollgate/")) &&
+                         facade.contains(target.mid(9)),
+                     qPrintable(header.fileName() + QStringLiteral(": ") + line));
+        }
+    }
+    QCOMPARE(files, facade.size());
+
     QDirIterator sources(sourcePath(QStringLiteral("examples")), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
                          QDir::Files, QDirIterator::Subdirectories);
     static const QRegularExpression ours(
-        QStringLiteral("^\\s*#\\s*include\\s*[<\"](core|app|ui|service)/"));
+        QStringLiteral("^\\s*#\\s*include\\s*(\"|<(core|app|ui|service)/)"));
     int examples = 0;
     while (sources.hasNext()) {
         QFile source(sources.next());

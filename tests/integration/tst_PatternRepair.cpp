@@ -3,10 +3,10 @@
 // given the TTL with their audit entry in the same script; keys with a TTL, Tollgate's own
 // keys and keys outside the pattern left alone; bad options refused before anything is sent.
 // Through a Twemproxy pool: integration.TwemproxyCli.
-#include "core/audit/AuditLog.h"
 #include "core/audit/MergedAudit.h"
 #include "core/keys/PatternRepair.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/AuditLog.h"
 
 #include <QtTest>
 

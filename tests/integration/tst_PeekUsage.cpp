@@ -6,10 +6,10 @@
 // hit with the cost taken back out, which read one unit short. Also the demo's load test (exempt
 // from a 5 per second sliding log, sending twice that) shows its count with a reset time.
 
-#include "core/moderation/Overrides.h"
 #include "core/subjects/Usage.h"
 #include "tests/support/AlgorithmRows.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Overrides.h"
 
 #include <QtTest>
 

@@ -2,6 +2,7 @@
 // executeBatch for the same commands (odd and huge arguments included), one failing entry never
 // failing the others, bad pipelines refused before sending, and every entry settled exactly once
 // when the server goes away mid-pipeline or the connection is over its in-flight limit.
+#include "core/redis/CommandBuilder.h"
 #include "tests/support/CoreFixture.h"
 
 #include <QtTest>

@@ -2,6 +2,7 @@
 // delete keeps the revision it replaces, bounded, atomically with the change; rollback and
 // restore are new, audited, compare-and-set revisions. Also registered OnCluster.
 
+#include "core/policies/PolicyHistory.h"
 #include "tests/support/CoreFixture.h"
 
 #include "core/scripts/ScriptRunner.h"

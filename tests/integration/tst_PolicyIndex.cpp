@@ -1,7 +1,7 @@
 // The policy index (<p>:policies) kept by policy_set.lua / policy_delete.lua, its repair, and
 // invalid stored policies reported as invalid: in core and through tollgatectl's exit codes.
-#include "core/policies/PolicyStore.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QProcess>
 

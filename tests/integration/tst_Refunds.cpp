@@ -4,11 +4,11 @@
 // and creates the policy's ban audited as an automatic one, ACL users that may not write get
 // TG_NOPERM with every key as it was, and bad input is refused.
 
-#include "core/moderation/Refunds.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/AlgorithmRows.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Refunds.h"
 
 #include <QRandomGenerator>
 #include <QtTest>

@@ -2,10 +2,10 @@
 // follows and answers the contract query without writing; a call laid out for contract 1 and a
 // policy written under another contract are refused by name, never misread.
 
-#include "core/Version.h"
 #include "core/scripts/ScriptLibrary.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Version.h"
 
 using namespace tollgate;
 using namespace tollgate::test;

@@ -3,10 +3,10 @@
 // front of a real primary and replica). Each gives a clear error within the deadlines, nothing
 // hangs, and nothing is written twice; a liar among honest sentinels is routed around.
 
-#include "core/limiter/Limiter.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/FakeRespServer.h"
 #include "tests/support/RedisServer.h"
+#include "tollgate/Limiter.h"
 
 #include <QtTest>
 

@@ -6,10 +6,10 @@
 // switch to the first hit decided on the new primary is printed (docs/operators.md quotes it);
 // nothing here asserts a time beyond generous "eventually" limits.
 
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisSentinelGroup.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -3,10 +3,11 @@
 // TLS, the primary they name is reached over TLS and its certificate checked, and a SENTINEL
 // FAILOVER is followed to the new primary, still over TLS.
 
-#include "core/limiter/Limiter.h"
+#include "core/redis/Transport.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisSentinelGroup.h"
 #include "tests/support/TlsCertificates.h"
+#include "tollgate/Limiter.h"
 
 #include <QtTest>
 

@@ -2,13 +2,13 @@
 // is answered from memory on each, and an unban, a reset or an override made elsewhere (here by
 // the library, as the console or tollgatectl make them) reaches both through the events channel
 // within a second. Cached refusals still count in the console's statistics.
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
-#include "core/moderation/Refunds.h"
 #include "core/registry/ServiceRegistry.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Refunds.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>

@@ -2,10 +2,10 @@
 // stubs generated from proto/), against a real redis-server (or the three-primary cluster):
 // every algorithm, several descriptors, hits_addend, a limit sent with the request, shadow,
 // unlimited, replaces, unmatched descriptors, bad requests, and the gRPC health service.
-#include "core/policies/PolicyStore.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QDir>
 #include <QFileInfo>

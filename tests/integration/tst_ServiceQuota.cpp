@@ -4,11 +4,11 @@
 // assignment, usage is counted exactly, exhausted windows and bans are DENY_ALL for their time
 // left, exemptions ALLOW_ALL, bans, unbans, overrides and policy changes are pushed within a
 // second, idle buckets abandoned, and several proxies share one limit.
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/ServiceProcess.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

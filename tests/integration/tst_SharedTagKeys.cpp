@@ -4,9 +4,9 @@
 // or touched by repair, and never make it fail.
 
 #include "core/keys/KeyLayout.h"
-#include "core/keys/Repair.h"
-#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Repair.h"
+#include "tollgate/Subjects.h"
 
 using namespace tollgate;
 using namespace tollgate::test;

@@ -3,12 +3,12 @@
 // tollgatectl and by the library, and after a failover the connection follows the sentinels to
 // the new primary through the same tunnel.
 
-#include "core/client/Client.h"
 #include "core/ssh/SshTunnel.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/RedisSentinelGroup.h"
 #include "tests/support/SshServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/Client.h"
 
 #include <QtTest>
 

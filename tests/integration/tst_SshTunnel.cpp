@@ -3,7 +3,7 @@
 // Redis Cluster through one SSH session; the session ends with the last client; an sshd killed
 // while a command waits for its reply gives a clear error at once and nothing is written twice.
 
-#include "core/client/Client.h"
+#include "core/redis/Transport.h"
 #include "core/ssh/SshTunnel.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/CoreFixture.h"
@@ -11,6 +11,7 @@
 #include "tests/support/SshServer.h"
 #include "tests/support/TestEnv.h"
 #include "tests/support/TlsCertificates.h"
+#include "tollgate/Client.h"
 
 #include <QtTest>
 

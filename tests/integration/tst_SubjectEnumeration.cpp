@@ -1,11 +1,11 @@
 // The one core enumeration of "subjects with their usage" against a real redis-server:
 // streamed in SCAN order without a cap, deduplicated, one usage rule for raw reads and peeks,
 // bad keys named on their own row, users addressed without SCAN.
-#include "core/moderation/Overrides.h"
 #include "core/subjects/SubjectReader.h"
-#include "core/subjects/Subjects.h"
 #include "core/subjects/Usage.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/Subjects.h"
 
 #include <QElapsedTimer>
 #include <algorithm>

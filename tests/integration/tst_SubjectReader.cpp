@@ -3,8 +3,8 @@
 // peek's), bans and wrong key types land on their own row only, and a server that goes away
 // mid-read still answers every row, once.
 #include "core/subjects/SubjectReader.h"
-#include "core/subjects/Subjects.h"
 #include "tests/support/CoreFixture.h"
+#include "tollgate/Subjects.h"
 
 using namespace tollgate;
 using namespace tollgate::test;

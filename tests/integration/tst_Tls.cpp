@@ -2,6 +2,7 @@
 // works end to end, a wrong CA fails with a clear error, client certificates are presented when
 // the server requires them.
 
+#include "core/redis/Transport.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TlsCertificates.h"
 #include "tests/support/TransportCheck.h"

@@ -7,11 +7,10 @@
 
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
-#include "core/limiter/RefusalCache.h"
-#include "core/limiter/RefusalCacheFeed.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/NaiveCounterLoad.h"
 #include "tests/support/Twemproxy.h"
+#include "tollgate/RefusalCache.h"
 
 #include "tests/support/ResultText.h"
 

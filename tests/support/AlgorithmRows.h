@@ -3,7 +3,7 @@
 // A `_data()` table with one row per algorithm (column "algorithm"), for tests that run the
 // same checks on each.
 
-#include "core/policies/Algorithm.h"
+#include "tollgate/Policy.h"
 
 #include <QtTest>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/client/Client.h"
 #include "core/cluster/SlotMap.h"
 #include "tests/support/RedisCluster.h"
+#include "tollgate/Client.h"
 
 #include <functional>
 #include <memory>

@@ -1,16 +1,16 @@
 #pragma once
 
-#include "core/audit/AuditLog.h"
-#include "core/client/Client.h"
 #include "core/keys/KeyLayout.h"
-#include "core/keys/KeySchema.h"
-#include "core/limiter/Limiter.h"
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
-#include "core/policies/PolicyStore.h"
 #include "tests/support/RedisCluster.h"
 #include "tests/support/RedisServer.h"
 #include "tests/support/TestEnv.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/Client.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Limiter.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
+#include "tollgate/PolicyStore.h"
 
 #include <QEventLoop>
 #include <QObject>

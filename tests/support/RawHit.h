@@ -6,8 +6,8 @@
 // ACL check of a key is slow enough that the server's clock ticks between two commands of one
 // script, the state that exposes a TTL computed from the script's clock instead of set absolute.
 
-#include "core/client/Client.h"
 #include "core/keys/KeyLayout.h"
+#include "tollgate/Client.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,4 +1,5 @@
 #include "tests/support/TransportCheck.h"
+#include "core/redis/Transport.h"
 
 namespace tollgate::test {
 

@@ -1,7 +1,7 @@
 // Connection URLs (redis://, rediss://, unix://): what each part sets, and what is refused with
 // a message. No server needed.
 
-#include "core/client/ConnectionOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <QtTest>
 

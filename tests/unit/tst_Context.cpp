@@ -4,7 +4,7 @@
 // to a cluster router that the router's own thread deletes at that moment (a segfault in
 // tollgatectl on a cluster about one run in twenty before the anchor).
 
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 
 #include <QtTest>
 #include <atomic>

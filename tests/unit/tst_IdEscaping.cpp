@@ -3,7 +3,7 @@
 // language following lua/README.md lands on the same keys.
 
 #include "core/keys/IdText.h"
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QSet>
 #include <QtTest>

@@ -1,6 +1,6 @@
 // The in-process insurance limiter on its own: scaled limits, cost, all-or-nothing windows,
 // peeks that count nothing, and memory that stays bounded however many users it sees.
-#include "core/limiter/InsuranceLimiter.h"
+#include "tollgate/Limiter.h"
 
 #include <QtTest>
 

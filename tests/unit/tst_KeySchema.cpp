@@ -1,7 +1,7 @@
 // Pure-function contracts of the key schema: escaping, parsing every kind of key, SCAN patterns
 // and id validation. No server needed.
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QRegularExpression>
 #include <QtTest>

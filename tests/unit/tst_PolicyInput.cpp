@@ -2,7 +2,7 @@
 // Policy::validate and the policy hash's fields. No server needed.
 
 #include "core/policies/Duration.h"
-#include "core/policies/Policy.h"
+#include "tollgate/Policy.h"
 
 #include <QTimeZone>
 #include <QtTest>

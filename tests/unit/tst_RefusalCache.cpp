@@ -1,6 +1,6 @@
 // RefusalCache on its own: what it keeps, for which costs, how its answers count down, the
 // bound, and what forgets an entry.
-#include "core/limiter/RefusalCache.h"
+#include "tollgate/RefusalCache.h"
 
 #include <QtTest>
 

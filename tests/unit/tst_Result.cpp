@@ -1,7 +1,7 @@
 // core/redis/Result: moving the value out of a result moves it (a copy of a reply's whole tree
 // per reply was what Connection paid before operator* had its non-const overloads).
 
-#include "core/redis/Result.h"
+#include "tollgate/Result.h"
 
 #include <QtTest>
 #include <vector>

@@ -2,7 +2,7 @@
 // part read, bad input refused with a message naming the problem and never a password, and
 // the URL written back without passwords unless asked for.
 
-#include "core/client/ConnectionOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <QtTest>
 

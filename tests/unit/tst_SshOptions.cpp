@@ -2,7 +2,7 @@
 // turned into typed errors (the real client's messages, as Debian's OpenSSH prints them).
 
 #include "core/ssh/SshFailure.h"
-#include "core/ssh/SshOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <QtTest>
 

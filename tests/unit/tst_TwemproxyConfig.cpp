@@ -1,9 +1,9 @@
 // The parts of the Twemproxy mode that need no proxy: nutcracker's YAML pools, the URL, and the
 // commands a Twemproxy client lets through (and how it rewrites a read-only script call).
 
-#include "core/client/ConnectionOptions.h"
 #include "core/client/NutcrackerConfig.h"
 #include "core/client/TwemproxyCommands.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include "tests/support/ResultText.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/audit/AuditLog.h"
+#include "tollgate/AuditLog.h"
 
 #include <QAbstractTableModel>
 #include <QSet>

@@ -2,8 +2,8 @@
 
 #include "core/client/TwemproxyStats.h"
 #include "core/cluster/NodeStats.h"
-#include "core/redis/Result.h"
 #include "core/sentinel/SentinelTopology.h"
+#include "tollgate/Result.h"
 
 #include <QObject>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "ui/common/CommandRateLabel.h"
 
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 
 #include <QLocale>
 

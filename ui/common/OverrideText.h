@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/moderation/Overrides.h"
+#include "tollgate/Overrides.h"
 
 #include <QString>
 

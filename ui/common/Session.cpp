@@ -3,8 +3,8 @@
 #include "core/cluster/ClusterEvents.h"
 #include "core/cluster/Topology.h"
 #include "core/keys/KeyLayout.h"
-#include "core/moderation/LimitEvent.h"
 #include "core/scripts/PermissionCheck.h"
+#include "tollgate/Moderation.h"
 #include "ui/common/ResponsivenessWatch.h"
 
 #include <QDir>

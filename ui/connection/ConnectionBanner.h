@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/ConnectionState.h"
-#include "core/redis/Error.h"
+#include "tollgate/Result.h"
+#include "tollgate/ServerOptions.h"
 
 #include <QFrame>
 #include <QPointer>

@@ -1,6 +1,6 @@
 #include "ui/connection/ConnectionProfile.h"
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Result.h"
-#include "core/sentinel/SentinelOptions.h"
+#include "tollgate/ConnectionOptions.h"
+#include "tollgate/Result.h"
 
 #include <QGroupBox>
 

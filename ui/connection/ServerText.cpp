@@ -1,6 +1,6 @@
 #include "ui/connection/ServerText.h"
 
-#include "core/client/Client.h"
+#include "tollgate/Client.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/ssh/SshOptions.h"
+#include "tollgate/ConnectionOptions.h"
 
 #include <QGroupBox>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Error.h"
 #include "core/subjects/BanCensus.h"
+#include "tollgate/Result.h"
 
 #include "ui/dashboard/PassLoop.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/limiter/HitResult.h"
+#include "tollgate/HitResult.h"
 
 #include <QByteArray>
 #include <QVector>

@@ -1,7 +1,7 @@
 #include "ui/dashboard/NearLimitSweep.h"
 
-#include "core/subjects/Subjects.h"
 #include "core/subjects/Usage.h"
+#include "tollgate/Subjects.h"
 #include "ui/common/Session.h"
 
 #include <QElapsedTimer>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/redis/Error.h"
-#include "core/subjects/Subject.h"
+#include "tollgate/Result.h"
+#include "tollgate/Subjects.h"
 #include "ui/dashboard/DashboardData.h"
 
 #include "ui/dashboard/PassLoop.h"

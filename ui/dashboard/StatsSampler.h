@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/policies/Policy.h"
-#include "core/redis/Error.h"
+#include "tollgate/Policy.h"
+#include "tollgate/Result.h"
 #include "ui/dashboard/BanCounter.h"
 #include "ui/dashboard/DashboardData.h"
 #include "ui/dashboard/NearLimitSweep.h"

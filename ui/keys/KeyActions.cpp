@@ -1,6 +1,6 @@
 #include "ui/keys/KeyActions.h"
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/RowCopy.h"
 #include "ui/common/Session.h"

@@ -1,6 +1,6 @@
 #include "ui/keys/KeyDetails.h"
 
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyPreview.h"
 

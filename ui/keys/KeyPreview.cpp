@@ -1,6 +1,6 @@
 #include "ui/keys/KeyPreview.h"
 
-#include "core/moderation/Moderation.h"
+#include "tollgate/Moderation.h"
 
 #include "ui/common/DisplayText.h"
 #include "ui/keys/KeysModel.h"

@@ -1,7 +1,7 @@
 #include "ui/keys/KeysModel.h"
 
 #include "core/keys/KeyTypes.h"
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 #include "ui/common/DisplayText.h"
 #include "ui/common/Palette.h"
 

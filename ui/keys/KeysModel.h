@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
+#include "tollgate/KeySchema.h"
 #include "ui/common/ByteBlocks.h"
 #include "ui/keys/KeyTemplate.h"
 

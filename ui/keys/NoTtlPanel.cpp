@@ -1,7 +1,7 @@
 #include "ui/keys/NoTtlPanel.h"
 
-#include "core/keys/Repair.h"
 #include "core/policies/Duration.h"
+#include "tollgate/Repair.h"
 #include "ui/common/ReasonPrompt.h"
 #include "ui/common/Session.h"
 #include "ui/keys/KeyActions.h"

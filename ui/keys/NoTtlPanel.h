@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/keys/PatternRepair.h"
-#include "core/keys/Repair.h"
+#include "tollgate/Repair.h"
 
 #include <QWidget>
 #include <atomic>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/keys/KeySchema.h"
-#include "core/policies/Policy.h"
 #include "core/redis/CommandBuilder.h"
-#include "core/redis/Reply.h"
+#include "tollgate/KeySchema.h"
+#include "tollgate/Policy.h"
+#include "tollgate/Reply.h"
 
 #include <QStringList>
 #include <optional>

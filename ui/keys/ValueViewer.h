@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/redis/Reply.h"
+#include "tollgate/Reply.h"
 
 #include <QDialog>
 

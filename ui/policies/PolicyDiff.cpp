@@ -1,6 +1,6 @@
 #include "ui/policies/PolicyDiff.h"
 
-#include "core/policies/FailurePolicy.h"
+#include "tollgate/Policy.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #include "ui/policies/PolicyPreview.h"
 
 #include "core/client/Scan.h"
-#include "core/subjects/Subjects.h"
+#include "tollgate/Subjects.h"
 #include "ui/common/Session.h"
 
 #include <QMap>

@@ -1,6 +1,6 @@
 #include "ui/shell/AboutDialog.h"
 
-#include "core/Version.h"
+#include "tollgate/Version.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

@@ -6,7 +6,7 @@ class QLabel;
 
 namespace tollgate::ui::shell {
 
-/// Help › About Tollgate: the version and the script contract of this build (core/Version.h,
+/// Help › About Tollgate: the version and the script contract of this build (tollgate/Version.h,
 /// from the project's CMake version), the Qt it runs on, and the licence.
 class AboutDialog : public QDialog
 {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/policies/Policy.h"
+#include "tollgate/Policy.h"
 
 #include <QHash>
 #include <QList>

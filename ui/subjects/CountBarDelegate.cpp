@@ -1,6 +1,6 @@
 #include "ui/subjects/CountBarDelegate.h"
 
-#include "core/limiter/HitResult.h"
+#include "tollgate/HitResult.h"
 #include "ui/common/Palette.h"
 #include "ui/subjects/SubjectsModel.h"
 

@@ -1,6 +1,6 @@
 #include "ui/subjects/OverrideWatcher.h"
 
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 
 #include <QThreadPool>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/subjects/Subject.h"
 #include "core/subjects/Usage.h"
+#include "tollgate/Subjects.h"
 #include "ui/common/ByteBlocks.h"
 #include "ui/subjects/RowIndex.h"
 

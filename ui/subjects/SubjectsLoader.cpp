@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectsLoader.h"
 
-#include "core/subjects/Subjects.h"
+#include "tollgate/Subjects.h"
 
 namespace tollgate::ui {
 

@@ -1,6 +1,6 @@
 #include "ui/subjects/SubjectsModel.h"
 
-#include "core/redis/Context.h"
+#include "tollgate/Result.h"
 #include "ui/subjects/SubjectFigures.h"
 
 #include <QDateTime>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/subjects/Subject.h"
+#include "tollgate/Subjects.h"
 #include "ui/subjects/SubjectOrder.h"
 #include "ui/subjects/SubjectStore.h"
 

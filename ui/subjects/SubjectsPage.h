@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/policies/PolicyStore.h"
+#include "tollgate/PolicyStore.h"
 #include "ui/common/Session.h"
 
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/moderation/Moderation.h"
+#include "tollgate/Moderation.h"
 #include "ui/common/Session.h"
 
 #include <QDialog>

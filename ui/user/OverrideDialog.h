@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/moderation/Moderation.h"
-#include "core/moderation/Overrides.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Overrides.h"
 #include "ui/common/Session.h"
 
 #include <QDialog>

@@ -1,7 +1,7 @@
 #include "ui/user/UnbanOutlook.h"
 
-#include "core/moderation/Overrides.h"
 #include "core/policies/Duration.h"
+#include "tollgate/Overrides.h"
 #include "ui/common/DisplayText.h"
 
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/audit/AuditLog.h"
+#include "tollgate/AuditLog.h"
 #include "ui/user/UserActions.h"
 
 #include <array>

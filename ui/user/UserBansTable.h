@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/moderation/Moderation.h"
+#include "tollgate/Moderation.h"
 #include "ui/user/DetailTable.h"
 
 namespace tollgate::ui {

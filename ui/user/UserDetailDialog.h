@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/audit/AuditLog.h"
-#include "core/limiter/HitResult.h"
-#include "core/moderation/Moderation.h"
-#include "core/policies/Policy.h"
+#include "tollgate/AuditLog.h"
+#include "tollgate/HitResult.h"
+#include "tollgate/Moderation.h"
+#include "tollgate/Policy.h"
 #include "ui/common/Session.h"
 #include "ui/user/UserActions.h"
 

@@ -1,5 +1,9 @@
 #pragma once
 
+// ServerOptions: how one connection reaches one server (address, TLS, credentials, deadlines,
+// back-pressure); ConnectionState: where that connection stands.
+
+#include <QMetaType>
 #include <QString>
 #include <chrono>
 
@@ -28,7 +32,7 @@ struct TlsOptions
 
 /// What one connection needs to reach one server and talk to it. The modes above a single
 /// connection (Sentinel, SSH tunnels, Redis Cluster) add theirs in ConnectionOptions
-/// (core/client), which callers use.
+/// (<tollgate/ConnectionOptions.h>), which callers use.
 struct ServerOptions
 {
     enum class Transport
@@ -63,4 +67,16 @@ struct ServerOptions
     std::chrono::milliseconds reconnectMaxDelay{5000};
 };
 
+enum class ConnectionState
+{
+    Disconnected, // not opened yet, or closed
+    Connecting,   // first attempt: commands wait for it
+    Connected,    // handshake done (AUTH, SELECT)
+    Reconnecting, // lost or failed; retrying with backoff, commands fail fast
+};
+
+QString connectionStateName(ConnectionState state);
+
 } // namespace tollgate
+
+Q_DECLARE_METATYPE(tollgate::ConnectionState)

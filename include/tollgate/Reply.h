@@ -1,5 +1,7 @@
 #pragma once
 
+// Command and Reply: a Redis command as bytes, and a decoded reply.
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
@@ -9,11 +11,22 @@
 
 namespace tollgate {
 
+/// A Redis command: its name and arguments, each as raw bytes ({"GET", key}).
+using Command = QList<QByteArray>;
+
 /// One decoded RESP reply. Top-level error replies never reach callers as a Reply:
 /// the client turns them into an Error. Nested errors (inside arrays) keep Type::Error.
 struct Reply
 {
-    enum class Type { Nil, Status, String, Integer, Array, Error };
+    enum class Type
+    {
+        Nil,
+        Status,
+        String,
+        Integer,
+        Array,
+        Error
+    };
 
     Type type = Type::Nil;
     QByteArray string; // Status, String and Error text
