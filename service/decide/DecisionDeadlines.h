@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace tollgate::service {
 
@@ -24,11 +25,17 @@ private:
 };
 
 /// Each decision's deadline, kept on a thread of its own ("deadlines"): a decision still
-/// waiting on Redis a timeout after it was watched is handed to `expire` then, whatever the
-/// Redis connection, its queue or the other threads are doing. Every deadline is the same
-/// length, so they fall due in the order they were set: the list is in order, and the thread
-/// sleeps until the first (or, with none, one timeout, after which any set meanwhile is due
+/// waiting on Redis at its deadline is handed to `expire` then, whatever the Redis connection,
+/// its queue or the other threads are doing. Every deadline is the same length, so they fall
+/// due in the order they were set: the list is in order, and the thread sleeps until the first
+/// is to start, never longer than three quarters of a timeout (any set meanwhile is to start
 /// later): setting one never wakes it.
+///
+/// Answers take time to make and send, one after another on this thread: when many fall due
+/// together (a burst of requests, all waiting on a frozen Redis), the last would go out one
+/// answer's time late per answer ahead of it. So each starts early by the time the answers
+/// ahead of it and its own take (measured as they go), never more than a quarter of the
+/// timeout: the last goes out at its deadline, and a lone one a moment before it.
 class DecisionDeadlines
 {
 public:
@@ -46,8 +53,12 @@ public:
 
 private:
     void run();
+    /// Under the mutex: when the next expiries are to start, and how many go then.
+    std::pair<Watched::Clock::time_point, size_t> nextStart() const;
 
     const Watched::Clock::duration m_timeout;
+    const Watched::Clock::duration m_maxLead; // a quarter of the timeout
+    Watched::Clock::duration m_cost;          // one expiry, averaged; this thread's own
     const Expire m_expire;
     std::mutex m_mutex;
     std::condition_variable m_wake;              // only to stop
