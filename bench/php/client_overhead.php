@@ -23,6 +23,20 @@ $seconds = (float) ($options['seconds'] ?? 1);
 $rounds = (int) ($options['rounds'] ?? 15);
 $userCount = (int) ($options['users'] ?? 1000);
 
+// The package runs the assembled scripts it ships: copied from this build's build/lua into its
+// lua/ first, as package.sh and the tests do (never edited by hand).
+$built = dirname(__DIR__, 2) . '/build/lua';
+$shipped = dirname(__DIR__, 2) . '/clients/php/lua';
+$scripts = glob($built . '/*.lua*') ?: [];
+if (!is_file($built . '/hit.lua')) {
+    fwrite(STDERR, "no assembled scripts in $built: bash scripts/build.sh tollgate_lua_scripts\n");
+    exit(2);
+}
+is_dir($shipped) || mkdir($shipped);
+foreach ($scripts as $script) {
+    copy($script, $shipped . '/' . basename($script));
+}
+
 $server = new RedisServer();
 $users = array_map(static fn () => 'user' . random_int(1, PHP_INT_MAX), range(1, $userCount));
 
