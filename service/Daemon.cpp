@@ -128,7 +128,9 @@ Status Daemon::start()
     m_metrics = std::make_shared<ServiceMetrics>();
     m_metrics->recordReload(true, config->digest);
     m_decider = std::make_shared<Decider>(limiter, config, m_policies);
-    m_decider->setDeadline(connection.commandTimeout, m_options.onError);
+    m_decider->setDeadline(
+        connection.commandTimeout, m_options.onError,
+        [metrics = m_metrics](double late) { metrics->recordDeadlineAnswer(late); });
     m_decider->setUnmatchedCounter(
         [metrics = m_metrics](const QByteArray& domain) { metrics->recordUnmatched(domain); });
     m_decider->setDescriptorCounter(

@@ -30,6 +30,15 @@ qint64 redisPid(Client& admin)
     return 0;
 }
 
+// tollgated_deadline_lateness_seconds' bucket `le` (its count with le empty) in an exposition.
+double lateness(const QByteArray& exposition, const char* le)
+{
+    const QByteArray name = *le ? QByteArray("tollgated_deadline_lateness_seconds_bucket{le=\"") +
+                                      le + "\"}"
+                                : QByteArray("tollgated_deadline_lateness_seconds_count");
+    return TollgatedProcess::sum(exposition, name);
+}
+
 RequestMaker subject(const QByteArray& domain, const QByteArray& user)
 {
     return [domain, user](quint64, rls::RateLimitRequest* request) {
@@ -71,16 +80,25 @@ void ServiceBench::frozenRound(int timeoutMs)
     HttpLoadOptions httpLoad;
     httpLoad.port = m_daemon.httpPort();
     const auto frozen = [&](const QString& what, const std::function<HitLoadFigures()>& load) {
+        const QByteArray before = m_daemon.metrics(); // (read while Redis answers: /metrics asks it)
         ::kill(pid_t(redis), SIGSTOP);
         FrozenFigure figure{what, timeoutMs, load()};
         ::kill(pid_t(redis), SIGCONT);
         QThread::msleep(500); // the replies owed come back; the connection is used again
+        const QByteArray after = m_daemon.metrics();
+        if (lateness(before, "") >= 0 && lateness(after, "") >= 0) {
+            figure.atDeadline = qint64(lateness(after, "") - lateness(before, ""));
+            figure.byOneMs = qint64(lateness(after, "0.001") - lateness(before, "0.001"));
+            figure.byTwoMs = qint64(lateness(after, "0.002") - lateness(before, "0.002"));
+        }
         printLine("  %3d ms  %-58s p50 %6.1f  p99 %6.1f  max %6.1f ms  (%lld answers, %lld "
-                  "errors)\n",
+                  "errors); tollgated: %lld at the deadline, %lld by +1 ms, %lld by +2 ms\n",
                   timeoutMs, qPrintable(what), figure.load.percentileMs(0.5),
                   figure.load.percentileMs(0.99), figure.load.percentileMs(1.0),
                   static_cast<long long>(figure.load.hits),
-                  static_cast<long long>(figure.load.errors));
+                  static_cast<long long>(figure.load.errors),
+                  static_cast<long long>(figure.atDeadline),
+                  static_cast<long long>(figure.byOneMs), static_cast<long long>(figure.byTwoMs));
         m_frozen.push_back(std::move(figure));
     };
     // First: a freeze longer than a quarter of the heartbeat drops the events connection, and

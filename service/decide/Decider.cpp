@@ -270,12 +270,20 @@ std::shared_ptr<const ServiceConfig> Decider::config() const
     return m_config;
 }
 
-void Decider::setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError)
+void Decider::setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError,
+                          std::function<void(double lateSeconds)> late)
 {
+    DecisionDeadlines::Late lateness;
+    if (late)
+        lateness = [late = std::move(late)](Watched::Clock::duration by) {
+            late(std::chrono::duration<double>(by).count());
+        };
     m_deadlines = std::make_shared<DecisionDeadlines>(
-        timeout, [onError](const std::shared_ptr<Watched>& item) {
+        timeout,
+        [onError](const std::shared_ptr<Watched>& item) {
             expire(std::static_pointer_cast<Pending>(item), onError);
-        });
+        },
+        std::move(lateness));
 }
 
 void Decider::setUnmatchedCounter(std::function<void(const QByteArray& domain)> count)

@@ -39,7 +39,8 @@ public:
     /// URL's) gets the failure policy's answer for what is still out (`onError`, else each
     /// policy's own), from a thread of its own (DecisionDeadlines), whatever the connection
     /// and the other threads are doing. None by default (each command's own deadline only).
-    void setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError);
+    void setDeadline(std::chrono::milliseconds timeout, std::optional<FailureMode> onError,
+                     std::function<void(double lateSeconds)> late = {});
     std::shared_ptr<const ServiceConfig> config() const;
     void setUnmatchedCounter(std::function<void(const QByteArray& domain)> count);
     /// Called once per matched descriptor answered: its DescriptorDecision::metricName and

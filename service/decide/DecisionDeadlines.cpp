@@ -13,11 +13,12 @@ constexpr std::chrono::microseconds kFirstCost{50};
 constexpr size_t kLookAhead = 4096;
 } // namespace
 
-DecisionDeadlines::DecisionDeadlines(std::chrono::milliseconds timeout, Expire expire)
+DecisionDeadlines::DecisionDeadlines(std::chrono::milliseconds timeout, Expire expire, Late late)
     : m_timeout(std::max(timeout, std::chrono::milliseconds(1))),
       m_maxLead(m_timeout / 4),
       m_cost(kFirstCost),
-      m_expire(std::move(expire))
+      m_expire(std::move(expire)),
+      m_late(std::move(late))
 {
     m_thread = std::thread([this] {
         pthread_setname_np(pthread_self(), "deadlines");
@@ -109,6 +110,8 @@ void DecisionDeadlines::run()
             const auto after = Watched::Clock::now();
             m_cost = std::clamp<Watched::Clock::duration>((m_cost * 7 + (after - before)) / 8,
                                                           std::chrono::microseconds(1), m_maxLead);
+            if (m_late)
+                m_late(after - item->m_due);
             before = after;
         }
         due.clear();

@@ -40,8 +40,10 @@ class DecisionDeadlines
 {
 public:
     using Expire = std::function<void(const std::shared_ptr<Watched>&)>;
+    /// After each expiry: how long after its deadline its answer was handed on (negative: early).
+    using Late = std::function<void(Watched::Clock::duration)>;
 
-    DecisionDeadlines(std::chrono::milliseconds timeout, Expire expire);
+    DecisionDeadlines(std::chrono::milliseconds timeout, Expire expire, Late late = {});
     ~DecisionDeadlines();
     DecisionDeadlines(const DecisionDeadlines&) = delete;
     DecisionDeadlines& operator=(const DecisionDeadlines&) = delete;
@@ -60,6 +62,7 @@ private:
     const Watched::Clock::duration m_maxLead; // a quarter of the timeout
     Watched::Clock::duration m_cost;          // one expiry, averaged; this thread's own
     const Expire m_expire;
+    const Late m_late;
     std::mutex m_mutex;
     std::condition_variable m_wake;              // only to stop
     std::list<std::shared_ptr<Watched>> m_items; // by due time

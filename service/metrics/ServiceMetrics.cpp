@@ -3,6 +3,7 @@
 #include "tollgate/KeySchema.h"
 
 #include <QMutexLocker>
+#include <algorithm>
 
 namespace tollgate::service {
 
@@ -47,6 +48,34 @@ struct Writer
     }
 };
 
+template <size_t N>
+void add(ServiceMetrics::Histogram<N>& histogram, const std::array<double, N>& bounds, double value)
+{
+    size_t bucket = 0;
+    while (bucket < N && value > bounds[bucket])
+        ++bucket;
+    ++histogram.buckets[bucket];
+    histogram.sum += value;
+    ++histogram.count;
+}
+
+template <size_t N>
+void renderHistogram(Writer& out, const char* name, const char* help,
+                     const ServiceMetrics::Histogram<N>& histogram,
+                     const std::array<double, N>& bounds)
+{
+    out.family(name, "histogram", help);
+    const QByteArray base = name;
+    qint64 cumulative = 0;
+    for (size_t i = 0; i <= N; ++i) {
+        cumulative += histogram.buckets[i];
+        const QByteArray le = i < N ? QByteArray::number(bounds[i], 'g', 6) : QByteArray("+Inf");
+        out.sample(base + "_bucket", "le=\"" + le + '"', double(cumulative));
+    }
+    out.sample(base + "_sum", {}, histogram.sum);
+    out.sample(base + "_count", {}, double(histogram.count));
+}
+
 } // namespace
 
 QByteArray ServiceMetrics::domainLabel(const QByteArray& domain)
@@ -73,12 +102,7 @@ void ServiceMetrics::recordDecision(const QByteArray& domain, const char* code,
     m_decisions.fetch_add(1, std::memory_order_relaxed);
     QMutexLocker lock(&m_mutex);
     ++m_requests[{domainLabel(domain), code, transport}];
-    size_t bucket = 0;
-    while (bucket < kLatencyBuckets.size() && seconds > kLatencyBuckets[bucket])
-        ++bucket;
-    ++m_latency[bucket];
-    m_latencySum += seconds;
-    ++m_latencyCount;
+    add(m_latency, kLatencyBuckets, seconds);
     m_redisCalls += redisCalls;
 }
 
@@ -100,6 +124,12 @@ void ServiceMetrics::recordDescriptor(const QByteArray& domain, const QByteArray
             label = "_other";
     }
     ++m_descriptors[{domainLabel(domain), label, code}];
+}
+
+void ServiceMetrics::recordDeadlineAnswer(double lateSeconds)
+{
+    QMutexLocker lock(&m_mutex);
+    add(m_lateness, kLatenessBuckets, std::max(lateSeconds, 0.0));
 }
 
 void ServiceMetrics::recordReload(bool ok, const QByteArray& digest)
@@ -145,18 +175,13 @@ QByteArray ServiceMetrics::render(ExpositionFormat format, const RefusalCache::S
                    "domain=\"" + domain + "\",descriptor=\"" + name + "\",code=\"" + code + '"',
                    double(count));
     }
-    out.family("tollgated_decision_seconds", "histogram",
-               "Time from a request's arrival to its answer.");
-    qint64 cumulative = 0;
-    for (size_t i = 0; i < m_latency.size(); ++i) {
-        cumulative += m_latency[i];
-        const QByteArray le = i < kLatencyBuckets.size()
-                                  ? QByteArray::number(kLatencyBuckets[i], 'g', 6)
-                                  : QByteArray("+Inf");
-        out.sample("tollgated_decision_seconds_bucket", "le=\"" + le + '"', double(cumulative));
-    }
-    out.sample("tollgated_decision_seconds_sum", {}, m_latencySum);
-    out.sample("tollgated_decision_seconds_count", {}, double(m_latencyCount));
+    renderHistogram(out, "tollgated_decision_seconds",
+                    "Time from a request's arrival to its answer.", m_latency, kLatencyBuckets);
+    renderHistogram(
+        out, "tollgated_deadline_lateness_seconds",
+        "How long after its deadline a decision answered by the failure policy was handed on "
+        "(0: by its deadline).",
+        m_lateness, kLatenessBuckets);
     out.family("tollgated_redis_round_trips", "counter",
                "hit.lua calls sent to Redis for decisions (refusals answered from memory are not).");
     out.sample("tollgated_redis_round_trips_total", {}, double(m_redisCalls));

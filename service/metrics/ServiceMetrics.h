@@ -14,8 +14,9 @@
 namespace tollgate::service {
 
 /// tollgated's own families (docs/metrics.md, "tollgated"): decisions by domain and code, their
-/// latency, Redis round trips per decision, unmatched descriptors, the refusal cache and the
-/// configuration's state. Thread-safe; recording never waits on anything but a short lock.
+/// latency, how late the failure policy answered at a deadline, Redis round trips per decision,
+/// unmatched descriptors, the refusal cache and the configuration's state. Thread-safe; recording
+/// never waits on anything but a short lock.
 class ServiceMetrics
 {
 public:
@@ -35,9 +36,23 @@ public:
     void recordDescriptor(const QByteArray& domain, const QByteArray& name, const char* code);
     static constexpr size_t kMaxDescriptors = 1000;
     void recordReload(bool ok, const QByteArray& digest);
+    /// A decision answered by the failure policy at its deadline, handed on `lateSeconds` after
+    /// it (negative: early, counted as 0).
+    void recordDeadlineAnswer(double lateSeconds);
+    /// Seconds; that histogram's upper bounds (+Inf implied).
+    static constexpr std::array<double, 7> kLatenessBuckets = {0,     0.0005, 0.001, 0.002,
+                                                               0.005, 0.01,   0.05};
 
     qint64 decisionsTotal() const { return m_decisions.load(std::memory_order_relaxed); }
     bool lastReloadOk() const;
+
+    /// A histogram over N upper bounds: its buckets (+Inf last), sum and count.
+    template <size_t N> struct Histogram
+    {
+        std::array<qint64, N + 1> buckets{};
+        double sum = 0;
+        qint64 count = 0;
+    };
 
     QByteArray render(ExpositionFormat format, const RefusalCache::Stats& cache,
                       qint64 cacheMaxBytes, bool ready) const;
@@ -50,9 +65,8 @@ private:
     std::map<QByteArray, qint64> m_unmatched;
     std::map<std::tuple<QByteArray, QByteArray, QByteArray>, qint64> m_descriptors; // domain, name, code
     std::set<QByteArray> m_descriptorNames;
-    std::array<qint64, kLatencyBuckets.size() + 1> m_latency{}; // per bucket, +Inf last
-    double m_latencySum = 0;
-    qint64 m_latencyCount = 0;
+    Histogram<kLatencyBuckets.size()> m_latency;
+    Histogram<kLatenessBuckets.size()> m_lateness;
     qint64 m_redisCalls = 0;
     std::atomic<qint64> m_decisions{0};
     qint64 m_reloads = 0;

@@ -155,6 +155,11 @@ void ServiceHostileTest::frozenRedisGetsTheFailurePolicysAnswer()
     }
     QCOMPARE(grpc.lines.size(), 1);
     QVERIFY2(grpc.lines[0].contains(R"("overall_code": "OVER_LIMIT")"), grpc.lines[0].constData());
+    // Each of the three is counted by how late after its deadline it went (docs/metrics.md).
+    const QByteArray metrics = service.curl("GET", "/metrics").body;
+    QVERIFY2(metrics.contains("\ntollgated_deadline_lateness_seconds_count 3\n"), metrics.constData());
+    QVERIFY2(metrics.contains("\ntollgated_deadline_lateness_seconds_bucket{le=\"+Inf\"} 3\n"),
+             metrics.constData());
 }
 
 void ServiceHostileTest::frozenRedisInsuranceCountsEachHitOnce()
