@@ -1,5 +1,6 @@
 #include "app/demo/DemoHistory.h"
 
+#include <QElapsedTimer>
 #include <QtMath>
 #include <algorithm>
 #include <memory>
@@ -41,23 +42,27 @@ QByteArray packed(qint64 at, qint64 hits, qint64 cost, qint64 warned, qint64 den
 } // namespace
 
 void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<Policy>& policies,
-                     const std::map<QByteArray, DemoRate>& rates, std::function<void()> done)
+                     const std::map<QByteArray, DemoRate>& rates,
+                     std::function<void(int untilNextSecondMs)> done)
 {
     client->execute(
         {QByteArrayLiteral("TIME")}, nullptr,
         [client, schema, policies, rates, done](Result<Reply> time) {
             if (!time || time->elements.empty()) {
                 if (done)
-                    done();
+                    done(0);
                 return;
             }
             const qint64 second = time->elements[0].toInteger().value_or(0);
             const qint64 micros =
                 time->elements.size() > 1 ? time->elements[1].toInteger().value_or(0) : 0;
-            // How much of the second and of the minute under way has passed: the live traffic
-            // adds the rest to the same fields.
-            const double secondDone = double(micros) / 1e6;
-            const double minuteDone = (double(second % 60) + secondDone) / 60;
+            // The second under way is written whole and the minute up to its end: the live
+            // traffic begins with the next second and adds the rest of the minute.
+            const double secondDone = 1.0;
+            const double minuteDone = double(second % 60 + 1) / 60;
+            const int untilNextSecondMs = int((1'000'000 - micros) / 1000);
+            QElapsedTimer sinceTime;
+            sinceTime.start();
             std::vector<Command> writes;
             uint salt = 1;
             for (const Policy& policy : policies) {
@@ -95,9 +100,10 @@ void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<
                 ++salt;
             }
             client->executeBatch(std::move(writes), nullptr,
-                                 [done](const std::vector<Result<Reply>>&) {
+                                 [done, untilNextSecondMs,
+                                  sinceTime](const std::vector<Result<Reply>>&) {
                                      if (done)
-                                         done();
+                                         done(untilNextSecondMs - int(sinceTime.elapsed()));
                                  });
         });
 }

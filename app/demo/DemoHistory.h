@@ -20,10 +20,13 @@ struct DemoRate
 /// The demo's past: a day of simulated per-minute figures and 5 minutes of per-second ones for
 /// each action, written into stats.lua's history fields with HSETNX so no figure a real client
 /// wrote is replaced. The figures follow `rates` (the live traffic's) through a daily swell
-/// that ends at today's level now, with a burst of denials an hour ago, and the second and
-/// minute under way get their share so far: the charts run on without a step where the live
-/// traffic takes over. One pipeline; `done` runs on the client's worker thread.
+/// that ends at today's level now, with a burst of denials an hour ago; the second under way
+/// is written whole and the minute under way gets its share up to that second's end, so the
+/// live traffic, begun with the next second, runs on without a step. One pipeline; `done` runs
+/// on the client's worker thread with the ms until that next second by the server's clock
+/// (negative: it began that long ago; 0 when TIME failed).
 void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<Policy>& policies,
-                     const std::map<QByteArray, DemoRate>& rates, std::function<void()> done = {});
+                     const std::map<QByteArray, DemoRate>& rates,
+                     std::function<void(int untilNextSecondMs)> done = {});
 
 } // namespace tollgate

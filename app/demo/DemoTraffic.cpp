@@ -10,6 +10,7 @@
 #include <QRandomGenerator>
 #include <QTimeZone>
 #include <algorithm>
+#include <utility>
 
 namespace tollgate {
 
@@ -42,6 +43,10 @@ constexpr Abuser kAbusers[] = {
     {"scraper-42", "view", 2},       {"spam-bot-7", "comment", 1}, {"like-farm-3", "like", 1},
     {"search-crawler", "search", 1}, {"api-hammer", "api", 2},
 };
+
+// When the traffic begins: this long before the second after the history's last one, just
+// after the middle of that last second (HitStats writes at each middle of a second).
+constexpr qint64 kStartBeforeNextSecondMs = 450;
 
 // How ordinary users spread their clicks over the actions (weights).
 struct Mix
@@ -173,21 +178,28 @@ void DemoTraffic::loadPolicies()
                 Q_EMIT failed(m_lostWith);
                 return;
             }
-            // The charts of the last hour and day get a past to show, written before the first
-            // hit: HSETNX keeps a field a live hit wrote first, and the second and minute under
-            // way would have the live part alone (a dip where history and traffic meet).
+            // The charts of the last hour and day get a past to show, the second under way
+            // included whole (HSETNX keeps a field a live hit wrote first). The hits are
+            // counted in memory and written at each middle of a second (HitStats), so the
+            // traffic begins just after the middle of that second: its first write, a second
+            // later, gives the next second a whole second of hits and the charts run on with
+            // no dip where history and traffic meet. A first tick that comes late (the GUI
+            // thread building the window) sends what was due since.
             const Context self(this);
-            seedDemoHistory(m_client.get(), m_schema, m_policies, steadyRates(), [this, self] {
-                self.post([this] {
-                    if (m_stopped)
-                        return;
-                    if (m_options.overriddenUsers)
-                        DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
-                    m_timer.start();
-                    m_reload.start();
-                    Q_EMIT started();
+            seedDemoHistory(
+                m_client.get(), m_schema, m_policies, steadyRates(),
+                [this, self](int untilNextSecondMs) {
+                    QElapsedTimer seeded;
+                    seeded.start();
+                    const qint64 startsIn = untilNextSecondMs - kStartBeforeNextSecondMs;
+                    self.post([this, seeded, startsIn] {
+                        QTimer::singleShot(int(std::max<qint64>(0, startsIn - seeded.elapsed())),
+                                           this, [this, seeded, startsIn] {
+                                               startTraffic(std::max<qint64>(
+                                                   0, seeded.elapsed() - startsIn));
+                                           });
+                    });
                 });
-            });
         };
         auto onSaved = [this, saved, finish](Result<qint64> revision) {
             if (revision) {
@@ -230,6 +242,19 @@ void DemoTraffic::reloadPolicies()
         m_policies = std::move(*stored);
         Q_EMIT policiesReloaded();
     });
+}
+
+void DemoTraffic::startTraffic(qint64 lateMs)
+{
+    if (m_stopped)
+        return;
+    if (m_options.overriddenUsers)
+        DemoOverrides::seed(m_client.get(), m_schema, m_options.actor, this);
+    m_backlogMs = lateMs;
+    m_sinceTick.start();
+    m_timer.start();
+    m_reload.start();
+    Q_EMIT started();
 }
 
 void DemoTraffic::stop()
@@ -313,24 +338,21 @@ void DemoTraffic::tick()
         return;
     ++m_tickCount;
     // A tick that comes late (the GUI thread building a window) sends the ticks it missed, up
-    // to a second's worth: the charts show the rate the seeded history leads up to, no dip.
+    // to two seconds' worth: the charts show the rate the seeded history leads up to, no dip.
     const double tickMs = double(m_options.tick.count());
-    const double due = m_sinceTick.isValid() ? std::clamp(double(m_sinceTick.restart()) / tickMs,
-                                                          1.0, 1000.0 / tickMs)
-                                             : 1.0;
+    const double due =
+        m_sinceTick.isValid()
+            ? std::clamp(double(m_sinceTick.restart() + std::exchange(m_backlogMs, 0)) / tickMs,
+                         1.0, 2000.0 / tickMs)
+            : 1.0;
     if (!m_sinceTick.isValid())
         m_sinceTick.start();
     const int budget = qMax(1, int(m_options.maxHitsPerSecond * tickMs * due / 1000));
     int sent = 0;
     QRandomGenerator* random = QRandomGenerator::global();
 
-    // Abusers: relentless, each one a little after the other so the tiers change one by one;
-    // all within the first second, as the seeded history has them all already.
-    int index = 0;
+    // Abusers: relentless from the first tick, as the seeded history has them.
     for (const Abuser& abuser : kAbusers) {
-        const int startsAtTick = 1 + index++ * 2;
-        if (m_tickCount < startsAtTick)
-            continue;
         if (const Policy* p = policy(abuser.action))
             for (int i = 0; i < qRound(abuser.hitsPerTick * due) && sent < budget; ++i, ++sent)
                 hit(*p, abuser.user);
@@ -342,7 +364,7 @@ void DemoTraffic::tick()
     const Policy* search = overridden && m_tickCount % 40 == 0 ? policy("search") : nullptr;
     if (search && sent++ < budget)
         hit(*search, DemoOverrides::trialUser());
-    const Policy* api = overridden && m_tickCount > 20 ? policy("api") : nullptr;
+    const Policy* api = overridden ? policy("api") : nullptr;
     if (api && sent++ < budget)
         hit(*api, DemoOverrides::exemptUser());
 

@@ -71,6 +71,8 @@ private:
     void reloadPolicies();
     QByteArray pickOrdinaryAction() const;
     void tick();
+    /// Begins the hits, `lateMs` after the second the history ends with (sent at the first tick).
+    void startTraffic(qint64 lateMs);
     void hit(const Policy& policy, const QByteArray& user);
     const Policy* policy(const QByteArray& action) const;
 
@@ -86,6 +88,7 @@ private:
     int m_inFlight = 0;
     int m_tickCount = 0;
     QElapsedTimer m_sinceTick; // a late tick sends what it missed
+    qint64 m_backlogMs = 0;    // the first tick's: how late the traffic began
     bool m_stopped = true;
     bool m_policiesLoaded = false; // from then on, a lost server ends the run (stateChanged)
     Error m_lostWith;              // why the client last lost its server
