@@ -37,7 +37,7 @@ void PrometheusRulesTest::checkRules()
     const ToolRun run = runTool(QStringLiteral("promtool"),
                                 {QStringLiteral("check"), QStringLiteral("rules"), m_rules});
     QVERIFY2(run.code == 0, run.output.constData());
-    QVERIFY2(run.output.contains("SUCCESS: 8 rules found"), run.output.constData());
+    QVERIFY2(run.output.contains("SUCCESS: 9 rules found"), run.output.constData());
 }
 
 void PrometheusRulesTest::unitTests()
