@@ -58,7 +58,6 @@ void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<
                 time->elements.size() > 1 ? time->elements[1].toInteger().value_or(0) : 0;
             // The second under way is written whole and the minute up to its end: the live
             // traffic begins with the next second and adds the rest of the minute.
-            const double secondDone = 1.0;
             const double minuteDone = double(second % 60 + 1) / 60;
             const int untilNextSecondMs = int((1'000'000 - micros) / 1000);
             QElapsedTimer sinceTime;
@@ -70,10 +69,11 @@ void seedDemoHistory(Client* client, const KeySchema& schema, const std::vector<
                 const auto known = rates.find(policy.action);
                 const DemoRate rate = known != rates.end() ? known->second : DemoRate{1, 0};
                 const qint64 cost = std::max<qint64>(1, policy.cost);
-                // The minutes of the last day, then the seconds of the last 5 minutes.
+                // The minutes of the last day, then the seconds of the last 5 minutes (the one
+                // under way whole).
                 for (const auto& [ring, slots, span, now, partial] :
                      {std::tuple{'m', kMinutes, 60.0, second / 60, minuteDone},
-                      std::tuple{'s', kSeconds, 1.0, second, secondDone}})
+                      std::tuple{'s', kSeconds, 1.0, second, 1.0}})
                     for (qint64 at = now - slots + 1; at <= now; ++at) {
                         const qint64 minute = ring == 'm' ? at : at / 60;
                         const qint64 ago = second / 60 - minute;

@@ -86,10 +86,13 @@ void ServiceBench::frozenRound(int timeoutMs)
         ::kill(pid_t(redis), SIGCONT);
         QThread::msleep(500); // the replies owed come back; the connection is used again
         const QByteArray after = m_daemon.metrics();
+        const auto during = [&](const char* le) {
+            return qint64(lateness(after, le) - lateness(before, le));
+        };
         if (lateness(before, "") >= 0 && lateness(after, "") >= 0) {
-            figure.atDeadline = qint64(lateness(after, "") - lateness(before, ""));
-            figure.byOneMs = qint64(lateness(after, "0.001") - lateness(before, "0.001"));
-            figure.byTwoMs = qint64(lateness(after, "0.002") - lateness(before, "0.002"));
+            figure.atDeadline = during("");
+            figure.byOneMs = during("0.001");
+            figure.byTwoMs = during("0.002");
         }
         printLine("  %3d ms  %-58s p50 %6.1f  p99 %6.1f  max %6.1f ms  (%lld answers, %lld "
                   "errors); tollgated: %lld at the deadline, %lld by +1 ms, %lld by +2 ms\n",
