@@ -60,11 +60,12 @@ struct FrozenFigure
     int timeoutMs = 0;
     HitLoadFigures load;
     /// tollgated's own count (tollgated_deadline_lateness_seconds over the load): decisions the
-    /// failure policy answered at their deadline, and how many of them went by it + 1 and + 2
-    /// ms; -1 when /metrics did not answer.
+    /// failure policy answered at their deadline, and how many of them went by it + 1, + 2 and
+    /// + 5 ms; -1 when /metrics did not answer.
     qint64 atDeadline = -1;
     qint64 byOneMs = 0;
     qint64 byTwoMs = 0;
+    qint64 byFiveMs = 0; // how far the tail reaches
 };
 
 /// tollgated's configuration for the runs: bench (nothing refused: the policy of `tollgatectl
