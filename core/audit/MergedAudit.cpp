@@ -1,5 +1,6 @@
 #include "core/audit/MergedAudit.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
 
@@ -117,7 +118,7 @@ void latestMergedAudit(Client* client, const KeySchema& schema, int count,
     // Each server's streams are read where SCAN found them: a pool's backends one by one (the
     // proxy forwards neither SCAN nor XREVRANGE), a cluster's nodes through its router.
     std::vector<Client*> servers{client};
-    if (TwemproxyBackends* backends = client->twemproxyBackends()) {
+    if (TwemproxyBackends* backends = ClientInternals::twemproxyBackends(*client)) {
         if (backends->isEmpty()) {
             deliver(context, merge->done,
                     Result<std::vector<AuditEntry>>(

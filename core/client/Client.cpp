@@ -202,10 +202,10 @@ const void* callerOf(const Context& context)
 
 void Client::execute(const Command& args, Context context, Callback<Reply> done)
 {
-    execute(EncodedCommand::fromArgs(args), std::move(context), std::move(done));
+    executeEncoded(EncodedCommand::fromArgs(args), std::move(context), std::move(done));
 }
 
-void Client::execute(EncodedCommand command, Context context, Callback<Reply> done)
+void Client::executeEncoded(EncodedCommand command, Context context, Callback<Reply> done)
 {
     if (m_closing.load()) {
         deliver(context, done, Result<Reply>(ErrorKind::Closed, QStringLiteral("client closed")));

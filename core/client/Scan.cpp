@@ -1,5 +1,6 @@
 #include "core/client/Scan.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/TwemproxyBackends.h"
 #include "core/cluster/ClusterScan.h"
 
@@ -157,7 +158,7 @@ void scanBackends(TwemproxyBackends* backends, int index, const ScanOptions& opt
 void scanKeysPaced(Client* client, const ScanOptions& options, int batchesOut,
                    PacedBatchHandler onBatch, Callback<qint64> done)
 {
-    if (TwemproxyBackends* backends = client->twemproxyBackends()) {
+    if (TwemproxyBackends* backends = ClientInternals::twemproxyBackends(*client)) {
         if (backends->isEmpty())
             done(TwemproxyBackends::missing(QStringLiteral("Enumerating keys (SCAN)")));
         else

@@ -1,5 +1,6 @@
 #include "core/cluster/ClusterRouter.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/cluster/CommandKeys.h"
 #include "core/cluster/Topology.h"
 
@@ -169,9 +170,10 @@ void ClusterRouter::dispatch(const std::shared_ptr<Request>& request)
         client->execute({QByteArrayLiteral("ASKING")}, nullptr, [](const Result<Reply>&) {});
     request->askTarget.reset();
     const Context self(this);
-    client->execute(request->command, nullptr, [self, this, request](Result<Reply> reply) {
-        self.post([this, request, reply] { onReply(request, reply); });
-    });
+    ClientInternals::execute(*client, request->command, nullptr,
+                             [self, this, request](Result<Reply> reply) {
+                                 self.post([this, request, reply] { onReply(request, reply); });
+                             });
 }
 
 void ClusterRouter::sendToEveryPrimary(const std::shared_ptr<Request>& request)
@@ -197,13 +199,14 @@ void ClusterRouter::executeOnEveryPrimary(EncodedCommand command, EachReply done
     auto left = std::make_shared<size_t>(clients.size());
     const Context self(this);
     for (size_t i = 0; i < clients.size(); ++i)
-        clients[i]->execute(command, nullptr, [self, replies, left, i, done](Result<Reply> reply) {
-            self.post([replies, left, i, done, reply] {
-                (*replies)[i] = reply;
-                if (--*left == 0)
-                    done(std::move(*replies));
-            });
-        });
+        ClientInternals::execute(*clients[i], command, nullptr,
+                                 [self, replies, left, i, done](Result<Reply> reply) {
+                                     self.post([replies, left, i, done, reply] {
+                                         (*replies)[i] = reply;
+                                         if (--*left == 0)
+                                             done(std::move(*replies));
+                                     });
+                                 });
 }
 
 void ClusterRouter::onReply(const std::shared_ptr<Request>& request, Result<Reply> reply)

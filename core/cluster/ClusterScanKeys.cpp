@@ -1,5 +1,6 @@
 // scanKeys() on a cluster client: a ClusterScan on the client's worker thread, sharing the
 // client's router (slot map, one connection per node) instead of opening its own.
+#include "core/client/ClientInternals.h"
 #include "core/cluster/ClusterRouter.h"
 #include "core/cluster/ClusterScan.h"
 
@@ -17,7 +18,7 @@ void scanClusterKeys(Client* client, const ScanOptions& options, int batchesOut,
         clusterOptions.batchesOut = batchesOut;
         // On the worker thread, the router's: the scan is its child, so it cannot outlive it
         // (closing the client ends the scan with Closed).
-        ClusterRouter* router = client->clusterRouter();
+        ClusterRouter* router = ClientInternals::clusterRouter(*client);
         auto* scan = router ? new ClusterScan(router, clusterOptions, router)
                             : new ClusterScan(client->options(), clusterOptions);
         const QPointer<ClusterScan> alive(scan);

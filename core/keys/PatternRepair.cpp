@@ -1,5 +1,6 @@
 #include "core/keys/PatternRepair.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
 #include "core/cluster/KeySlot.h"
@@ -307,7 +308,7 @@ void PatternRepair::run(const PatternRepairOptions& options, Repair::ProgressFn 
     run->context = context;
     run->done = std::move(done);
     // A pool's keys are wherever an ejection left them: each backend directly.
-    if (TwemproxyBackends* backends = m_client->twemproxyBackends()) {
+    if (TwemproxyBackends* backends = ClientInternals::twemproxyBackends(*m_client)) {
         if (backends->isEmpty()) {
             deliver(context, run->done,
                     Result<RepairReport>(TwemproxyBackends::missing(QStringLiteral("Repair"))));

@@ -1,5 +1,6 @@
 #include "tollgate/Repair.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/Scan.h"
 #include "core/client/TwemproxyBackends.h"
 #include "core/keys/KeyLayout.h"
@@ -326,7 +327,7 @@ void Repair::runOnBackends(TwemproxyBackends* backends, const KeySchema& schema,
 void Repair::run(const RepairOptions& options, ProgressFn progress, Context context,
                  Callback<RepairReport> done) const
 {
-    if (TwemproxyBackends* backends = m_client->twemproxyBackends()) {
+    if (TwemproxyBackends* backends = ClientInternals::twemproxyBackends(*m_client)) {
         runOnBackends(backends, m_schema, options, std::move(progress), context, std::move(done));
         return;
     }

@@ -1,5 +1,6 @@
 #include "tollgate/Limiter.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/limiter/HitStats.h"
 #include "core/limiter/OverrideTargets.h"
 #include "core/limiter/PreparedHit.h"
@@ -203,7 +204,7 @@ struct HitReplyHandler
         handler.prepared = *next;
         handler.command = *again;
         handler.redirects = redirects + 1;
-        client->execute(std::move(*again), nullptr, std::move(handler));
+        ClientInternals::execute(*client, std::move(*again), nullptr, std::move(handler));
         return std::nullopt;
     }
 };
@@ -257,13 +258,12 @@ void Limiter::send(bool peek, const Policy& policy, const QByteArray& user, qint
     m_client->addScriptWork(estimatedScriptWork((*prepared)->keyCount()));
     // A peek writes nothing: EVALSHA_RO lets a read-only ACL user run it.
     EncodedCommand sent = *command;
-    m_client->execute(std::move(sent), nullptr,
-                      HitReplyHandler{m_client, std::move(*prepared), std::move(base),
-                                      m_overrideTargets, std::move(*command), user, cost, peek,
-                                      false, 0, onError, std::move(insurance),
-                                      peek ? nullptr : m_stats, peek ? nullptr : m_refusals,
-                                      std::move(context),
-                                      std::move(done)});
+    ClientInternals::execute(*m_client, std::move(sent), nullptr,
+                             HitReplyHandler{m_client, std::move(*prepared), std::move(base),
+                                             m_overrideTargets, std::move(*command), user, cost,
+                                             peek, false, 0, onError, std::move(insurance),
+                                             peek ? nullptr : m_stats, peek ? nullptr : m_refusals,
+                                             std::move(context), std::move(done)});
 }
 
 } // namespace tollgate

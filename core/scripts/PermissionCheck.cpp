@@ -1,5 +1,6 @@
 #include "core/scripts/PermissionCheck.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/TwemproxyBackends.h"
 #include "core/scripts/ScriptRunner.h"
 
@@ -30,7 +31,7 @@ void checkCommands(Client* client, const QList<Command>& commands, Context conte
     for (const Command& command : commands)
         args << QByteArray::number(command.size()) << command;
     const qsizetype expected = commands.size();
-    if (TwemproxyBackends* backends = client->twemproxyBackends()) {
+    if (TwemproxyBackends* backends = ClientInternals::twemproxyBackends(*client)) {
         // The proxy forwards no keyless script, and it reaches every backend as one user of
         // its own (redis_auth): ask the first backend, or, with none known, answer "allowed"
         // and let the write scripts' own ACL checks refuse.

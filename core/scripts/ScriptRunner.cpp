@@ -1,5 +1,6 @@
 #include "core/scripts/ScriptRunner.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/client/TwemproxyCommands.h"
 #include "core/scripts/ScriptLibrary.h"
 
@@ -31,7 +32,7 @@ void run(const QByteArray& evalsha, Client* client, const QString& name, const C
     // Intermediate steps run on the worker thread (null context); only the final result
     // is delivered to the caller's context.
     const EncodedCommand command = std::move(*built);
-    client->execute(command, nullptr, [=](Result<Reply> first) {
+    ClientInternals::execute(*client, command, nullptr, [=](Result<Reply> first) {
         if (first || first.error().kind != ErrorKind::NoScript) {
             deliver(context, done, std::move(first));
             return;
@@ -78,9 +79,10 @@ void reloadAndRetry(Client* client, const ScriptInfo& script, EncodedCommand com
                             deliver(context, done, std::move(loaded));
                             return;
                         }
-                        client->execute(command, nullptr, [=](Result<Reply> retried) {
-                            deliver(context, done, std::move(retried));
-                        });
+                        ClientInternals::execute(*client, command, nullptr,
+                                                 [=](Result<Reply> retried) {
+                                                     deliver(context, done, std::move(retried));
+                                                 });
                     });
 }
 

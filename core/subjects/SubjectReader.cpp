@@ -1,5 +1,6 @@
 #include "core/subjects/SubjectReader.h"
 
+#include "core/client/ClientInternals.h"
 #include "core/limiter/PreparedHit.h"
 #include "core/scripts/ScriptRunner.h"
 #include "core/subjects/Usage.h"
@@ -336,8 +337,8 @@ void SubjectReader::readCounted(const std::vector<SubjectKey>& keys, Mode mode, 
         std::vector<Result<Reply>> failed(commands, built.error());
         applyRaw(run, failed);
     } else {
-        m_client->executePipeline(
-            std::move(*built), nullptr,
+        ClientInternals::executePipeline(
+            *m_client, std::move(*built), nullptr,
             [run](std::vector<Result<Reply>> replies) { applyRaw(run, replies); });
     }
     peekSubjects(run, peeks);

@@ -75,11 +75,6 @@ public:
     /// (nodeChanged). options().endpoint() until the first connection.
     QString node() const;
 
-    /// The event loop of this client's worker thread, and what its own connection (the seed's on
-    /// a cluster) reads and writes through now: what the switches of TransportSwitches gave.
-    EventLoop eventLoop() const;
-    SocketKind socketKind() const;
-
     /// Whether the server is a Redis Cluster node: commands then go to the node owning their
     /// keys, SCAN (scanKeys) runs on every primary, and a script call must touch one slot, so
     /// callers drop the global audit mirror. Asked by open(): isModeKnown() is false
@@ -88,12 +83,9 @@ public:
     bool isModeKnown() const { return !m_probing.load(); }
     /// Through a Twemproxy pool (redis+twemproxy://): only what the proxy forwards is sent
     /// (anything else fails with InvalidInput before it reaches the proxy, which would close
-    /// the connection), EVALSHA_RO goes as EVALSHA, and whole-server work goes to
-    /// twemproxyBackends().
+    /// the connection), EVALSHA_RO goes as EVALSHA, and whole-server work (SCAN,
+    /// INFO, ACL checks) goes to each backend the URL names.
     bool isTwemproxy() const { return m_options.twemproxy.enabled; }
-    /// The pool's backends, one client each (empty when the URL names none); null unless
-    /// isTwemproxy().
-    TwemproxyBackends* twemproxyBackends() const { return m_backends.get(); }
     /// Through Twemproxy: why the pool cannot keep a script's keys together (no hash_tag "{}",
     /// found at open by asking which backend answers for keys of one tag), else empty.
     QString twemproxyWarning() const;
@@ -110,8 +102,6 @@ public:
 
     /// Sends one command: any Redis command, arguments as raw bytes.
     void execute(const Command& args, Context context, Callback<Reply> done);
-    /// The same for a command already encoded (CommandBuilder), e.g. a prepared hit.
-    void execute(EncodedCommand command, Context context, Callback<Reply> done);
 
     /// Sends many commands as one pipeline (one hand-over to the worker thread, written
     /// back to back) and delivers every reply, in order, at once. Each entry carries its own
@@ -119,21 +109,10 @@ public:
     void executeBatch(std::vector<Command> commands, Context context,
                       std::function<void(std::vector<Result<Reply>>)> done);
 
-    /// executeBatch() for commands already encoded back to back (PipelineBuilder): one write,
-    /// one callback for all the replies, and no allocation per command on the way there or
-    /// back. On a cluster each command still goes to the node of its key.
-    void executePipeline(EncodedPipeline pipeline, Context context,
-                         std::function<void(std::vector<Result<Reply>>)> done);
-
     /// Runs `command` on every primary of a cluster (INFO, SLOWLOG GET, CONFIG GET: answers
     /// that are per node), or on the one server: one reply per node, delivered together.
     void executeOnEveryPrimary(const Command& command, Context context,
                                std::function<void(std::vector<Result<Reply>>)> done);
-
-    /// The router of a cluster client, for cluster-wide work that should share its slot map and
-    /// node connections (scanKeys' ClusterScan); null on a single server or once closing. Worker
-    /// thread only: the router lives and dies there.
-    ClusterRouter* clusterRouter() const;
 
     /// Commands sent so far, plus the commands scripts were estimated to run inside
     /// (addScriptWork): the load this client puts on the server, for a command-rate figure.
@@ -164,6 +143,14 @@ Q_SIGNALS:
                          const QByteArray& pattern);
 
 private:
+    friend class ClientInternals; // core/client/ClientInternals.h: what core's own layers use
+    void executeEncoded(EncodedCommand command, Context context, Callback<Reply> done);
+    void executePipeline(EncodedPipeline pipeline, Context context,
+                         std::function<void(std::vector<Result<Reply>>)> done);
+    EventLoop eventLoop() const;
+    SocketKind socketKind() const;
+    ClusterRouter* clusterRouter() const; // worker thread only
+
     struct Pending; // core/client/ClientPending.h
     void submit(std::vector<Pending> commands);
     void drainPending();                // on the worker thread

@@ -6,6 +6,7 @@
 // own pace, lives through a manual failover and a killed primary: every command gets its answer, none
 // hangs past its deadline, and writes resume on the new primary.
 
+#include "core/client/ClientInternals.h"
 #include "core/client/Scan.h"
 #include "core/redis/CommandBuilder.h"
 #include "core/scripts/ScriptRunner.h"
@@ -250,7 +251,8 @@ void ClusterClientTest::routesBatchesAndPreparedCommands()
     auto encoded = std::move(builder).finish();
     QVERIFY(encoded);
     std::optional<Result<Reply>> out;
-    m_client->execute(*encoded, &context, [&](Result<Reply> reply) { out = reply; });
+    ClientInternals::execute(*m_client, *encoded, &context,
+                             [&](Result<Reply> reply) { out = reply; });
     QTRY_VERIFY_WITH_TIMEOUT(out.has_value(), 15'000);
     QVERIFY2(*out, qPrintable(*out ? QString() : out->error().toString()));
     const int node = m_cluster.nodeOfKey("prepared:{someone}");

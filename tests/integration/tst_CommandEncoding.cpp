@@ -2,6 +2,7 @@
 // byte-exact RESP, binary and empty arguments, large arguments and prepared fragments, checked
 // against a real server.
 
+#include "core/client/ClientInternals.h"
 #include "core/redis/CommandBuilder.h"
 #include "tests/support/CoreFixture.h"
 
@@ -33,7 +34,7 @@ private:
     Result<Reply> run(const EncodedCommand& command)
     {
         return await<Reply>([&](QObject* context, Callback<Reply> done) {
-            m_core.client()->execute(command, context, std::move(done));
+            ClientInternals::execute(*m_core.client(), command, context, std::move(done));
         });
     }
 

@@ -2,6 +2,7 @@
 // executeBatch for the same commands (odd and huge arguments included), one failing entry never
 // failing the others, bad pipelines refused before sending, and every entry settled exactly once
 // when the server goes away mid-pipeline or the connection is over its in-flight limit.
+#include "core/client/ClientInternals.h"
 #include "core/redis/CommandBuilder.h"
 #include "tests/support/CoreFixture.h"
 
@@ -64,7 +65,8 @@ private:
     {
         return collect(
             [&](QObject* context, std::function<void(Replies)> done) {
-                client->executePipeline(encode(commands), context, std::move(done));
+                ClientInternals::executePipeline(*client, encode(commands), context,
+                                                 std::move(done));
             },
             deliveries);
     }

@@ -3,6 +3,7 @@
 // TLS, the primary they name is reached over TLS and its certificate checked, and a SENTINEL
 // FAILOVER is followed to the new primary, still over TLS.
 
+#include "core/client/ClientInternals.h"
 #include "core/redis/Transport.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/RedisSentinelGroup.h"
@@ -59,7 +60,7 @@ Result<HitResult> SentinelTlsTest::hit(const QByteArray& user)
 
 void SentinelTlsTest::hitsOverTls()
 {
-    QCOMPARE(m_client->socketKind(), SocketKind::QtTls);
+    QCOMPARE(ClientInternals::socketKind(*m_client), SocketKind::QtTls);
     QCOMPARE(m_client->node(), endpointOf(m_group.primaryIndex()));
     const auto first = hit("alice");
     QVERIFY2(first, qPrintable(first ? QString() : first.error().toString()));
@@ -73,7 +74,7 @@ void SentinelTlsTest::followsAFailoverOverTls()
     QVERIFY2(m_group.waitForPrimaryOtherThan(old), qPrintable(m_group.errorString()));
     const QString now = endpointOf(m_group.primaryIndex());
     QTRY_VERIFY_WITH_TIMEOUT(m_client->node() == now && hit("bob"), 20'000);
-    QCOMPARE(m_client->socketKind(), SocketKind::QtTls);
+    QCOMPARE(ClientInternals::socketKind(*m_client), SocketKind::QtTls);
 }
 
 void SentinelTlsTest::wrongCaIsRefused()

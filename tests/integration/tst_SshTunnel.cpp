@@ -3,6 +3,7 @@
 // Redis Cluster through one SSH session; the session ends with the last client; an sshd killed
 // while a command waits for its reply gives a clear error at once and nothing is written twice.
 
+#include "core/client/ClientInternals.h"
 #include "core/redis/Transport.h"
 #include "core/ssh/SshTunnel.h"
 #include "tests/support/CliRunner.h"
@@ -152,7 +153,7 @@ void SshTunnelTest::clientsShareOneSessionThatEndsWithThem()
         const Result<Reply> b = second.executeSync({"INCR", "ssh:shared"});
         if (!a || !b)
             QFAIL(qPrintable((a ? b : a).error().toString()));
-        QCOMPARE(first.socketKind(), SocketKind::QtLocal);
+        QCOMPARE(ClientInternals::socketKind(first), SocketKind::QtLocal);
         QVERIFY(!QFileInfo::exists(orphan));
         pid = SshTunnel::shared(options.ssh)->processId();
         QVERIFY(pid > 0);
@@ -199,7 +200,7 @@ void SshTunnelTest::tlsThroughTunnel()
     const Result<Reply> pong = client.executeSync({"PING"});
     if (!pong)
         QFAIL(qPrintable(pong.error().toString()));
-    QCOMPARE(client.socketKind(), SocketKind::QtTls);
+    QCOMPARE(ClientInternals::socketKind(client), SocketKind::QtTls);
 
     // The certificate is still checked inside the tunnel: another CA is refused.
     const CliRun wrongCa = ctl(tls.url() + QStringLiteral("?ca=") + certs.files().otherCaCert,

@@ -2,6 +2,7 @@
 // works end to end, a wrong CA fails with a clear error, client certificates are presented when
 // the server requires them.
 
+#include "core/client/ClientInternals.h"
 #include "core/redis/Transport.h"
 #include "tests/support/CoreFixture.h"
 #include "tests/support/TlsCertificates.h"
@@ -75,7 +76,7 @@ void TlsTest::rightCaWorks()
     auto client = open(m_server.url() + QStringLiteral("?ca=") + m_certs.files().caCert);
     QVERIFY(client);
     QCOMPARE(client->state(), ConnectionState::Connected);
-    QCOMPARE(client->socketKind(), SocketKind::QtTls);
+    QCOMPARE(ClientInternals::socketKind(*client), SocketKind::QtTls);
     QCOMPARE(tollgate::test::transportMismatch(*client), QString()); // the loop asked for
     const auto pong = ping(client.get());
     QVERIFY2(pong.ok(), pong ? "" : qPrintable(pong.error().toString()));

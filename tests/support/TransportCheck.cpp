@@ -1,4 +1,5 @@
 #include "tests/support/TransportCheck.h"
+#include "core/client/ClientInternals.h"
 #include "core/redis/Transport.h"
 
 namespace tollgate::test {
@@ -16,17 +17,17 @@ bool asksForQt(const char* variable)
 QString transportMismatch(const Client& client)
 {
     const EventLoop loop = asksForQt("TOLLGATE_EVENT_LOOP") ? EventLoop::Qt : EventLoop::Epoll;
-    if (client.eventLoop() != loop)
+    if (ClientInternals::eventLoop(client) != loop)
         return QStringLiteral("the client's thread runs the %1 loop, the environment asks for %2")
-            .arg(eventLoopName(client.eventLoop()), eventLoopName(loop));
+            .arg(eventLoopName(ClientInternals::eventLoop(client)), eventLoopName(loop));
     const ConnectionOptions& options = client.options();
     if (options.transport != ConnectionOptions::Transport::Tcp || options.tls.enabled)
         return {}; // Qt's sockets either way
     const SocketKind socket =
         asksForQt("TOLLGATE_TCP_STREAM") ? SocketKind::QtTcp : SocketKind::RawTcp;
-    if (client.socketKind() != socket)
+    if (ClientInternals::socketKind(client) != socket)
         return QStringLiteral("the client's connection is %1, the environment asks for %2")
-            .arg(socketKindName(client.socketKind()), socketKindName(socket));
+            .arg(socketKindName(ClientInternals::socketKind(client)), socketKindName(socket));
     return {};
 }
 
